@@ -1,0 +1,180 @@
+// The GameServerApp service client: one object per API key covering every documented call (mute check,
+// review, the six server webhooks) in the v1 or v2 flavour. Each call is validated, rate-limited, sent,
+// retried by the policy for its kind, and answered with a typed result or a GsaError with a stable code.
+// It knows nothing of games, chat or adapters, and never logs or throws a credential.
+
+import { Pool, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { silentLogger } from '../log/logger.js';
+import { Credentials } from './credentials.js';
+import { RateLimitedError, type GsaError } from './errors.js';
+import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
+import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
+import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from './responses.js';
+import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
+import { sendRequest, type RawResponse } from './transport.js';
+import type { ApiFlavor, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
+
+export interface GsaClientOptions {
+  /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
+  readonly baseUrl: string;
+  /** v1: /api/v1 with credentials in the form body; v2: /mod-api/v2 with x-client-id / x-client-secret headers. Default 'v1'. */
+  readonly flavor?: ApiFlavor | undefined;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Per-request timeout in ms, covering connect, headers and body. Default 5000. */
+  readonly timeoutMs?: number | undefined;
+  readonly rateLimit?: Partial<RateLimitOptions> | undefined;
+  readonly retry?: Partial<RetryOptions> | undefined;
+  /** Path segment of the wipe webhook. Default 'wipe'. */
+  readonly wipePath?: string | undefined;
+  readonly reviewLimits?: Partial<ReviewLimits> | undefined;
+  /** Silent by default. */
+  readonly logger?: Logger | undefined;
+  /** Where requests go; default one undici Pool for the base URL's origin. Tests pass a MockAgent. */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Jitter source; default Math.random. */
+  readonly random?: (() => number) | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 5000;
+const POOL_CONNECTIONS = 16;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function describePlayer(player: PlayerIds): string {
+  return player.steamId ?? player.eosId ?? '?';
+}
+
+export class GsaClient {
+  readonly #origin: string;
+  readonly #context: RequestContext;
+  readonly #credentials: Credentials;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #limiter: RateLimiter;
+  readonly #retry: RetryOptions;
+  readonly #timeoutMs: number;
+  readonly #reviewLimits: ReviewLimits;
+  readonly #logger: Logger;
+  readonly #random: () => number;
+
+  constructor(options: GsaClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.#origin = url.origin;
+    this.#credentials = new Credentials(options.clientId, options.clientSecret);
+    this.#context = {
+      flavor: options.flavor ?? 'v1',
+      credentials: this.#credentials,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      wipePath: options.wipePath ?? 'wipe',
+    };
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? new Pool(this.#origin, { connections: POOL_CONNECTIONS });
+    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit });
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
+    this.#logger = options.logger ?? silentLogger();
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Asks whether a player is muted on a server. Retried on transient failures. */
+  async checkMuted(server: string, player: PlayerIds): Promise<MuteStatus> {
+    validateMuteCheck(server, player);
+    return this.#call(muteCheckRequest(this.#context, server, player), `mute check ${server}/${describePlayer(player)}`, parseMuteStatus);
+  }
+
+  /**
+   * Sends a player's review exactly as given. Re-sent only when the service surely did not store it; when a
+   * failure leaves that unknown, the error has `maybeProcessed: true` and the caller must not send it blindly again.
+   */
+  async submitReview(server: string, player: PlayerIds, stars: number, comment: string): Promise<ReviewReceipt> {
+    validateReview(server, player, stars, comment, this.#reviewLimits);
+    return this.#call(
+      reviewRequest(this.#context, server, player, stars, comment),
+      `review ${server}/${describePlayer(player)}`,
+      (response) => parseReviewReceipt(response, (text) => this.#credentials.scrub(text)),
+    );
+  }
+
+  /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
+  async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
+    validateServerAction(serverId, countdownMinutes);
+    return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), `${action} server ${serverId}`, (response) => ({
+      action,
+      status: response.status,
+      body: this.#credentials.scrub(response.text.trim()),
+    }));
+  }
+
+  start(serverId: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'start');
+  }
+
+  stop(serverId: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'stop');
+  }
+
+  restart(serverId: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'restart');
+  }
+
+  update(serverId: number, countdownMinutes?: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'update', countdownMinutes);
+  }
+
+  wipe(serverId: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'wipe');
+  }
+
+  cancelScheduled(serverId: number): Promise<ServerActionResult> {
+    return this.serverAction(serverId, 'cancel-scheduled');
+  }
+
+  /** Calls waiting for the rate limit. */
+  get queuedCalls(): number {
+    return this.#limiter.waiting;
+  }
+
+  /** Stops the limiter and closes the connection pool the client opened (not an injected dispatcher). */
+  async close(): Promise<void> {
+    this.#limiter.close();
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #call<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
+    this.#limiter.assertRoom();
+    return withRetry(() => this.#attempt(request, what, parse), request.endpoint, this.#retry, {
+      random: this.#random,
+      sleep,
+      onRetry: (error, attemptNumber, delayMs) => {
+        this.#logger.warn({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
+      },
+    });
+  }
+
+  async #attempt<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
+    return this.#limiter.schedule(request.endpoint, async () => {
+      const started = performance.now();
+      let response: RawResponse;
+      try {
+        response = await sendRequest(this.#dispatcher, this.#origin, request, this.#timeoutMs);
+      } catch (error) {
+        this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
+        throw error;
+      }
+      const durationMs = Math.round(performance.now() - started);
+      this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
+      if (response.status >= 200 && response.status < 300) return parse(response);
+      const error = errorFromResponse(response, (text) => this.#credentials.scrub(text), Date.now());
+      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
+        this.#limiter.holdFor(error.retryAfterMs);
+      }
+      throw error;
+    });
+  }
+}

@@ -1,0 +1,137 @@
+// Errors raised by the GSA service client: one base class, one subclass per failure, each with a
+// stable `code` that callers switch on. Messages name what went wrong and what to do.
+// Never put a credential, a request body or request headers into an error: they end up in logs.
+
+export type GsaErrorCode =
+  | 'invalid_input'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'invalid'
+  | 'refused'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'server_error'
+  | 'network'
+  | 'timeout'
+  | 'bad_response';
+
+export interface GsaErrorDetails {
+  /** HTTP status of the service's answer; undefined when there was no answer. */
+  readonly status?: number | undefined;
+  /** The service's own words (`message`, else `error`, else the body text). */
+  readonly serviceMessage?: string | undefined;
+  /**
+   * True when the service may have acted on the request although we got no clear answer (a timeout or a
+   * dropped connection after sending, a 5xx). Non-idempotent calls (reviews, webhooks) must not be re-sent
+   * blindly in that case.
+   */
+  readonly maybeProcessed?: boolean | undefined;
+  readonly cause?: unknown;
+}
+
+export abstract class GsaError extends Error {
+  /** The code every instance of a subclass carries; callers read the instance's `code`. */
+  static readonly errorCode: GsaErrorCode;
+  readonly code: GsaErrorCode;
+  readonly status: number | undefined;
+  readonly serviceMessage: string | undefined;
+  readonly maybeProcessed: boolean;
+
+  constructor(message: string, details: GsaErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = (new.target as unknown as { errorCode: GsaErrorCode }).errorCode;
+    this.status = details.status;
+    this.serviceMessage = details.serviceMessage;
+    this.maybeProcessed = details.maybeProcessed ?? false;
+  }
+}
+
+/** Rejected before any request: the caller's input cannot be valid (bad id, empty server name, stars out of range). */
+export class InvalidInputError extends GsaError {
+  static override readonly errorCode = 'invalid_input';
+  /** Field name → problems, like the service's 422 `errors`. */
+  readonly fieldErrors: Readonly<Record<string, readonly string[]>>;
+
+  constructor(fieldErrors: Record<string, string[]>) {
+    const summary = Object.entries(fieldErrors)
+      .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
+      .join(', ');
+    super(`invalid input, nothing was sent: ${summary}`);
+    this.fieldErrors = fieldErrors;
+  }
+}
+
+export class UnauthorizedError extends GsaError {
+  static override readonly errorCode = 'unauthorized';
+}
+
+export class ForbiddenError extends GsaError {
+  static override readonly errorCode = 'forbidden';
+}
+
+export class NotFoundError extends GsaError {
+  static override readonly errorCode = 'not_found';
+}
+
+/** 422: the service rejected the fields; `fieldErrors` is its Laravel-style `errors` object. */
+export class ValidationError extends GsaError {
+  static override readonly errorCode = 'invalid';
+  readonly fieldErrors: Readonly<Record<string, readonly string[]>>;
+
+  constructor(message: string, fieldErrors: Record<string, string[]>, details: GsaErrorDetails) {
+    super(message, details);
+    this.fieldErrors = fieldErrors;
+  }
+}
+
+/** Another 4xx that the known answers do not name (409, 400, …): refused, not worth retrying. */
+export class RefusedError extends GsaError {
+  static override readonly errorCode = 'refused';
+}
+
+/** 429 from the service, or the local queue is full. */
+export class RateLimitedError extends GsaError {
+  static override readonly errorCode = 'rate_limited';
+  /** How long the service asks us to wait, in ms; undefined when it did not say. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails = {}) {
+    super(message, details);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 503: maintenance. */
+export class UnavailableError extends GsaError {
+  static override readonly errorCode = 'unavailable';
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails) {
+    super(message, details);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Any other 5xx. */
+export class ServerError extends GsaError {
+  static override readonly errorCode = 'server_error';
+}
+
+export class NetworkError extends GsaError {
+  static override readonly errorCode = 'network';
+}
+
+export class TimeoutError extends GsaError {
+  static override readonly errorCode = 'timeout';
+}
+
+/** An answer that cannot be read or trusted (not JSON, wrong identifier, too large). */
+export class BadResponseError extends GsaError {
+  static override readonly errorCode = 'bad_response';
+}
+
+export function isGsaError(error: unknown): error is GsaError {
+  return error instanceof GsaError;
+}

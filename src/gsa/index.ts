@@ -1,0 +1,8 @@
+// Public surface of the GameServerApp service client.
+export { GsaClient, type GsaClientOptions } from './client.js';
+export * from './errors.js';
+export type { ApiFlavor, Endpoint, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+export { SERVER_ACTIONS } from './types.js';
+export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
+export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, type ReviewLimits } from './validation.js';

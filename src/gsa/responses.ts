@@ -1,0 +1,147 @@
+// Reads the service's answers: maps a non-2xx status to its error class with the service's message, and
+// parses the mute and review bodies into typed results. Pure functions over a RawResponse; no I/O.
+// Text that came from the service is passed through `scrub` before it goes into an error message.
+
+import { z } from 'zod';
+import {
+  BadResponseError,
+  ForbiddenError,
+  type GsaError,
+  NotFoundError,
+  RateLimitedError,
+  RefusedError,
+  ServerError,
+  UnauthorizedError,
+  UnavailableError,
+  ValidationError,
+} from './errors.js';
+import type { RawResponse } from './transport.js';
+import type { MuteStatus, ReviewReceipt } from './types.js';
+
+export type Scrub = (text: string) => string;
+
+const MAX_MESSAGE_LENGTH = 500;
+
+function firstHeader(response: RawResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Retry-After in ms: either delta-seconds or an HTTP date. Undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const messageBody = z.object({ message: z.string().optional(), error: z.string().optional() });
+const laravelErrors = z.record(z.string(), z.array(z.string()));
+
+/** The service's own words: `message`, then `error`, then the raw text. */
+export function serviceMessageOf(text: string, scrub: Scrub): string {
+  const parsed = messageBody.safeParse(parseJson(text));
+  const raw = (parsed.success ? (parsed.data.message ?? parsed.data.error) : undefined) ?? text;
+  const oneLine = scrub(raw).replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_MESSAGE_LENGTH ? `${oneLine.slice(0, MAX_MESSAGE_LENGTH)}…` : oneLine;
+}
+
+function describe(what: string, serviceMessage: string): string {
+  return serviceMessage.length > 0 ? `${what}: ${serviceMessage}` : what;
+}
+
+export function errorFromResponse(response: RawResponse, scrub: Scrub, nowMs: number): GsaError {
+  const { status } = response;
+  const serviceMessage = serviceMessageOf(response.text, scrub);
+  const details = { status, serviceMessage };
+  switch (status) {
+    case 401:
+      return new UnauthorizedError(
+        describe('the service refused the API credentials (401): check api.clientId and api.clientSecret, and that the server is bound to these keys', serviceMessage),
+        details,
+      );
+    case 403:
+      return new ForbiddenError(describe('the service refused the request (403)', serviceMessage), details);
+    case 404:
+      return new NotFoundError(describe('the service does not know this server (404): check the server name or id', serviceMessage), details);
+    case 422: {
+      const errors = laravelErrors.safeParse((parseJson(response.text) as { errors?: unknown } | undefined)?.errors);
+      const fieldErrors = errors.success ? errors.data : {};
+      return new ValidationError(describe('the service rejected the fields (422)', serviceMessage), fieldErrors, details);
+    }
+    case 429: {
+      const retryAfterMs = parseRetryAfter(firstHeader(response, 'retry-after'), nowMs);
+      return new RateLimitedError(describe('the service is rate limiting this API key (429)', serviceMessage), retryAfterMs, details);
+    }
+    case 503: {
+      const retryAfterMs = parseRetryAfter(firstHeader(response, 'retry-after'), nowMs);
+      return new UnavailableError(describe('the service is unavailable, probably maintenance (503)', serviceMessage), retryAfterMs, details);
+    }
+    default:
+      if (status >= 500) {
+        return new ServerError(describe(`the service failed (${status})`, serviceMessage), { ...details, maybeProcessed: true });
+      }
+      if (status >= 400) {
+        return new RefusedError(describe(`the service refused the request (${status})`, serviceMessage), details);
+      }
+      return new BadResponseError(`unexpected HTTP status ${status} from the service`, { ...details, maybeProcessed: true });
+  }
+}
+
+const muteBody = z.object({
+  identifier: z.string(),
+  muted: z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.literal('true'), z.literal('false')]),
+  steam_id: z.string().nullish(),
+  eos_id: z.string().nullish(),
+  'muted-alert-text': z.string().nullish(),
+  'muted-alert-tex': z.string().nullish(),
+});
+
+const MUTE_IDENTIFIER = 'gsamod-muted';
+
+function nonEmpty(value: string | null | undefined): string | null {
+  return value !== undefined && value !== null && value.trim().length > 0 ? value : null;
+}
+
+export function parseMuteStatus(response: RawResponse): MuteStatus {
+  const parsed = muteBody.safeParse(parseJson(response.text));
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.join('.') ?? '';
+    const problem = field.length > 0 ? `field "${field}" is missing or has the wrong type` : 'the body is not a JSON object';
+    throw new BadResponseError(`unreadable mute answer from the service: ${problem}`, { status: response.status });
+  }
+  const body = parsed.data;
+  if (body.identifier !== MUTE_IDENTIFIER) {
+    throw new BadResponseError(
+      `mute answer has identifier ${JSON.stringify(body.identifier.slice(0, 40))}, expected "${MUTE_IDENTIFIER}"; not trusted`,
+      { status: response.status },
+    );
+  }
+  const muted = body.muted === true || body.muted === 1 || body.muted === '1' || body.muted === 'true';
+  return {
+    muted,
+    // The docs spell the key `muted-alert-tex`, the official mod reads `muted-alert-text`: take whichever has text.
+    alert: muted ? (nonEmpty(body['muted-alert-text']) ?? nonEmpty(body['muted-alert-tex'])) : null,
+    steamId: nonEmpty(body.steam_id),
+    eosId: nonEmpty(body.eos_id),
+  };
+}
+
+const reviewBody = z.object({ data: z.string().optional(), message: z.string().optional() });
+
+export function parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewReceipt {
+  const parsed = reviewBody.safeParse(parseJson(response.text));
+  if (parsed.success) return { message: scrub(parsed.data.data ?? parsed.data.message ?? 'Done!') };
+  // Any 2xx means stored; an odd body is not worth failing (and re-sending) a delivered review for.
+  return { message: serviceMessageOf(response.text, scrub) };
+}

@@ -1,0 +1,36 @@
+// Value types shared by the service client's callers: who a player is, what the service answered.
+// Plain data only; nothing here talks to the network.
+
+/** A player as GSA knows them: a Steam64 id, an Epic Online Services id, or both. */
+export interface PlayerIds {
+  readonly steamId?: string | undefined;
+  readonly eosId?: string | undefined;
+}
+
+export interface MuteStatus {
+  readonly muted: boolean;
+  /** The service's alert text for a muted player; null when it sent none (callers then use their default). */
+  readonly alert: string | null;
+  readonly steamId: string | null;
+  readonly eosId: string | null;
+}
+
+export interface ReviewReceipt {
+  /** The service's confirmation text, e.g. "Done!". */
+  readonly message: string;
+}
+
+export const SERVER_ACTIONS = ['start', 'stop', 'restart', 'update', 'wipe', 'cancel-scheduled'] as const;
+export type ServerAction = (typeof SERVER_ACTIONS)[number];
+
+export interface ServerActionResult {
+  readonly action: ServerAction;
+  readonly status: number;
+  /** The service's body text (webhook bodies are undocumented: shown as-is, empty when none). */
+  readonly body: string;
+}
+
+/** Which call a request is: decides its queue priority and its retry rule. */
+export type Endpoint = 'mute' | 'review' | 'webhook';
+
+export type ApiFlavor = 'v1' | 'v2';

@@ -1,0 +1,80 @@
+// Checks a call's input before any request is made, so a bad id or an out-of-range rating costs no API
+// budget and gets a message naming the field. It never calls the network and never echoes secrets.
+
+import { InvalidInputError } from './errors.js';
+import type { PlayerIds } from './types.js';
+
+export const STEAM_ID_PATTERN = /^\d{17}$/;
+export const EOS_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
+const URL_SAFE_NAME = /^[A-Za-z0-9._~-]+$/;
+
+export interface ReviewLimits {
+  /** Lowest star rating accepted. Default 1. */
+  readonly minStars: number;
+  /** Highest star rating accepted. Default 5. */
+  readonly maxStars: number;
+  /** Longest comment accepted, in characters. Default 500. */
+  readonly maxCommentLength: number;
+}
+
+export const DEFAULT_REVIEW_LIMITS: ReviewLimits = { minStars: 1, maxStars: 5, maxCommentLength: 500 };
+
+type Problems = Record<string, string[]>;
+
+function add(problems: Problems, field: string, problem: string): void {
+  (problems[field] ??= []).push(problem);
+}
+
+function throwIfAny(problems: Problems): void {
+  if (Object.keys(problems).length > 0) throw new InvalidInputError(problems);
+}
+
+function checkServerName(problems: Problems, server: string): void {
+  if (server.length === 0) add(problems, 'server', 'must not be empty (the GSA container name, like "ovddykvbs")');
+  else if (!URL_SAFE_NAME.test(server)) add(problems, 'server', 'may contain only letters, digits and . _ ~ -');
+}
+
+function checkPlayer(problems: Problems, player: PlayerIds): void {
+  const { steamId, eosId } = player;
+  if (steamId === undefined && eosId === undefined) {
+    add(problems, 'player', 'needs a steam_id or an eos_id');
+    return;
+  }
+  if (steamId !== undefined && !STEAM_ID_PATTERN.test(steamId)) add(problems, 'steam_id', 'must be 17 digits');
+  if (eosId !== undefined && !EOS_ID_PATTERN.test(eosId)) add(problems, 'eos_id', 'must be 32 hexadecimal characters');
+}
+
+export function validateMuteCheck(server: string, player: PlayerIds): void {
+  const problems: Problems = {};
+  checkServerName(problems, server);
+  checkPlayer(problems, player);
+  throwIfAny(problems);
+}
+
+export function validateReview(
+  server: string,
+  player: PlayerIds,
+  stars: number,
+  comment: string,
+  limits: ReviewLimits,
+): void {
+  const problems: Problems = {};
+  checkServerName(problems, server);
+  checkPlayer(problems, player);
+  if (!Number.isInteger(stars) || stars < limits.minStars || stars > limits.maxStars) {
+    add(problems, 'stars', `must be a whole number from ${limits.minStars} to ${limits.maxStars}`);
+  }
+  if (comment.length > limits.maxCommentLength) {
+    add(problems, 'comment', `must be at most ${limits.maxCommentLength} characters`);
+  }
+  throwIfAny(problems);
+}
+
+export function validateServerAction(serverId: number, countdownMinutes: number | undefined): void {
+  const problems: Problems = {};
+  if (!Number.isSafeInteger(serverId) || serverId <= 0) add(problems, 'id', 'must be a positive whole number (the GAMESERVER_ID)');
+  if (countdownMinutes !== undefined && (!Number.isSafeInteger(countdownMinutes) || countdownMinutes < 0)) {
+    add(problems, 'countdown', 'must be a whole number of minutes, 0 or more');
+  }
+  throwIfAny(problems);
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { errorFromResponse, parseMuteStatus, parseRetryAfter, serviceMessageOf } from '../../src/gsa/responses.js';
+import { RateLimitedError, ValidationError } from '../../src/gsa/errors.js';
+import type { RawResponse } from '../../src/gsa/transport.js';
+
+const noScrub = (text: string): string => text;
+
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): RawResponse {
+  return { status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) };
+}
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds', () => {
+    expect(parseRetryAfter('2', 0)).toBe(2000);
+    expect(parseRetryAfter(' 0.5 ', 0)).toBe(500);
+  });
+
+  it('reads an HTTP date relative to now', () => {
+    const now = Date.parse('Sat, 21 Nov 2026 10:00:00 GMT');
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:07 GMT', now)).toBe(7000);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0);
+  });
+
+  it('ignores absent or unreadable values', () => {
+    expect(parseRetryAfter(undefined, 0)).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+  });
+});
+
+describe('serviceMessageOf', () => {
+  it('prefers message, then error, then the raw text', () => {
+    expect(serviceMessageOf('{"message":"m","error":"e"}', noScrub)).toBe('m');
+    expect(serviceMessageOf('{"error":"e"}', noScrub)).toBe('e');
+    expect(serviceMessageOf('<html>Bad   Gateway</html>', noScrub)).toBe('<html>Bad Gateway</html>');
+  });
+
+  it('scrubs and caps the text', () => {
+    expect(serviceMessageOf('{"message":"secret-x leaked"}', (t) => t.replace('secret-x', '***'))).toBe('*** leaked');
+    expect(serviceMessageOf('x'.repeat(2000), noScrub)).toHaveLength(501);
+  });
+});
+
+describe('errorFromResponse', () => {
+  const cases: [number, string][] = [
+    [401, 'unauthorized'],
+    [403, 'forbidden'],
+    [404, 'not_found'],
+    [409, 'refused'],
+    [422, 'invalid'],
+    [429, 'rate_limited'],
+    [503, 'unavailable'],
+    [500, 'server_error'],
+    [502, 'server_error'],
+    [504, 'server_error'],
+  ];
+  it.each(cases)('maps %i to %s with the status and service message', (status, code) => {
+    const error = errorFromResponse(answer(status, { message: `said ${status}` }), noScrub, 0);
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(status);
+    expect(error.serviceMessage).toBe(`said ${status}`);
+    expect(error.message).toContain(`said ${status}`);
+  });
+
+  it('keeps the 422 field errors', () => {
+    const error = errorFromResponse(answer(422, { message: 'bad', errors: { stars: ['too many'] } }), noScrub, 0);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fieldErrors).toEqual({ stars: ['too many'] });
+  });
+
+  it('carries Retry-After on 429 in ms', () => {
+    const error = errorFromResponse(answer(429, '', { 'retry-after': '3' }), noScrub, 0);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(3000);
+  });
+
+  it('marks 5xx other than 503 as maybe processed, and 4xx as not', () => {
+    expect(errorFromResponse(answer(500, ''), noScrub, 0).maybeProcessed).toBe(true);
+    expect(errorFromResponse(answer(503, ''), noScrub, 0).maybeProcessed).toBe(false);
+    expect(errorFromResponse(answer(429, ''), noScrub, 0).maybeProcessed).toBe(false);
+    expect(errorFromResponse(answer(422, ''), noScrub, 0).maybeProcessed).toBe(false);
+  });
+});
+
+describe('parseMuteStatus', () => {
+  const base = { identifier: 'gsamod-muted', steam_id: '76561198000000001', eos_id: '' };
+
+  it('reads the documented key muted-alert-tex', () => {
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-tex': 'Muted by admin' }))).toEqual({
+      muted: true,
+      alert: 'Muted by admin',
+      steamId: '76561198000000001',
+      eosId: null,
+    });
+  });
+
+  it('reads the key the official mod uses, muted-alert-text, and prefers whichever is non-empty', () => {
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': 'A' })).alert).toBe('A');
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': '', 'muted-alert-tex': 'B' })).alert).toBe('B');
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': ' ', 'muted-alert-tex': '' })).alert).toBeNull();
+  });
+
+  it('gives no alert for an unmuted player', () => {
+    expect(parseMuteStatus(answer(200, { ...base, muted: false, 'muted-alert-tex': 'stale' }))).toMatchObject({ muted: false, alert: null });
+  });
+
+  it('accepts 0/1 and string booleans for muted', () => {
+    expect(parseMuteStatus(answer(200, { ...base, muted: 1 })).muted).toBe(true);
+    expect(parseMuteStatus(answer(200, { ...base, muted: '0' })).muted).toBe(false);
+  });
+
+  it('refuses an answer with the wrong identifier', () => {
+    expect(() => parseMuteStatus(answer(200, { ...base, identifier: 'something-else', muted: true }))).toThrow(/identifier "something-else"/);
+  });
+
+  it('names the missing field of an unreadable answer', () => {
+    expect(() => parseMuteStatus(answer(200, { identifier: 'gsamod-muted' }))).toThrow(/field "muted"/);
+    expect(() => parseMuteStatus(answer(200, 'not json'))).toThrow(/unreadable mute answer/);
+  });
+});
