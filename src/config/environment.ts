@@ -1,0 +1,56 @@
+// The environment overlay: GSA_* variables override the matching keys of the config file.
+// Pure: the environment is a parameter; must never read process.env itself, and never mutate the input object.
+
+/** The environment as a plain record (process.env fits). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Names the config file when --config is not given. */
+export const CONFIG_PATH_VARIABLE = 'GSA_BRIDGE_CONFIG';
+export const DEFAULT_CONFIG_PATH = './config.json';
+
+export interface EnvironmentOverride {
+  readonly variable: string;
+  readonly section: string;
+  readonly key: string;
+}
+
+/** Variable → config key. The names are a public contract (spec/interfaces.md). */
+export const ENVIRONMENT_OVERRIDES: readonly EnvironmentOverride[] = [
+  { variable: 'GSA_API_URL', section: 'api', key: 'baseUrl' },
+  { variable: 'GSA_CLIENT_ID', section: 'api', key: 'clientId' },
+  { variable: 'GSA_CLIENT_SECRET', section: 'api', key: 'clientSecret' },
+  { variable: 'GSA_BRIDGE_LOG_LEVEL', section: 'log', key: 'level' },
+];
+
+export interface OverlaidConfig {
+  /** The file's content with the environment on top, still unvalidated. */
+  readonly raw: unknown;
+  /** Config path (`api.clientSecret`) → the variable that set it, so a bad value can be traced to the environment. */
+  readonly sources: ReadonlyMap<string, string>;
+}
+
+/** A variable's value, or undefined when it is unset or blank: an exported-but-empty variable must not wipe a file value. */
+export function environmentValue(env: Environment, variable: string): string | undefined {
+  const value = env[variable];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+export function applyEnvironment(raw: unknown, env: Environment): OverlaidConfig {
+  const sources = new Map<string, string>();
+  // A root that is not an object is reported by the schema; overlaying onto it would hide that.
+  if (!isPlainObject(raw)) return { raw, sources };
+  const result: Record<string, unknown> = { ...raw };
+  for (const { variable, section, key } of ENVIRONMENT_OVERRIDES) {
+    const value = environmentValue(env, variable);
+    if (value === undefined) continue;
+    const current = result[section];
+    if (current !== undefined && !isPlainObject(current)) continue;
+    result[section] = { ...current, [key]: value };
+    sources.set(`${section}.${key}`, variable);
+  }
+  return { raw: result, sources };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,94 @@
+// Finds and reads the config file, then hands its JSON to parseConfig.
+// Must never echo file content in an error (a syntax error may sit inside a secret) and never log.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigError } from './errors.js';
+import { CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
+import { locateJsonSyntaxError } from './json-syntax.js';
+import { parseConfig } from './parse.js';
+import type { BridgeConfig } from './schema.js';
+
+export interface LoadConfigOptions {
+  /** The --config value. Leave it undefined when the user gave none, so `requireFile: false` can apply. */
+  readonly path?: string | undefined;
+  /** Defaults to process.env. */
+  readonly env?: Environment | undefined;
+  /** Default true. When false and no file was named (neither `path` nor GSA_BRIDGE_CONFIG) and ./config.json does not
+   * exist, the configuration comes from the environment alone, with no servers. A named file must always exist. */
+  readonly requireFile?: boolean | undefined;
+  /** Default true: api.clientId and api.clientSecret must be non-empty after the environment overlay. */
+  readonly requireCredentials?: boolean | undefined;
+  /** Directory a relative path is read from; defaults to process.cwd(). Messages still show the path as given. */
+  readonly cwd?: string | undefined;
+}
+
+export interface LoadedConfig {
+  readonly config: BridgeConfig;
+  /** Absolute path of the file read, or null when the configuration came from the environment alone. */
+  readonly path: string | null;
+}
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const named = options.path === undefined || options.path === '' ? environmentValue(env, CONFIG_PATH_VARIABLE) : options.path;
+  const path = named ?? DEFAULT_CONFIG_PATH;
+  const requireCredentials = options.requireCredentials ?? true;
+
+  const absolute = resolve(options.cwd ?? process.cwd(), path);
+  const text = await readConfigText(absolute, path);
+  if (text === null) {
+    if ((options.requireFile ?? true) || named !== undefined) {
+      throw fileProblem(path, `config file not found: ${path} (set --config FILE or ${CONFIG_PATH_VARIABLE})`);
+    }
+    return { config: parseConfig({ servers: [] }, env, { requireCredentials }), path: null };
+  }
+  const raw = parseJson(text, path);
+  return { config: parseConfig(raw, env, { requireCredentials, file: path }), path: absolute };
+}
+
+/** The file's text, or null when it does not exist. `shown` is the path as the host wrote it. */
+async function readConfigText(absolute: string, shown: string): Promise<string | null> {
+  try {
+    return await readFile(absolute, 'utf8');
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw fileProblem(shown, `config file could not be read: ${shown} (${readFailureReason(code)})`);
+  }
+}
+
+function parseJson(text: string, path: string): unknown {
+  // Editors on Windows save a byte-order mark that JSON.parse rejects.
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    // The SyntaxError is dropped on purpose: V8 quotes the text around the error, which may be a secret.
+    const located = locateJsonSyntaxError(json);
+    const where = located === null ? '' : `, line ${located.line}, column ${located.column}: ${located.reason}`;
+    throw fileProblem(path, `config file is not valid JSON: ${path}${where}`);
+  }
+}
+
+function fileProblem(path: string, message: string): ConfigError {
+  return new ConfigError([{ path: '', message }], { file: path });
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+function readFailureReason(code: string | undefined): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case undefined:
+      return 'unknown error';
+    default:
+      return code;
+  }
+}

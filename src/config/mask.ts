@@ -1,0 +1,40 @@
+// Finds the secrets in a configuration: masked copies for `config check` output, and the raw values for the log scrubber.
+// Must never mutate the configuration it is given, and never turn an unset secret ('') into '***': hosts need to see it is unset.
+import type { BridgeConfig } from './schema.js';
+
+export const SECRET_MASK = '***';
+
+// Profiles may add their own keys to an rcon adapter; ones named like a credential are treated as one.
+const SECRET_KEY = /password|secret|token/i;
+
+/** A deep copy with api.clientSecret, every adapter token and password (and profile keys named like them) replaced by `***`. */
+export function maskSecrets(config: BridgeConfig): BridgeConfig {
+  const copy = structuredClone(config);
+  copy.api.clientSecret = mask(copy.api.clientSecret);
+  for (const server of copy.servers) {
+    for (const adapter of server.adapters) {
+      for (const [key, value] of Object.entries(adapter)) {
+        if (typeof value === 'string' && SECRET_KEY.test(key)) Object.assign(adapter, { [key]: mask(value) });
+      }
+    }
+  }
+  return copy;
+}
+
+/** Every non-empty secret value, longest first, so a scrubber replacing them in order never leaves part of one behind. */
+export function collectSecrets(config: BridgeConfig): string[] {
+  const secrets = new Set<string>();
+  if (config.api.clientSecret !== '') secrets.add(config.api.clientSecret);
+  for (const server of config.servers) {
+    for (const adapter of server.adapters) {
+      for (const [key, value] of Object.entries(adapter)) {
+        if (typeof value === 'string' && value !== '' && SECRET_KEY.test(key)) secrets.add(value);
+      }
+    }
+  }
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+function mask(value: string): string {
+  return value === '' ? '' : SECRET_MASK;
+}

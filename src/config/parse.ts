@@ -1,0 +1,53 @@
+// Validates an in-memory configuration (a parsed file, or an object built by a command) with the environment on top.
+// Must never touch the file system or process.env, and never mutate `raw`: a SIGHUP reload that fails keeps the old config.
+import { ConfigError, type ConfigProblem } from './errors.js';
+import { applyEnvironment, type Environment } from './environment.js';
+import { configErrorMap, issuesToProblems } from './format.js';
+import { bridgeConfigSchema, type BridgeConfig } from './schema.js';
+
+export interface ParseConfigOptions {
+  /** Whether api.clientId and api.clientSecret must be non-empty after the overlay. Default true. */
+  readonly requireCredentials?: boolean | undefined;
+  /** The file `raw` came from, recorded on a ConfigError. */
+  readonly file?: string | null | undefined;
+}
+
+const CREDENTIALS = [
+  { key: 'clientId', variable: 'GSA_CLIENT_ID' },
+  { key: 'clientSecret', variable: 'GSA_CLIENT_SECRET' },
+] as const;
+
+/** Returns the effective configuration, or throws one ConfigError listing every problem. */
+export function parseConfig(raw: unknown, env: Environment = {}, options: ParseConfigOptions = {}): BridgeConfig {
+  const { raw: overlaid, sources } = applyEnvironment(raw, env);
+  const result = bridgeConfigSchema.safeParse(overlaid, { error: configErrorMap });
+  const problems = result.success ? [] : issuesToProblems(result.error.issues, bridgeConfigSchema);
+  if (options.requireCredentials ?? true) problems.push(...missingCredentials(overlaid));
+  if (!result.success || problems.length > 0) {
+    // Naming the variable matters: a host who never edited the file would otherwise search it for the bad value.
+    const traced = problems.map((problem) => {
+      const variable = sources.get(problem.path);
+      return variable === undefined ? problem : { path: problem.path, message: `${problem.message} (from ${variable})` };
+    });
+    throw new ConfigError(traced, { file: options.file ?? null });
+  }
+  return result.data;
+}
+
+// Only absent or blank credentials: a credential of the wrong type has already been reported by the schema.
+function missingCredentials(overlaid: unknown): ConfigProblem[] {
+  if (!isRecord(overlaid)) return [];
+  const api = overlaid['api'] === undefined ? {} : overlaid['api'];
+  if (!isRecord(api)) return [];
+  return CREDENTIALS.filter(({ key }) => {
+    const value = api[key];
+    return value === undefined || (typeof value === 'string' && value.trim() === '');
+  }).map(({ key, variable }) => ({
+    path: `api.${key}`,
+    message: `required: set it in the config file or the ${variable} environment variable`,
+  }));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,93 @@
+// Rules that span several keys (unique names, port clashes, a token for non-loopback listeners, min ≤ max).
+// Runs inside the schema even when other keys are broken, so it must never read a value whose own path (or an
+// ancestor's) already has a problem: that value is raw input of unknown shape. Never echoes values in messages.
+import type { z } from 'zod';
+import { formatPath } from './format.js';
+import { isLoopbackHost, isWildcardHost } from './loopback.js';
+import type { BridgeConfig } from './schema.js';
+
+type Path = readonly (string | number)[];
+
+interface Endpoint {
+  readonly path: Path;
+  /** Listeners bind on this machine; targets are game servers the sidecar connects to. */
+  readonly kind: 'listener' | 'target';
+  readonly host: string;
+  readonly port: number;
+}
+
+export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$RefinementCtx<BridgeConfig>): void {
+  const usable = (...paths: Path[]): boolean => paths.every((path) => !ctx.issues.some((issue) => blocks(issue, path)));
+  const report = (path: Path, message: string): void => {
+    ctx.addIssue({ code: 'custom', path: [...path], message, input: undefined });
+  };
+
+  if (usable(['api', 'retry', 'minDelayMs'], ['api', 'retry', 'maxDelayMs']) && config.api.retry.minDelayMs > config.api.retry.maxDelayMs) {
+    report(['api', 'retry', 'minDelayMs'], 'must not be greater than api.retry.maxDelayMs');
+  }
+  if (usable(['reviews', 'minStars'], ['reviews', 'maxStars']) && config.reviews.minStars > config.reviews.maxStars) {
+    report(['reviews', 'minStars'], 'must not be greater than reviews.maxStars');
+  }
+
+  const endpoints: Endpoint[] = [];
+  if (usable(['servers'])) {
+    const names = new Map<string, number>();
+    const ids = new Map<number, number>();
+    config.servers.forEach((server, index) => {
+      const serverPath = ['servers', index] as const;
+      if (usable([...serverPath, 'name'])) {
+        const first = names.get(server.name);
+        if (first === undefined) names.set(server.name, index);
+        else report([...serverPath, 'name'], `duplicate: servers[${first}] has the same name`);
+      }
+      if (usable([...serverPath, 'id']) && server.id !== undefined) {
+        const first = ids.get(server.id);
+        if (first === undefined) ids.set(server.id, index);
+        else report([...serverPath, 'id'], `duplicate: servers[${first}] has the same id`);
+      }
+      if (!usable([...serverPath, 'adapters'])) return;
+      server.adapters.forEach((adapter, adapterIndex) => {
+        const path = [...serverPath, 'adapters', adapterIndex] as const;
+        // A broken `type` means the value never matched an adapter shape, so none of its fields can be trusted.
+        if (!usable([...path, 'type'])) return;
+        if (adapter.type === 'websocket' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
+          if (adapter.token === undefined || adapter.token.trim() === '') {
+            report([...path, 'token'], 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token');
+          }
+        }
+        if (usable([...path, 'host'], [...path, 'port'])) {
+          endpoints.push({ path, kind: adapter.type === 'websocket' ? 'listener' : 'target', host: adapter.host, port: adapter.port });
+        }
+      });
+    });
+  }
+  if (usable(['http', 'host'], ['http', 'port'])) {
+    endpoints.push({ path: ['http'], kind: 'listener', host: config.http.host, port: config.http.port });
+  }
+  reportEndpointClashes(endpoints, report);
+}
+
+function reportEndpointClashes(endpoints: readonly Endpoint[], report: (path: Path, message: string) => void): void {
+  endpoints.forEach((endpoint, index) => {
+    for (const earlier of endpoints.slice(0, index)) {
+      if (earlier.port !== endpoint.port) continue;
+      if (earlier.host.toLowerCase() === endpoint.host.toLowerCase()) {
+        report([...endpoint.path, 'port'], `same host and port as ${formatPath(earlier.path)}`);
+        return;
+      }
+      // Binding 0.0.0.0 or :: takes the port on every address, so it clashes with any other listener on that port.
+      if (endpoint.kind === 'listener' && earlier.kind === 'listener' && (isWildcardHost(earlier.host) || isWildcardHost(endpoint.host))) {
+        report([...endpoint.path, 'port'], `same port as ${formatPath(earlier.path)}, and one of them binds every address`);
+        return;
+      }
+    }
+  });
+}
+
+// An issue at `path` or above it means the value there is raw input. Unknown keys are the exception: the object
+// around them still parsed.
+function blocks(issue: z.core.$ZodRawIssue, path: Path): boolean {
+  if (issue.code === 'unrecognized_keys') return false;
+  const issuePath = issue.path ?? [];
+  return issuePath.length <= path.length && issuePath.every((segment, index) => segment === path[index]);
+}

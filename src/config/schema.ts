@@ -1,0 +1,169 @@
+// The shape of the configuration file (docs/configuration.md, spec/interfaces.md) and the BridgeConfig type the rest of
+// the sidecar reads. Key names are a public contract: hosts script against them, so never rename one here.
+// Must never read files or the environment, and never put an input value into a message (it may be a secret).
+import { z } from 'zod';
+import { checkCrossFieldRules } from './rules.js';
+import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
+
+/** Games with an RCON profile. A new game is one entry here plus its profile file under adapters/rcon/profiles/. */
+export const RCON_PROFILES = ['ark', 'squad', 'rust'] as const;
+export type RconProfileName = (typeof RCON_PROFILES)[number];
+
+// Server actions a mod may be allowed to trigger are the webhook actions; one list, owned by the client.
+export { SERVER_ACTIONS, type ServerAction, type ApiFlavor } from '../gsa/types.js';
+
+export const API_FLAVORS = ['v1', 'v2'] as const satisfies readonly ApiFlavor[];
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const MUTE_POLICIES = ['allow', 'block'] as const;
+export type MutePolicy = (typeof MUTE_POLICIES)[number];
+
+// setTimeout silently turns anything above 2^31-1 ms into 1 ms, so a "very long" interval would become a busy loop.
+const MAX_TIMER_MS = 2_147_483_647;
+
+const URL_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+// Letters, digits, dots, dashes, underscores, colons and zone ids cover host names, IPv4 and bracket-less IPv6.
+const HOST = /^[A-Za-z0-9.:%_-]+$/;
+
+// One refinement per number so a bad value yields one message, and refinements (unlike z.int()) do not abort the
+// parse: the cross-field rules still run and the host sees every problem at once.
+function integer(min: number, max: number, message: string) {
+  return z.number().refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, message);
+}
+
+const port = () => integer(1, 65_535, 'must be 1–65535');
+const milliseconds = () => integer(1, MAX_TIMER_MS, `must be a positive integer (milliseconds, at most ${MAX_TIMER_MS})`);
+const count = () => integer(1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
+const countOrZero = () => integer(0, Number.MAX_SAFE_INTEGER, 'must be 0 or a positive integer');
+const host = () => z.string().regex(HOST, 'must be a host name or IP address (no scheme, port or brackets)');
+const nonEmpty = () => z.string().min(1, 'must not be empty');
+
+function httpUrlProblem(value: string): string | null {
+  if (!URL.canParse(value)) return 'must be an http(s) URL';
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  // Credentials in the URL would escape masking and end up in logs.
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials (use api.clientId and api.clientSecret)';
+  if (url.search !== '' || url.hash !== '') return 'must not contain a query or fragment';
+  return null;
+}
+
+const httpUrl = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = httpUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+export const rateLimitSchema = z.strictObject({
+  requests: count().default(100),
+  intervalMs: milliseconds().default(60_000),
+});
+
+export const retrySchema = z.strictObject({
+  retries: countOrZero().default(5),
+  minDelayMs: milliseconds().default(500),
+  maxDelayMs: milliseconds().default(30_000),
+});
+
+export const apiSchema = z.strictObject({
+  baseUrl: httpUrl().default('https://api.gameserverapp.com'),
+  flavor: z.enum(API_FLAVORS).default('v1'),
+  // Credentials have no real default: '' means "not set" and the loader decides whether that is acceptable.
+  clientId: z.string().default(''),
+  clientSecret: z.string().default(''),
+  timeoutMs: milliseconds().default(5_000),
+  rateLimit: rateLimitSchema.prefault({}),
+  retry: retrySchema.prefault({}),
+  // The service docs list /update for wipe by mistake; /wipe is what the service answers.
+  wipePath: z.string().regex(URL_SEGMENT, 'must be one URL path segment, like "wipe"').default('wipe'),
+});
+
+export const websocketAdapterSchema = z.strictObject({
+  type: z.literal('websocket'),
+  host: host().default('127.0.0.1'),
+  port: port().default(8787),
+  token: z.string().optional(),
+  maxFrameBytes: count().default(16_384),
+  // 0 = no per-connection cap: a local mod is trusted and the API budget has its own rate limiter.
+  maxMessagesPerSecond: countOrZero().default(0),
+});
+
+// Loose on purpose: profiles add their own keys (a Rust reply template, Squad's warn command).
+export const rconAdapterSchema = z.looseObject({
+  type: z.literal('rcon'),
+  profile: z.enum(RCON_PROFILES),
+  host: host().default('127.0.0.1'),
+  port: port(),
+  password: nonEmpty(),
+  pollChatMs: milliseconds().default(1_000),
+  pollPlayersMs: milliseconds().default(5_000),
+});
+
+export const adapterSchema = z.discriminatedUnion('type', [websocketAdapterSchema, rconAdapterSchema]);
+
+export const serverSchema = z.strictObject({
+  // The GSA container name; it is the {name} in /gameserver/{name}/…, hence URL-safe.
+  name: z
+    .string()
+    .regex(URL_SEGMENT, 'must be non-empty and use only letters, digits, ".", "_", "~" and "-" (it is part of the service URL)'),
+  // GAMESERVER_ID, used by the webhook endpoints.
+  id: count().optional(),
+  allowActions: z.array(z.enum(SERVER_ACTIONS)).default(() => []),
+  adapters: z.array(adapterSchema),
+});
+
+export const muteSchema = z.strictObject({
+  mutedTtlMs: milliseconds().default(60_000),
+  unmutedTtlMs: milliseconds().default(300_000),
+  decisionTimeoutMs: milliseconds().default(300),
+  onUnknown: z.enum(MUTE_POLICIES).default('allow'),
+  defaultAlert: nonEmpty().default('You are muted on this server.'),
+});
+
+export const reviewsSchema = z.strictObject({
+  dataDir: nonEmpty().default('./data'),
+  minStars: count().default(1),
+  maxStars: count().default(5),
+  maxCommentLength: count().default(500),
+  // 0 turns the per-player cooldown off.
+  cooldownMs: integer(0, MAX_TIMER_MS, `must be 0 or a positive integer (milliseconds, at most ${MAX_TIMER_MS})`).default(600_000),
+  chatCommand: z.string().regex(/^\S+$/, 'must be one word without spaces, like "!review"').default('!review'),
+});
+
+export const httpSchema = z.strictObject({
+  host: host().default('127.0.0.1'),
+  port: port().default(9464),
+});
+
+export const logSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default('info'),
+});
+
+const fileShape = z.strictObject({
+  api: apiSchema.prefault({}),
+  servers: z.array(serverSchema),
+  mute: muteSchema.prefault({}),
+  reviews: reviewsSchema.prefault({}),
+  http: httpSchema.prefault({}),
+  log: logSchema.prefault({}),
+});
+
+/** The effective configuration: the file with every default applied (and, via the loader, the environment on top). */
+export type BridgeConfig = z.output<typeof fileShape>;
+/** What a config file may contain: everything but `servers` is optional. */
+export type BridgeConfigInput = z.input<typeof fileShape>;
+export type ApiConfig = BridgeConfig['api'];
+export type ServerConfig = BridgeConfig['servers'][number];
+export type AdapterConfig = ServerConfig['adapters'][number];
+export type WebsocketAdapterConfig = Extract<AdapterConfig, { type: 'websocket' }>;
+export type RconAdapterConfig = Extract<AdapterConfig, { type: 'rcon' }>;
+export type MuteConfig = BridgeConfig['mute'];
+export type ReviewsConfig = BridgeConfig['reviews'];
+export type HttpConfig = BridgeConfig['http'];
+export type LogConfig = BridgeConfig['log'];
+
+// `when` keeps the cross-field rules running even when other keys are broken, so one run reports everything;
+// the rules themselves only read values that parsed cleanly.
+export const bridgeConfigSchema = fileShape.superRefine(checkCrossFieldRules, { when: () => true });
