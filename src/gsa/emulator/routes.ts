@@ -1,0 +1,166 @@
+/**
+ * Request handling for the emulator: classifies each request, logs it, reads its body, applies the
+ * next matching fault, and hands it to the mod, webhook or control API.
+ * Must never let a request crash the process, and never record or fault control calls.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Credentials } from './auth.js';
+import { CONTROL_PREFIX, handleControl } from './controlApi.js';
+import type { FaultSpec } from './faults.js';
+import { MAX_BODY_BYTES, messageReply, readBody, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
+import { handleModApi, type AlertKey } from './modApi.js';
+import { WEBHOOK_ACTIONS, type CallHandle, type EmulatorState, type RecordedCall, type WebhookAction } from './state.js';
+import { handleWebhook } from './webhookApi.js';
+
+export interface RequestHandlerOptions {
+  readonly state: EmulatorState;
+  readonly credentials: Credentials;
+  readonly alertKey: AlertKey;
+  readonly now: () => number;
+  /** Runs `fn` after `ms`; owned by the server so closing it can cancel pending latency. */
+  readonly defer: (ms: number, fn: () => void) => void;
+}
+
+type Route =
+  | { readonly kind: 'mod'; readonly flavor: 'v1' | 'v2'; readonly op: 'mute' | 'review'; readonly server: string }
+  | { readonly kind: 'webhook'; readonly serverSegment: string; readonly action: WebhookAction }
+  | { readonly kind: 'control'; readonly route: string }
+  | { readonly kind: 'other' };
+
+/** Laravel's default texts, so a client's error display looks as it will against the service. */
+const DEFAULT_STATUS_MESSAGES: Readonly<Record<number, string>> = {
+  429: 'Too Many Attempts.',
+  500: 'Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function createRequestHandler(options: RequestHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(options, req, res).catch(() => {
+      // A bug in a handler must cost one request, not the process.
+      if (!sendReply(res, messageReply(500, 'Server Error'))) req.socket.destroy();
+    });
+  };
+}
+
+async function handle(options: RequestHandlerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const at = options.now();
+  const method = req.method ?? 'GET';
+  const target = req.url ?? '/';
+  const queryStart = target.indexOf('?');
+  const path = queryStart === -1 ? target : target.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+  const route = classify(path);
+
+  if (route.kind === 'control') {
+    const read = await readBody(req, MAX_BODY_BYTES);
+    if (read.kind === 'aborted') return;
+    sendReply(res, read.kind === 'too-large' ? TOO_LARGE_REPLY : handleControl(options, { method, route: route.route, body: read.body }));
+    return;
+  }
+
+  const described = describe(route);
+  const call = options.state.recordCall({ at, method, path, ...described });
+  const read = await readBody(req, MAX_BODY_BYTES);
+  if (read.kind === 'aborted') return;
+  if (read.kind === 'too-large') {
+    answer(res, call, TOO_LARGE_REPLY);
+    return;
+  }
+
+  const fault = options.state.faults.take(described.endpoint);
+  if (fault?.kind === 'status') {
+    answer(res, call, statusFaultReply(fault));
+    return;
+  }
+  if (fault?.kind === 'drop' && fault.afterProcessing !== true) {
+    req.socket.destroy();
+    return;
+  }
+
+  // Processing happens before a latency wait or a drop, so those faults leave their side effects behind.
+  const reply = processRequest(options, route, method, req, query, read.body, at);
+
+  if (fault?.kind === 'drop') {
+    req.socket.destroy();
+    return;
+  }
+  if (fault?.kind === 'latency') {
+    options.defer(fault.ms, () => {
+      answer(res, call, reply);
+    });
+    return;
+  }
+  answer(res, call, reply);
+}
+
+function processRequest(
+  options: RequestHandlerOptions,
+  route: Exclude<Route, { kind: 'control' }>,
+  method: string,
+  req: IncomingMessage,
+  query: URLSearchParams,
+  body: Buffer,
+  at: number,
+): Reply {
+  if (route.kind === 'other') return messageReply(404, 'Not found.');
+  if (method !== 'POST') {
+    // Laravel's wording for a known route hit with the wrong method.
+    return messageReply(405, `The ${method} method is not supported for this route. Supported methods: POST.`, { allow: 'POST' });
+  }
+  if (route.kind === 'mod') {
+    return handleModApi(options, { flavor: route.flavor, op: route.op, server: route.server, headers: req.headers, body, at });
+  }
+  return handleWebhook(options, { serverSegment: route.serverSegment, action: route.action, query, body, at });
+}
+
+function answer(res: ServerResponse, call: CallHandle, reply: Reply): void {
+  if (sendReply(res, reply)) call.status = reply.status;
+}
+
+function statusFaultReply(fault: Extract<FaultSpec, { kind: 'status' }>): Reply {
+  const message = fault.message ?? DEFAULT_STATUS_MESSAGES[fault.status] ?? `HTTP ${fault.status}`;
+  return messageReply(fault.status, message, fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter });
+}
+
+function classify(path: string): Route {
+  if (path.startsWith(CONTROL_PREFIX)) return { kind: 'control', route: path.slice(CONTROL_PREFIX.length) };
+  const segments = path.split('/');
+  if (segments.length !== 6 || segments[0] !== '') return { kind: 'other' };
+  const [, root, version, collection, rawTarget, leaf] = segments;
+  const target = decodeSegment(rawTarget ?? '');
+  if (target === undefined || target === '' || leaf === undefined) return { kind: 'other' };
+
+  const modFlavor =
+    root === 'api' && version === 'v1' ? 'v1' : root === 'mod-api' && version === 'v2' ? 'v2' : undefined;
+  if (modFlavor !== undefined && collection === 'gameserver' && (leaf === 'mute' || leaf === 'review')) {
+    return { kind: 'mod', flavor: modFlavor, op: leaf, server: target };
+  }
+  if (root === 'api' && version === 'v1' && collection === 'server') {
+    const action = WEBHOOK_ACTIONS.find((a) => a === leaf);
+    if (action !== undefined) return { kind: 'webhook', serverSegment: target, action };
+  }
+  return { kind: 'other' };
+}
+
+function describe(route: Exclude<Route, { kind: 'control' }>): Pick<RecordedCall, 'endpoint' | 'flavor' | 'server'> {
+  switch (route.kind) {
+    case 'mod':
+      return { endpoint: route.op, flavor: route.flavor, server: route.server };
+    case 'webhook':
+      return { endpoint: 'webhook', flavor: 'webhook', server: route.serverSegment };
+    case 'other':
+      return { endpoint: 'other', flavor: null, server: null };
+  }
+}
+
+/** Malformed percent-escapes make the route unknown rather than throwing. */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

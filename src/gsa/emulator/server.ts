@@ -1,0 +1,181 @@
+/**
+ * `GsaEmulator`: a local, stateful stand-in for the GameServerApp service on a node:http server, with
+ * an in-process control surface for tests and demos (the same controls exist over HTTP under /_emulator/).
+ * It has no authentication on its controls: bind it to loopback only. Must never log or answer with
+ * the client secret, and closing must never wait on idle keep-alive sockets or pending latency.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Credentials } from './auth.js';
+import { EmulatorInputError } from './errors.js';
+import { parseFaultSpec, type FaultSpec } from './faults.js';
+import type { AlertKey } from './modApi.js';
+import { createRequestHandler } from './routes.js';
+import {
+  EmulatorState,
+  type ActionRecord,
+  type EmulatorSnapshot,
+  type RecordedCall,
+  type ServerEntry,
+  type StoredReview,
+} from './state.js';
+
+export interface EmulatorOptions {
+  /** Interface to listen on. Default '127.0.0.1'; the control surface is unauthenticated, keep it local. */
+  host?: string;
+  /** Default 0: an ephemeral port, read it back from `url`. */
+  port?: number;
+  /** Default 'demo-client'. */
+  clientId?: string;
+  /** Default 'demo-secret'. */
+  clientSecret?: string;
+  /** Known servers: container `name` for the mod API, numeric `id` for webhooks. Default [{ name: 'ovddykvbs', id: 4711 }]. */
+  servers?: readonly { name: string; id?: number }[];
+  /** Key(s) of the mute alert text. Default 'muted-alert-tex', as the service documents. */
+  alertKey?: AlertKey;
+  /** Clock for `at` timestamps in ms. Default: performance.now() (monotonic, fractional). */
+  now?: () => number;
+}
+
+export const DEFAULT_EMULATOR_CLIENT_ID = 'demo-client';
+export const DEFAULT_EMULATOR_CLIENT_SECRET = 'demo-secret';
+export const DEFAULT_EMULATOR_SERVERS: readonly { readonly name: string; readonly id: number }[] = [{ name: 'ovddykvbs', id: 4711 }];
+
+const ALERT_KEYS: readonly AlertKey[] = ['muted-alert-tex', 'muted-alert-text', 'both'];
+
+export class GsaEmulator {
+  /** Base URL without a trailing slash, e.g. 'http://127.0.0.1:54321'. */
+  readonly url: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly #server: Server;
+  readonly #state: EmulatorState;
+  readonly #timers: Set<NodeJS.Timeout>;
+  #closed: Promise<void> | undefined;
+
+  private constructor(url: string, clientId: string, clientSecret: string, server: Server, state: EmulatorState, timers: Set<NodeJS.Timeout>) {
+    this.url = url;
+    this.clientId = clientId;
+    this.clientSecret = clientSecret;
+    this.#server = server;
+    this.#state = state;
+    this.#timers = timers;
+  }
+
+  /**
+   * Starts listening and resolves once the port is bound.
+   * @throws EmulatorInputError for bad options; rejects with the listen error (e.g. EADDRINUSE).
+   */
+  static async start(options: EmulatorOptions = {}): Promise<GsaEmulator> {
+    const host = options.host ?? '127.0.0.1';
+    const clientId = options.clientId ?? DEFAULT_EMULATOR_CLIENT_ID;
+    const clientSecret = options.clientSecret ?? DEFAULT_EMULATOR_CLIENT_SECRET;
+    const alertKey = options.alertKey ?? 'muted-alert-tex';
+    if (clientId === '') throw new EmulatorInputError('clientId: must not be empty');
+    if (clientSecret === '') throw new EmulatorInputError('clientSecret: must not be empty');
+    if (!ALERT_KEYS.includes(alertKey)) throw new EmulatorInputError(`alertKey: must be one of ${ALERT_KEYS.join(', ')}`);
+
+    const state = new EmulatorState();
+    for (const server of options.servers ?? DEFAULT_EMULATOR_SERVERS) state.addServer(server.name, server.id);
+
+    const timers = new Set<NodeJS.Timeout>();
+    const defer = (ms: number, fn: () => void): void => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        fn();
+      }, ms);
+      timers.add(timer);
+    };
+    const now = options.now ?? (() => performance.now());
+    const server = createServer(
+      createRequestHandler({ state, credentials: new Credentials(clientId, clientSecret), alertKey, now, defer }),
+    );
+
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    return new GsaEmulator(`http://${urlHost}:${port}`, clientId, clientSecret, server, state, timers);
+  }
+
+  /** The known servers, in the order they were added. */
+  get servers(): readonly ServerEntry[] {
+    return this.#state.servers;
+  }
+
+  /** Adds a server, or gives a known one an id. @throws EmulatorInputError if the id belongs to another server. */
+  addServer(name: string, id?: number): void {
+    this.#state.addServer(name, id);
+  }
+
+  /** Mutes a player (steam_id or eos_id) on a server; without `alert` clients show their own text. */
+  mute(server: string, playerId: string, alert?: string): void {
+    this.#state.mute(server, playerId, alert);
+  }
+
+  unmute(server: string, playerId: string): void {
+    this.#state.unmute(server, playerId);
+  }
+
+  /** With a message the player's reviews get 403 and that message; null lets them review again. */
+  setIneligible(server: string, playerId: string, message: string | null): void {
+    this.#state.setIneligible(server, playerId, message);
+  }
+
+  /** A locked server refuses `cancel-scheduled` with 409, as when a scheduled action is already running. */
+  lock(serverId: number, locked: boolean): void {
+    this.#state.lock(serverId, locked);
+  }
+
+  /** Queues a fault for the next matching requests, after any faults already queued. @throws EmulatorInputError */
+  injectFault(fault: FaultSpec): void {
+    this.#state.faults.add(parseFaultSpec(fault));
+  }
+
+  clearFaults(): void {
+    this.#state.faults.clear();
+  }
+
+  /** Every non-control request that reached the server, in arrival order; a snapshot. */
+  get calls(): readonly RecordedCall[] {
+    return this.#state.calls;
+  }
+
+  get reviews(): readonly StoredReview[] {
+    return this.#state.reviews;
+  }
+
+  /** The queued actions of a server, oldest first. */
+  actions(serverId: number): readonly ActionRecord[] {
+    return this.#state.actions(serverId);
+  }
+
+  /** Everything `GET /_emulator/state` answers. */
+  snapshot(): EmulatorSnapshot {
+    return this.#state.snapshot();
+  }
+
+  /** Clears mutes, reviews, calls, faults, actions, locks and ineligibility; keeps servers and credentials. */
+  reset(): void {
+    this.#state.reset();
+  }
+
+  /** Stops listening and destroys every open socket, idle keep-alive or mid-latency; safe to call twice. */
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      this.#server.close(() => {
+        resolve();
+      });
+      this.#server.closeAllConnections();
+    });
+    return this.#closed;
+  }
+}

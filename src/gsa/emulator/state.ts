@@ -1,0 +1,262 @@
+/**
+ * Everything the emulator remembers: known servers, mutes, review eligibility, stored reviews, queued
+ * server actions, locks, pending faults and the log of calls.
+ * Must never do I/O or know about HTTP; request handlers read and change it through these methods.
+ */
+import { EmulatorInputError } from './errors.js';
+import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
+
+export type WebhookAction = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled';
+
+export const WEBHOOK_ACTIONS: readonly WebhookAction[] = ['start', 'stop', 'restart', 'update', 'wipe', 'cancel-scheduled'];
+
+/** A game server: `name` is the container name used by the mod API, `id` the number used by webhooks. */
+export interface ServerEntry {
+  readonly name: string;
+  readonly id?: number;
+}
+
+export interface MuteRecord {
+  readonly server: string;
+  readonly player: string;
+  /** '' when muted without a text; clients then show their own default. */
+  readonly alert: string;
+}
+
+export interface IneligibleRecord {
+  readonly server: string;
+  readonly player: string;
+  readonly message: string;
+}
+
+export interface StoredReview {
+  readonly server: string;
+  readonly steamId?: string;
+  readonly eosId?: string;
+  readonly stars: number;
+  /** '' when the review came without a comment. */
+  readonly comment: string;
+  /** Arrival time of the request that stored it, from the emulator's clock. */
+  readonly at: number;
+}
+
+export interface ActionRecord {
+  readonly action: WebhookAction;
+  /** Only for `update`: the countdown asked for, 30 when not given. */
+  readonly countdownMinutes?: number;
+  readonly at: number;
+}
+
+export interface RecordedCall {
+  /** Arrival time, taken before any body reading or injected latency. */
+  readonly at: number;
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
+  readonly endpoint: CallEndpoint;
+  readonly flavor: 'v1' | 'v2' | 'webhook' | null;
+  /** The container name for the mod API, the id segment (as written) for webhooks, null otherwise. */
+  readonly server: string | null;
+  /** Status sent; 0 while unanswered, and stays 0 when dropped or the client went away first. */
+  readonly status: number;
+}
+
+/** What `GET /_emulator/state` answers. */
+export interface EmulatorSnapshot {
+  readonly servers: ServerEntry[];
+  readonly mutes: MuteRecord[];
+  readonly ineligible: IneligibleRecord[];
+  readonly reviews: StoredReview[];
+  /** Queued actions by numeric server id (as an object key). */
+  readonly actions: Record<string, ActionRecord[]>;
+  /** Ids of locked servers. */
+  readonly locks: number[];
+  readonly faults: PendingFault[];
+}
+
+/** A call whose status is filled in once the answer goes out. */
+export interface CallHandle {
+  status: number;
+}
+
+type MutableCall = { -readonly [K in keyof RecordedCall]: RecordedCall[K] };
+
+export class EmulatorState {
+  readonly faults = new FaultQueue();
+  readonly #servers = new Map<string, ServerEntry>();
+  /** server name → player id → alert */
+  readonly #mutes = new Map<string, Map<string, string>>();
+  /** server name → player id → message */
+  readonly #ineligible = new Map<string, Map<string, string>>();
+  #reviews: StoredReview[] = [];
+  readonly #actions = new Map<number, ActionRecord[]>();
+  readonly #locks = new Set<number>();
+  #calls: MutableCall[] = [];
+
+  /**
+   * Adds a server, or gives a known one an id. Names go into URL paths, so they must be non-empty and
+   * free of '/', '?', '#' and whitespace; ids must be positive integers bound to at most one server.
+   */
+  addServer(name: string, id?: number): void {
+    if (!/^[^/?#\s]+$/.test(name)) {
+      throw new EmulatorInputError(`name: ${JSON.stringify(name)} is not a usable server name (non-empty, no '/', '?', '#' or whitespace)`);
+    }
+    if (id !== undefined) {
+      if (!Number.isSafeInteger(id) || id < 1) throw new EmulatorInputError(`id: ${String(id)} is not a positive integer`);
+      const holder = this.serverById(id);
+      if (holder !== undefined && holder.name !== name) {
+        throw new EmulatorInputError(`id: ${id} already belongs to server '${holder.name}'`);
+      }
+    }
+    const known = this.#servers.get(name);
+    this.#servers.set(name, { name, ...(id === undefined ? (known?.id === undefined ? {} : { id: known.id }) : { id }) });
+  }
+
+  get servers(): ServerEntry[] {
+    return [...this.#servers.values()];
+  }
+
+  serverByName(name: string): ServerEntry | undefined {
+    return this.#servers.get(name);
+  }
+
+  serverById(id: number): ServerEntry | undefined {
+    for (const server of this.#servers.values()) if (server.id === id) return server;
+    return undefined;
+  }
+
+  mute(server: string, player: string, alert = ''): void {
+    this.#requireServer(server);
+    requirePlayer(player);
+    entryMap(this.#mutes, server).set(player, alert);
+  }
+
+  unmute(server: string, player: string): void {
+    this.#requireServer(server);
+    requirePlayer(player);
+    this.#mutes.get(server)?.delete(player);
+  }
+
+  /** The alert of a muted player ('' if muted without one), undefined when not muted. */
+  muteAlert(server: string, player: string): string | undefined {
+    return this.#mutes.get(server)?.get(player);
+  }
+
+  /** `message` null makes the player eligible again. */
+  setIneligible(server: string, player: string, message: string | null): void {
+    this.#requireServer(server);
+    requirePlayer(player);
+    if (message === null) this.#ineligible.get(server)?.delete(player);
+    else entryMap(this.#ineligible, server).set(player, message);
+  }
+
+  /** The refusal message for a player who may not review, undefined when they may. */
+  ineligibility(server: string, player: string): string | undefined {
+    return this.#ineligible.get(server)?.get(player);
+  }
+
+  addReview(review: StoredReview): void {
+    this.#reviews.push(review);
+  }
+
+  get reviews(): readonly StoredReview[] {
+    return [...this.#reviews];
+  }
+
+  queueAction(serverId: number, record: ActionRecord): void {
+    entryList(this.#actions, serverId).push(record);
+  }
+
+  clearActions(serverId: number): void {
+    this.#actions.delete(serverId);
+  }
+
+  actions(serverId: number): readonly ActionRecord[] {
+    return [...(this.#actions.get(serverId) ?? [])];
+  }
+
+  lock(serverId: number, locked: boolean): void {
+    if (this.serverById(serverId) === undefined) {
+      throw new EmulatorInputError(`serverId: ${serverId} is not the id of a known server (known: ${this.#knownIds()})`);
+    }
+    if (locked) this.#locks.add(serverId);
+    else this.#locks.delete(serverId);
+  }
+
+  isLocked(serverId: number): boolean {
+    return this.#locks.has(serverId);
+  }
+
+  /** Logs a call at arrival; the returned handle takes the status once one is sent. */
+  recordCall(call: Omit<RecordedCall, 'status'>): CallHandle {
+    const recorded: MutableCall = { ...call, status: 0 };
+    this.#calls.push(recorded);
+    return recorded;
+  }
+
+  /** A snapshot: later status changes do not show in what was returned. */
+  get calls(): readonly RecordedCall[] {
+    return this.#calls.map((call) => ({ ...call }));
+  }
+
+  /** Forgets everything but the servers (and, outside this class, the credentials). */
+  reset(): void {
+    this.#mutes.clear();
+    this.#ineligible.clear();
+    this.#reviews = [];
+    this.#actions.clear();
+    this.#locks.clear();
+    this.#calls = [];
+    this.faults.clear();
+  }
+
+  snapshot(): EmulatorSnapshot {
+    return {
+      servers: this.servers,
+      mutes: flatten(this.#mutes).map(([server, player, alert]) => ({ server, player, alert })),
+      ineligible: flatten(this.#ineligible).map(([server, player, message]) => ({ server, player, message })),
+      reviews: [...this.#reviews],
+      actions: Object.fromEntries([...this.#actions].map(([id, list]) => [String(id), [...list]])),
+      locks: [...this.#locks].sort((a, b) => a - b),
+      faults: this.faults.list(),
+    };
+  }
+
+  #requireServer(name: string): void {
+    if (!this.#servers.has(name)) {
+      const known = [...this.#servers.keys()].join(', ');
+      throw new EmulatorInputError(`server: '${name}' is not a known server (known: ${known === '' ? 'none' : known})`);
+    }
+  }
+
+  #knownIds(): string {
+    const ids = [...this.#servers.values()].flatMap((s) => (s.id === undefined ? [] : [String(s.id)]));
+    return ids.length === 0 ? 'none' : ids.join(', ');
+  }
+}
+
+function requirePlayer(player: string): void {
+  if (player === '') throw new EmulatorInputError('player: must be a non-empty steam_id or eos_id');
+}
+
+function entryMap<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (inner === undefined) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
+}
+
+function entryList<K, V>(outer: Map<K, V[]>, key: K): V[] {
+  let list = outer.get(key);
+  if (list === undefined) {
+    list = [];
+    outer.set(key, list);
+  }
+  return list;
+}
+
+function flatten<V>(outer: Map<string, Map<string, V>>): [string, string, V][] {
+  return [...outer].flatMap(([server, inner]) => [...inner].map(([player, value]): [string, string, V] => [server, player, value]));
+}
