@@ -10,7 +10,7 @@ import { Credentials } from './credentials.js';
 import { RateLimitedError, type GsaError } from './errors.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
-import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from './responses.js';
+import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { sendRequest, type RawResponse } from './transport.js';
 import type { ApiFlavor, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
@@ -104,10 +104,12 @@ export class GsaClient {
   /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
+    const scrub = (text: string): string => this.#credentials.scrub(text);
     return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), `${action} server ${serverId}`, (response) => ({
       action,
       status: response.status,
-      body: this.#credentials.scrub(response.text.trim()),
+      body: scrub(response.text.trim()),
+      message: serviceMessageOf(response.text, scrub),
     }));
   }
 

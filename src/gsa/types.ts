@@ -26,8 +26,10 @@ export type ServerAction = (typeof SERVER_ACTIONS)[number];
 export interface ServerActionResult {
   readonly action: ServerAction;
   readonly status: number;
-  /** The service's body text (webhook bodies are undocumented: shown as-is, empty when none). */
+  /** The service's body text (webhook bodies are undocumented: kept as-is, empty when none). */
   readonly body: string;
+  /** The body for people: its `message` or `error` when it is JSON, else the text. */
+  readonly message: string;
 }
 
 /** Which call a request is: decides its queue priority and its retry rule. */

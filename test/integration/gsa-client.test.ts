@@ -124,7 +124,8 @@ describe('webhooks', () => {
     await client.update(SERVER_ID);
     const wipe = await client.wipe(SERVER_ID);
     expect(wipe).toMatchObject({ action: 'wipe', status: 200 });
-    expect(wipe.body.length).toBeGreaterThan(0);
+    expect(JSON.parse(wipe.body)).toEqual({ message: 'Wipe queued.' });
+    expect(wipe.message).toBe('Wipe queued.');
     expect(emulator.actions(SERVER_ID).map((record) => [record.action, record.countdownMinutes])).toEqual([
       ['start', undefined],
       ['stop', undefined],

@@ -1,0 +1,264 @@
+// The CLI as hosts use it: commands, exit codes and output, against the emulator over loopback.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { CliContext } from '../../src/cli/context.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+
+const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
+const SERVER = 'ovddykvbs';
+const SERVER_ID = 4711;
+const MUTED = '76561198000000002';
+const SECRET = 'cli-test-secret-5c1d';
+
+let emulator: GsaEmulator;
+let workDir: string;
+
+beforeAll(async () => {
+  emulator = await GsaEmulator.start({ clientId: 'cli-client', clientSecret: SECRET, servers: [{ name: SERVER, id: SERVER_ID }] });
+  workDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-cli-'));
+});
+
+afterEach(() => {
+  emulator.reset();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function serviceEnv(): Record<string, string> {
+  return { GSA_API_URL: emulator.url, GSA_CLIENT_ID: 'cli-client', GSA_CLIENT_SECRET: SECRET, GSA_BRIDGE_LOG_LEVEL: 'warn' };
+}
+
+async function cli(args: string[], env: Record<string, string> = serviceEnv()): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const context: CliContext = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+  };
+  const code = await main(args, context);
+  return { code, stdout, stderr };
+}
+
+async function writeConfig(name: string, config: unknown): Promise<string> {
+  const path = join(workDir, name);
+  await writeFile(path, JSON.stringify(config));
+  return path;
+}
+
+describe('server', () => {
+  it('runs a webhook and prints the service message; exit 0', async () => {
+    const run = await cli(['server', 'update', '--id', String(SERVER_ID), '--countdown', '10']);
+    expect(run).toMatchObject({ code: 0, stdout: `update server ${SERVER_ID}: accepted (200): Update queued.\n` });
+    expect(emulator.actions(SERVER_ID).map((record) => [record.action, record.countdownMinutes])).toEqual([['update', 10]]);
+  });
+
+  it('runs every action', async () => {
+    for (const action of ['start', 'stop', 'restart', 'wipe', 'cancel-scheduled']) {
+      expect((await cli(['server', action, '--id', String(SERVER_ID)])).code).toBe(0);
+    }
+    expect(emulator.calls.map((call) => call.path)).toEqual(
+      ['start', 'stop', 'restart', 'wipe', 'cancel-scheduled'].map((action) => `/api/v1/server/${SERVER_ID}/${action}`),
+    );
+  });
+
+  it('exits 1 with status and message when the service refuses', async () => {
+    emulator.lock(SERVER_ID, true);
+    const run = await cli(['server', 'cancel-scheduled', '--id', String(SERVER_ID)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/\(409\).*cannot be cancelled/);
+  });
+
+  it('takes the id from a config with one server', async () => {
+    const path = await writeConfig('one-server.json', {
+      api: { baseUrl: emulator.url, clientId: 'cli-client', clientSecret: SECRET },
+      servers: [{ name: SERVER, id: SERVER_ID, adapters: [] }],
+    });
+    expect((await cli(['server', 'restart', '--config', path], {})).code).toBe(0);
+    expect(emulator.actions(SERVER_ID).map((record) => record.action)).toEqual(['restart']);
+  });
+
+  it.each([
+    [['server'], /name an action/],
+    [['server', 'explode', '--id', '1'], /unknown action "explode"/],
+    [['server', 'restart'], /--id GAMESERVER_ID is required/],
+    [['server', 'restart', '--id', 'abc'], /--id must be a whole number/],
+    [['server', 'restart', '--id', '1', '--countdown', '5'], /--countdown applies to update only/],
+    [['server', 'restart', '--id', '0'], /id: must be a positive whole number/],
+  ])('exits 2 on usage errors: %j', async (args, message) => {
+    const run = await cli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(emulator.calls).toHaveLength(0);
+  });
+});
+
+describe('mute-check', () => {
+  it('prints JSON for muted and unmuted players; exit 0 for both', async () => {
+    emulator.mute(SERVER, MUTED, 'Muted by admin');
+    const muted = await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED]);
+    expect(muted.code).toBe(0);
+    expect(JSON.parse(muted.stdout)).toEqual({ server: SERVER, steam_id: MUTED, eos_id: null, muted: true, alert: 'Muted by admin' });
+    const free = await cli(['mute-check', '--server', SERVER, '--eos-id', '0123456789abcdef0123456789abcdef']);
+    expect(JSON.parse(free.stdout)).toMatchObject({ muted: false, alert: null, eos_id: '0123456789abcdef0123456789abcdef' });
+  });
+
+  it('exits 1 when the service refuses, 2 on a bad id or both ids', async () => {
+    const unknown = await cli(['mute-check', '--server', 'nosuch', '--steam-id', MUTED]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/not_found/);
+    expect((await cli(['mute-check', '--server', SERVER, '--steam-id', '123'])).code).toBe(2);
+    expect((await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED, '--eos-id', '0123456789abcdef0123456789abcdef'])).code).toBe(2);
+    expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server is required/);
+  });
+
+  it('refuses secrets on the command line', async () => {
+    const run = await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED, '--client-secret', SECRET]);
+    expect(run.code).toBe(2);
+    expect(emulator.calls).toHaveLength(0);
+  });
+
+  it('exits 2 naming the missing credentials when neither file nor environment has them', async () => {
+    const run = await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED], { GSA_API_URL: emulator.url });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^api\.clientId: required/m);
+    expect(run.stderr).toMatch(/^api\.clientSecret: required/m);
+  });
+
+  it('uses the v2 flavour from the config file', async () => {
+    const path = await writeConfig('v2.json', {
+      api: { baseUrl: emulator.url, flavor: 'v2', clientId: 'cli-client', clientSecret: SECRET },
+      servers: [{ name: SERVER, adapters: [] }],
+    });
+    expect((await cli(['mute-check', '--config', path, '--server', SERVER, '--steam-id', MUTED], {})).code).toBe(0);
+    expect(emulator.calls[0]).toMatchObject({ flavor: 'v2', path: `/mod-api/v2/gameserver/${SERVER}/mute` });
+  });
+});
+
+describe('review', () => {
+  it('delivers the review exactly as typed', async () => {
+    const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '5', '--comment', 'Top "server" | 10/10']);
+    expect(run).toMatchObject({ code: 0, stdout: 'review delivered: Done!\n' });
+    expect(emulator.reviews).toMatchObject([{ stars: 5, comment: 'Top "server" | 10/10' }]);
+  });
+
+  it('exits 2 on stars out of range, sending nothing', async () => {
+    const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '6', '--comment', '']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/stars: must be a whole number from 1 to 5/);
+    expect(emulator.calls).toHaveLength(0);
+  });
+
+  it('says the review may be stored after an ambiguous failure; exit 1', async () => {
+    emulator.injectFault({ kind: 'drop', endpoint: 'review', afterProcessing: true });
+    const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '3', '--comment', 'x']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/may have stored this review/);
+    expect(emulator.reviews).toHaveLength(1);
+  });
+});
+
+describe('config check', () => {
+  it('prints the effective config with secrets masked; exit 0', async () => {
+    const path = await writeConfig('good.json', {
+      api: { clientId: 'id', clientSecret: SECRET },
+      servers: [{ name: SERVER, adapters: [{ type: 'websocket', token: 'mod-token-123' }, { type: 'rcon', profile: 'ark', port: 27020, password: 'rcon-pass-456' }] }],
+    });
+    const run = await cli(['config', 'check', '--config', path], {});
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout) as { api: { clientSecret: string; rateLimit: { requests: number } }; mute: { decisionTimeoutMs: number } };
+    expect(printed.api.clientSecret).toBe('***');
+    expect(printed.api.rateLimit.requests).toBe(100);
+    expect(printed.mute.decisionTimeoutMs).toBe(300);
+    for (const secret of [SECRET, 'mod-token-123', 'rcon-pass-456']) expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+
+  it('exits 2 with one line per problem and its JSON path', async () => {
+    const path = await writeConfig('bad.json', {
+      api: { clientId: 'id', clientSecret: SECRET, flavor: 'v3' },
+      servers: [{ name: SERVER, adapters: [{ type: 'websocket', port: 70000 }] }],
+    });
+    const run = await cli(['config', 'check', '--config', path], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual(['api.flavor: must be one of: v1, v2', 'servers[0].adapters[0].port: must be 1–65535']);
+  });
+
+  it('exits 2 for a missing file and for an unknown subcommand', async () => {
+    expect((await cli(['config', 'check', '--config', join(workDir, 'missing.json')], {})).stderr).toMatch(/config file not found/);
+    expect((await cli(['config', 'lint'], {})).code).toBe(2);
+  });
+});
+
+describe('the binary', () => {
+  function spawnCli(args: string[], env: Record<string, string> = {}): ReturnType<typeof spawn> {
+    return spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  async function runBinary(args: string[], env: Record<string, string> = {}): Promise<Run> {
+    const child = spawnCli(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    return { code, stdout, stderr };
+  }
+
+  it('prints its version and help; exit 0', async () => {
+    expect(await runBinary(['--version'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^gsa-bridge \d+\.\d+\.\d+\n$/) as unknown });
+    const help = await runBinary(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['demo', 'emulator', 'server', 'mute-check', 'review', 'config check']) expect(help.stdout).toContain(`gsa-bridge ${command}`);
+  });
+
+  it('exits 2 on an unknown command and 1 with the reason on a refused call', async () => {
+    expect((await runBinary(['frobnicate'])).code).toBe(2);
+    const refused = await runBinary(['server', 'restart', '--id', '9999'], serviceEnv());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/unauthorized/);
+  });
+
+  it('plays the demo once and exits 0', async () => {
+    const run = await runBinary(['demo', '--once']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/chat allowed/);
+    expect(run.stdout).toMatch(/chat blocked/);
+    expect(run.stdout).toMatch(/alert shown to Mallory: "You are muted/);
+    expect(run.stdout).toMatch(/delivered \(service said "Done!"\)/);
+  });
+
+  it('runs the emulator until SIGTERM, then exits 0', async () => {
+    const child = spawnCli(['emulator', '--port', '0'], { GSA_CLIENT_SECRET: SECRET });
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /listening on (\S+)/.exec(stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.once('exit', () => {
+        reject(new Error(`emulator exited early: ${stdout}`));
+      });
+    });
+    expect(stdout).not.toContain(SECRET);
+    const response = await fetch(`${url}/_emulator/state`);
+    expect(response.status).toBe(200);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+  });
+});
