@@ -25,6 +25,8 @@ const CONNECTIONS = 16;
 
 interface RoundResult {
   readonly perSecond: number;
+  /** CPU time of this (the client's) process per request: what the client itself costs, whatever the emulator does. */
+  readonly cpuMicrosPerRequest: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
 }
@@ -53,6 +55,7 @@ function percentile(sorted: readonly number[], p: number): number {
 async function runRound(call: () => Promise<unknown>): Promise<RoundResult> {
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const worker = async (): Promise<void> => {
     while (next < requestsPerRound) {
@@ -64,8 +67,14 @@ async function runRound(call: () => Promise<unknown>): Promise<RoundResult> {
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const elapsedS = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
-  return { perSecond: requestsPerRound / elapsedS, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) };
+  return {
+    perSecond: requestsPerRound / elapsedS,
+    cpuMicrosPerRequest: (cpu.user + cpu.system) / requestsPerRound,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+  };
 }
 
 function median(values: readonly number[]): number {
@@ -111,19 +120,24 @@ async function main(): Promise<void> {
     await once(child, 'exit');
   }
 
-  const summary = (name: string, rows: readonly RoundResult[]): [string, number, number, number] => [
+  const summary = (name: string, rows: readonly RoundResult[]): [string, number, number, number, number] => [
     name,
     median(rows.map((row) => row.perSecond)),
+    median(rows.map((row) => row.cpuMicrosPerRequest)),
     median(rows.map((row) => row.p50Ms)),
     median(rows.map((row) => row.p99Ms)),
   ];
   const table = [summary('raw undici (baseline)', results.raw), summary('GsaClient.checkMuted', results.client)];
   const ratio = (table[1]?.[1] ?? 0) / (table[0]?.[1] ?? 1);
   console.log(`mute checks against the emulator: ${rounds} rounds x ${requestsPerRound} requests, ${inFlight} in flight, ${CONNECTIONS} connections (medians)`);
-  console.log('| path | checks/s | p50 ms | p99 ms |');
-  console.log('|---|---:|---:|---:|');
-  for (const [name, perSecond, p50, p99] of table) console.log(`| ${name} | ${perSecond.toFixed(0)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} |`);
+  console.log('| path | checks/s | CPU µs/check (this process) | p50 ms | p99 ms |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, perSecond, cpu, p50, p99] of table) {
+    console.log(`| ${name} | ${perSecond.toFixed(0)} | ${cpu.toFixed(1)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} |`);
+  }
+  const cpuRatio = (table[1]?.[2] ?? 0) / (table[0]?.[2] ?? 1);
   console.log(`client / raw throughput: ${ratio.toFixed(3)} (client overhead ${((1 - ratio) * 100).toFixed(1)}%; goal <= 10%)`);
+  console.log(`client / raw CPU per check: ${cpuRatio.toFixed(3)}`);
 }
 
 await main();

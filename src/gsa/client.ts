@@ -7,12 +7,13 @@ import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import { Credentials } from './credentials.js';
+import { SharedDeadlines } from './deadlines.js';
 import { RateLimitedError, type GsaError } from './errors.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
-import { sendRequest, type RawResponse } from './transport.js';
+import { MAX_RESPONSE_BYTES, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 
@@ -50,21 +51,18 @@ function describePlayer(player: PlayerIds): string {
 }
 
 export class GsaClient {
-  readonly #origin: string;
   readonly #context: RequestContext;
   readonly #credentials: Credentials;
-  readonly #dispatcher: Dispatcher;
+  readonly #transport: TransportOptions;
   readonly #ownsDispatcher: boolean;
   readonly #limiter: RateLimiter;
   readonly #retry: RetryOptions;
-  readonly #timeoutMs: number;
   readonly #reviewLimits: ReviewLimits;
   readonly #logger: Logger;
   readonly #random: () => number;
 
   constructor(options: GsaClientOptions) {
     const url = new URL(options.baseUrl);
-    this.#origin = url.origin;
     this.#credentials = new Credentials(options.clientId, options.clientSecret);
     this.#context = {
       flavor: options.flavor ?? 'v1',
@@ -73,10 +71,15 @@ export class GsaClient {
       wipePath: options.wipePath ?? 'wipe',
     };
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? new Pool(this.#origin, { connections: POOL_CONNECTIONS });
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#transport = {
+      origin: url.origin,
+      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections: POOL_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES }),
+      timeoutMs,
+      deadlines: new SharedDeadlines(timeoutMs),
+    };
     this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit });
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#logger = options.logger ?? silentLogger();
     this.#random = options.random ?? Math.random;
@@ -145,7 +148,7 @@ export class GsaClient {
   /** Stops the limiter and closes the connection pool the client opened (not an injected dispatcher). */
   async close(): Promise<void> {
     this.#limiter.close();
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
   async #call<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
@@ -161,16 +164,20 @@ export class GsaClient {
 
   async #attempt<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
     return this.#limiter.schedule(request.endpoint, async () => {
-      const started = performance.now();
+      // Checked once per request: building log records for a disabled level is measurable on the chat path.
+      const debug = this.#logger.isLevelEnabled('debug');
+      const started = debug ? performance.now() : 0;
       let response: RawResponse;
       try {
-        response = await sendRequest(this.#dispatcher, this.#origin, request, this.#timeoutMs);
+        response = await sendRequest(this.#transport, request);
       } catch (error) {
-        this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
+        if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
         throw error;
       }
-      const durationMs = Math.round(performance.now() - started);
-      this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
+      if (debug) {
+        const durationMs = Math.round(performance.now() - started);
+        this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
+      }
       if (response.status >= 200 && response.status < 300) return parse(response);
       const error = errorFromResponse(response, (text) => this.#credentials.scrub(text), Date.now());
       if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {

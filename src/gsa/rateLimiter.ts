@@ -31,7 +31,8 @@ export function guardedIntervalMs(intervalMs: number): number {
 }
 
 export class RateLimiter {
-  readonly #queue: PQueue;
+  /** Absent when the limit is lifted: nothing ever waits, so the limiter passes calls straight through. */
+  readonly #queue: PQueue | undefined;
   readonly #maxQueued: number;
   #holdTimer: NodeJS.Timeout | undefined;
   #holdUntil = 0;
@@ -40,17 +41,17 @@ export class RateLimiter {
     this.#maxQueued = options.maxQueued;
     this.#queue = Number.isFinite(options.requests)
       ? new PQueue({ intervalCap: options.requests, interval: guardedIntervalMs(options.intervalMs), strict: true })
-      : new PQueue();
+      : undefined;
   }
 
   /** Calls waiting for a slot (not yet sent). */
   get waiting(): number {
-    return this.#queue.size;
+    return this.#queue?.size ?? 0;
   }
 
   /** Throws `rate_limited` when the queue is full, so a new call fails fast instead of waiting. */
   assertRoom(): void {
-    if (this.#queue.size >= this.#maxQueued) {
+    if (this.waiting >= this.#maxQueued) {
       throw new RateLimitedError(
         `local request queue is full (${this.#maxQueued} calls waiting for the API rate limit); try again later`,
         undefined,
@@ -60,25 +61,26 @@ export class RateLimiter {
 
   /** Runs `task` when the window has room, in priority order. Retries of admitted calls come through here too. */
   schedule<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T> {
-    return this.#queue.add(task, { priority: PRIORITY[endpoint] });
+    return this.#queue === undefined ? task() : this.#queue.add(task, { priority: PRIORITY[endpoint] });
   }
 
   /** The service said "wait": send nothing on this key until then. */
   holdFor(ms: number): void {
+    const queue = this.#queue;
     const until = Date.now() + ms;
-    if (until <= this.#holdUntil) return;
+    if (queue === undefined || until <= this.#holdUntil) return;
     this.#holdUntil = until;
-    this.#queue.pause();
+    queue.pause();
     clearTimeout(this.#holdTimer);
     this.#holdTimer = setTimeout(() => {
       this.#holdTimer = undefined;
-      this.#queue.start();
+      queue.start();
     }, ms);
   }
 
   /** Drops waiting calls' slots and timers; used on shutdown. */
   close(): void {
     clearTimeout(this.#holdTimer);
-    this.#queue.clear();
+    this.#queue?.clear();
   }
 }

@@ -58,7 +58,24 @@ export interface RetryHooks {
   readonly onRetry?: (error: GsaError, attemptNumber: number, delayMs: number) => void;
 }
 
+async function waitBeforeRetry(error: unknown, attemptNumber: number, options: RetryOptions, hooks: RetryHooks): Promise<void> {
+  const delayMs = retryDelayMs(error, attemptNumber, options, hooks.random);
+  if (error instanceof GsaError) hooks.onRetry?.(error, attemptNumber, delayMs);
+  await hooks.sleep(delayMs);
+}
+
+/**
+ * Runs `attempt` once and, after a retryable failure, up to `options.retries` more times through p-retry.
+ * The first attempt runs outside p-retry on purpose: most calls succeed at once, and p-retry's per-call setup
+ * measurably cost more than the rest of the client together (bench/mute-check-throughput).
+ */
 export async function withRetry<T>(attempt: () => Promise<T>, endpoint: Endpoint, options: RetryOptions, hooks: RetryHooks): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (options.retries === 0 || !isRetryable(error, endpoint)) throw error;
+    await waitBeforeRetry(error, 1, options, hooks);
+  }
   return pRetry(
     async () => {
       try {
@@ -70,15 +87,12 @@ export async function withRetry<T>(attempt: () => Promise<T>, endpoint: Endpoint
       }
     },
     {
-      retries: options.retries,
+      retries: options.retries - 1,
       // Waiting happens in onFailedAttempt, where the service's Retry-After is known; p-retry adds none.
       minTimeout: 0,
       maxTimeout: 0,
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        if (retriesLeft === 0) return;
-        const delayMs = retryDelayMs(error, attemptNumber, options, hooks.random);
-        if (error instanceof GsaError) hooks.onRetry?.(error, attemptNumber, delayMs);
-        await hooks.sleep(delayMs);
+        if (retriesLeft > 0) await waitBeforeRetry(error, attemptNumber + 1, options, hooks);
       },
     },
   );

@@ -4,6 +4,7 @@
 
 import type { Dispatcher } from 'undici';
 import { NetworkError, TimeoutError, BadResponseError } from './errors.js';
+import type { SharedDeadlines } from './deadlines.js';
 import type { ApiRequest } from './requests.js';
 
 export interface RawResponse {
@@ -12,8 +13,8 @@ export interface RawResponse {
   readonly text: string;
 }
 
-/** Answers larger than this are not a GSA answer; stop reading rather than buffer them. */
-const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Answers larger than this are not a GSA answer: the client's pool stops reading them (undici maxResponseSize). */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Failures that happen before a single byte of the request leaves: the service surely did nothing. */
 const NOT_SENT_CODES = new Set([
@@ -34,31 +35,16 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      throw new BadResponseError(`the service sent more than ${MAX_RESPONSE_BYTES} bytes; not a GSA answer`, { maybeProcessed: true });
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+export interface TransportOptions {
+  readonly dispatcher: Dispatcher;
+  readonly origin: string;
+  readonly timeoutMs: number;
+  readonly deadlines: SharedDeadlines;
 }
 
-export async function sendRequest(
-  dispatcher: Dispatcher,
-  origin: string,
-  request: ApiRequest,
-  timeoutMs: number,
-): Promise<RawResponse> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort();
-  }, timeoutMs);
+export async function sendRequest(transport: TransportOptions, request: ApiRequest): Promise<RawResponse> {
+  const { dispatcher, origin, timeoutMs } = transport;
+  const signal = transport.deadlines.signal();
   try {
     const response = await dispatcher.request({
       origin,
@@ -66,24 +52,24 @@ export async function sendRequest(
       method: request.method,
       headers: request.headers,
       body: request.body,
-      signal: controller.signal,
+      signal,
     });
-    const text = await readLimited(response.body);
+    const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   } catch (error) {
-    if (error instanceof BadResponseError) throw error;
-    // Only the timer aborts this controller.
-    if (controller.signal.aborted) {
+    // Only the deadline aborts this signal.
+    if (signal.aborted) {
       throw new TimeoutError(`the service did not answer within ${timeoutMs} ms (api.timeoutMs)`, { maybeProcessed: true });
     }
     const code = errorCode(error);
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      throw new BadResponseError(`the service sent more than ${MAX_RESPONSE_BYTES} bytes; not a GSA answer`, { maybeProcessed: true });
+    }
     const notSent = code !== undefined && NOT_SENT_CODES.has(code);
     const reason = error instanceof Error ? error.message : String(error);
     throw new NetworkError(`could not reach the service at ${origin}: ${code ?? reason}`, {
       maybeProcessed: !notSent,
       cause: error,
     });
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,0 +1,114 @@
+// Precise HTTP edge cases: undici MockAgent for exact answers, a raw node:http server for an oversize body.
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GsaClient, GsaError, RateLimitedError } from '../../src/gsa/index.js';
+
+const ORIGIN = 'http://gsa.test';
+const STEAM = '76561198000000001';
+const muteBody = { identifier: 'gsamod-muted', steam_id: STEAM, eos_id: '', muted: true, 'muted-alert-tex': 'x' };
+
+let agent: MockAgent | undefined;
+let server: Server | undefined;
+
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+  if (server !== undefined) {
+    server.closeAllConnections();
+    server.close();
+    server = undefined;
+  }
+});
+
+function mockedClient(): GsaClient {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  return new GsaClient({ baseUrl: ORIGIN, clientId: 'id', clientSecret: 'secret', dispatcher: agent, retry: { retries: 0 } });
+}
+
+function intercept(path: string) {
+  if (agent === undefined) throw new Error('call mockedClient() first');
+  return agent.get(ORIGIN).intercept({ path, method: 'POST' });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<GsaError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof GsaError) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('answers that cannot be read', () => {
+  it('bad_response for a 200 mute answer that is not JSON', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/mute').reply(200, '<html>maintenance</html>');
+    expect(await failureOf(client.checkMuted('s', { steamId: STEAM }))).toMatchObject({ code: 'bad_response', status: 200 });
+  });
+
+  it('bad_response for a mute answer with another identifier (not trusted, like the official mod)', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/mute').reply(200, { ...muteBody, identifier: 'other' });
+    const error = await failureOf(client.checkMuted('s', { steamId: STEAM }));
+    expect(error.code).toBe('bad_response');
+    expect(error.message).toMatch(/identifier "other"/);
+  });
+
+  it('bad_response for an unexpected 3xx', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/mute').reply(302, '', { headers: { location: '/login' } });
+    expect(await failureOf(client.checkMuted('s', { steamId: STEAM }))).toMatchObject({ code: 'bad_response', status: 302 });
+  });
+
+  it('accepts a 2xx review with an odd body: it was stored, and must not be re-sent', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/review').reply(201, 'OK');
+    expect(await client.submitReview('s', { steamId: STEAM }, 5, '')).toEqual({ message: 'OK' });
+  });
+
+  it('a webhook with an empty 2xx body succeeds with an empty message', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/server/7/start?client_id=id').reply(204, '');
+    expect(await client.start(7)).toEqual({ action: 'start', status: 204, body: '', message: '' });
+  });
+
+  it('bad_response for an answer over 1 MiB, read from a real server', async () => {
+    server = createServer((_request, response) => {
+      response.end('x'.repeat(2 * 1024 * 1024));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const client = new GsaClient({ baseUrl: `http://127.0.0.1:${address.port}`, clientId: 'id', clientSecret: 'secret', retry: { retries: 0 } });
+    try {
+      const error = await failureOf(client.checkMuted('s', { steamId: STEAM }));
+      expect(error.code).toBe('bad_response');
+      expect(error.message).toMatch(/more than 1048576 bytes/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads an HTTP date into retryAfterMs', async () => {
+    const client = mockedClient();
+    const at = new Date(Date.now() + 30_000).toUTCString();
+    intercept('/api/v1/gameserver/s/mute').reply(429, { message: 'Too Many Attempts.' }, { headers: { 'retry-after': at } });
+    const error = await failureOf(client.checkMuted('s', { steamId: STEAM }));
+    if (!(error instanceof RateLimitedError)) throw new Error(`expected rate_limited, got ${error.code}`);
+    expect(error.retryAfterMs).toBeGreaterThan(28_000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(30_000);
+  });
+
+  it('reads the service message from `error` when there is no `message`', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/mute').reply(403, { error: 'Key disabled' });
+    expect(await failureOf(client.checkMuted('s', { steamId: STEAM }))).toMatchObject({ code: 'forbidden', serviceMessage: 'Key disabled' });
+  });
+});
