@@ -19,7 +19,8 @@ export class SharedDeadlines {
   /** The signal for a request starting now. */
   signal(): AbortSignal {
     const now = performance.now();
-    if (this.#controller === undefined || now >= this.#sliceEnd) {
+    // An aborted controller is never handed out again, even if timers ran ahead of performance.now() (fake timers).
+    if (this.#controller === undefined || now >= this.#sliceEnd || this.#controller.signal.aborted) {
       const controller = new AbortController();
       this.#controller = controller;
       this.#sliceEnd = now + this.#sliceMs;

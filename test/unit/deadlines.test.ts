@@ -46,3 +46,18 @@ describe('SharedDeadlines', () => {
     expect(signal.aborted).toBe(true);
   });
 });
+
+describe('SharedDeadlines with timers ahead of the clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('never hands out a signal that already fired', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const deadlines = new SharedDeadlines(1000);
+    const first = deadlines.signal();
+    vi.advanceTimersByTime(2000); // timers jump; performance.now() (real) barely moves
+    expect(first.aborted).toBe(true);
+    expect(deadlines.signal().aborted).toBe(false);
+  });
+});
