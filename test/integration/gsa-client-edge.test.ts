@@ -2,8 +2,9 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { MockAgent } from 'undici';
+import { failureOf } from '../fixtures/failureOf.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GsaClient, GsaError, RateLimitedError } from '../../src/gsa/index.js';
+import { GsaClient, RateLimitedError } from '../../src/gsa/index.js';
 
 const ORIGIN = 'http://gsa.test';
 const STEAM = '76561198000000001';
@@ -33,15 +34,6 @@ function intercept(path: string) {
   return agent.get(ORIGIN).intercept({ path, method: 'POST' });
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<GsaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GsaError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('answers that cannot be read', () => {
   it('bad_response for a 200 mute answer that is not JSON', async () => {

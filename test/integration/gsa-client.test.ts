@@ -1,6 +1,7 @@
 // The service client against the project's own emulator over real loopback HTTP.
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
+import { failureOf } from '../fixtures/failureOf.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
@@ -43,15 +44,6 @@ function makeClient(overrides: Partial<GsaClientOptions> = {}): GsaClient {
   return client;
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<GsaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GsaError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 function callsTo(endpoint: 'mute' | 'review' | 'webhook'): number {
   return emulator.calls.filter((call) => call.endpoint === endpoint).length;
