@@ -2,7 +2,7 @@
 // Must never put the received value into a message: a wrong-typed clientSecret is still a secret.
 import { z } from 'zod';
 import type { ConfigProblem } from './errors.js';
-import { closestKey } from './key-suggestion.js';
+import { closestKey } from './keySuggestion.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_KEY_LENGTH = 64;

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
-import { locateJsonSyntaxError } from './json-syntax.js';
+import { locateJsonSyntaxError } from './jsonSyntax.js';
 import { parseConfig } from './parse.js';
 import type { BridgeConfig } from './schema.js';
 

@@ -560,8 +560,8 @@ describe('loadConfig', () => {
   it.each([
     ['a trailing comma', '{\n  "servers": [],\n  "log": { "level": "info", }\n}', 3, 27, 'trailing comma before "}" is not allowed'],
     ['a comment', '{\n  // the api\n  "servers": []\n}', 2, 3, 'comments are not allowed in JSON'],
-    ['a missing comma', '{\n  "servers": []\n  "log": {}\n}', 3, 3, 'expected "," or "}" (missing comma?)'],
-    ['a truncated file', '{\n  "servers": [', 2, 15, 'unexpected end of file: expected a value'],
+    ['a missing comma', '{\n  "servers": []\n  "log": {}\n}', 3, 3, 'expected "," (missing comma?)'],
+    ['a truncated file', '{\n  "servers": [', 2, 15, 'unexpected end of file: expected "]"'],
     ['an empty file', '', 1, 1, 'the file is empty'],
   ])('reports invalid JSON with its position: %s', async (_name, content, line, column, reason) => {
     const path = await writeConfig(content);
