@@ -9,7 +9,7 @@ import { messageReply } from './httpIo.js';
 /** Laravel's answer to failed API authentication; the same for a wrong id, a wrong secret, or an unbound server. */
 export const UNAUTHENTICATED_REPLY = messageReply(401, 'Unauthenticated.');
 
-export class Credentials {
+export class AcceptedCredentials {
   readonly #idDigest: Buffer;
   readonly #secretDigest: Buffer;
 

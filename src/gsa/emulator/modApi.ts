@@ -5,7 +5,7 @@
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { UNAUTHENTICATED_REPLY, type Credentials } from './auth.js';
+import { UNAUTHENTICATED_REPLY, type AcceptedCredentials } from './auth.js';
 import { firstHeader, jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
 import { asInteger, attributeName, characterCount, normaliseInput, ValidationErrors, type InputFields } from './validation.js';
@@ -18,7 +18,7 @@ export type AlertKey = 'muted-alert-tex' | 'muted-alert-text' | 'both';
 
 export interface ModApiContext {
   readonly state: EmulatorState;
-  readonly credentials: Credentials;
+  readonly credentials: AcceptedCredentials;
   readonly alertKey: AlertKey;
 }
 

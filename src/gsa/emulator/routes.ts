@@ -4,7 +4,7 @@
  * Must never let a request crash the process, and never record or fault control calls.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Credentials } from './auth.js';
+import type { AcceptedCredentials } from './auth.js';
 import { CONTROL_PREFIX, handleControl } from './controlApi.js';
 import type { FaultSpec } from './faults.js';
 import { MAX_BODY_BYTES, messageReply, readBody, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
@@ -14,7 +14,7 @@ import { handleWebhook } from './webhookApi.js';
 
 export interface RequestHandlerOptions {
   readonly state: EmulatorState;
-  readonly credentials: Credentials;
+  readonly credentials: AcceptedCredentials;
   readonly alertKey: AlertKey;
   readonly now: () => number;
   /** Runs `fn` after `ms`; owned by the server so closing it can cancel pending latency. */

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Credentials } from './auth.js';
+import { AcceptedCredentials } from './auth.js';
 import { EmulatorInputError } from './errors.js';
 import { parseFaultSpec, type FaultSpec } from './faults.js';
 import type { AlertKey } from './modApi.js';
@@ -89,7 +89,7 @@ export class GsaEmulator {
     };
     const now = options.now ?? (() => performance.now());
     const server = createServer(
-      createRequestHandler({ state, credentials: new Credentials(clientId, clientSecret), alertKey, now, defer }),
+      createRequestHandler({ state, credentials: new AcceptedCredentials(clientId, clientSecret), alertKey, now, defer }),
     );
 
     await new Promise<void>((resolve, reject) => {

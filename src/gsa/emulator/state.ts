@@ -6,9 +6,11 @@
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 
-export type WebhookAction = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled';
+import { SERVER_ACTIONS, type ServerAction } from '../types.js';
 
-export const WEBHOOK_ACTIONS: readonly WebhookAction[] = ['start', 'stop', 'restart', 'update', 'wipe', 'cancel-scheduled'];
+/** The webhook actions the service knows: the same list the client sends. */
+export type WebhookAction = ServerAction;
+export const WEBHOOK_ACTIONS: readonly WebhookAction[] = SERVER_ACTIONS;
 
 /** A game server: `name` is the container name used by the mod API, `id` the number used by webhooks. */
 export interface ServerEntry {

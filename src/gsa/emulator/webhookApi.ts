@@ -4,14 +4,14 @@
  * Must never echo the secret, and must never tell an unknown id apart from bad keys: both are 401,
  * as on the real service, where an id not bound to the keys is indistinguishable from a wrong key.
  */
-import { UNAUTHENTICATED_REPLY, type Credentials } from './auth.js';
+import { UNAUTHENTICATED_REPLY, type AcceptedCredentials } from './auth.js';
 import { messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState, WebhookAction } from './state.js';
 import { asInteger, ValidationErrors } from './validation.js';
 
 export interface WebhookContext {
   readonly state: EmulatorState;
-  readonly credentials: Credentials;
+  readonly credentials: AcceptedCredentials;
 }
 
 export interface WebhookRequest {
