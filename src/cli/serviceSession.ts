@@ -23,7 +23,7 @@ export function createServiceClient(config: BridgeConfig, logger: Logger): GsaCl
     clientId: api.clientId,
     clientSecret: api.clientSecret,
     timeoutMs: api.timeoutMs,
-    rateLimit: { requests: api.rateLimit.requests, intervalMs: api.rateLimit.intervalMs },
+    rateLimit: api.rateLimit,
     retry: api.retry,
     wipePath: api.wipePath,
     reviewLimits: { minStars: reviews.minStars, maxStars: reviews.maxStars, maxCommentLength: reviews.maxCommentLength },

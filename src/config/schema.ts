@@ -59,6 +59,8 @@ const httpUrl = () =>
 export const rateLimitSchema = z.strictObject({
   requests: count().default(100),
   intervalMs: milliseconds().default(60_000),
+  // Calls allowed to wait for the window; past that a call fails at once with rate_limited (an extension of the contract).
+  maxQueued: count().default(1000),
 });
 
 export const retrySchema = z.strictObject({

@@ -5,7 +5,6 @@
  */
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
-
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
 
 /** The webhook actions the service knows: the same list the client sends. */
