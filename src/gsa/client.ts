@@ -60,6 +60,8 @@ export class GsaClient {
   readonly #reviewLimits: ReviewLimits;
   readonly #logger: Logger;
   readonly #random: () => number;
+  /** Masks the secret in text that came from the service before it reaches a result or an error. */
+  readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
   constructor(options: GsaClientOptions) {
     const url = new URL(options.baseUrl);
@@ -100,19 +102,18 @@ export class GsaClient {
     return this.#call(
       reviewRequest(this.#context, server, player, stars, comment),
       `review ${server}/${describePlayer(player)}`,
-      (response) => parseReviewReceipt(response, (text) => this.#credentials.scrub(text)),
+      (response) => parseReviewReceipt(response, this.#scrub),
     );
   }
 
   /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
-    const scrub = (text: string): string => this.#credentials.scrub(text);
     return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), `${action} server ${serverId}`, (response) => ({
       action,
       status: response.status,
-      body: scrub(response.text.trim()),
-      message: serviceMessageOf(response.text, scrub),
+      body: this.#scrub(response.text.trim()),
+      message: serviceMessageOf(response.text, this.#scrub),
     }));
   }
 
@@ -179,7 +180,7 @@ export class GsaClient {
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
       }
       if (response.status >= 200 && response.status < 300) return parse(response);
-      const error = errorFromResponse(response, (text) => this.#credentials.scrub(text), Date.now());
+      const error = errorFromResponse(response, this.#scrub, Date.now());
       if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
         this.#limiter.holdFor(error.retryAfterMs);
       }
