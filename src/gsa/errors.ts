@@ -91,10 +91,8 @@ export class RefusedError extends GsaError {
   static override readonly errorCode = 'refused';
 }
 
-/** 429 from the service, or the local queue is full. */
-export class RateLimitedError extends GsaError {
-  static override readonly errorCode = 'rate_limited';
-  /** How long the service asks us to wait, in ms; undefined when it did not say. */
+/** A "come back later" answer; `retryAfterMs` is how long the service asked us to wait, undefined when it did not say. */
+export abstract class RetryLaterError extends GsaError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails = {}) {
@@ -103,15 +101,14 @@ export class RateLimitedError extends GsaError {
   }
 }
 
-/** 503: maintenance. */
-export class UnavailableError extends GsaError {
-  static override readonly errorCode = 'unavailable';
-  readonly retryAfterMs: number | undefined;
+/** 429 from the service, or the local queue is full. */
+export class RateLimitedError extends RetryLaterError {
+  static override readonly errorCode = 'rate_limited';
+}
 
-  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails) {
-    super(message, details);
-    this.retryAfterMs = retryAfterMs;
-  }
+/** 503: maintenance. */
+export class UnavailableError extends RetryLaterError {
+  static override readonly errorCode = 'unavailable';
 }
 
 /** Any other 5xx. */

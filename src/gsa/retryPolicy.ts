@@ -3,7 +3,7 @@
 // It never sends anything itself and never changes an error's meaning.
 
 import pRetry, { AbortError } from 'p-retry';
-import { GsaError } from './errors.js';
+import { GsaError, RetryLaterError } from './errors.js';
 import type { Endpoint } from './types.js';
 
 export interface RetryOptions {
@@ -45,8 +45,7 @@ export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
 
 /** The service's Retry-After when it gave one, else exponential backoff with jitter (50–100% of the step). */
 export function retryDelayMs(error: unknown, attemptNumber: number, options: RetryOptions, random: () => number): number {
-  const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
-  if (typeof retryAfterMs === 'number') return retryAfterMs;
+  if (error instanceof RetryLaterError && error.retryAfterMs !== undefined) return error.retryAfterMs;
   const step = Math.min(options.maxDelayMs, options.minDelayMs * 2 ** (attemptNumber - 1));
   return Math.round(step * (0.5 + random() * 0.5));
 }
