@@ -3,7 +3,7 @@
 // It owns the client's lifetime: the pool is closed whatever happens.
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, type BridgeConfig } from '../config/index.js';
 import { GsaClient, GsaError } from '../gsa/index.js';
 import { createLogger } from '../log/logger.js';
 import type { CliContext } from './context.js';
@@ -13,22 +13,6 @@ export interface ServiceSession {
   readonly client: GsaClient;
   readonly config: BridgeConfig;
   readonly logger: Logger;
-}
-
-export function createServiceClient(config: BridgeConfig, logger: Logger): GsaClient {
-  const { api, reviews } = config;
-  return new GsaClient({
-    baseUrl: api.baseUrl,
-    flavor: api.flavor,
-    clientId: api.clientId,
-    clientSecret: api.clientSecret,
-    timeoutMs: api.timeoutMs,
-    rateLimit: api.rateLimit,
-    retry: api.retry,
-    wipePath: api.wipePath,
-    reviewLimits: { minStars: reviews.minStars, maxStars: reviews.maxStars, maxCommentLength: reviews.maxCommentLength },
-    logger,
-  });
 }
 
 /** Prints every problem of an invalid config on its own line, as `path: message`. */
@@ -53,7 +37,7 @@ export async function withServiceSession(
     throw error;
   }
   const logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
-  const client = createServiceClient(config, logger);
+  const client = new GsaClient({ ...serviceClientOptions(config), logger });
   try {
     return await run({ client, config, logger });
   } catch (error) {

@@ -40,3 +40,4 @@ export {
   type ServerConfig,
   type WebsocketAdapterConfig,
 } from './schema.js';
+export { serviceClientOptions } from './serviceClientOptions.js';

@@ -25,11 +25,14 @@ export interface RequestContext {
 
 const FORM = 'application/x-www-form-urlencoded';
 
+/**
+ * Exactly one id: the API takes "steam_id or eos_id", and a Laravel `prohibits` rule would refuse both. When both
+ * are known, eos_id wins: the confirmed reference for these calls is the official ASA mod, which identifies players
+ * by EOS id.
+ */
 function playerFields(player: PlayerIds): Record<string, string> {
-  const fields: Record<string, string> = {};
-  if (player.steamId !== undefined) fields.steam_id = player.steamId;
-  if (player.eosId !== undefined) fields.eos_id = player.eosId;
-  return fields;
+  if (player.eosId !== undefined) return { eos_id: player.eosId };
+  return player.steamId !== undefined ? { steam_id: player.steamId } : {};
 }
 
 function modApiRequest(context: RequestContext, endpoint: 'mute' | 'review', server: string, fields: Record<string, string>): ApiRequest {

@@ -64,7 +64,8 @@ export function validateReview(
   if (!Number.isInteger(stars) || stars < limits.minStars || stars > limits.maxStars) {
     add(problems, 'stars', `must be a whole number from ${limits.minStars} to ${limits.maxStars}`);
   }
-  if (comment.length > limits.maxCommentLength) {
+  // Characters as a person counts them (code points): an emoji is one, as on the service.
+  if ([...comment].length > limits.maxCommentLength) {
     add(problems, 'comment', `must be at most ${limits.maxCommentLength} characters`);
   }
   throwIfAny(problems);

@@ -100,6 +100,11 @@ describe('validation before any request', () => {
     expect(() => { validateMuteCheck('a/b', { steamId: STEAM }); }).toThrow(/server: may contain only/);
   });
 
+  it('counts comment length in characters, so an emoji is one', () => {
+    expect(() => { validateReview('s', { steamId: STEAM }, 5, '🎮'.repeat(500), DEFAULT_REVIEW_LIMITS); }).not.toThrow();
+    expect(() => { validateReview('s', { steamId: STEAM }, 5, '🎮'.repeat(501), DEFAULT_REVIEW_LIMITS); }).toThrow(/comment/);
+  });
+
   it('refuses non-integer stars and respects configured bounds', () => {
     expect(() => { validateReview('s', { steamId: STEAM }, 2.5, '', DEFAULT_REVIEW_LIMITS); }).toThrow(/stars/);
     expect(() => { validateReview('s', { steamId: STEAM }, 10, '', { minStars: 1, maxStars: 10, maxCommentLength: 5 }); }).not.toThrow();
@@ -146,6 +151,12 @@ describe('request building', () => {
     expect(serverActionRequest({ ...v1, wipePath: '/wipe-now/' }, 4711, 'wipe').path).toBe('/api/v1/server/4711/wipe-now?client_id=client-1');
     expect(serverActionRequest(v1, 4711, 'cancel-scheduled').path).toBe('/api/v1/server/4711/cancel-scheduled?client_id=client-1');
     expect(serverActionRequest(v1, 4711, 'restart', 5).path).not.toContain('countdown');
+  });
+
+  it('sends exactly one player id, eos_id when both are known', () => {
+    const form = new URLSearchParams(muteCheckRequest(v1, 's', { steamId: STEAM, eosId: EOS }).body);
+    expect(form.get('eos_id')).toBe(EOS);
+    expect(form.get('steam_id')).toBeNull();
   });
 
   it('keeps a base URL path prefix', () => {
