@@ -1,0 +1,138 @@
+// Remembers who is muted on one game server, so most chat lines are decided without asking GSA.
+// Built on lru-cache's fetch(): concurrent lookups of a player share one request, a stale entry is served
+// while it refreshes in the background, muted and unmuted players keep for different TTLs, and the size is
+// bounded. A player known by both ids is stored under both, so either finds them. It reports a refresh that
+// changed a player's status. It never decides a chat line (ChatGate does) and never waits on a timer.
+
+import { LRUCache } from 'lru-cache';
+import type { MuteStatus, PlayerIds } from '../gsa/index.js';
+import type { PlayerIdentity } from './port.js';
+
+export interface MuteEntry {
+  readonly muted: boolean;
+  /** The service's alert text; null when it sent none. */
+  readonly alert: string | null;
+}
+
+export interface MuteCacheOptions {
+  /** How long a "muted" answer is trusted (short: dashboard unmutes are not pushed to us). */
+  readonly mutedTtlMs: number;
+  /** How long a "not muted" answer is trusted. */
+  readonly unmutedTtlMs: number;
+  /** Most players remembered; the least recently used go first. Default 200 000. */
+  readonly maxEntries?: number | undefined;
+  /** Asks the service; rejects when it cannot answer. */
+  readonly lookup: (player: PlayerIds) => Promise<MuteStatus>;
+  /** Told when a refresh finds a player's muted status changed. Must not throw. */
+  readonly onChange: (player: PlayerIdentity, entry: MuteEntry) => void;
+}
+
+const NOT_MUTED: MuteEntry = Object.freeze({ muted: false, alert: null });
+
+function keysOf(player: PlayerIdentity): string[] {
+  const keys: string[] = [];
+  if (player.steamId !== undefined) keys.push(`s:${player.steamId}`);
+  if (player.eosId !== undefined) keys.push(`e:${player.eosId.toLowerCase()}`);
+  return keys;
+}
+
+function idsOf(player: PlayerIdentity): PlayerIds {
+  return { steamId: player.steamId, eosId: player.eosId };
+}
+
+export class MuteCache {
+  readonly #cache: LRUCache<string, MuteEntry, PlayerIdentity>;
+  readonly #options: MuteCacheOptions;
+  /** Reused by peek() (synchronous), so the hot path allocates no status object. */
+  readonly #status: LRUCache.Status<string, MuteEntry, PlayerIdentity> = {};
+
+  constructor(options: MuteCacheOptions) {
+    this.#options = options;
+    this.#cache = new LRUCache<string, MuteEntry, PlayerIdentity>({
+      max: options.maxEntries ?? 200_000,
+      ttl: options.unmutedTtlMs,
+      // Expired entries are dropped lazily on access or by LRU pressure: no timer per entry.
+      ttlAutopurge: false,
+      allowStale: true,
+      noDeleteOnStaleGet: true,
+      // A failed refresh keeps the stale entry for the next peek(); a failed first lookup rejects (see lookup()).
+      noDeleteOnFetchRejection: true,
+      fetchMethod: (key, stale, { options: fetchOptions, context }) => this.#fetch(key, stale, fetchOptions, context),
+    });
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * The cached answer, fresh or stale, without waiting; undefined when the player is unknown. A stale
+   * answer starts a background refresh.
+   */
+  peek(player: PlayerIdentity): MuteEntry | undefined {
+    // Written out per id rather than looping over keysOf(): this runs for every chat line.
+    if (player.steamId !== undefined) {
+      const entry = this.#peekKey(`s:${player.steamId}`, player);
+      if (entry !== undefined) return entry;
+    }
+    return player.eosId === undefined ? undefined : this.#peekKey(`e:${player.eosId.toLowerCase()}`, player);
+  }
+
+  /** The player's answer, asking the service when nothing is cached. Lookups of one player share one request. */
+  lookup(player: PlayerIdentity): Promise<MuteEntry> {
+    const key = keysOf(player)[0];
+    if (key === undefined) return Promise.reject(new Error('a player needs a steam_id or an eos_id'));
+    return this.#cache.fetch(key, { context: player }).then((entry) => {
+      if (entry === undefined) throw new Error('the mute lookup gave no answer');
+      return entry;
+    });
+  }
+
+  /** Asks the service again in the background (a player joined: their status may have changed meanwhile). */
+  refresh(player: PlayerIdentity): void {
+    const key = keysOf(player)[0];
+    if (key !== undefined) this.#startFetch(key, player, true);
+  }
+
+  #peekKey(key: string, player: PlayerIdentity): MuteEntry | undefined {
+    delete this.#status.get;
+    const entry = this.#cache.get(key, { status: this.#status });
+    if (entry !== undefined && this.#lastGetWasStale()) this.#startFetch(key, player, false);
+    return entry;
+  }
+
+  /** Read apart from #peekKey: lru-cache sets the status field inside get(), which the compiler cannot see. */
+  #lastGetWasStale(): boolean {
+    return this.#status.get === 'stale';
+  }
+
+  #startFetch(key: string, player: PlayerIdentity, forceRefresh: boolean): void {
+    // A failed refresh keeps the stale entry (noDeleteOnFetchRejection); nobody awaits this promise.
+    this.#cache.fetch(key, { context: player, forceRefresh }).catch(() => undefined);
+  }
+
+  async #fetch(
+    key: string,
+    stale: MuteEntry | undefined,
+    fetchOptions: LRUCache.FetcherFetchOptions<string, MuteEntry, PlayerIdentity>,
+    player: PlayerIdentity,
+  ): Promise<MuteEntry> {
+    const status = await this.#options.lookup(idsOf(player));
+    const entry = status.muted ? { muted: true, alert: status.alert } : NOT_MUTED;
+    const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
+    fetchOptions.ttl = ttl;
+    const previous = stale ?? this.#peekAliases(key, player);
+    for (const alias of keysOf(player)) if (alias !== key) this.#cache.set(alias, entry, { ttl });
+    if (previous !== undefined && previous.muted !== entry.muted) this.#options.onChange(player, entry);
+    return entry;
+  }
+
+  #peekAliases(key: string, player: PlayerIdentity): MuteEntry | undefined {
+    for (const alias of keysOf(player)) {
+      if (alias === key) continue;
+      const entry = this.#cache.peek(alias, { allowStale: true });
+      if (entry !== undefined) return entry;
+    }
+    return undefined;
+  }
+}
