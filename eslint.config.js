@@ -14,6 +14,8 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+      // An interface method may not need every argument; a leading underscore says so.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
   {
@@ -24,7 +26,7 @@ export default defineConfig(
     // Plain JS entry points: no type information to lint against; Node globals.
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { process: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', setTimeout: 'readonly' } },
   },
   {
     // These tools only read a default export.

@@ -3,6 +3,7 @@
 // It never stores or sends a review; it only admits it (the outbox stores, the client sends).
 
 import type { ReviewsConfig } from '../config/index.js';
+import { characterCount } from '../gsa/index.js';
 import { BridgeRefusal, type PlayerIdentity } from './port.js';
 
 /** C0 and C1 controls and DEL; tabs and line breaks become spaces, the rest disappear. */
@@ -11,17 +12,6 @@ const CONTROL_CHARACTERS = /\p{Cc}/gu;
 
 export function cleanComment(comment: string): string {
   return comment.replace(LINE_BREAKS_AND_TABS, ' ').replace(CONTROL_CHARACTERS, '');
-}
-
-/** Characters as a person counts them (code points), not UTF-16 units: an emoji is one. */
-export function characterCount(text: string): number {
-  let count = 0;
-  // Every UTF-16 unit but the high half of a surrogate pair starts a character of its own.
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0xd800 || unit > 0xdbff) count++;
-  }
-  return count;
 }
 
 export function playerKey(player: PlayerIdentity): string {

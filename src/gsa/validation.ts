@@ -21,6 +21,17 @@ export const DEFAULT_REVIEW_LIMITS: ReviewLimits = { minStars: 1, maxStars: 5, m
 
 type Problems = Record<string, string[]>;
 
+/** Characters as a person counts them (code points), not UTF-16 units: an emoji is one, as on the service. */
+export function characterCount(text: string): number {
+  let count = 0;
+  // Every UTF-16 unit but the high half of a surrogate pair starts a character of its own.
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0xd800 || unit > 0xdbff) count++;
+  }
+  return count;
+}
+
 function add(problems: Problems, field: string, problem: string): void {
   (problems[field] ??= []).push(problem);
 }
@@ -64,8 +75,7 @@ export function validateReview(
   if (!Number.isInteger(stars) || stars < limits.minStars || stars > limits.maxStars) {
     add(problems, 'stars', `must be a whole number from ${limits.minStars} to ${limits.maxStars}`);
   }
-  // Characters as a person counts them (code points): an emoji is one, as on the service.
-  if ([...comment].length > limits.maxCommentLength) {
+  if (characterCount(comment) > limits.maxCommentLength) {
     add(problems, 'comment', `must be at most ${limits.maxCommentLength} characters`);
   }
   throwIfAny(problems);
