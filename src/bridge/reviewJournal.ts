@@ -1,0 +1,631 @@
+// The review outbox's durable storage in its data directory: the journal `reviews.jsonl`, which records every
+// accepted review and later its fate, and `dead-letter.jsonl`, where refused reviews wait for a person.
+// It must never acknowledge a record before it is fsynced, never append onto a torn line, never rewrite the
+// journal in a way a crash could leave half-done, and never drop a pending review. It sends nothing.
+//
+// Format: JSON Lines, one record per line, so a person can read and grep it. JSON.stringify escapes every
+// control character inside strings, so a raw newline only ever ends a record and a line without one is a
+// write that never finished. Each record is validated on read; a record we could not read back is never written.
+//   {"v":1,"op":"queued","id":"…","at":<ms>,"server":"ovddykvbs","player":{"steam_id":"…","eos_id":"…","name":"…"},
+//    "stars":5,"comment":"…","origin":{"adapter":"websocket","connection_id":"…","request_id":"…"}}
+//   {"v":1,"op":"delivered","id":"…","at":<ms>}
+//   {"v":1,"op":"unconfirmed","id":"…","at":<ms>,"error":{"code":"timeout","status":null,"message":"…"}}
+//   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"forbidden","status":403,"message":"…"}}
+// Player ids use the mod protocol's names (steam_id / eos_id) so a person recognises them. A dead letter is
+// the whole review with its refusal: {"v":1,"op":"dead","id","at","queued_at","server","player","stars",
+// "comment","origin","error":{"code","status","message"}}.
+//
+// Durability: records are appended in groups (group commit). Whatever arrives while a write+fdatasync is in
+// progress is written together and shares the next fdatasync, so 300 simultaneous reviews cost a handful of
+// fsyncs, not 300. A `queued` record is acknowledged only after its group is fsynced. Fate records share the
+// same groups but nobody waits for them before telling the player: losing one in a crash only means a re-send.
+//
+// Crash semantics: a review with no fate record on disk is pending and is sent again after a restart. That is
+// the only way a duplicate can reach GSA: it stored the review, then the process died (SIGKILL, power loss)
+// before `delivered` was fsynced, or close() gave up on a send still running after 5 s. An ambiguous answer
+// while running is journaled `unconfirmed` and never sent again. One process per data directory: there is
+// no lock file, because a stale lock after SIGKILL cannot be told from a live one when pids are reused.
+//
+// Reading: a tail after the last good record (a torn write: no newline, or not a valid record) is dropped,
+// logged with its size and byte offset, and truncated away so new appends never glue onto it. A bad line in
+// the middle is skipped with a warning naming its line number; every other record is kept. Bad middle lines stay
+// in the file (a person may want to see them) until the next compaction drops them.
+//
+// Compaction: once enough fate records accumulated (and on open when most lines are finished), the pending
+// `queued` lines are written to `reviews.jsonl.tmp`, fsynced, renamed over the journal, and the directory is
+// fsynced before anything is appended again: a crash at any step leaves either the old or the new file whole.
+//
+// An fsync that fails makes the journal refuse further writes: after a failed fsync the kernel may have
+// dropped the dirty pages and a later fsync can succeed without them, so only a restart (which re-reads the
+// file) is trustworthy. Files are created 0600 and the directory 0700: reviews hold player ids.
+
+import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { OutboxReview } from './reviewOutbox.js';
+
+export const JOURNAL_FILE = 'reviews.jsonl';
+export const DEAD_LETTER_FILE = 'dead-letter.jsonl';
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+/** Bad middle lines get one warning each up to this many; the rest are summed up in one line. */
+const MAX_LINE_WARNINGS = 20;
+
+/** Why a review ended without being delivered: the GsaError's code, HTTP status (null without an answer) and message. */
+export interface FailureReason {
+  readonly code: string;
+  readonly status: number | null;
+  readonly message: string;
+}
+
+export type ReviewFate = { readonly op: 'delivered' } | { readonly op: 'unconfirmed' | 'dead'; readonly reason: FailureReason };
+
+export interface JournalOptions {
+  /** Created (recursively, 0700) when missing. */
+  readonly dataDir: string;
+  readonly logger: Logger;
+  /** Rewrite the journal once this many fate records were appended since the last rewrite. */
+  readonly compactAfterFinished: number;
+}
+
+export interface OpenedJournal {
+  readonly journal: ReviewJournal;
+  /** Reviews accepted earlier that have no fate yet, oldest first. */
+  readonly pending: OutboxReview[];
+}
+
+const recordVersion = z.literal(1);
+const recordId = z.string().min(1).max(200);
+const recordTime = z.number().int().nonnegative();
+const playerRecord = z
+  .object({ steam_id: z.string().min(1).optional(), eos_id: z.string().min(1).optional(), name: z.string().optional() })
+  .refine((player) => player.steam_id !== undefined || player.eos_id !== undefined, { message: 'needs a steam_id or an eos_id' });
+const originRecord = z.object({ adapter: z.string(), connection_id: z.string(), request_id: z.string().optional() });
+const failureRecord = z.object({ code: z.string().min(1), status: z.number().int().nullable(), message: z.string() });
+
+const queuedRecord = z.object({
+  v: recordVersion,
+  op: z.literal('queued'),
+  id: recordId,
+  at: recordTime,
+  server: z.string().min(1),
+  player: playerRecord,
+  stars: z.number(),
+  comment: z.string(),
+  origin: originRecord,
+});
+const deliveredRecord = z.object({ v: recordVersion, op: z.literal('delivered'), id: recordId, at: recordTime });
+const unconfirmedRecord = z.object({ v: recordVersion, op: z.literal('unconfirmed'), id: recordId, at: recordTime, error: failureRecord });
+const deadRecord = z.object({ v: recordVersion, op: z.literal('dead'), id: recordId, at: recordTime, error: failureRecord });
+const journalRecord = z.discriminatedUnion('op', [queuedRecord, deliveredRecord, unconfirmedRecord, deadRecord]);
+
+type QueuedRecord = z.infer<typeof queuedRecord>;
+type JournalRecord = z.infer<typeof journalRecord>;
+
+function toQueuedRecord(review: OutboxReview): QueuedRecord {
+  const { player, origin } = review;
+  return {
+    v: 1,
+    op: 'queued',
+    id: review.id,
+    at: review.queuedAt,
+    server: review.server,
+    player: {
+      ...(player.steamId === undefined ? {} : { steam_id: player.steamId }),
+      ...(player.eosId === undefined ? {} : { eos_id: player.eosId }),
+      ...(player.name === undefined ? {} : { name: player.name }),
+    },
+    stars: review.stars,
+    comment: review.comment,
+    origin: {
+      adapter: origin.adapter,
+      connection_id: origin.connectionId,
+      ...(origin.requestId === undefined ? {} : { request_id: origin.requestId }),
+    },
+  };
+}
+
+function toReview(record: QueuedRecord): OutboxReview {
+  const { player, origin } = record;
+  return {
+    id: record.id,
+    server: record.server,
+    player: {
+      ...(player.steam_id === undefined ? {} : { steamId: player.steam_id }),
+      ...(player.eos_id === undefined ? {} : { eosId: player.eos_id }),
+      ...(player.name === undefined ? {} : { name: player.name }),
+    },
+    stars: record.stars,
+    comment: record.comment,
+    origin: {
+      adapter: origin.adapter,
+      connectionId: origin.connection_id,
+      ...(origin.request_id === undefined ? {} : { requestId: origin.request_id }),
+    },
+    queuedAt: record.at,
+  };
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'not a journal record';
+  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return `${where}${issue.message}`;
+}
+
+/**
+ * Why this review could not be journaled, or undefined when it can. A record that would not pass validation on
+ * read would be dropped at the next start, silently losing an acknowledged review; so it is refused up front.
+ */
+export function unstorableReason(review: OutboxReview): string | undefined {
+  const result = queuedRecord.safeParse(JSON.parse(JSON.stringify(toQueuedRecord(review))));
+  return result.success ? undefined : describeIssue(result.error);
+}
+
+function encodeQueued(review: OutboxReview): string {
+  const problem = unstorableReason(review);
+  if (problem !== undefined) throw new RangeError(`review ${review.id} cannot be journaled: ${problem}`);
+  return `${JSON.stringify(toQueuedRecord(review))}\n`;
+}
+
+function encodeFate(id: string, fate: ReviewFate, at: number): string {
+  const record: JournalRecord =
+    fate.op === 'delivered' ? { v: 1, op: 'delivered', id, at } : { v: 1, op: fate.op, id, at, error: { ...fate.reason } };
+  return `${JSON.stringify(record)}\n`;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+type LineResult = { readonly ok: true; readonly record: JournalRecord } | { readonly ok: false; readonly reason: string };
+
+function parseLine(bytes: Uint8Array): LineResult {
+  let text: string;
+  try {
+    // Fatal decoding: corrupted bytes must make the line bad, not turn into U+FFFD inside a comment.
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reason: 'not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not valid JSON' };
+  }
+  const result = journalRecord.safeParse(value);
+  return result.success ? { ok: true, record: result.data } : { ok: false, reason: describeIssue(result.error) };
+}
+
+interface BadLine {
+  readonly lineNumber: number;
+  readonly offset: number;
+  readonly reason: string;
+}
+
+interface ScanResult {
+  /** id → the exact `queued` line, in file order, for reviews without a fate. */
+  readonly live: Map<string, string>;
+  readonly pending: OutboxReview[];
+  readonly validLines: number;
+  readonly finishedReviews: number;
+  /** Byte offset just past the last good record: everything after it is a torn tail. */
+  readonly goodEnd: number;
+  readonly tailLines: number;
+  readonly middleBad: readonly BadLine[];
+  readonly duplicates: readonly BadLine[];
+}
+
+function scanJournal(data: Buffer): ScanResult {
+  const live = new Map<string, string>();
+  const reviews = new Map<string, OutboxReview>();
+  const seen = new Set<string>();
+  const bad: BadLine[] = [];
+  const duplicates: BadLine[] = [];
+  let validLines = 0;
+  let finishedReviews = 0;
+  let goodEnd = 0;
+  let lineNumber = 0;
+  let tailLines = 0;
+  for (let offset = 0; offset < data.length; ) {
+    lineNumber += 1;
+    const newline = data.indexOf(0x0a, offset);
+    if (newline === -1) {
+      // An unterminated last line never finished its write, so it was never acknowledged: drop it even if it parses.
+      tailLines += 1;
+      break;
+    }
+    const parsed = parseLine(data.subarray(offset, newline));
+    if (!parsed.ok) {
+      bad.push({ lineNumber, offset, reason: parsed.reason });
+    } else {
+      validLines += 1;
+      goodEnd = newline + 1;
+      const { record } = parsed;
+      if (record.op === 'queued') {
+        if (seen.has(record.id)) {
+          duplicates.push({ lineNumber, offset, reason: `a second 'queued' record for review ${record.id}` });
+        } else {
+          seen.add(record.id);
+          live.set(record.id, data.toString('utf8', offset, newline + 1));
+          reviews.set(record.id, toReview(record));
+        }
+      } else if (live.delete(record.id)) {
+        reviews.delete(record.id);
+        finishedReviews += 1;
+      }
+      // A fate without a live review is left over from a compaction or a repeat; it changes nothing.
+    }
+    offset = newline + 1;
+  }
+  const middleBad = bad.filter((line) => line.offset < goodEnd);
+  tailLines += bad.length - middleBad.length;
+  return { live, pending: [...reviews.values()], validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
+}
+
+function isErrnoCode(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Windows cannot open a directory for fsync; NTFS journals its own metadata.
+  if (process.platform === 'win32') return;
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** mkdir -p, then fsyncs every directory that gained an entry, so a new data directory survives power loss. */
+async function makeDataDir(dir: string): Promise<void> {
+  const target = path.resolve(dir);
+  const firstCreated = await mkdir(target, { recursive: true, mode: DIR_MODE });
+  if (firstCreated === undefined) return;
+  const top = path.resolve(firstCreated);
+  for (let current = target; ; current = path.dirname(current)) {
+    await syncDirectory(current);
+    if (current === top || path.dirname(current) === current) break;
+  }
+  await syncDirectory(path.dirname(top));
+}
+
+async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+  for (let written = 0; written < data.length; ) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written);
+    written += bytesWritten;
+  }
+}
+
+async function removeIfPresent(file: string): Promise<boolean> {
+  try {
+    await unlink(file);
+    return true;
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
+
+/** Appends one line and fsyncs it; a newly created file also gets its directory entry fsynced. */
+async function appendDurably(file: string, line: string): Promise<void> {
+  let handle: FileHandle;
+  let created = true;
+  try {
+    handle = await open(file, 'ax', FILE_MODE);
+  } catch (error) {
+    if (!isErrnoCode(error, 'EEXIST')) throw error;
+    created = false;
+    handle = await open(file, 'a', FILE_MODE);
+  }
+  try {
+    await writeFully(handle, Buffer.from(line, 'utf8'));
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await syncDirectory(path.dirname(file));
+}
+
+interface PendingWrite {
+  readonly line: string;
+  /** Updates the in-memory view once the line is durable. */
+  readonly commit: () => void;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class ReviewJournal {
+  readonly #dir: string;
+  readonly #path: string;
+  readonly #tmpPath: string;
+  readonly #deadLetterPath: string;
+  readonly #logger: Logger;
+  readonly #compactAfter: number;
+  #handle: FileHandle | undefined;
+  /** Bytes known to be whole records: where a failed write is cut back to. */
+  #size: number;
+  /** id → exact `queued` line of every review without a durable fate: what a compaction keeps. */
+  readonly #live: Map<string, string>;
+  #finishedSinceCompaction: number;
+  #waiting: PendingWrite[] = [];
+  #writing = false;
+  #drained: Promise<void> = Promise.resolve();
+  #broken: Error | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  #deadLetters: Promise<void> = Promise.resolve();
+
+  private constructor(options: JournalOptions, handle: FileHandle, scan: ScanResult) {
+    this.#dir = path.resolve(options.dataDir);
+    this.#path = path.join(this.#dir, JOURNAL_FILE);
+    this.#tmpPath = `${this.#path}.tmp`;
+    this.#deadLetterPath = path.join(this.#dir, DEAD_LETTER_FILE);
+    this.#logger = options.logger;
+    this.#compactAfter = options.compactAfterFinished;
+    this.#handle = handle;
+    this.#size = scan.goodEnd;
+    this.#live = scan.live;
+    this.#finishedSinceCompaction = scan.finishedReviews;
+  }
+
+  /** Reads and repairs the journal (see the header), compacts it when mostly finished, and opens it for appends. */
+  static async open(options: JournalOptions): Promise<OpenedJournal> {
+    const dir = path.resolve(options.dataDir);
+    const file = path.join(dir, JOURNAL_FILE);
+    const { logger } = options;
+    await makeDataDir(dir);
+    if (await removeIfPresent(`${file}.tmp`)) {
+      logger.info({ file: `${file}.tmp` }, `removed ${file}.tmp left by a compaction that did not finish; ${file} is complete`);
+    }
+
+    let data: Buffer;
+    let existed = true;
+    try {
+      data = await readFile(file);
+    } catch (error) {
+      if (!isErrnoCode(error, 'ENOENT')) throw error;
+      data = Buffer.alloc(0);
+      existed = false;
+    }
+    const scan = scanJournal(data);
+    logScanProblems(logger, file, data.length, scan);
+
+    const handle = await open(file, 'a', FILE_MODE);
+    try {
+      if (scan.goodEnd < data.length) {
+        await handle.truncate(scan.goodEnd);
+        await handle.datasync();
+      }
+      if (!existed) await syncDirectory(dir);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    const journal = new ReviewJournal(options, handle, scan);
+    logger.info(
+      { file, pending: scan.pending.length, finished: scan.finishedReviews },
+      `review journal ${file}: ${scan.pending.length} pending reviews, ${scan.finishedReviews} finished`,
+    );
+    const deadLines = scan.validLines - scan.live.size;
+    if (deadLines > 0 && deadLines >= scan.live.size) await journal.#compact();
+    return { journal, pending: scan.pending };
+  }
+
+  get deadLetterPath(): string {
+    return this.#deadLetterPath;
+  }
+
+  /** Resolves once the review's `queued` record is written and fsynced. */
+  async appendQueued(review: OutboxReview): Promise<void> {
+    const line = encodeQueued(review);
+    await this.#append(line, () => {
+      this.#live.set(review.id, line);
+    });
+  }
+
+  /** Resolves once the fate record is fsynced; callers need not wait for it (see the header). */
+  appendFate(id: string, fate: ReviewFate): Promise<void> {
+    return this.#append(encodeFate(id, fate, Date.now()), () => {
+      if (this.#live.delete(id)) this.#finishedSinceCompaction += 1;
+    });
+  }
+
+  /** Appends the whole review and why it was refused to dead-letter.jsonl, fsynced, for a person to read. */
+  appendDeadLetter(review: OutboxReview, reason: FailureReason): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error(`review journal ${this.#path} is closed`));
+    const { id, at: queuedAt, server, player, stars, comment, origin } = toQueuedRecord(review);
+    const entry = { v: 1, op: 'dead', id, at: Date.now(), queued_at: queuedAt, server, player, stars, comment, origin, error: reason };
+    const line = `${JSON.stringify(entry)}\n`;
+    const written = this.#deadLetters.then(() => appendDurably(this.#deadLetterPath, line));
+    this.#deadLetters = written.catch(() => undefined);
+    return written;
+  }
+
+  /** Writes and fsyncs what is waiting, then closes the file. Appends after this reject. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      await this.#drained;
+      await this.#deadLetters;
+      const handle = this.#handle;
+      this.#handle = undefined;
+      await handle?.close();
+    })();
+    return this.#closing;
+  }
+
+  #append(line: string, commit: () => void): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error(`review journal ${this.#path} is closed`));
+    if (this.#broken !== undefined) return Promise.reject(this.#broken);
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting.push({ line, commit, resolve, reject });
+      if (!this.#writing) {
+        this.#writing = true;
+        this.#drained = this.#drain();
+      }
+    });
+  }
+
+  /**
+   * The group-commit loop: everything that arrived while the previous group was being written forms the next
+   * group. `#writing` is cleared synchronously when the queue is seen empty, so no append can be stranded.
+   */
+  async #drain(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#finishedSinceCompaction >= this.#compactAfter && this.#broken === undefined) await this.#compact();
+        const group = this.#waiting;
+        if (group.length === 0) return;
+        this.#waiting = [];
+        await this.#commit(group);
+      }
+    } catch (error) {
+      // Nobody awaits this loop but close(): a rejection here would be unhandled and leave appends hanging.
+      this.#broken ??= new Error(`the review journal ${this.#path} failed unexpectedly: ${describeError(error)}`, { cause: error });
+      this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
+      for (const write of this.#waiting.splice(0)) write.reject(this.#broken);
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  async #commit(group: readonly PendingWrite[]): Promise<void> {
+    const handle = this.#handle;
+    const failWith = (error: unknown): void => {
+      for (const write of group) write.reject(error);
+    };
+    if (this.#broken !== undefined || handle === undefined) {
+      failWith(this.#broken ?? new Error(`review journal ${this.#path} is closed`));
+      return;
+    }
+    const data = Buffer.from(group.map((write) => write.line).join(''), 'utf8');
+    try {
+      await writeFully(handle, data);
+    } catch (error) {
+      await this.#cutBackPartialWrite(handle);
+      failWith(new Error(`could not write to the review journal ${this.#path}: ${describeError(error)}`, { cause: error }));
+      return;
+    }
+    try {
+      await handle.datasync();
+    } catch (error) {
+      this.#broken = new Error(
+        `fsync of the review journal ${this.#path} failed (${describeError(error)}); it takes no more reviews until the sidecar restarts`,
+        { cause: error },
+      );
+      this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
+      failWith(this.#broken);
+      return;
+    }
+    this.#size += data.length;
+    for (const write of group) {
+      write.commit();
+      write.resolve();
+    }
+    if (this.#logger.isLevelEnabled('debug')) {
+      this.#logger.debug({ records: group.length, bytes: data.length }, `journal: committed ${group.length} records with one fsync`);
+    }
+  }
+
+  /** After a failed write, removes any partial line so later appends start on a line boundary. */
+  async #cutBackPartialWrite(handle: FileHandle): Promise<void> {
+    try {
+      await handle.truncate(this.#size);
+    } catch (error) {
+      this.#broken = new Error(
+        `the review journal ${this.#path} may end in a partial line and could not be cut back (${describeError(error)}); it takes no more reviews until the sidecar restarts`,
+        { cause: error },
+      );
+      this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
+    }
+  }
+
+  /** Rewrites the journal with only the pending `queued` lines; runs only between groups, so nothing else writes. */
+  async #compact(): Promise<void> {
+    // Counted as done even on failure, so a disk that refuses the rewrite is retried only after as many fates again.
+    this.#finishedSinceCompaction = 0;
+    const kept = [...this.#live.values()].join('');
+    const data = Buffer.from(kept, 'utf8');
+    const before = this.#size;
+    try {
+      await removeIfPresent(this.#tmpPath);
+      const tmp = await open(this.#tmpPath, 'wx', FILE_MODE);
+      try {
+        await writeFully(tmp, data);
+        await tmp.datasync();
+      } finally {
+        await tmp.close();
+      }
+    } catch (error) {
+      await removeIfPresent(this.#tmpPath).catch(() => undefined);
+      this.#logger.error({ err: error, file: this.#path }, `could not compact the review journal ${this.#path}; it keeps growing until a later try succeeds`);
+      return;
+    }
+
+    // Closed before the rename because Windows cannot rename over an open file; reopened whichever file is current.
+    try {
+      await this.#handle?.close();
+    } catch (error) {
+      // Everything written through it is already fsynced; a failed close loses nothing.
+      this.#logger.debug({ err: error, file: this.#path }, 'closing the review journal before compaction failed');
+    }
+    this.#handle = undefined;
+    let renamed = false;
+    try {
+      await rename(this.#tmpPath, this.#path);
+      renamed = true;
+      // Until the directory is fsynced the rename may be undone by power loss, taking later appends with it.
+      await syncDirectory(this.#dir);
+    } catch (error) {
+      if (renamed) {
+        this.#broken = new Error(`could not fsync ${this.#dir} after compacting the review journal: ${describeError(error)}`, { cause: error });
+        this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
+        return;
+      }
+      await removeIfPresent(this.#tmpPath).catch(() => undefined);
+      this.#logger.error({ err: error, file: this.#path }, `could not compact the review journal ${this.#path}; it keeps growing until a later try succeeds`);
+    }
+    try {
+      this.#handle = await open(this.#path, 'a', FILE_MODE);
+    } catch (error) {
+      this.#broken = new Error(`could not reopen the review journal ${this.#path}: ${describeError(error)}`, { cause: error });
+      this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
+      return;
+    }
+    if (renamed) {
+      this.#size = data.length;
+      this.#logger.info(
+        { file: this.#path, pending: this.#live.size, bytesBefore: before, bytesAfter: data.length },
+        `compacted the review journal: kept ${this.#live.size} pending reviews (${before} → ${data.length} bytes)`,
+      );
+    }
+  }
+}
+
+function logScanProblems(logger: Logger, file: string, fileSize: number, scan: ScanResult): void {
+  scan.middleBad.slice(0, MAX_LINE_WARNINGS).forEach((line) => {
+    logger.warn(
+      { file, line: line.lineNumber, offset: line.offset, reason: line.reason },
+      `skipped line ${line.lineNumber} of ${file} (byte offset ${line.offset}): ${line.reason}; every other record was kept`,
+    );
+  });
+  const unlisted = scan.middleBad.length - MAX_LINE_WARNINGS;
+  if (unlisted > 0) logger.warn({ file, lines: unlisted }, `skipped ${unlisted} more bad lines of ${file}`);
+  for (const line of scan.duplicates) {
+    logger.warn({ file, line: line.lineNumber, offset: line.offset }, `ignored line ${line.lineNumber} of ${file}: ${line.reason}`);
+  }
+  const tornBytes = fileSize - scan.goodEnd;
+  if (tornBytes > 0) {
+    logger.warn(
+      { file, offset: scan.goodEnd, bytes: tornBytes, lines: scan.tailLines },
+      `dropped ${tornBytes} bytes (${scan.tailLines} ${scan.tailLines === 1 ? 'line' : 'lines'}) at the end of ${file} from byte offset ${scan.goodEnd}: ` +
+        'a write that never finished (its reviews were never acknowledged); the file was cut back to the last whole record',
+    );
+  }
+}

@@ -1,0 +1,398 @@
+// The durable review outbox: accepts a player's review, journals it (fsynced) before acknowledging it, and
+// delivers it to GSA oldest first, a few at a time, until GSA stores it, refuses it, or answers ambiguously.
+// While GSA is unreachable reviews wait with exponential backoff; after a restart unfinished ones are sent again.
+// It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent),
+// never change a review's content, and never acknowledge or forget a review that is not on disk.
+// Storage and its crash semantics are in reviewJournal.ts.
+
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { GsaError, RetryLaterError, type GsaErrorCode } from '../gsa/errors.js';
+import { ReviewJournal, unstorableReason, type FailureReason, type ReviewFate } from './reviewJournal.js';
+import type { PlayerIdentity, ReviewOrigin, ReviewOutcome } from './port.js';
+
+export interface OutboxReview {
+  /** The outbox's own id (a random UUID). */
+  readonly id: string;
+  /** GSA container name. */
+  readonly server: string;
+  readonly player: PlayerIdentity;
+  readonly stars: number;
+  /** Already validated and cleaned by the caller; stored and sent byte-exact. */
+  readonly comment: string;
+  /** Routed back with the result. */
+  readonly origin: ReviewOrigin;
+  /** Date.now() when accepted. */
+  readonly queuedAt: number;
+}
+
+export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
+
+export interface ReviewOutboxOptions {
+  /** Where reviews.jsonl and dead-letter.jsonl live; created (0700) if missing. */
+  readonly dataDir: string;
+  /** Delivers one review; resolves when GSA stored it; rejects with a GsaError otherwise. */
+  readonly send: (review: OutboxReview) => Promise<void>;
+  /** Told once per review when its fate is known (delivered, refused, or unconfirmed). Must not throw. */
+  readonly onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
+  readonly logger: Logger;
+  /** Backoff between delivery rounds while GSA is unreachable, with 50–100% jitter. Default 1000 ms. */
+  readonly retryMinDelayMs?: number;
+  /** Longest backoff. Default 60 000 ms. */
+  readonly retryMaxDelayMs?: number;
+  /** Reviews in flight at once (the client's rate limiter still applies). Default 4. */
+  readonly concurrency?: number;
+  /** Rewrite the journal once it holds this many finished records. Default 1000. */
+  readonly compactAfterFinished?: number;
+}
+
+export type ReviewOutboxErrorCode =
+  /** The outbox was closed (the sidecar is shutting down); nothing was stored. */
+  | 'closed'
+  /** The review cannot be stored as given (e.g. no steam_id or eos_id); a caller bug, nothing was stored. */
+  | 'invalid'
+  /** The journal could not be written or fsynced; nothing was acknowledged. */
+  | 'storage';
+
+/** Why `enqueue` refused a review. In every case the review was not stored and must not be acknowledged. */
+export class ReviewOutboxError extends Error {
+  readonly code: ReviewOutboxErrorCode;
+
+  constructor(code: ReviewOutboxErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ReviewOutboxError';
+    this.code = code;
+  }
+}
+
+const DEFAULT_RETRY_MIN_DELAY_MS = 1000;
+const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_COMPACT_AFTER_FINISHED = 1000;
+/** How long close() waits for sends in flight; the sidecar's whole shutdown budget is a little more. */
+const CLOSE_WAIT_MS = 5000;
+
+const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
+
+/** Refusals that another attempt cannot change. */
+const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'forbidden', 'not_found', 'invalid', 'refused', 'invalid_input']);
+
+type Failure = { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError } | { readonly kind: 'retry' };
+
+function classify(error: unknown): Failure {
+  // Anything that is not a GsaError is a bug on our side: GSA never saw the review, so keeping it is safe.
+  if (!(error instanceof GsaError)) return { kind: 'retry' };
+  if (error.maybeProcessed) return { kind: 'unconfirmed', error };
+  return PERMANENT_CODES.has(error.code) ? { kind: 'dead', error } : { kind: 'retry' };
+}
+
+function reasonOf(error: GsaError): FailureReason {
+  return { code: error.code, status: error.status ?? null, message: error.message };
+}
+
+/** The service's own words reach the player; an empty service message would tell them nothing. */
+function playerMessage(error: GsaError): string {
+  const service = error.serviceMessage?.trim();
+  return service !== undefined && service.length > 0 ? service : error.message;
+}
+
+function describeFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function failureFields(error: unknown): Record<string, unknown> {
+  return error instanceof GsaError ? { code: error.code, status: error.status } : { err: error };
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
+  return chosen;
+}
+
+function delayOption(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isFinite(chosen) || chosen < 0) throw new RangeError(`${name} must be 0 or more milliseconds, got ${String(value)}`);
+  return chosen;
+}
+
+interface Entry {
+  readonly review: OutboxReview;
+  /** Acceptance order, so a review put back after a failed attempt keeps its place. */
+  readonly seq: number;
+}
+
+export class ReviewOutbox {
+  readonly #journal: ReviewJournal;
+  readonly #send: (review: OutboxReview) => Promise<void>;
+  readonly #onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
+  readonly #logger: Logger;
+  readonly #minDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #concurrency: number;
+  /** Accepted and not in flight, oldest first. */
+  readonly #waiting: Entry[];
+  /** Sends in flight, until their fate is journaled: what close() waits for, and the concurrency count. */
+  readonly #inFlight = new Map<string, Promise<void>>();
+  /** Accepted reviews whose fate is not known yet. */
+  #unfinished: number;
+  #nextSeq: number;
+  #started = false;
+  #closing = false;
+  /** close() stopped waiting for sends in flight: their fates can no longer be journaled or reported. */
+  #abandoned = false;
+  #closed: Promise<void> | undefined;
+  /** Delivery rounds in a row that found GSA unreachable. */
+  #failureStreak = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+
+  private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, pending: readonly OutboxReview[]) {
+    this.#journal = journal;
+    this.#send = options.send;
+    this.#onResult = options.onResult;
+    this.#logger = options.logger;
+    this.#minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
+    this.#maxDelayMs = Math.max(this.#minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS));
+    this.#concurrency = positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
+    this.#waiting = pending.map((review, seq) => ({ review, seq }));
+    this.#nextSeq = pending.length;
+    this.#unfinished = pending.length;
+  }
+
+  /** Reads the journal (tolerating a torn tail, logging what it dropped). Does not start delivering. */
+  static async open(options: ReviewOutboxOptions): Promise<ReviewOutbox> {
+    // Checked before touching the disk, so a bad option leaves no files behind.
+    delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
+    delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS);
+    positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
+    const compactAfterFinished = positiveInteger('compactAfterFinished', options.compactAfterFinished, DEFAULT_COMPACT_AFTER_FINISHED);
+    const { journal, pending } = await ReviewJournal.open({ dataDir: options.dataDir, logger: options.logger, compactAfterFinished });
+    return new ReviewOutbox(options, journal, pending);
+  }
+
+  /**
+   * Stores the review durably (written and fsynced) and resolves with it; only then may the caller tell the
+   * player it was queued. Rejects with a ReviewOutboxError, and then nothing was stored.
+   */
+  async enqueue(input: NewReview): Promise<OutboxReview> {
+    if (this.#closing) throw new ReviewOutboxError('closed', 'the review outbox is closed (the sidecar is shutting down); the review was not stored');
+    // Copied field by field: what is journaled must be exactly what is later sent, whatever the caller does with its object.
+    const review: OutboxReview = {
+      id: randomUUID(),
+      server: input.server,
+      player: {
+        ...(input.player.steamId === undefined ? {} : { steamId: input.player.steamId }),
+        ...(input.player.eosId === undefined ? {} : { eosId: input.player.eosId }),
+        ...(input.player.name === undefined ? {} : { name: input.player.name }),
+      },
+      stars: input.stars,
+      comment: input.comment,
+      origin: {
+        adapter: input.origin.adapter,
+        connectionId: input.origin.connectionId,
+        ...(input.origin.requestId === undefined ? {} : { requestId: input.origin.requestId }),
+      },
+      queuedAt: Date.now(),
+    };
+    const problem = unstorableReason(review);
+    if (problem !== undefined) throw new ReviewOutboxError('invalid', `the review cannot be stored: ${problem}`);
+    try {
+      await this.#journal.appendQueued(review);
+    } catch (error) {
+      throw new ReviewOutboxError('storage', `the review could not be stored durably: ${describeFailure(error)}`, { cause: error });
+    }
+    this.#waiting.push({ review, seq: this.#nextSeq++ });
+    this.#unfinished += 1;
+    this.#pump();
+    return review;
+  }
+
+  /** Begins delivering: reviews replayed from the journal first, then new ones. Does nothing once closed. */
+  start(): void {
+    // A shutdown may overtake a startup; the pending reviews are on disk for the next run, so this is no error.
+    if (this.#closing) {
+      this.#logger.debug('start() after close(): not delivering');
+      return;
+    }
+    if (this.#started) return;
+    this.#started = true;
+    if (this.#waiting.length > 0) this.#logger.info({ pending: this.#waiting.length }, `delivering ${this.#waiting.length} pending reviews`);
+    this.#pump();
+  }
+
+  /** Accepted and not yet finished (no fate known yet): for the gsa_bridge_outbox_pending gauge. */
+  get pending(): number {
+    return this.#unfinished;
+  }
+
+  /**
+   * Stops starting deliveries, waits up to 5 s for sends in flight to settle and be journaled, then flushes,
+   * fsyncs and closes the journal. Idempotent; enqueue rejects afterwards.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#shutDown();
+    return this.#closed;
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const inFlight = [...this.#inFlight.values()];
+    if (inFlight.length > 0 && !(await settledWithin(inFlight, CLOSE_WAIT_MS))) {
+      this.#abandoned = true;
+      this.#logger.warn(
+        { inFlight: this.#inFlight.size },
+        `${this.#inFlight.size} reviews were still being sent after ${CLOSE_WAIT_MS / 1000} s; their outcome is not journaled, so they will be sent again after a restart`,
+      );
+    }
+    await this.#journal.close();
+  }
+
+  #pump(): void {
+    if (!this.#started || this.#closing || this.#retryTimer !== undefined) return;
+    while (this.#inFlight.size < this.#concurrency) {
+      const entry = this.#waiting.shift();
+      if (entry === undefined) return;
+      this.#inFlight.set(entry.review.id, this.#deliver(entry));
+    }
+  }
+
+  /** One attempt at one review, then its journaling and report. Never rejects. */
+  async #deliver(entry: Entry): Promise<void> {
+    const { review } = entry;
+    try {
+      let stored = false;
+      let failure: unknown;
+      try {
+        await this.#send(review);
+        stored = true;
+      } catch (error) {
+        failure = error;
+      }
+      if (this.#abandoned) return;
+      if (stored) {
+        await this.#finish(review, { op: 'delivered' }, { ok: true });
+        return;
+      }
+      const classified = classify(failure);
+      switch (classified.kind) {
+        case 'unconfirmed':
+          await this.#unconfirmed(review, classified.error);
+          return;
+        case 'dead':
+          await this.#dead(review, classified.error);
+          return;
+        case 'retry':
+          this.#retryLater(entry, failure);
+          return;
+      }
+    } catch (error) {
+      // Only a bug gets here (every expected failure is handled above); the review stays journaled as pending.
+      this.#logger.error({ err: error, review: review.id }, `review ${review.id}: unexpected failure in the outbox; it stays pending until a restart`);
+    } finally {
+      this.#inFlight.delete(review.id);
+      this.#pump();
+    }
+  }
+
+  async #unconfirmed(review: OutboxReview, error: GsaError): Promise<void> {
+    this.#logger.warn(
+      { review: review.id, server: review.server, code: error.code, status: error.status },
+      `review ${review.id} for ${review.server}: GSA did not confirm it (${error.message}); it may have been stored, so it will not be sent again`,
+    );
+    await this.#finish(review, { op: 'unconfirmed', reason: reasonOf(error) }, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+  }
+
+  async #dead(review: OutboxReview, error: GsaError): Promise<void> {
+    const reason = reasonOf(error);
+    // The dead letter is written first: a crash before the journal's `dead` record then means a second
+    // refusal (and a second dead letter) after the restart, never a refused review nobody can find.
+    try {
+      await this.#journal.appendDeadLetter(review, reason);
+    } catch (writeError) {
+      this.#logger.error(
+        { err: writeError, review, reason },
+        `could not write ${this.#journal.deadLetterPath}; the refused review is in this log line instead`,
+      );
+    }
+    this.#logger.warn(
+      { review: review.id, server: review.server, code: error.code, status: error.status },
+      `review ${review.id} for ${review.server} was refused by GSA (${error.message}); written to ${this.#journal.deadLetterPath}`,
+    );
+    await this.#finish(review, { op: 'dead', reason }, { ok: false, error: { code: error.code, message: playerMessage(error) } });
+  }
+
+  /** Journals the fate and reports it without waiting for the fsync (see reviewJournal.ts), then waits for it. */
+  async #finish(review: OutboxReview, fate: ReviewFate, outcome: ReviewOutcome): Promise<void> {
+    const journaled = this.#journal.appendFate(review.id, fate);
+    this.#unfinished -= 1;
+    // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
+    if (fate.op !== 'unconfirmed') this.#recovered();
+    if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
+    try {
+      this.#onResult(review, outcome);
+    } catch (error) {
+      this.#logger.error({ err: error, review: review.id }, 'onResult threw; the review outcome was journaled anyway');
+    }
+    try {
+      await journaled;
+    } catch (error) {
+      this.#logger.error(
+        { err: error, review: review.id, fate: fate.op },
+        `could not journal that review ${review.id} is ${fate.op}; after a restart it would be sent again`,
+      );
+    }
+  }
+
+  /** GSA answered (stored or refused): a failure streak is over. */
+  #recovered(): void {
+    if (this.#failureStreak === 0) return;
+    this.#failureStreak = 0;
+    this.#logger.info({ pending: this.#unfinished }, `GSA reachable again; delivering ${this.#unfinished} pending reviews`);
+  }
+
+  #retryLater(entry: Entry, error: unknown): void {
+    const index = this.#waiting.findIndex((waiting) => waiting.seq > entry.seq);
+    this.#waiting.splice(index === -1 ? this.#waiting.length : index, 0, entry);
+    // One wait per round: the other sends of the round that fail too do not lengthen it.
+    if (this.#closing || this.#retryTimer !== undefined) return;
+    this.#failureStreak += 1;
+    const delayMs = this.#backoffMs(error);
+    const fields = { ...failureFields(error), pending: this.pending, delayMs, streak: this.#failureStreak };
+    if (this.#failureStreak === 1) {
+      this.#logger.warn(fields, `cannot deliver reviews to GSA (${describeFailure(error)}); ${this.pending} pending, next try in ${delayMs} ms`);
+    } else {
+      this.#logger.debug(fields, `GSA still unreachable (${describeFailure(error)}); next try in ${delayMs} ms`);
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#pump();
+    }, delayMs);
+    // Pending reviews are on disk: a waiting retry is no reason to keep the process alive.
+    this.#retryTimer.unref();
+  }
+
+  /** Exponential step with 50–100% jitter; a longer Retry-After from GSA wins, up to the maximum. */
+  #backoffMs(error: unknown): number {
+    const step = Math.min(this.#maxDelayMs, this.#minDelayMs * 2 ** (this.#failureStreak - 1));
+    const jittered = Math.round(step * (0.5 + Math.random() * 0.5));
+    const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#maxDelayMs) : 0;
+    return Math.max(jittered, asked);
+  }
+}
+
+/** True when every promise settled within `ms`. */
+async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(false);
+    }, ms);
+  });
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,602 @@
+// The durable review outbox with real files in a fresh directory per test, a real GsaClient and the project's
+// emulator over loopback: delivery, refusals, ambiguous answers, outages and backoff, replay after a restart,
+// torn and corrupted journals, compaction, group commit and shutdown. Assertions are on what reached the
+// emulator and what is on disk.
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
+import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/bridge/reviewOutbox.js';
+import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/emulator/index.js';
+import { GsaClient, type GsaClientOptions } from '../../src/gsa/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { freePort } from '../fixtures/freePort.js';
+
+const SERVER = 'ovddykvbs';
+const ALICE: PlayerIdentity = { steamId: '76561198000000001', name: 'Alice' };
+const BOB: PlayerIdentity = { steamId: '76561198000000002', name: 'Bob' };
+const EVE: PlayerIdentity = { eosId: '0123456789abcdef0123456789abcdef', name: 'Eve' };
+const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const WAIT = { timeout: 8000, interval: 10 };
+
+let emulator: GsaEmulator;
+const clients: GsaClient[] = [];
+const outboxes: ReviewOutbox[] = [];
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
+});
+
+afterEach(async () => {
+  await Promise.all(outboxes.splice(0).map((outbox) => outbox.close()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  emulator.reset();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'gsa-outbox-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function makeClient(overrides: Partial<GsaClientOptions> = {}): GsaClient {
+  const client = new GsaClient({
+    baseUrl: emulator.url,
+    clientId: emulator.clientId,
+    clientSecret: emulator.clientSecret,
+    timeoutMs: 2000,
+    retry: { retries: 0 },
+    ...overrides,
+  });
+  clients.push(client);
+  return client;
+}
+
+function sendVia(client: GsaClient): ReviewOutboxOptions['send'] {
+  return async (review) => {
+    await client.submitReview(review.server, review.player, review.stars, review.comment);
+  };
+}
+
+interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [key: string]: unknown;
+}
+
+const WARN = 40;
+
+class LogCapture {
+  readonly lines: LogLine[] = [];
+  readonly logger = createLogger({
+    level: 'debug',
+    destination: {
+      write: (line: string) => {
+        this.lines.push(JSON.parse(line) as LogLine);
+      },
+    },
+  });
+
+  warnings(): LogLine[] {
+    return this.lines.filter((line) => line.level >= WARN);
+  }
+
+  containing(text: string): LogLine[] {
+    return this.lines.filter((line) => line.msg.includes(text));
+  }
+}
+
+interface Harness {
+  readonly outbox: ReviewOutbox;
+  readonly results: { review: OutboxReview; outcome: ReviewOutcome }[];
+  readonly log: LogCapture;
+}
+
+async function openOutbox(dir: string, options: Partial<ReviewOutboxOptions> & { client?: GsaClient } = {}): Promise<Harness> {
+  const { client, ...rest } = options;
+  const results: Harness['results'] = [];
+  const log = new LogCapture();
+  const outbox = await ReviewOutbox.open({
+    dataDir: dir,
+    send: sendVia(client ?? makeClient()),
+    onResult: (review, outcome) => results.push({ review, outcome }),
+    logger: log.logger,
+    retryMinDelayMs: 20,
+    retryMaxDelayMs: 100,
+    ...rest,
+  });
+  outboxes.push(outbox);
+  return { outbox, results, log };
+}
+
+function review(n: number, overrides: Partial<NewReview> = {}): NewReview {
+  return {
+    server: SERVER,
+    player: ALICE,
+    stars: 5,
+    comment: `review ${n}`,
+    origin: { adapter: 'websocket', connectionId: 'conn-1', requestId: `req-${n}` },
+    ...overrides,
+  };
+}
+
+function reviewCalls(): RecordedCall[] {
+  return emulator.calls.filter((call) => call.endpoint === 'review');
+}
+
+interface JournalLine {
+  readonly v: number;
+  readonly op: string;
+  readonly id: string;
+  readonly [key: string]: unknown;
+}
+
+/** Every line of a JSON Lines file, checking that the file ends on a whole line. */
+async function jsonLines(file: string): Promise<JournalLine[]> {
+  const text = await readFile(file, 'utf8');
+  if (text !== '' && !text.endsWith('\n')) throw new Error(`${file} does not end with a newline`);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as JournalLine);
+}
+
+const journalOf = (dir: string): Promise<JournalLine[]> => jsonLines(path.join(dir, 'reviews.jsonl'));
+
+/** A `queued` record as the journal format documents it, for journals written by hand. */
+function queuedLine(id: string, comment: string): string {
+  const record = {
+    v: 1,
+    op: 'queued',
+    id,
+    at: 1_700_000_000_000,
+    server: SERVER,
+    player: { steam_id: ALICE.steamId },
+    stars: 3,
+    comment,
+    origin: { adapter: 'websocket', connection_id: 'conn-0' },
+  };
+  return `${JSON.stringify(record)}\n`;
+}
+
+describe('delivery', () => {
+  it('delivers a review once, byte-exact, and reports ok', async () => {
+    const dir = await dataDir();
+    const { outbox, results } = await openOutbox(dir);
+    const comment = 'Ünïcode & "quotes" \\ back\\slash — 5★ 🎮 <b>tags</b> 100% {"json":true} a+b=c&d';
+    const queued = await outbox.enqueue(review(1, { player: EVE, stars: 4, comment }));
+    expect(queued.id).toMatch(UUID);
+    expect(queued).toMatchObject({ server: SERVER, player: EVE, stars: 4, comment });
+
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: true } });
+    expect(emulator.reviews).toHaveLength(1);
+    expect(emulator.reviews[0]).toMatchObject({ server: SERVER, eosId: EVE.eosId, stars: 4 });
+    expect(emulator.reviews[0]?.comment).toBe(comment);
+    expect(reviewCalls()).toHaveLength(1);
+    expect(outbox.pending).toBe(0);
+
+    await outbox.close();
+    expect((await journalOf(dir)).map((line) => [line.op, line.id])).toEqual([
+      ['queued', queued.id],
+      ['delivered', queued.id],
+    ]);
+  });
+
+  it('resolves enqueue only once the record is in the journal, with the protocol names, and sends nothing before start', async () => {
+    const dir = path.join(await dataDir(), 'data', 'outbox');
+    const { outbox } = await openOutbox(dir);
+    const player: PlayerIdentity = { steamId: ALICE.steamId, eosId: EVE.eosId, name: 'Zoë "the" Tester' };
+    const queued = await outbox.enqueue(review(1, { player }));
+
+    expect(await journalOf(dir)).toEqual([
+      {
+        v: 1,
+        op: 'queued',
+        id: queued.id,
+        at: queued.queuedAt,
+        server: SERVER,
+        player: { steam_id: ALICE.steamId, eos_id: EVE.eosId, name: 'Zoë "the" Tester' },
+        stars: 5,
+        comment: 'review 1',
+        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+      },
+    ]);
+    expect(outbox.pending).toBe(1);
+    if (process.platform !== 'win32') {
+      expect((await stat(path.join(dir, 'reviews.jsonl'))).mode & 0o777).toBe(0o600);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    }
+    await sleep(100);
+    expect(emulator.calls).toHaveLength(0);
+  });
+
+  it('keeps a review whose send failed with a non-GSA error pending and delivers it on the next round', async () => {
+    const dir = await dataDir();
+    const client = makeClient();
+    let attempts = 0;
+    const { outbox, results } = await openOutbox(dir, {
+      send: async (queued) => {
+        attempts += 1;
+        if (attempts === 1) throw new TypeError('a bug in the send function');
+        await sendVia(client)(queued);
+      },
+    });
+    await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]?.outcome).toEqual({ ok: true });
+    expect(attempts).toBe(2);
+    expect(emulator.reviews).toHaveLength(1);
+  });
+});
+
+describe('GSA unreachable', () => {
+  it('keeps reviews pending through 503s with growing, capped backoff, then drains them exactly once', async () => {
+    const dir = await dataDir();
+    emulator.injectFault({ kind: 'status', status: 503, count: Infinity, endpoint: 'review' });
+    const minDelay = 10;
+    const maxDelay = 40;
+    // One review in flight at a time: every call is one delivery round.
+    const { outbox, results, log } = await openOutbox(dir, { retryMinDelayMs: minDelay, retryMaxDelayMs: maxDelay, concurrency: 1 });
+    for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
+    outbox.start();
+    await sleep(600);
+
+    expect(outbox.pending).toBe(3);
+    expect(results).toEqual([]);
+    expect(emulator.reviews).toEqual([]);
+    const times = reviewCalls().map((call) => call.at);
+    // Uncapped doubling would manage at most 7 calls in 600 ms; a hot loop hundreds.
+    expect(times.length).toBeGreaterThanOrEqual(8);
+    expect(times.length).toBeLessThanOrEqual(70);
+    times.slice(1).forEach((at, index) => {
+      const gap = at - (times[index] ?? 0);
+      const step = Math.min(maxDelay, minDelay * 2 ** index);
+      // Jitter is 50–100% of the step and a timer never fires early; the upper bound leaves room for a busy machine.
+      expect(gap).toBeGreaterThanOrEqual(step * 0.5 - 2);
+      expect(gap).toBeLessThan(maxDelay + 120);
+    });
+    expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
+    expect(log.containing('cannot deliver reviews to GSA')[0]?.level).toBe(WARN);
+
+    emulator.clearFaults();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(3);
+    }, WAIT);
+    expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3']);
+    expect(reviewCalls().filter((call) => call.status === 200)).toHaveLength(3);
+    expect(outbox.pending).toBe(0);
+    expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+  });
+
+  it('replays reviews accepted while GSA was unreachable after a restart, oldest first, exactly once', async () => {
+    const dir = await dataDir();
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const first = await openOutbox(dir, { client: offline });
+    const queued: OutboxReview[] = [];
+    for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', connectionId: `conn-${n}` } })));
+    first.outbox.start();
+    await vi.waitFor(() => {
+      expect(first.log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
+    }, WAIT);
+    expect(first.outbox.pending).toBe(5);
+    await first.outbox.close();
+    expect(first.results).toEqual([]);
+    expect(emulator.calls).toHaveLength(0);
+
+    const second = await openOutbox(dir, { concurrency: 1 });
+    expect(second.outbox.pending).toBe(5);
+    await sleep(100);
+    expect(emulator.calls).toHaveLength(0);
+    second.outbox.start();
+    await vi.waitFor(() => {
+      expect(second.results).toHaveLength(5);
+    }, WAIT);
+    expect(second.results.map((result) => result.review)).toEqual(queued);
+    expect(second.results.every((result) => result.outcome.ok)).toBe(true);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3', 'review 4', 'review 5']);
+    expect(reviewCalls()).toHaveLength(5);
+    await second.outbox.close();
+
+    const third = await openOutbox(dir);
+    expect(third.outbox.pending).toBe(0);
+    third.outbox.start();
+    await sleep(100);
+    expect(reviewCalls()).toHaveLength(5);
+  });
+});
+
+describe('permanent refusals', () => {
+  it('dead-letters a review from a player GSA finds ineligible and passes GSA\'s message on', async () => {
+    const dir = await dataDir();
+    const message = 'You need to play for 2 hours before you can review this server.';
+    emulator.setIneligible(SERVER, BOB.steamId ?? '', message);
+    const { outbox, results } = await openOutbox(dir, { client: makeClient({ retry: { retries: 3, minDelayMs: 5, maxDelayMs: 10 } }) });
+    const queued = await outbox.enqueue(review(1, { player: BOB }));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: false, error: { code: 'forbidden', message } } });
+    expect(reviewCalls()).toHaveLength(1);
+    expect(emulator.reviews).toEqual([]);
+    const letters = await jsonLines(path.join(dir, 'dead-letter.jsonl'));
+    expect(letters).toEqual([
+      {
+        v: 1,
+        op: 'dead',
+        id: queued.id,
+        at: expect.any(Number) as number,
+        queued_at: queued.queuedAt,
+        server: SERVER,
+        player: { steam_id: BOB.steamId, name: 'Bob' },
+        stars: 5,
+        comment: 'review 1',
+        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+        error: { code: 'forbidden', status: 403, message: expect.stringContaining(message) as string },
+      },
+    ]);
+    if (process.platform !== 'win32') expect((await stat(path.join(dir, 'dead-letter.jsonl'))).mode & 0o777).toBe(0o600);
+
+    await outbox.close();
+    expect((await journalOf(dir)).map((line) => [line.op, line.id, (line.error as { code?: string } | undefined)?.code])).toEqual([
+      ['queued', queued.id, undefined],
+      ['dead', queued.id, 'forbidden'],
+    ]);
+    const reopened = await openOutbox(dir);
+    expect(reopened.outbox.pending).toBe(0);
+  });
+
+  it.each([
+    { what: 'an unknown server', input: review(1, { server: 'nosuchserver' }), code: 'not_found', status: 404, message: 'Game server not found.', calls: 1 },
+    {
+      what: 'stars the client refuses to send',
+      input: review(1, { stars: 9 }),
+      code: 'invalid_input',
+      status: null,
+      message: 'invalid input, nothing was sent: stars: must be a whole number from 1 to 5',
+      calls: 0,
+    },
+  ])('dead-letters a review for $what ($code)', async ({ input, code, status, message, calls }) => {
+    const dir = await dataDir();
+    const { outbox, results } = await openOutbox(dir);
+    const queued = await outbox.enqueue(input);
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]?.outcome).toEqual({ ok: false, error: { code, message } });
+    expect(reviewCalls()).toHaveLength(calls);
+    const letters = await jsonLines(path.join(dir, 'dead-letter.jsonl'));
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ id: queued.id, comment: 'review 1', error: { code, status } });
+  });
+});
+
+describe('ambiguous answers', () => {
+  it.each([
+    { what: 'a timeout after sending', fault: { kind: 'latency', ms: 500, endpoint: 'review' } satisfies FaultSpec, code: 'timeout' },
+    { what: 'a connection dropped after processing', fault: { kind: 'drop', afterProcessing: true, endpoint: 'review' } satisfies FaultSpec, code: 'network' },
+  ])('journals $what as unconfirmed and never sends the review again', async ({ fault, code }) => {
+    const dir = await dataDir();
+    // The client's own retries are on: the review must still go out only once.
+    const client = makeClient({ timeoutMs: 100, retry: { retries: 3, minDelayMs: 5, maxDelayMs: 10 } });
+    const { outbox, results, log } = await openOutbox(dir, { client });
+    emulator.injectFault(fault);
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } } });
+    const warning = log.warnings().find((line) => line.msg.includes(queued.id));
+    expect(warning?.msg).toContain('will not be sent again');
+
+    await sleep(700);
+    expect(emulator.reviews).toHaveLength(1);
+    expect(reviewCalls()).toHaveLength(1);
+    expect(outbox.pending).toBe(0);
+    await outbox.close();
+    const journal = await journalOf(dir);
+    expect(journal.map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
+    expect(journal[1]).toMatchObject({ id: queued.id, error: { code, status: null } });
+
+    const reopened = await openOutbox(dir);
+    reopened.outbox.start();
+    await sleep(150);
+    expect(reopened.outbox.pending).toBe(0);
+    expect(reviewCalls()).toHaveLength(1);
+  });
+});
+
+describe('damaged journals', () => {
+  const good = queuedLine('r1', 'first') + queuedLine('r2', 'second');
+
+  it.each([
+    { what: 'a record cut off mid-write', tail: queuedLine('r3', 'third').slice(0, 40) },
+    { what: 'a whole record without its newline', tail: queuedLine('r3', 'third').slice(0, -1) },
+    { what: 'zero-filled blocks from a power loss', tail: '\0'.repeat(64) },
+  ])('drops $what at the end, keeps every whole record, and appends cleanly afterwards', async ({ tail }) => {
+    const dir = await dataDir();
+    const file = path.join(dir, 'reviews.jsonl');
+    await writeFile(file, good + tail);
+    const { outbox, results, log } = await openOutbox(dir, { concurrency: 1 });
+
+    const tailBytes = Buffer.byteLength(tail);
+    const goodBytes = Buffer.byteLength(good);
+    const dropped = log.containing(`dropped ${tailBytes} bytes`);
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]).toMatchObject({ level: WARN, file, offset: goodBytes, bytes: tailBytes, lines: 1 });
+    expect(dropped[0]?.msg).toContain(`from byte offset ${goodBytes}`);
+    expect(await readFile(file, 'utf8')).toBe(good);
+    expect(outbox.pending).toBe(2);
+
+    const added = await outbox.enqueue(review(4));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(3);
+    }, WAIT);
+    expect(results.map((result) => result.review.id)).toEqual(['r1', 'r2', added.id]);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['first', 'second', 'review 4']);
+    await outbox.close();
+
+    const reopened = await openOutbox(dir);
+    expect(reopened.log.warnings()).toEqual([]);
+    expect(reopened.outbox.pending).toBe(0);
+    const lines = await journalOf(dir);
+    expect(lines.every((line) => line.v === 1 && ['queued', 'delivered'].includes(line.op))).toBe(true);
+  });
+
+  it('skips bad lines in the middle with a warning naming each, and keeps the records around them', async () => {
+    const dir = await dataDir();
+    const file = path.join(dir, 'reviews.jsonl');
+    await writeFile(file, `${queuedLine('r1', 'first')}this is not json\n{"v":1,"op":"queued","id":"r9"}\n${queuedLine('r2', 'second')}`);
+    const { outbox, results, log } = await openOutbox(dir, { concurrency: 1 });
+
+    expect(log.warnings().map((line) => [line.line, line.reason])).toEqual([
+      [2, 'not valid JSON'],
+      [3, expect.stringMatching(/^(at|server|player|stars|comment|origin): /) as string],
+    ]);
+    expect(log.warnings()[0]?.msg).toContain(`skipped line 2 of ${file}`);
+    expect(outbox.pending).toBe(2);
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(2);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['first', 'second']);
+  });
+});
+
+describe('compaction', () => {
+  it('rewrites the journal to the pending reviews once enough finished, and those survive it', async () => {
+    const dir = await dataDir();
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const online = makeClient();
+    // Reviews for 'elsewhere' go to a port nobody listens on, so they stay pending while the others finish.
+    const { outbox, results, log } = await openOutbox(dir, {
+      compactAfterFinished: 5,
+      send: async (queued) => {
+        await sendVia(queued.server === 'elsewhere' ? offline : online)(queued);
+      },
+    });
+    const stuck = await outbox.enqueue(review(0, { server: 'elsewhere' }));
+    for (const n of [1, 2, 3, 4, 5]) await outbox.enqueue(review(n));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(5);
+    }, WAIT);
+    // The log line comes once the compacted file is reopened, a moment after the rename.
+    await vi.waitFor(() => {
+      expect(log.containing('compacted the review journal')).toHaveLength(1);
+    }, WAIT);
+
+    const lines = await journalOf(dir);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ op: 'queued', id: stuck.id, server: 'elsewhere', comment: 'review 0' });
+    expect(await readdir(dir)).toEqual(['reviews.jsonl']);
+    expect(outbox.pending).toBe(1);
+    await outbox.close();
+
+    emulator.addServer('elsewhere');
+    const reopened = await openOutbox(dir);
+    reopened.outbox.start();
+    await vi.waitFor(() => {
+      expect(reopened.results).toHaveLength(1);
+    }, WAIT);
+    expect(reopened.results[0]).toEqual({ review: stuck, outcome: { ok: true } });
+    expect(emulator.reviews.filter((stored) => stored.server === 'elsewhere').map((stored) => stored.comment)).toEqual(['review 0']);
+  });
+
+  it('compacts on open when most of the journal is finished, and removes a leftover temporary file', async () => {
+    const dir = await dataDir();
+    const file = path.join(dir, 'reviews.jsonl');
+    const finished = ['a', 'b', 'c'].map((id) => queuedLine(id, `old ${id}`) + `${JSON.stringify({ v: 1, op: 'delivered', id, at: 1_700_000_000_001 })}\n`);
+    const pendingLine = queuedLine('p', 'still pending');
+    await writeFile(file, finished.join('') + pendingLine);
+    await writeFile(`${file}.tmp`, 'half a compaction');
+
+    const { outbox, results, log } = await openOutbox(dir);
+    expect(await readFile(file, 'utf8')).toBe(pendingLine);
+    expect(await readdir(dir)).toEqual(['reviews.jsonl']);
+    expect(log.containing('compacted the review journal')).toHaveLength(1);
+    expect(outbox.pending).toBe(1);
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['still pending']);
+  });
+});
+
+describe('group commit', () => {
+  it('stores 300 simultaneous reviews with far fewer than 300 fsyncs', async () => {
+    const dir = await dataDir();
+    const { outbox, log } = await openOutbox(dir);
+    const started = performance.now();
+    const queued = await Promise.all(Array.from({ length: 300 }, (_, n) => outbox.enqueue(review(n))));
+    const elapsedMs = performance.now() - started;
+
+    const lines = await journalOf(dir);
+    expect(lines).toHaveLength(300);
+    expect(lines.every((line) => line.op === 'queued')).toBe(true);
+    expect(new Set(lines.map((line) => line.id))).toEqual(new Set(queued.map((stored) => stored.id)));
+    expect(outbox.pending).toBe(300);
+    const commits = log.containing('journal: committed');
+    expect(commits.reduce((sum, line) => sum + (line.records as number), 0)).toBe(300);
+    expect(commits.length).toBeLessThan(10);
+    expect(elapsedMs).toBeLessThan(5000);
+  });
+});
+
+describe('close', () => {
+  it('waits for a send in flight, journals its outcome, and refuses new reviews', async () => {
+    const dir = await dataDir();
+    emulator.injectFault({ kind: 'latency', ms: 300, endpoint: 'review' });
+    const { outbox, results } = await openOutbox(dir);
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(reviewCalls()).toHaveLength(1);
+    }, WAIT);
+    expect(results).toEqual([]);
+
+    const closing = outbox.close();
+    const refused = await outbox.enqueue(review(2)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ReviewOutboxError);
+    expect(refused).toMatchObject({ code: 'closed', message: expect.stringContaining('closed') as string });
+    await closing;
+
+    expect(results).toEqual([{ review: queued, outcome: { ok: true } }]);
+    expect((await journalOf(dir)).map((line) => [line.op, line.id])).toEqual([
+      ['queued', queued.id],
+      ['delivered', queued.id],
+    ]);
+    await outbox.close();
+    outbox.start();
+    const reopened = await openOutbox(dir);
+    expect(reopened.outbox.pending).toBe(0);
+    expect(reopened.log.warnings()).toEqual([]);
+  });
+});
