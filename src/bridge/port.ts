@@ -25,7 +25,7 @@ export interface MuteVerdict {
 
 /** Where a review came from, so its result can be routed back: stored with the review, it survives restarts. */
 export interface ReviewOrigin {
-  /** The adapter type that received it ('websocket', 'rcon'). */
+  /** The id of the adapter that received it (its config path, e.g. 'servers[0].adapters[0]'). */
   readonly adapter: string;
   /** The adapter's connection that sent it; after a reconnect it no longer exists, and the adapter picks the current one. */
   readonly connectionId: string;
@@ -97,6 +97,8 @@ export interface AdapterPushes {
 export interface Adapter extends AdapterPushes {
   /** 'websocket' | 'rcon' */
   readonly type: string;
+  /** Unique among the sidecar's adapters: its config path, e.g. 'servers[0].adapters[0]'. */
+  readonly id: string;
   /** Starts listening or connecting; rejects when it cannot (port in use, …) with a message naming the config path. */
   start(sink: BridgeSink): Promise<void>;
   /** Stops taking events, answers what is in flight, closes. */

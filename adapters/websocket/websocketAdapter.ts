@@ -1,0 +1,645 @@
+// The mod WebSocket listener (mod protocol v1) of one game server: authenticates mods at the HTTP upgrade, turns
+// their frames into calls on the bridge, answers each request, and pushes mute changes and review results back.
+// Must never let a frame crash the process or close a connection (only a bad token and an oversize frame end
+// one), never log the token, and never let a peer that does not read make memory grow without bound.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { isLoopbackHost, type WebsocketAdapterConfig } from '../../src/config/index.js';
+import {
+  BridgeRefusal,
+  type Adapter,
+  type BridgeSink,
+  type PlayerIdentity,
+  type ReviewOrigin,
+  type ReviewOutcome,
+} from '../../src/bridge/port.js';
+import {
+  parseModMessage,
+  PROTOCOL_VERSION,
+  validIdOf,
+  type ChatMessage,
+  type ModMessage,
+  type ModPlayer,
+  type MuteCheckMessage,
+  type ProtocolErrorCode,
+  type ReviewMessage,
+  type ServerActionMessage,
+} from './protocol.js';
+
+export interface WebSocketAdapterOptions {
+  /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond. */
+  readonly config: WebsocketAdapterConfig;
+  /** GSA container name of the game server this listener belongs to; sent in the welcome. */
+  readonly serverName: string;
+  /** Where this adapter sits in the config file, e.g. 'servers[0].adapters[0]', named in errors hosts act on. */
+  readonly configPath: string;
+  /** '<name>/<version>' of the sidecar, sent in the welcome. */
+  readonly sidecar: string;
+  readonly logger: Logger;
+  /** Interval of protocol pings; a peer that has not answered (or sent anything) since the last one is dropped. Default 30000. */
+  readonly heartbeatMs?: number;
+}
+
+const DEFAULT_HEARTBEAT_MS = 30_000;
+/** Above this many unsent bytes a connection stops being read until its peer catches up. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+/** Reading resumes once the unsent bytes fall below this. */
+const LOW_WATER_BYTES = 256 * 1024;
+/** A peer this far behind gets only pushes (we stopped reading it) and still does not read: it is dropped. */
+const DROP_PEER_BYTES = 8 * 1024 * 1024;
+/** stop() waits this long for handlers that are still talking to the bridge. */
+const STOP_GRACE_MS = 2_000;
+/** stop() waits this long for peers to acknowledge the close before cutting them off. */
+const CLOSE_GRACE_MS = 1_000;
+/** Review results kept while no mod is connected; beyond that the oldest are dropped (the reviews themselves were handled). */
+const MAX_UNDELIVERED_RESULTS = 10_000;
+const RATE_WINDOW_MS = 1_000;
+const CLOSE_GOING_AWAY = 1001;
+const ID_KEY = Buffer.from('"id"');
+const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';
+
+/** One mod connection and the little state the hot path needs. */
+class ModConnection {
+  readonly id: string;
+  readonly socket: WebSocket;
+  readonly remote: string;
+  /** Answered a ping (or sent anything) since the last heartbeat. */
+  alive = true;
+  /** Not being read because the peer is not reading our replies. */
+  paused = false;
+  windowStartedAt = 0;
+  framesInWindow = 0;
+  /** The one send callback of this connection: a per-message closure would cost an allocation on the hot path. */
+  readonly afterSend: (error?: Error) => void;
+
+  constructor(id: string, socket: WebSocket, remote: string, afterSend: (connection: ModConnection) => void) {
+    this.id = id;
+    this.socket = socket;
+    this.remote = remote;
+    this.afterSend = () => {
+      afterSend(this);
+    };
+  }
+}
+
+export class WebSocketAdapter implements Adapter {
+  readonly type = 'websocket';
+  /** The config path: names this listener in review origins and messages. */
+  readonly id: string;
+  readonly #config: WebsocketAdapterConfig;
+  readonly #configPath: string;
+  readonly #logger: Logger;
+  readonly #heartbeatMs: number;
+  readonly #welcome: string;
+  /** sha256 of the configured token; undefined when any local client is accepted. */
+  readonly #tokenDigest: Buffer | undefined;
+  /** Open connections in connection order: the last one is the newest. */
+  readonly #connections = new Map<string, ModConnection>();
+  /** Serialized review.result frames waiting for a connection. */
+  readonly #undeliveredResults: string[] = [];
+  readonly #http: Server;
+  readonly #wss: WebSocketServer;
+  #sink: BridgeSink | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #boundPort: number | undefined;
+  #listening = false;
+  #stopping = false;
+  #stopped: Promise<void> | undefined;
+  /** Requests handed to the bridge and not answered yet. */
+  #inFlight = 0;
+  #onIdle: (() => void) | undefined;
+
+  constructor(options: WebSocketAdapterOptions) {
+    this.#config = options.config;
+    this.#configPath = options.configPath;
+    this.id = options.configPath;
+    this.#logger = options.logger;
+    this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.#welcome = JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, server: options.serverName, sidecar: options.sidecar });
+    // A blank token is no token: config validation already refuses it wherever a token is mandatory.
+    const token = options.config.token?.trim() === '' ? undefined : options.config.token;
+    this.#tokenDigest = token === undefined ? undefined : sha256(token);
+    this.#http = createServer((request, response) => {
+      this.#onPlainRequest(request, response);
+    });
+    this.#http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.#onUpgrade(request, socket, head);
+    });
+    // Invalid UTF-8 is answered with bad_json below rather than closing the socket (ws would close with 1007).
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.config.maxFrameBytes, skipUTF8Validation: true, perMessageDeflate: false });
+  }
+
+  /** The port actually bound (differs from the config when it asked for 0); the configured port before start(). */
+  get port(): number {
+    return this.#boundPort ?? this.#config.port;
+  }
+
+  get ready(): boolean {
+    return this.#listening;
+  }
+
+  /** Open mod connections (metrics, tests). */
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  async start(sink: BridgeSink): Promise<void> {
+    if (this.#sink !== undefined) throw new Error(`${this.#configPath}: the websocket adapter was already started`);
+    const { host, port } = this.#config;
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port} (${this.#configPath})`;
+    // Defence in depth: config validation refuses this too, but an open listener off this machine would let anyone mute-check and review.
+    if (this.#tokenDigest === undefined && !isLoopbackHost(host)) {
+      throw new Error(`refusing to listen on ${where} without a token: set ${this.#configPath}.token, or bind 127.0.0.1`);
+    }
+    this.#sink = sink;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        reject(new Error(`cannot listen on ${where}: ${describeListenError(error)}`, { cause: error }));
+      };
+      this.#http.once('error', onError);
+      this.#http.listen(port, host, () => {
+        this.#http.off('error', onError);
+        resolve();
+      });
+    });
+    this.#http.on('error', (error) => {
+      this.#logger.error({ err: error }, 'websocket listener error');
+    });
+    this.#boundPort = (this.#http.address() as AddressInfo).port;
+    this.#listening = true;
+    this.#heartbeat = setInterval(() => {
+      this.#checkHeartbeats();
+    }, this.#heartbeatMs);
+    this.#heartbeat.unref();
+    this.#logger.info(
+      { host, port: this.#boundPort, auth: this.#tokenDigest === undefined ? 'none (loopback)' : 'token' },
+      `mod WebSocket listening on ws://${host.includes(':') ? `[${host}]` : host}:${this.#boundPort}/`,
+    );
+  }
+
+  stop(): Promise<void> {
+    this.#stopped ??= this.#shutDown();
+    return this.#stopped;
+  }
+
+  muteChanged(player: PlayerIdentity, muted: boolean, alert: string | undefined): void {
+    try {
+      if (this.#connections.size === 0) return;
+      const frame = JSON.stringify({ type: 'mute.changed', player: toModPlayer(player), muted, alert: muted ? alert : undefined });
+      for (const connection of this.#connections.values()) this.#send(connection, frame);
+    } catch (error) {
+      this.#logger.error({ err: error }, 'could not push mute.changed');
+    }
+  }
+
+  reviewResult(origin: ReviewOrigin, outcome: ReviewOutcome): void {
+    try {
+      const frame = JSON.stringify(
+        outcome.ok
+          ? { type: 'review.result', id: origin.requestId, ok: true }
+          : { type: 'review.result', id: origin.requestId, ok: false, error: { code: outcome.error.code, message: outcome.error.message } },
+      );
+      const original = this.#connections.get(origin.connectionId);
+      if (original !== undefined && this.#send(original, frame)) return;
+      // The mod reconnected (or restarted): its new connection is the one that cares.
+      const newest = this.#newestConnection();
+      if (newest !== undefined && this.#send(newest, frame)) return;
+      this.#keepUndelivered(frame);
+    } catch (error) {
+      this.#logger.error({ err: error }, 'could not deliver review.result');
+    }
+  }
+
+  // ---- HTTP and the upgrade ---------------------------------------------------------------------------------------
+
+  #onPlainRequest(_request: IncomingMessage, response: ServerResponse): void {
+    const body = 'This is the gsa-bridge mod WebSocket endpoint (mod protocol v1): connect with a WebSocket client.\n';
+    response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), upgrade: 'websocket', connection: 'Upgrade' });
+    response.end(body);
+  }
+
+  #onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A peer that resets mid-handshake must not become an uncaught 'error'.
+    socket.on('error', ignoreSocketError);
+    try {
+      if (this.#stopping) {
+        rejectUpgrade(socket, 503, 'Service Unavailable', 'the sidecar is shutting down\n');
+        return;
+      }
+      if (!this.#authorized(request)) {
+        this.#logger.info({ remote: remoteOf(request) }, 'mod connection refused: wrong or missing token');
+        rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
+          'WWW-Authenticate': 'Bearer',
+        });
+        return;
+      }
+      this.#wss.handleUpgrade(request, socket, head, (ws) => {
+        socket.off('error', ignoreSocketError);
+        this.#onConnection(ws, request);
+      });
+    } catch (error) {
+      this.#logger.error({ err: error }, 'mod upgrade failed');
+      socket.destroy();
+    }
+  }
+
+  #authorized(request: IncomingMessage): boolean {
+    if (this.#tokenDigest === undefined) return true;
+    const presented = presentedToken(request);
+    // Hashing first gives both sides the same length, so timingSafeEqual cannot leak the token's length either.
+    return presented !== undefined && timingSafeEqual(sha256(presented), this.#tokenDigest);
+  }
+
+  #onConnection(socket: WebSocket, request: IncomingMessage): void {
+    if (this.#stopping) {
+      socket.close(CLOSE_GOING_AWAY, 'sidecar shutting down');
+      return;
+    }
+    const connection = new ModConnection(randomUUID(), socket, remoteOf(request), (sent) => {
+      this.#afterSend(sent);
+    });
+    this.#connections.set(connection.id, connection);
+    this.#logger.info({ connectionId: connection.id, remote: connection.remote }, 'mod connected');
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      this.#onFrame(connection, data, isBinary);
+    });
+    socket.on('pong', () => {
+      connection.alive = true;
+    });
+    socket.on('error', (error: Error) => {
+      // ws closes the socket itself after these (1009 for an oversize frame, 1002 for a protocol violation).
+      this.#logger.info({ connectionId: connection.id, err: error }, 'mod connection error');
+    });
+    socket.on('close', (code: number) => {
+      this.#connections.delete(connection.id);
+      this.#logger.info({ connectionId: connection.id, remote: connection.remote, code }, 'mod disconnected');
+    });
+    this.#send(connection, this.#welcome);
+    this.#flushUndelivered(connection);
+  }
+
+  // ---- Frames -----------------------------------------------------------------------------------------------------
+
+  #onFrame(connection: ModConnection, data: RawData, isBinary: boolean): void {
+    try {
+      connection.alive = true;
+      if (connection.socket.readyState !== WebSocket.OPEN) return;
+      const bytes = asBuffer(data);
+      if (this.#stopping) {
+        this.#sendError(connection, 'unavailable', 'the sidecar is shutting down; send it again after it restarts', idInFrame(bytes));
+        return;
+      }
+      const cap = this.#config.maxMessagesPerSecond;
+      if (cap > 0 && !admitFrame(connection, cap)) {
+        this.#sendError(connection, 'rate_limited', `more than ${cap} messages in one second on this connection; this one was not processed`, idInFrame(bytes));
+        return;
+      }
+      if (isBinary) {
+        this.#logger.debug({ connectionId: connection.id }, 'binary frame refused');
+        this.#sendError(connection, 'bad_json', 'text frames only: send one JSON object per text frame', idInFrame(bytes));
+        return;
+      }
+      if (!isUtf8(bytes)) {
+        this.#logger.debug({ connectionId: connection.id }, 'frame is not UTF-8');
+        this.#sendError(connection, 'bad_json', 'not valid UTF-8 text');
+        return;
+      }
+      const parsed = parseModMessage(bytes.toString('utf8'));
+      if (!parsed.ok) {
+        const { error } = parsed;
+        this.#logger.debug({ connectionId: connection.id, code: error.code, path: error.path }, 'bad frame');
+        this.#sendError(connection, error.code, error.message, error.id, error.path);
+        return;
+      }
+      this.#dispatch(connection, parsed.message);
+    } catch (error) {
+      this.#logger.error({ connectionId: connection.id, err: error }, 'mod frame handler failed');
+      this.#sendError(connection, 'internal', INTERNAL_ERROR_MESSAGE);
+    }
+  }
+
+  #dispatch(connection: ModConnection, message: ModMessage): void {
+    const sink = this.#sink;
+    if (sink === undefined) throw new Error('frame before start()');
+    switch (message.type) {
+      case 'ping':
+        this.#send(connection, JSON.stringify({ type: 'pong', id: message.id }));
+        return;
+      case 'player.join':
+        sink.playerJoined(toPlayerIdentity(message.player));
+        return;
+      case 'player.leave':
+        sink.playerLeft(toPlayerIdentity(message.player));
+        return;
+      case 'chat':
+      case 'mute.check':
+      case 'review':
+      case 'server.action':
+        this.#inFlight++;
+        void this.#answer(connection, sink, message);
+        return;
+    }
+  }
+
+  /** Asks the bridge and sends the one reply; never rejects. */
+  async #answer(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<void> {
+    let reply: string;
+    try {
+      reply = await this.#replyTo(connection, sink, message);
+    } catch (error) {
+      reply = this.#errorReply(connection, message, error);
+    }
+    try {
+      this.#send(connection, reply);
+    } catch (error) {
+      this.#logger.error({ connectionId: connection.id, err: error }, 'could not send a reply');
+    } finally {
+      this.#inFlight--;
+      if (this.#inFlight === 0 && this.#onIdle !== undefined) this.#onIdle();
+    }
+  }
+
+  async #replyTo(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<string> {
+    switch (message.type) {
+      case 'chat': {
+        const verdict = await sink.chat(toPlayerIdentity(message.player), message.channel, message.text);
+        return JSON.stringify(
+          verdict.allow
+            ? { type: 'chat.verdict', id: message.id, allow: true, reason: verdict.reason }
+            : { type: 'chat.verdict', id: message.id, allow: false, reason: verdict.reason, alert: verdict.alert },
+        );
+      }
+      case 'mute.check': {
+        const verdict = await sink.checkMute(toPlayerIdentity(message.player));
+        return JSON.stringify({
+          type: 'mute.status',
+          id: message.id,
+          player: message.player,
+          muted: verdict.muted,
+          alert: verdict.muted ? verdict.alert : undefined,
+          source: verdict.source,
+        });
+      }
+      case 'review': {
+        await sink.submitReview({
+          player: toPlayerIdentity(message.player),
+          stars: message.stars,
+          comment: message.comment,
+          origin: { adapter: this.id, connectionId: connection.id, requestId: message.id },
+        });
+        return JSON.stringify({ type: 'review.queued', id: message.id });
+      }
+      case 'server.action': {
+        const outcome = await sink.serverAction(message.action, message.countdown);
+        return JSON.stringify(
+          outcome.ok
+            ? { type: 'server.action.result', id: message.id, ok: true, status: outcome.status, message: outcome.message }
+            : { type: 'server.action.result', id: message.id, ok: false, error: { code: outcome.error.code, message: outcome.error.message } },
+        );
+      }
+    }
+  }
+
+  #errorReply(connection: ModConnection, message: ModMessage, error: unknown): string {
+    if (error instanceof BridgeRefusal) {
+      this.#logger.debug({ connectionId: connection.id, type: message.type, code: error.code, path: error.path }, 'request refused');
+      return errorFrame(error.code, error.message, message.id, error.path);
+    }
+    this.#logger.error({ connectionId: connection.id, type: message.type, err: error }, 'mod request failed');
+    return errorFrame('internal', INTERNAL_ERROR_MESSAGE, message.id);
+  }
+
+  #sendError(connection: ModConnection, code: ProtocolErrorCode, message: string, id?: string, path?: string): void {
+    this.#send(connection, errorFrame(code, message, id, path));
+  }
+
+  // ---- Sending and backpressure -----------------------------------------------------------------------------------
+
+  /** Sends one frame; false when the connection cannot take it (closed, or dropped for not reading). */
+  #send(connection: ModConnection, frame: string): boolean {
+    const { socket } = connection;
+    if (socket.readyState !== WebSocket.OPEN) return false;
+    if (socket.bufferedAmount > DROP_PEER_BYTES) {
+      this.#logger.warn({ connectionId: connection.id, bufferedBytes: socket.bufferedAmount }, 'mod does not read its messages; dropping the connection');
+      socket.terminate();
+      return false;
+    }
+    socket.send(frame, connection.afterSend);
+    if (!connection.paused && socket.bufferedAmount > HIGH_WATER_BYTES) {
+      // Every reply is caused by a frame we read: not reading stops the growth at its source.
+      connection.paused = true;
+      socket.pause();
+      this.#logger.debug({ connectionId: connection.id }, 'mod is slow to read; pausing its input');
+    }
+    return true;
+  }
+
+  #afterSend(connection: ModConnection): void {
+    // The last callback of a backlog runs once it has all been written, so a paused socket always gets here below the mark.
+    if (!connection.paused || this.#stopping || connection.socket.bufferedAmount >= LOW_WATER_BYTES) return;
+    connection.paused = false;
+    connection.socket.resume();
+  }
+
+  #newestConnection(): ModConnection | undefined {
+    let newest: ModConnection | undefined;
+    for (const connection of this.#connections.values()) if (connection.socket.readyState === WebSocket.OPEN) newest = connection;
+    return newest;
+  }
+
+  #keepUndelivered(frame: string): void {
+    if (this.#undeliveredResults.length >= MAX_UNDELIVERED_RESULTS) {
+      this.#undeliveredResults.shift();
+      this.#logger.warn({ kept: MAX_UNDELIVERED_RESULTS }, 'too many review results waiting for a mod to connect; dropped the oldest');
+    }
+    this.#undeliveredResults.push(frame);
+  }
+
+  #flushUndelivered(connection: ModConnection): void {
+    while (this.#undeliveredResults.length > 0) {
+      const frame = this.#undeliveredResults[0];
+      if (frame === undefined || !this.#send(connection, frame)) return;
+      this.#undeliveredResults.shift();
+    }
+  }
+
+  // ---- Liveness and shutdown --------------------------------------------------------------------------------------
+
+  #checkHeartbeats(): void {
+    for (const connection of this.#connections.values()) {
+      try {
+        if (!connection.alive) {
+          this.#logger.info({ connectionId: connection.id, remote: connection.remote }, 'mod did not answer the heartbeat; dropping the connection');
+          connection.socket.terminate();
+          continue;
+        }
+        connection.alive = false;
+        if (connection.socket.readyState === WebSocket.OPEN) connection.socket.ping();
+      } catch (error) {
+        this.#logger.warn({ connectionId: connection.id, err: error }, 'heartbeat failed');
+      }
+    }
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#stopping = true;
+    this.#listening = false;
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    const httpClosed = new Promise<void>((resolve) => {
+      this.#http.close(() => {
+        resolve();
+      });
+    });
+    for (const connection of this.#connections.values()) connection.socket.pause();
+    await this.#inFlightAnswered(STOP_GRACE_MS);
+
+    const closing = [...this.#connections.values()].map((connection) => connection.socket);
+    await new Promise<void>((resolve) => {
+      let open = closing.length;
+      if (open === 0) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        for (const socket of closing) socket.terminate();
+        resolve();
+      }, CLOSE_GRACE_MS);
+      for (const socket of closing) {
+        socket.once('close', () => {
+          open--;
+          if (open === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        socket.close(CLOSE_GOING_AWAY, 'sidecar shutting down');
+        // The peer's close frame has to be read for the closing handshake to finish.
+        socket.resume();
+      }
+    });
+    this.#wss.close();
+    this.#http.closeAllConnections();
+    await httpClosed;
+    this.#logger.info('mod WebSocket stopped');
+  }
+
+  #inFlightAnswered(timeoutMs: number): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#onIdle = undefined;
+        this.#logger.warn({ unanswered: this.#inFlight }, 'stopping with mod requests still unanswered');
+        resolve();
+      }, timeoutMs);
+      this.#onIdle = () => {
+        clearTimeout(timer);
+        this.#onIdle = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+// ---- Small pure helpers -------------------------------------------------------------------------------------------
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** The token from `Authorization: Bearer <token>`, else from `?token=`; the header wins when both are there. */
+function presentedToken(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return match?.[1];
+  }
+  const url = request.url ?? '/';
+  if (!url.includes('token=')) return undefined;
+  return new URL(url, 'http://mod.invalid').searchParams.get('token') ?? undefined;
+}
+
+function rejectUpgrade(socket: Duplex, status: number, reason: string, body: string, headers: Readonly<Record<string, string>> = {}): void {
+  const lines = [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.once('finish', () => {
+    socket.destroy();
+  });
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function ignoreSocketError(): void {
+  // The socket is destroyed anyway; a reset during the handshake is the peer's business.
+}
+
+function remoteOf(request: IncomingMessage): string {
+  const { remoteAddress, remotePort } = request.socket;
+  return `${remoteAddress ?? '?'}:${remotePort ?? '?'}`;
+}
+
+function describeListenError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return 'port in use (another program, or another adapter, listens there)';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+    case 'EADDRNOTAVAIL':
+      return 'address not available on this machine';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name does not resolve';
+    default:
+      return error.message;
+  }
+}
+
+/** Counts the frame in the connection's current one-second window; false when it is over the cap. */
+function admitFrame(connection: ModConnection, cap: number): boolean {
+  const now = performance.now();
+  if (now - connection.windowStartedAt >= RATE_WINDOW_MS) {
+    connection.windowStartedAt = now;
+    connection.framesInWindow = 0;
+  }
+  connection.framesInWindow++;
+  return connection.framesInWindow <= cap;
+}
+
+function asBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** The id of a frame we will not process, so that even its refusal can be matched to the request. */
+function idInFrame(bytes: Buffer): string | undefined {
+  // Cheap test first: a flood of junk must not cost a JSON.parse exception per frame.
+  if (!bytes.includes(ID_KEY) || !isUtf8(bytes)) return undefined;
+  try {
+    const frame: unknown = JSON.parse(bytes.toString('utf8'));
+    return typeof frame === 'object' && frame !== null && !Array.isArray(frame) ? validIdOf(frame as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFrame(code: ProtocolErrorCode, message: string, id?: string, path?: string): string {
+  return JSON.stringify({ type: 'error', id, code, message, path });
+}
+
+function toPlayerIdentity(player: ModPlayer): PlayerIdentity {
+  return { steamId: player.steam_id, eosId: player.eos_id, name: player.name };
+}
+
+function toModPlayer(player: PlayerIdentity): ModPlayer {
+  return { steam_id: player.steamId, eos_id: player.eosId, name: player.name };
+}
