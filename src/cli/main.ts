@@ -9,12 +9,14 @@ import { EMULATOR_USAGE, emulatorCommand } from './emulatorCommand.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { MUTE_CHECK_USAGE, muteCheckCommand } from './muteCheckCommand.js';
 import { REVIEW_USAGE, reviewCommand } from './reviewCommand.js';
+import { RUN_USAGE, runCommand } from './runCommand.js';
 import { SERVER_USAGE, serverCommand } from './serverCommand.js';
 import { UsageError } from './usageError.js';
 
 type Command = (args: readonly string[], context: CliContext) => Promise<number>;
 
 const COMMANDS: Readonly<Record<string, { run: Command; usage: string; summary: string }>> = {
+  run: { run: runCommand, usage: RUN_USAGE, summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads' },
   demo: { run: demoCommand, usage: DEMO_USAGE, summary: 'emulator + client on loopback, a scripted session; --once exits after it' },
   emulator: { run: emulatorCommand, usage: EMULATOR_USAGE, summary: 'the GSA-compatible emulator alone (default port 8790)' },
   server: { run: serverCommand, usage: SERVER_USAGE, summary: 'one webhook call: exit 0 accepted, 1 refused' },

@@ -1,0 +1,97 @@
+// `gsa-bridge run [--config FILE]`: the sidecar. Starts every configured adapter against the bridge, logs
+// with secrets redacted, reloads the config on SIGHUP (an invalid file is refused and the old one stays),
+// and on SIGTERM/SIGINT drains and exits 0 within 10 s.
+
+import type { Logger } from 'pino';
+import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { createLogger } from '../log/logger.js';
+import { startSidecar, type Sidecar } from '../sidecar.js';
+import { PRODUCT_NAME, VERSION } from '../version.js';
+import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import type { CliContext } from './context.js';
+import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { reportConfigError } from './serviceSession.js';
+import { SignalQueue } from './signalQueue.js';
+
+export const RUN_USAGE = 'gsa-bridge run [--config FILE]';
+
+/** interfaces.md: exit within 10 s of SIGTERM; leave a margin for the process to wind down. */
+const STOP_DEADLINE_MS = 9000;
+
+function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
+  const lines: string[] = [];
+  config.servers.forEach((server) => {
+    for (const adapter of server.adapters) {
+      if (adapter.type === 'websocket') lines.push(`mod WebSocket for ${server.name}: ws://${adapter.host}:${adapter.port}/`);
+    }
+  });
+  lines.push(`review outbox: ${config.reviews.dataDir} (${sidecar.outbox.pending} pending)`);
+  return lines;
+}
+
+async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('late');
+    }, STOP_DEADLINE_MS);
+  });
+  const result = await Promise.race([sidecar.stop().then(() => 'stopped' as const), deadline]);
+  clearTimeout(timer);
+  if (result === 'late') logger.warn('shutdown took longer than 9 s; exiting anyway (the outbox journal is fsynced as records are written)');
+}
+
+export async function runCommand(args: readonly string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArguments(args, CONFIG_OPTION);
+  const configPath = stringFlag(parsed, 'config');
+  let config: BridgeConfig;
+  try {
+    ({ config } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
+  } catch (error) {
+    if (error instanceof ConfigError) return reportConfigError(context, error);
+    throw error;
+  }
+
+  // Signals are queued from the start, so a SIGTERM during startup is not lost.
+  const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
+  let logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  let sidecar: Sidecar;
+  try {
+    sidecar = await startSidecar(config, { logger });
+  } catch (error) {
+    signals.close();
+    logger.fatal({ err: error }, 'the sidecar could not start');
+    context.stderr.write(`error: the sidecar could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_REFUSED;
+  }
+  logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
+
+  for (;;) {
+    const signal = await signals.next();
+    if (signal !== 'SIGHUP') {
+      logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
+      await stopWithin(sidecar, logger);
+      signals.close();
+      logger.info('stopped');
+      return EXIT_OK;
+    }
+    try {
+      const reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
+      logger.info('SIGHUP: config is valid; restarting the sidecar with it');
+      await sidecar.stop();
+      const nextLogger = createLogger({ level: reloaded.log.level, secrets: collectSecrets(reloaded), destination: context.stderr });
+      try {
+        sidecar = await startSidecar(reloaded, { logger: nextLogger });
+        config = reloaded;
+        logger = nextLogger;
+      } catch (error) {
+        logger.error({ err: error }, 'SIGHUP: the new config could not start; going back to the old one');
+        sidecar = await startSidecar(config, { logger });
+      }
+      logger.info(`${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      logger.error({ problems: error.problems.map(formatProblem) }, 'SIGHUP: the config file is invalid; keeping the running config');
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// Assembles the running sidecar from a validated config: one service client for the API key, one durable
+// review outbox, one bridge per game server, and that server's adapters; and takes it all down in order.
+// This is the composition root: the only place where the bridge and the adapters meet.
+
+import type { Logger } from 'pino';
+import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
+import { serviceClientOptions, type AdapterConfig, type BridgeConfig } from './config/index.js';
+import { GsaClient } from './gsa/index.js';
+import type { Adapter } from './bridge/port.js';
+import { ReviewOutbox } from './bridge/reviewOutbox.js';
+import { ServerBridge } from './bridge/serverBridge.js';
+import { PRODUCT_NAME, VERSION } from './version.js';
+
+export interface SidecarOptions {
+  readonly logger: Logger;
+  /** Replaces listener ports by config path (e.g. 'servers[0].adapters[0]' → 0 for an ephemeral port): demo and tests. */
+  readonly portOverrides?: ReadonlyMap<string, number> | undefined;
+}
+
+export interface Sidecar {
+  readonly client: GsaClient;
+  readonly outbox: ReviewOutbox;
+  readonly bridges: ReadonlyMap<string, ServerBridge>;
+  readonly adapters: readonly Adapter[];
+  /** Stops taking events, answers what is in flight, persists the outbox, closes everything. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function createAdapter(adapter: AdapterConfig, configPath: string, serverName: string, options: SidecarOptions): Adapter | undefined {
+  switch (adapter.type) {
+    case 'websocket': {
+      const port = options.portOverrides?.get(configPath) ?? adapter.port;
+      return new WebSocketAdapter({
+        config: { ...adapter, port },
+        serverName,
+        configPath,
+        sidecar: `${PRODUCT_NAME}/${VERSION}`,
+        logger: options.logger.child({ adapter: configPath }),
+      });
+    }
+    case 'rcon':
+      options.logger.warn({ adapter: configPath }, `${configPath}: rcon adapters are not available in this version yet; skipped`);
+      return undefined;
+  }
+}
+
+export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
+  const { logger } = options;
+  const client = new GsaClient({ ...serviceClientOptions(config), logger: logger.child({ component: 'gsa' }) });
+  const bridges = new Map<string, ServerBridge>();
+  const outbox = await ReviewOutbox.open({
+    dataDir: config.reviews.dataDir,
+    send: async (review) => {
+      await client.submitReview(review.server, review.player, review.stars, review.comment);
+    },
+    onResult: (review, outcome) => {
+      const bridge = bridges.get(review.server);
+      if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
+      else bridge.deliverReviewResult(review.origin, outcome);
+    },
+    logger: logger.child({ component: 'outbox' }),
+  });
+
+  const attached: { adapter: Adapter; bridge: ServerBridge }[] = [];
+  config.servers.forEach((server, index) => {
+    const configPath = `servers[${index}]`;
+    const bridge = new ServerBridge({ server, configPath, mute: config.mute, reviews: config.reviews, client, outbox, logger });
+    bridges.set(server.name, bridge);
+    server.adapters.forEach((adapterConfig, adapterIndex) => {
+      const adapter = createAdapter(adapterConfig, `${configPath}.adapters[${adapterIndex}]`, server.name, options);
+      if (adapter === undefined) return;
+      bridge.attach(adapter);
+      attached.push({ adapter, bridge });
+    });
+  });
+
+  const adapters = attached.map(({ adapter }) => adapter);
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      for (const bridge of bridges.values()) bridge.close();
+      await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
+      await outbox.close();
+      await client.close();
+    })());
+
+  try {
+    for (const { adapter, bridge } of attached) await adapter.start(bridge);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  outbox.start();
+  return { client, outbox, bridges, adapters, stop };
+}

@@ -1,0 +1,646 @@
+// The mod WebSocket (mod protocol v1) from the outside: real ws clients over loopback against a real sidecar
+// (bridge, mute cache, durable outbox, service client) talking to the GSA emulator. Nothing of the project is mocked.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { WebSocket, type ClientOptions } from 'ws';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
+import { parseConfig, type WebsocketAdapterConfig } from '../../src/config/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { PRODUCT_NAME, VERSION } from '../../src/version.js';
+
+const SERVER = 'ovddykvbs';
+const SERVER_ID = 4711;
+const TOKEN = 'test-token';
+const STEAM = '76561198000000001';
+const STEAM_2 = '76561198000000002';
+const STEAM_3 = '76561198000000003';
+const EOS = '0123456789abcdef0123456789abcdef';
+const DEFAULT_ALERT = 'You are muted on this server.';
+
+type Frame = Record<string, unknown>;
+
+// ---- A sidecar against the emulator ---------------------------------------------------------------------------------
+
+interface Harness {
+  readonly emulator: GsaEmulator;
+  readonly sidecar: Sidecar;
+  readonly port: number;
+  readonly url: string;
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  // Last started, first stopped: clients before the sidecar before the emulator.
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function startHarness(adapter: Partial<WebsocketAdapterConfig> = {}): Promise<Harness> {
+  const emulator = await GsaEmulator.start();
+  cleanups.push(() => emulator.close());
+  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-ws-adapter-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const config = parseConfig(
+    {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 1, minDelayMs: 10, maxDelayMs: 50 } },
+      servers: [{ name: SERVER, id: SERVER_ID, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN, ...adapter }] }],
+      reviews: { dataDir },
+    },
+    {},
+  );
+  const sidecar = await startSidecar(config, { logger: silentLogger(), portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
+  cleanups.push(() => sidecar.stop());
+  const port = (sidecar.adapters[0] as WebSocketAdapter).port;
+  return { emulator, sidecar, port, url: `ws://127.0.0.1:${port}/` };
+}
+
+function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): WebsocketAdapterConfig {
+  return { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0, ...overrides };
+}
+
+/** A second listener on the harness's bridge, built directly so a test can set what the config does not expose. */
+async function startDirectAdapter(harness: Harness, options: { config?: WebsocketAdapterConfig; heartbeatMs?: number } = {}): Promise<WebSocketAdapter> {
+  const adapter = new WebSocketAdapter({
+    config: options.config ?? adapterConfig(),
+    serverName: SERVER,
+    configPath: 'servers[0].adapters[9]',
+    sidecar: 'gsa-bridge/test',
+    logger: silentLogger(),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  await adapter.start(harness.sidecar.bridges.get(SERVER)!);
+  cleanups.push(() => adapter.stop());
+  return adapter;
+}
+
+// ---- A mod connection that records what it receives --------------------------------------------------------------
+
+interface Waiter {
+  readonly match: (frame: Frame) => boolean;
+  readonly resolve: (frame: Frame) => void;
+}
+
+class Peer {
+  readonly socket: WebSocket;
+  /** Received and not yet taken by next(). */
+  readonly inbox: Frame[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly #waiters = new Set<Waiter>();
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    // Connection failures show as `closed`; the test decides whether that was expected.
+    socket.on('error', () => undefined);
+    socket.on('message', (data: Buffer) => {
+      const frame = JSON.parse(data.toString('utf8')) as Frame;
+      for (const waiter of this.#waiters) {
+        if (waiter.match(frame)) {
+          this.#waiters.delete(waiter);
+          waiter.resolve(frame);
+          return;
+        }
+      }
+      this.inbox.push(frame);
+    });
+    this.closed = new Promise((resolve) => {
+      socket.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+      });
+    });
+  }
+
+  /** Opens a connection and waits for the welcome (left in the inbox). */
+  static async connect(url: string, options: { token?: string | null; via?: 'header' | 'query'; client?: ClientOptions } = {}): Promise<Peer> {
+    const token = options.token === undefined ? TOKEN : options.token;
+    const headers: Record<string, string> = {};
+    let target = url;
+    if (token !== null && options.via === 'query') target = `${url}?token=${encodeURIComponent(token)}`;
+    else if (token !== null) headers['authorization'] = `Bearer ${token}`;
+    const socket = new WebSocket(target, { headers, ...options.client });
+    const peer = new Peer(socket);
+    cleanups.push(async () => {
+      if (socket.readyState !== WebSocket.CLOSED) {
+        socket.terminate();
+        await peer.closed;
+      }
+    });
+    const welcome = peer.next((frame) => frame['type'] === 'welcome', 5_000, false);
+    welcome.catch(() => undefined);
+    await Promise.race([
+      welcome,
+      peer.closed.then(({ code }) => {
+        throw new Error(`closed (${code}) before the welcome`);
+      }),
+    ]);
+    return peer;
+  }
+
+  send(frame: unknown): void {
+    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** The first frame (already received or still to come) that matches; taken out of the inbox unless `take` is false. */
+  next(match: (frame: Frame) => boolean, timeoutMs = 5_000, take = true): Promise<Frame> {
+    const index = this.inbox.findIndex(match);
+    if (index >= 0) {
+      const frame = this.inbox[index]!;
+      if (take) this.inbox.splice(index, 1);
+      return Promise.resolve(frame);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        match,
+        resolve: (frame) => {
+          clearTimeout(timer);
+          if (!take) this.inbox.push(frame);
+          resolve(frame);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new Error(`no matching frame within ${timeoutMs} ms; inbox: ${JSON.stringify(this.inbox)}`));
+      }, timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  reply(id: string, timeoutMs?: number): Promise<Frame> {
+    return this.next((frame) => frame['id'] === id, timeoutMs);
+  }
+
+  request(frame: Frame & { id: string }, timeoutMs?: number): Promise<Frame> {
+    this.send(frame);
+    return this.reply(frame.id, timeoutMs);
+  }
+
+  /** Everything received up to the pong for a ping sent now: frames are answered in order when no bridge call is involved. */
+  async drain(): Promise<Frame[]> {
+    const marker = `drain-${Math.random()}`;
+    this.send({ type: 'ping', id: marker });
+    await this.reply(marker);
+    return this.inbox.splice(0);
+  }
+}
+
+/** The HTTP status a WebSocket upgrade was refused with. */
+function refusedStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on('unexpected-response', (request, response) => {
+      resolve(response.statusCode ?? 0);
+      request.destroy();
+    });
+    socket.on('open', () => {
+      socket.terminate();
+      reject(new Error('the upgrade was accepted'));
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await delay(10);
+  }
+}
+
+const chat = (id: string, steamId: string, text = 'hello'): Frame & { id: string } => ({
+  type: 'chat',
+  id,
+  player: { steam_id: steamId, name: 'Rex' },
+  channel: 'global',
+  text,
+});
+
+// ---- Tests ----------------------------------------------------------------------------------------------------------
+
+describe('connecting', () => {
+  it('sends the welcome right after the upgrade', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(peer.inbox).toEqual([{ type: 'welcome', protocol: 1, server: SERVER, sidecar: `${PRODUCT_NAME}/${VERSION}` }]);
+  });
+
+  it('takes the token from the Authorization header or from ?token=', async () => {
+    const { url } = await startHarness();
+    const byHeader = await Peer.connect(url, { via: 'header' });
+    const byQuery = await Peer.connect(url, { via: 'query' });
+    expect(byHeader.inbox[0]).toMatchObject({ type: 'welcome' });
+    expect(byQuery.inbox[0]).toMatchObject({ type: 'welcome' });
+    expect(await byQuery.request({ type: 'ping', id: 'q' })).toEqual({ type: 'pong', id: 'q' });
+  });
+
+  it('answers a wrong or missing token with HTTP 401 and no socket', async () => {
+    const { url } = await startHarness();
+    expect(await refusedStatus(url, { authorization: 'Bearer wrong-token' })).toBe(401);
+    expect(await refusedStatus(url, { authorization: `Bearer ${TOKEN}x` })).toBe(401);
+    expect(await refusedStatus(url, { authorization: `Basic ${TOKEN}` })).toBe(401);
+    expect(await refusedStatus(url)).toBe(401);
+    expect(await refusedStatus(`${url}?token=nope`)).toBe(401);
+    expect(await refusedStatus(`${url}?token=`)).toBe(401);
+  });
+
+  it('answers plain HTTP with 426 and a short explanation', async () => {
+    const { port } = await startHarness();
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    expect(response.status).toBe(426);
+    expect(await response.text()).toMatch(/WebSocket endpoint/);
+  });
+
+  it('accepts any local client when no token is configured', async () => {
+    const harness = await startHarness();
+    const adapter = await startDirectAdapter(harness, { config: adapterConfig({ token: undefined }) });
+    const peer = await Peer.connect(`ws://127.0.0.1:${adapter.port}/`, { token: null });
+    expect(await peer.request({ type: 'ping', id: 'open' })).toEqual({ type: 'pong', id: 'open' });
+  });
+
+  it('refuses to start without a token on a host other than loopback', async () => {
+    const harness = await startHarness();
+    const adapter = new WebSocketAdapter({
+      config: adapterConfig({ host: '0.0.0.0', token: undefined }),
+      serverName: SERVER,
+      configPath: 'servers[0].adapters[3]',
+      sidecar: 'gsa-bridge/test',
+      logger: silentLogger(),
+    });
+    await expect(adapter.start(harness.sidecar.bridges.get(SERVER)!)).rejects.toThrow(/refusing to listen on 0\.0\.0\.0:0 \(servers\[0\]\.adapters\[3\]\) without a token/);
+    expect(adapter.ready).toBe(false);
+  });
+
+  it('fails to start with a message naming the config path when the port is in use', async () => {
+    const harness = await startHarness();
+    const adapter = new WebSocketAdapter({
+      config: adapterConfig({ port: harness.port }),
+      serverName: SERVER,
+      configPath: 'servers[0].adapters[1]',
+      sidecar: 'gsa-bridge/test',
+      logger: silentLogger(),
+    });
+    await expect(adapter.start(harness.sidecar.bridges.get(SERVER)!)).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${harness.port} (servers[0].adapters[1]): port in use`,
+    );
+    expect(adapter.ready).toBe(false);
+  });
+
+  it('is ready while listening', async () => {
+    const harness = await startHarness();
+    expect(harness.sidecar.adapters[0]!.ready).toBe(true);
+  });
+});
+
+describe('chat and mute checks', () => {
+  it('allows an unmuted player', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(await peer.request(chat('c1', STEAM))).toEqual({ type: 'chat.verdict', id: 'c1', allow: true, reason: 'ok' });
+  });
+
+  it("blocks a muted player with the service's alert", async () => {
+    const { url, emulator } = await startHarness();
+    emulator.mute(SERVER, STEAM_2, 'Muted for spamming, 10 min');
+    const peer = await Peer.connect(url);
+    expect(await peer.request(chat('c2', STEAM_2))).toEqual({
+      type: 'chat.verdict',
+      id: 'c2',
+      allow: false,
+      reason: 'muted',
+      alert: 'Muted for spamming, 10 min',
+    });
+  });
+
+  it('blocks with the configured default alert when the service sent none', async () => {
+    const { url, emulator } = await startHarness();
+    emulator.mute(SERVER, STEAM_3);
+    const peer = await Peer.connect(url);
+    expect(await peer.request(chat('c3', STEAM_3))).toEqual({ type: 'chat.verdict', id: 'c3', allow: false, reason: 'muted', alert: DEFAULT_ALERT });
+  });
+
+  it('answers a chat without id without an id', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    peer.send({ type: 'chat', player: { steam_id: STEAM }, channel: 'global', text: 'no id' });
+    expect(await peer.next((frame) => frame['type'] === 'chat.verdict')).toEqual({ type: 'chat.verdict', allow: true, reason: 'ok' });
+  });
+
+  it('answers mute.check with the player and where the answer came from', async () => {
+    const { url, emulator } = await startHarness();
+    emulator.mute(SERVER, EOS, 'quiet please');
+    const peer = await Peer.connect(url);
+    const player = { eos_id: EOS, name: 'Ada' };
+    expect(await peer.request({ type: 'mute.check', id: 'm1', player })).toEqual({
+      type: 'mute.status',
+      id: 'm1',
+      player,
+      muted: true,
+      alert: 'quiet please',
+      source: 'service',
+    });
+    expect(await peer.request({ type: 'mute.check', id: 'm2', player })).toMatchObject({ id: 'm2', muted: true, source: 'cache' });
+    const unmuted = await peer.request({ type: 'mute.check', id: 'm3', player: { steam_id: STEAM } });
+    expect(unmuted).toEqual({ type: 'mute.status', id: 'm3', player: { steam_id: STEAM }, muted: false, source: 'service' });
+  });
+
+  it('pushes mute.changed to every connection when a refresh finds a changed status', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    const other = await Peer.connect(url);
+    expect(await peer.request(chat('before', STEAM))).toMatchObject({ allow: true });
+    emulator.mute(SERVER, STEAM, 'Muted by an admin');
+    peer.send({ type: 'player.join', player: { steam_id: STEAM, name: 'Rex' } });
+    const expected = { type: 'mute.changed', player: { steam_id: STEAM }, muted: true, alert: 'Muted by an admin' };
+    expect(await peer.next((frame) => frame['type'] === 'mute.changed')).toMatchObject(expected);
+    expect(await other.next((frame) => frame['type'] === 'mute.changed')).toMatchObject(expected);
+    expect(await peer.request(chat('after', STEAM))).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted by an admin' });
+  });
+
+  it('takes player.join and player.leave without a reply', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    peer.send({ type: 'player.join', id: 'j', player: { steam_id: STEAM_2 } });
+    peer.send({ type: 'player.leave', id: 'l', player: { steam_id: STEAM_2 } });
+    expect(await peer.drain()).toEqual([{ type: 'welcome', protocol: 1, server: SERVER, sidecar: `${PRODUCT_NAME}/${VERSION}` }]);
+    // The join warmed the cache: the service was asked without a chat line.
+    await eventually(() => emulator.calls.some((call) => call.endpoint === 'mute'));
+  });
+});
+
+describe('reviews', () => {
+  it('answers review.queued, then review.result once the service stored it exactly as sent', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    const comment = 'Great server! Admins are fair. 👍';
+    expect(await peer.request({ type: 'review', id: 'r1', player: { steam_id: STEAM, name: 'Rex' }, stars: 4, comment })).toEqual({
+      type: 'review.queued',
+      id: 'r1',
+    });
+    expect(await peer.reply('r1')).toEqual({ type: 'review.result', id: 'r1', ok: true });
+    expect(emulator.reviews).toEqual([{ server: SERVER, steamId: STEAM, stars: 4, comment, at: expect.any(Number) as unknown }]);
+  });
+
+  it('refuses stars out of range with bad_message at path stars', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    const reply = await peer.request({ type: 'review', id: 'r9', player: { steam_id: STEAM }, stars: 9, comment: '' });
+    expect(reply).toEqual({ type: 'error', id: 'r9', code: 'bad_message', message: expect.any(String) as unknown, path: 'stars' });
+    expect(emulator.reviews).toEqual([]);
+  });
+
+  it('refuses a second review within the cooldown with rate_limited', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(await peer.request({ type: 'review', id: 'a', player: { steam_id: STEAM }, stars: 5, comment: 'one' })).toMatchObject({ type: 'review.queued' });
+    expect(await peer.request({ type: 'review', id: 'b', player: { steam_id: STEAM }, stars: 5, comment: 'two' })).toMatchObject({
+      type: 'error',
+      id: 'b',
+      code: 'rate_limited',
+    });
+  });
+
+  it('reports a review the service refused as review.result ok false', async () => {
+    const { url, emulator } = await startHarness();
+    emulator.setIneligible(SERVER, STEAM_2, 'You need 2 hours of playtime to review.');
+    const peer = await Peer.connect(url);
+    expect(await peer.request({ type: 'review', id: 'rx', player: { steam_id: STEAM_2 }, stars: 2, comment: 'meh' })).toMatchObject({ type: 'review.queued' });
+    const result = await peer.reply('rx');
+    expect(result).toEqual({ type: 'review.result', id: 'rx', ok: false, error: { code: 'forbidden', message: 'You need 2 hours of playtime to review.' } });
+  });
+
+  it('delivers review.result to the new connection after a reconnect', async () => {
+    const { url, emulator } = await startHarness();
+    emulator.injectFault({ kind: 'latency', ms: 800, endpoint: 'review' });
+    const first = await Peer.connect(url);
+    expect(await first.request({ type: 'review', id: 'late', player: { steam_id: STEAM }, stars: 5, comment: 'slow service' })).toMatchObject({
+      type: 'review.queued',
+    });
+    first.socket.close();
+    await first.closed;
+    const second = await Peer.connect(url);
+    expect(await second.reply('late')).toEqual({ type: 'review.result', id: 'late', ok: true });
+  });
+
+  it('keeps a review.result that finds no connection and sends it right after the next welcome', async () => {
+    const { url, emulator, sidecar } = await startHarness();
+    emulator.injectFault({ kind: 'latency', ms: 200, endpoint: 'review' });
+    const first = await Peer.connect(url);
+    expect(await first.request({ type: 'review', id: 'kept', player: { steam_id: STEAM }, stars: 3, comment: '' })).toMatchObject({ type: 'review.queued' });
+    first.socket.close();
+    await first.closed;
+    await eventually(() => sidecar.outbox.pending === 0 && emulator.reviews.length === 1);
+    const second = await Peer.connect(url);
+    await second.reply('kept');
+    expect(second.inbox).toEqual([{ type: 'welcome', protocol: 1, server: SERVER, sidecar: `${PRODUCT_NAME}/${VERSION}` }]);
+  });
+});
+
+describe('server actions', () => {
+  it('runs an allowed action and reports the result', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(await peer.request({ type: 'server.action', id: 'a1', action: 'restart' })).toEqual({
+      type: 'server.action.result',
+      id: 'a1',
+      ok: true,
+      status: expect.any(Number) as unknown,
+      message: expect.any(String) as unknown,
+    });
+    expect(emulator.actions(SERVER_ID)).toMatchObject([{ action: 'restart' }]);
+  });
+
+  it('answers forbidden for an action the config does not allow', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(await peer.request({ type: 'server.action', id: 'a2', action: 'stop' })).toMatchObject({
+      type: 'error',
+      id: 'a2',
+      code: 'forbidden',
+      message: expect.stringMatching(/allowActions/) as unknown,
+    });
+    expect(emulator.actions(SERVER_ID)).toEqual([]);
+  });
+});
+
+describe('frames and limits', () => {
+  it('answers a JSON ping with a pong, echoing the id when given', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    expect(await peer.request({ type: 'ping', id: 'p1' })).toEqual({ type: 'pong', id: 'p1' });
+    peer.send({ type: 'ping' });
+    expect(await peer.next((frame) => frame['type'] === 'pong')).toEqual({ type: 'pong' });
+  });
+
+  it('answers every bad frame with exactly one error and keeps the connection open', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    peer.inbox.splice(0);
+    const bad: [frame: unknown, expected: Frame][] = [
+      ['this is not json', { code: 'bad_json' }],
+      ['{"type":"chat",', { code: 'bad_json' }],
+      ['[1,2,3]', { code: 'bad_json' }],
+      ['null', { code: 'bad_json' }],
+      [{ id: 'b1', player: { steam_id: STEAM } }, { code: 'bad_message', path: 'type', id: 'b1' }],
+      [{ type: 42, id: 'b2' }, { code: 'bad_message', path: 'type', id: 'b2' }],
+      [{ type: 'chat.send', id: 'b3' }, { code: 'unknown_type', id: 'b3' }],
+      [{ type: 'chat', id: 'b4', player: { steam_id: '123' }, channel: 'global', text: 'x' }, { code: 'bad_message', path: 'player.steam_id', id: 'b4' }],
+      [{ type: 'chat', id: 'b5', player: { name: 'no ids' }, channel: 'global', text: 'x' }, { code: 'bad_message', path: 'player', id: 'b5' }],
+      [{ type: 'chat', id: 'b6', player: { steam_id: STEAM }, text: 'x' }, { code: 'bad_message', path: 'channel', id: 'b6' }],
+      [{ type: 'review', id: 'b7', player: { steam_id: STEAM }, stars: '5', comment: '' }, { code: 'bad_message', path: 'stars', id: 'b7' }],
+      [{ type: 'server.action', id: 'b8', action: 'explode' }, { code: 'bad_message', path: 'action', id: 'b8' }],
+      [{ type: 'ping', id: 42 }, { code: 'bad_message', path: 'id' }],
+      [{ type: 'ping', id: 'x'.repeat(65) }, { code: 'bad_message', path: 'id' }],
+      [{ type: 'player.join', player: { eos_id: 'xyz' } }, { code: 'bad_message', path: 'player.eos_id' }],
+    ];
+    for (const [frame] of bad) peer.send(frame);
+    // Not UTF-8: refused with bad_json rather than closing the socket.
+    peer.socket.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    const replies = await peer.drain();
+    expect(replies).toHaveLength(bad.length + 1);
+    bad.forEach(([, expected], index) => {
+      const reply = replies[index]!;
+      expect(reply).toMatchObject({ type: 'error', ...expected });
+      expect(typeof reply['message']).toBe('string');
+      if (!('id' in expected)) expect(reply).not.toHaveProperty('id');
+      if (!('path' in expected)) expect(reply).not.toHaveProperty('path');
+    });
+    expect(replies[bad.length]).toMatchObject({ type: 'error', code: 'bad_json', message: expect.stringMatching(/UTF-8/) as unknown });
+    expect(peer.socket.readyState).toBe(WebSocket.OPEN);
+    expect(await peer.request(chat('still-works', STEAM))).toMatchObject({ type: 'chat.verdict', allow: true });
+  });
+
+  it('answers a binary frame with bad_json (text frames only) and keeps the connection open', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    peer.socket.send(Buffer.from(JSON.stringify({ type: 'ping', id: 'bin' })), { binary: true });
+    expect(await peer.reply('bin')).toEqual({ type: 'error', id: 'bin', code: 'bad_json', message: expect.stringMatching(/text frames only/) as unknown });
+    peer.socket.send(Buffer.from([1, 2, 3]), { binary: true });
+    expect(await peer.next((frame) => frame['type'] === 'error')).toMatchObject({ code: 'bad_json' });
+    expect(await peer.request({ type: 'ping', id: 'after' })).toEqual({ type: 'pong', id: 'after' });
+  });
+
+  it('takes a frame of exactly maxFrameBytes and closes the connection with 1009 on a larger one', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    const frame = JSON.stringify(chat('big', STEAM, ''));
+    const padded = JSON.stringify(chat('big', STEAM, 'x'.repeat(16_384 - frame.length)));
+    expect(Buffer.byteLength(padded)).toBe(16_384);
+    peer.send(padded);
+    expect(await peer.reply('big')).toMatchObject({ type: 'chat.verdict', allow: true });
+    peer.send(JSON.stringify(chat('too-big', STEAM, 'x'.repeat(16_384))));
+    expect((await peer.closed).code).toBe(1009);
+  });
+
+  it('answers frames over maxMessagesPerSecond with rate_limited and their id, unprocessed', async () => {
+    const { url } = await startHarness({ maxMessagesPerSecond: 5 });
+    const peer = await Peer.connect(url);
+    const ids = Array.from({ length: 20 }, (_, index) => `p${index}`);
+    for (const id of ids) peer.send({ type: 'ping', id });
+    const replies = await Promise.all(ids.map((id) => peer.reply(id)));
+    const limited = replies.filter((reply) => reply['type'] === 'error');
+    const answered = replies.filter((reply) => reply['type'] === 'pong');
+    expect(limited.length + answered.length).toBe(20);
+    // 20 frames sent at once fall into at most two one-second windows.
+    expect(answered.length).toBeGreaterThanOrEqual(5);
+    expect(answered.length).toBeLessThanOrEqual(10);
+    for (const reply of limited) expect(reply).toMatchObject({ code: 'rate_limited', id: expect.stringMatching(/^p\d+$/) as unknown });
+    await delay(1_100);
+    expect(await peer.request({ type: 'ping', id: 'later' })).toEqual({ type: 'pong', id: 'later' });
+  });
+
+  it('serves several connections at once, each getting its own replies', async () => {
+    const { url } = await startHarness();
+    const peers = await Promise.all(Array.from({ length: 5 }, () => Peer.connect(url)));
+    const replies = await Promise.all(peers.map((peer, index) => peer.request(chat('same-id', index % 2 === 0 ? STEAM : STEAM_2))));
+    for (const reply of replies) expect(reply).toMatchObject({ type: 'chat.verdict', id: 'same-id', allow: true });
+    for (const peer of peers) expect(await peer.drain()).toEqual([expect.objectContaining({ type: 'welcome' })]);
+  });
+
+  it('answers requests concurrently: a slow one does not hold up a fast one', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    emulator.injectFault({ kind: 'latency', ms: 200, endpoint: 'mute' });
+    peer.send(chat('slow', STEAM));
+    peer.send({ type: 'ping', id: 'fast' });
+    const order: string[] = [];
+    await Promise.all(
+      ['slow', 'fast'].map(async (id) => {
+        await peer.reply(id);
+        order.push(id);
+      }),
+    );
+    expect(order).toEqual(['fast', 'slow']);
+  });
+
+  it('stops reading a peer that does not read its replies, and resumes once it does', async () => {
+    const { url, emulator } = await startHarness();
+    const peer = await Peer.connect(url);
+    peer.inbox.splice(0);
+    let received = 0;
+    peer.socket.on('message', () => {
+      received++;
+    });
+    peer.socket.pause();
+    // Each tiny frame draws a ~230-byte error: far more than the socket buffers hold.
+    const junk = JSON.stringify({ type: 'x'.repeat(40) });
+    const floodSize = 60_000;
+    for (let index = 0; index < floodSize; index++) peer.send(junk);
+    // If the sidecar kept reading, it would process these joins at once (each asks the service).
+    const players = [STEAM, STEAM_2, STEAM_3];
+    for (const steamId of players) peer.send({ type: 'player.join', player: { steam_id: steamId } });
+    await delay(1_000);
+    const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+    expect(muteCalls()).toBe(0);
+    peer.socket.resume();
+    await eventually(() => muteCalls() === players.length, 15_000);
+    await eventually(() => received >= floodSize, 15_000);
+    expect(peer.socket.readyState).toBe(WebSocket.OPEN);
+  });
+});
+
+describe('heartbeat', () => {
+  it('drops a peer that does not answer pings and keeps one that does', async () => {
+    const harness = await startHarness();
+    const adapter = await startDirectAdapter(harness, { heartbeatMs: 100 });
+    const url = `ws://127.0.0.1:${adapter.port}/`;
+    const silent = await Peer.connect(url, { client: { autoPong: false } });
+    const responsive = await Peer.connect(url);
+    expect((await silent.closed).code).toBe(1006);
+    await delay(400);
+    expect(responsive.socket.readyState).toBe(WebSocket.OPEN);
+    expect(adapter.connectionCount).toBe(1);
+  });
+
+  it('counts any frame from the peer as a sign of life (JSON pings, for engines without ping frames)', async () => {
+    const harness = await startHarness();
+    const adapter = await startDirectAdapter(harness, { heartbeatMs: 200 });
+    const peer = await Peer.connect(`ws://127.0.0.1:${adapter.port}/`, { client: { autoPong: false } });
+    for (let round = 0; round < 12; round++) {
+      expect(await peer.request({ type: 'ping', id: `alive-${round}` })).toMatchObject({ type: 'pong' });
+      await delay(50);
+    }
+    expect(peer.socket.readyState).toBe(WebSocket.OPEN);
+  });
+});
+
+describe('stopping', () => {
+  it('answers what is in flight, closes connections with 1001 and stops listening', async () => {
+    const harness = await startHarness();
+    const adapter = await startDirectAdapter(harness);
+    const url = `ws://127.0.0.1:${adapter.port}/`;
+    const peer = await Peer.connect(url);
+    harness.emulator.injectFault({ kind: 'latency', ms: 150, endpoint: 'mute' });
+    peer.send(chat('in-flight', STEAM));
+    await eventually(() => harness.emulator.calls.some((call) => call.endpoint === 'mute'));
+    const stopped = adapter.stop();
+    expect(adapter.ready).toBe(false);
+    expect(await peer.reply('in-flight')).toMatchObject({ type: 'chat.verdict', allow: true });
+    expect((await peer.closed).code).toBe(1001);
+    await stopped;
+    await expect(Peer.connect(url)).rejects.toThrow();
+  });
+});
