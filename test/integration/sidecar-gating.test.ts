@@ -1,0 +1,131 @@
+// Chat gating end to end: a real sidecar (startSidecar) over real WebSockets against the emulator, counting
+// what reaches the emulator: single flight, the decision timeout, stale-while-revalidate, the rate limit.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { freePort } from '../fixtures/freePort.js';
+import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+
+const SERVER = 'ovddykvbs';
+const TOKEN = 'gating-token';
+const NEWCOMER = { steam_id: '76561198000000042', name: 'Newcomer' };
+
+let emulator: GsaEmulator;
+const sidecars: Sidecar[] = [];
+const sockets: ModSocket[] = [];
+
+beforeAll(async () => {
+  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
+});
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
+  emulator.reset();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+async function start(overrides: { mute?: Record<string, unknown>; rateLimit?: Record<string, unknown> } = {}): Promise<ModSocket> {
+  const port = await freePort();
+  const config = parseConfig(
+    {
+      api: {
+        baseUrl: emulator.url,
+        clientId: emulator.clientId,
+        clientSecret: emulator.clientSecret,
+        retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 },
+        ...(overrides.rateLimit === undefined ? {} : { rateLimit: overrides.rateLimit }),
+      },
+      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
+      mute: overrides.mute ?? {},
+      reviews: { dataDir: await mkdtemp(join(tmpdir(), 'gsa-bridge-gating-')) },
+    },
+    {},
+  );
+  const sidecar = await startSidecar(config, { logger: silentLogger() });
+  sidecars.push(sidecar);
+  const socket = await connectMod(`ws://127.0.0.1:${port}/`, TOKEN);
+  sockets.push(socket);
+  await socket.waitFor((frame) => frame.type === 'welcome');
+  return socket;
+}
+
+function verdicts(socket: ModSocket, prefix: string): Record<string, unknown>[] {
+  return socket.received.filter((frame) => frame.type === 'chat.verdict' && String(frame.id).startsWith(prefix));
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+
+describe('chat gating over the mod WebSocket', () => {
+  it('makes one mute check for 200 simultaneous chats from a new player (single flight)', async () => {
+    const mod = await start();
+    for (let index = 0; index < 200; index++) mod.send({ type: 'chat', id: `s${index}`, player: NEWCOMER, channel: 'global', text: 'hello' });
+    await until(() => verdicts(mod, 's').length === 200, '200 verdicts');
+    expect(verdicts(mod, 's').every((frame) => frame.allow === true && frame.reason === 'ok')).toBe(true);
+    expect(muteCalls()).toBe(1);
+  });
+
+  it('answers within the decision timeout when GSA is slow, by policy, and warms the cache meanwhile', async () => {
+    const mod = await start({ mute: { decisionTimeoutMs: 150, onUnknown: 'block', defaultAlert: 'Chat is checking you.' } });
+    emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted by admin');
+    emulator.injectFault({ kind: 'latency', ms: 600, endpoint: 'mute' });
+    const sent = performance.now();
+    mod.send({ type: 'chat', id: 'slow', player: NEWCOMER, channel: 'global', text: 'hello' });
+    const first = await mod.waitFor((frame) => frame.id === 'slow');
+    const waited = performance.now() - sent;
+    expect(first).toMatchObject({ type: 'chat.verdict', allow: false, reason: 'unknown', alert: 'Chat is checking you.' });
+    expect(waited).toBeGreaterThanOrEqual(140);
+    expect(waited).toBeLessThan(500);
+    await until(() => emulator.calls.some((call) => call.endpoint === 'mute' && call.status === 200), 'the slow lookup to finish');
+    mod.send({ type: 'chat', id: 'warm', player: NEWCOMER, channel: 'global', text: 'hello again' });
+    expect(await mod.waitFor((frame) => frame.id === 'warm')).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted by admin' });
+    expect(muteCalls()).toBe(1);
+  });
+
+  it('serves a stale answer at once while refreshing, then the new one', async () => {
+    const mod = await start({ mute: { mutedTtlMs: 50 } });
+    emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted');
+    mod.send({ type: 'chat', id: 'a', player: NEWCOMER, channel: 'global', text: '1' });
+    expect(await mod.waitFor((frame) => frame.id === 'a')).toMatchObject({ allow: false, reason: 'muted' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    emulator.unmute(SERVER, NEWCOMER.steam_id);
+    emulator.injectFault({ kind: 'latency', ms: 300, endpoint: 'mute' });
+    const sent = performance.now();
+    mod.send({ type: 'chat', id: 'b', player: NEWCOMER, channel: 'global', text: '2' });
+    expect(await mod.waitFor((frame) => frame.id === 'b')).toMatchObject({ allow: false, reason: 'muted' });
+    expect(performance.now() - sent).toBeLessThan(100);
+    await mod.waitFor((frame) => frame.type === 'mute.changed');
+    mod.send({ type: 'chat', id: 'c', player: NEWCOMER, channel: 'global', text: '3' });
+    expect(await mod.waitFor((frame) => frame.id === 'c')).toMatchObject({ allow: true, reason: 'ok' });
+    expect(muteCalls()).toBe(2);
+  });
+
+  it('keeps to the rate limit, counted where the requests arrive', async () => {
+    const requests = 4;
+    const intervalMs = 250;
+    const mod = await start({ rateLimit: { requests, intervalMs }, mute: { decisionTimeoutMs: 5000 } });
+    for (let index = 0; index < 14; index++) {
+      mod.send({ type: 'mute.check', id: `m${index}`, player: { steam_id: `765611980000001${String(index).padStart(2, '0')}` } });
+    }
+    await until(() => mod.received.filter((frame) => frame.type === 'mute.status').length === 14, '14 mute.status', 15_000);
+    const times = emulator.calls.filter((call) => call.endpoint === 'mute').map((call) => call.at);
+    expect(times).toHaveLength(14);
+    for (let index = 0; index + requests < times.length; index++) {
+      expect(times[index + requests]! - times[index]!).toBeGreaterThanOrEqual(intervalMs);
+    }
+  });
+});
