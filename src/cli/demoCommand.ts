@@ -1,64 +1,112 @@
-// `gsa-bridge demo [--once]`: shows the service side of the product working end to end on loopback with
-// no account: the embedded emulator, the real client, a scripted session printed for people.
-// It never reaches the real service: every URL here is the emulator's.
+// `gsa-bridge demo [--once] [--port P]`: the whole product on loopback with no account. The embedded GSA
+// emulator, the real sidecar, and the reference mod client play a scripted session (allowed chat, blocked
+// chat with its alert, a review queued and delivered), printed for people; then it stays up with the mod URL
+// and token for a real mod, or exits with --once. Every URL here is local; it never reaches the real service.
 
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModClient, type Player } from '../../adapters/websocket/referenceClient.js';
+import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
+import { parseConfig } from '../config/index.js';
 import { GsaEmulator } from '../gsa/emulator/index.js';
-import { GsaClient, type PlayerIds } from '../gsa/index.js';
-import { parseCommandArguments } from './arguments.js';
+import { createLogger } from '../log/logger.js';
+import { startSidecar, type Sidecar } from '../sidecar.js';
+import { integerFlag, parseCommandArguments } from './arguments.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK } from './exitCodes.js';
 import { shutdownSignal } from './shutdownSignal.js';
+import { UsageError } from './usageError.js';
 
-export const DEMO_USAGE = 'gsa-bridge demo [--once]';
+export const DEMO_USAGE = 'gsa-bridge demo [--once] [--port P]';
 
 const SERVER = { name: 'ovddykvbs', id: 4711 };
-const ALICE = { name: 'Alice', ids: { steamId: '76561198000000001' } satisfies PlayerIds };
-const MALLORY = { name: 'Mallory', ids: { steamId: '76561198000000002' } satisfies PlayerIds };
+const ADAPTER_PATH = 'servers[0].adapters[0]';
+const ALICE: Player = { steam_id: '76561198000000001', name: 'Alice' };
+const MALLORY: Player = { steam_id: '76561198000000002', name: 'Mallory' };
 const MALLORY_ALERT = 'You are muted for spamming global chat. Appeal on our Discord.';
 const REVIEW = { stars: 5, comment: 'Great server, friendly admins!' };
 
-async function playScript(client: GsaClient, emulator: GsaEmulator, say: (line: string) => void): Promise<void> {
-  const alice = await client.checkMuted(SERVER.name, ALICE.ids);
-  say(`1. ${ALICE.name} (${ALICE.ids.steamId}) chats: mute check says ${alice.muted ? 'muted' : 'not muted'} -> chat ${alice.muted ? 'blocked' : 'allowed'}`);
+async function playScript(mod: ModClient, emulator: GsaEmulator, say: (line: string) => void): Promise<void> {
+  mod.join(ALICE);
+  mod.join(MALLORY);
+  say(`1. Alice and Mallory join; the sidecar warms its mute cache for them`);
 
-  const mallory = await client.checkMuted(SERVER.name, MALLORY.ids);
-  say(`2. ${MALLORY.name} (${MALLORY.ids.steamId}) chats: mute check says ${mallory.muted ? 'muted' : 'not muted'} -> chat ${mallory.muted ? 'blocked' : 'allowed'}`);
-  if (mallory.alert !== null) say(`   alert shown to ${MALLORY.name}: "${mallory.alert}"`);
+  const alice = await mod.chat(ALICE, 'global', 'hi all!');
+  say(`2. Alice says "hi all!" in global chat -> ${alice.allow ? 'allowed' : 'blocked'} (reason: ${alice.reason})`);
 
-  const receipt = await client.submitReview(SERVER.name, ALICE.ids, REVIEW.stars, REVIEW.comment);
+  const mallory = await mod.chat(MALLORY, 'global', 'BUY GOLD CHEAP');
+  say(`3. Mallory says "BUY GOLD CHEAP" -> ${mallory.allow ? 'allowed' : 'blocked'} (reason: ${mallory.reason})`);
+  if (!mallory.allow) say(`   the mod shows Mallory: "${mallory.alert}"`);
+
+  const receipt = await mod.review(ALICE, REVIEW.stars, REVIEW.comment);
+  say(`4. Alice leaves ${REVIEW.stars} stars: "${REVIEW.comment}" -> review.queued (stored on disk first)`);
+  const result = await receipt.result;
   const stored = emulator.reviews.at(-1);
-  say(`3. ${ALICE.name} reviews the server: ${REVIEW.stars} stars, "${REVIEW.comment}" -> delivered (service said "${receipt.message}")`);
-  if (stored !== undefined) say(`   the emulator stored: ${stored.stars} stars, "${stored.comment}"`);
+  say(`   review.result: ${result.ok ? 'delivered' : `not delivered (${result.error.code}: ${result.error.message})`}`);
+  if (stored !== undefined) say(`   GSA (emulator) now holds: ${stored.stars} stars, "${stored.comment}"`);
+}
 
-  const restart = await client.restart(SERVER.id);
-  say(`4. host restarts server ${SERVER.id}: accepted (${restart.status}) ${restart.message}`);
+function boundPort(sidecar: Sidecar): number {
+  const adapter = sidecar.adapters.find((candidate) => candidate.id === ADAPTER_PATH);
+  if (!(adapter instanceof WebSocketAdapter)) throw new Error('the demo sidecar has no WebSocket listener');
+  return adapter.port;
 }
 
 export async function demoCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, { once: { type: 'boolean' } });
+  const parsed = parseCommandArguments(args, { once: { type: 'boolean' }, port: { type: 'string' } });
+  const port = integerFlag(parsed, 'port') ?? 0;
+  if (port < 0 || port > 65535) throw new UsageError('--port must be 0–65535 (0 picks a free port)');
   const say = (line: string): void => {
     context.stdout.write(`${line}\n`);
   };
+
+  const token = randomBytes(12).toString('hex');
+  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-demo-'));
   const emulator = await GsaEmulator.start({ servers: [SERVER] });
-  const client = new GsaClient({ baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret });
+  emulator.mute(SERVER.name, MALLORY.steam_id ?? '', MALLORY_ALERT);
+  const config = parseConfig(
+    {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+      servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token }] }],
+      reviews: { dataDir, cooldownMs: 0 },
+      log: { level: 'warn' },
+    },
+    {},
+  );
+  const logger = createLogger({ level: 'warn', secrets: [token], destination: context.stderr });
+  let sidecar: Sidecar | undefined;
+  let mod: ModClient | undefined;
   try {
-    emulator.mute(SERVER.name, MALLORY.ids.steamId, MALLORY_ALERT);
-    say('gsa-bridge demo: everything runs on loopback against the embedded GSA emulator; no account needed.');
-    say(`GSA emulator: ${emulator.url} (client id ${emulator.clientId}, server ${SERVER.name}, id ${SERVER.id})`);
+    sidecar = await startSidecar(config, { logger, portOverrides: new Map([[ADAPTER_PATH, port]]) });
+    const modUrl = `ws://127.0.0.1:${boundPort(sidecar)}/`;
+    mod = new ModClient({ url: modUrl, token });
+    await mod.connected();
+
+    say('gsa-bridge demo: the GSA emulator, the sidecar and a mod client, all on loopback; no account needed.');
+    say(`  GSA emulator: ${emulator.url}   sidecar mod WebSocket: ${modUrl}`);
     say('');
-    await playScript(client, emulator, say);
+    await playScript(mod, emulator, say);
     say('');
     if (parsed.values.once === true) {
       say('demo finished.');
       return EXIT_OK;
     }
-    say(`The emulator stays up for you at ${emulator.url} (client secret "${emulator.clientSecret}"). Try:`);
-    say(`  GSA_API_URL=${emulator.url} GSA_CLIENT_ID=${emulator.clientId} GSA_CLIENT_SECRET=${emulator.clientSecret} node bin/gsa-bridge.js mute-check --server ${SERVER.name} --steam-id ${MALLORY.ids.steamId}`);
-    say('Ctrl-C stops it.');
+    await mod.close();
+    mod = undefined;
+    say('The sidecar stays up for your mod (Ctrl-C stops it):');
+    say(`  mod URL: ${modUrl}`);
+    say(`  token:   ${token}   (header "Authorization: Bearer <token>", or ${modUrl}?token=<token>)`);
+    say(`  server:  ${SERVER.name}; Mallory (${MALLORY.steam_id ?? ''}) is muted; mods may trigger "restart"`);
+    say(`  GSA emulator: ${emulator.url} (mute players with POST ${emulator.url}/_emulator/mute)`);
+    say('The protocol is in docs/mod-protocol.md; adapters/websocket/referenceClient.ts is a client to copy.');
     await shutdownSignal();
     return EXIT_OK;
   } finally {
-    await client.close();
+    await mod?.close();
+    await sidecar?.stop();
     await emulator.close();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { connectMod } from '../fixtures/modSocket.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const SERVER = 'ovddykvbs';
@@ -222,7 +223,7 @@ describe('the binary', () => {
     expect(await runBinary(['--version'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^gsa-bridge \d+\.\d+\.\d+\n$/) as unknown });
     const help = await runBinary(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['demo', 'emulator', 'server', 'mute-check', 'review', 'config check']) expect(help.stdout).toContain(`gsa-bridge ${command}`);
+    for (const command of ['run', 'demo', 'emulator', 'server', 'mute-check', 'review', 'config check']) expect(help.stdout).toContain(`gsa-bridge ${command}`);
   });
 
   it('exits 2 on an unknown command and 1 with the reason on a refused call', async () => {
@@ -235,10 +236,36 @@ describe('the binary', () => {
   it('plays the demo once and exits 0', async () => {
     const run = await runBinary(['demo', '--once']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/chat allowed/);
-    expect(run.stdout).toMatch(/chat blocked/);
-    expect(run.stdout).toMatch(/alert shown to Mallory: "You are muted/);
-    expect(run.stdout).toMatch(/delivered \(service said "Done!"\)/);
+    expect(run.stdout).toMatch(/Alice says .* -> allowed \(reason: ok\)/);
+    expect(run.stdout).toMatch(/Mallory says .* -> blocked \(reason: muted\)/);
+    expect(run.stdout).toMatch(/the mod shows Mallory: "You are muted/);
+    expect(run.stdout).toMatch(/review\.queued/);
+    expect(run.stdout).toMatch(/review\.result: delivered/);
+    expect(run.stdout).toMatch(/GSA \(emulator\) now holds: 5 stars/);
+  });
+
+  it('without --once, stays up for a real mod with the printed URL and token, until SIGTERM', async () => {
+    const child = spawnCli(['demo']);
+    let stdout = '';
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const url = /mod URL: (ws:\S+)/.exec(stdout)?.[1];
+        const token = /token: {3}([0-9a-f]+)/.exec(stdout)?.[1];
+        if (url !== undefined && token !== undefined) resolve({ url, token });
+      });
+      child.once('exit', () => {
+        reject(new Error(`demo exited early: ${stdout}`));
+      });
+    });
+    const mod = await connectMod(url, token);
+    await mod.waitFor((frame) => frame.type === 'welcome');
+    mod.send({ type: 'chat', id: 'x', player: { steam_id: '76561198000000002' }, channel: 'global', text: 'hi' });
+    expect(await mod.waitFor((frame) => frame.id === 'x')).toMatchObject({ allow: false, reason: 'muted' });
+    await mod.close();
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
   });
 
   it('runs the emulator until SIGTERM, then exits 0', async () => {
