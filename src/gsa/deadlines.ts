@@ -4,6 +4,8 @@
 // before `timeoutMs` has passed since its request started, and at most one slice after.
 // It never aborts for any reason but time.
 
+import { setMaxListeners } from 'node:events';
+
 export class SharedDeadlines {
   readonly #timeoutMs: number;
   readonly #sliceMs: number;
@@ -22,6 +24,8 @@ export class SharedDeadlines {
     // An aborted controller is never handed out again, even if timers ran ahead of performance.now() (fake timers).
     if (this.#controller === undefined || now >= this.#sliceEnd || this.#controller.signal.aborted) {
       const controller = new AbortController();
+      // Every request of the slice listens on this one signal; that is the point, not a leak.
+      setMaxListeners(0, controller.signal);
       this.#controller = controller;
       this.#sliceEnd = now + this.#sliceMs;
       // Started at the latest just before the slice ends, so firing a slice after the timeout is never early.

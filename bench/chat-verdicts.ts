@@ -1,0 +1,122 @@
+// Benchmark: cache-hot chat verdicts through the real sidecar (mod WebSocket → bridge → mute cache → verdict)
+// next to a bare `ws` echo server doing the same JSON round trip, in one run, each loaded by a client in a
+// separate process (bench/chatLoadClient). Then the latency at a fixed 2 000 chats/s. Ratios matter; the
+// absolute numbers on a shared 2-core machine do not.
+//
+//   npm run bench     or     node dist/bench/chat-verdicts.js [messages] [rounds]
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { WebSocketServer } from 'ws';
+import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
+import { parseConfig } from '../src/config/index.js';
+import { GsaEmulator } from '../src/gsa/emulator/index.js';
+import { silentLogger } from '../src/log/logger.js';
+import { startSidecar } from '../src/sidecar.js';
+
+const messages = Number(process.argv[2] ?? 40_000);
+const rounds = Number(process.argv[3] ?? 3);
+const CONNECTIONS = 4;
+const IN_FLIGHT = 64;
+const PLAYERS = 1000;
+const TOKEN = 'bench-token';
+const CLIENT = fileURLToPath(new URL('./chatLoadClient.js', import.meta.url));
+const run = promisify(execFile);
+
+interface LoadResult {
+  readonly messages: number;
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+async function load(url: string, args: (string | number)[]): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, [CLIENT, url, TOKEN, ...args.map(String)], { maxBuffer: 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as LoadResult;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function startEchoServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  server.on('connection', (socket) => {
+    socket.on('message', (data: Buffer) => {
+      const frame = JSON.parse(data.toString()) as { id?: string };
+      socket.send(JSON.stringify({ type: 'chat.verdict', id: frame.id, allow: true, reason: 'ok' }));
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('unexpected address');
+  return {
+    url: `ws://127.0.0.1:${address.port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+async function main(): Promise<void> {
+  const emulator = await GsaEmulator.start();
+  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-'));
+  const config = parseConfig(
+    {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, rateLimit: { requests: 100_000, intervalMs: 1000 } },
+      servers: [{ name: 'ovddykvbs', adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
+      reviews: { dataDir },
+    },
+    {},
+  );
+  const sidecar = await startSidecar(config, { logger: silentLogger(), portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
+  const adapter = sidecar.adapters[0];
+  if (!(adapter instanceof WebSocketAdapter)) throw new Error('no websocket adapter');
+  const sidecarUrl = `ws://127.0.0.1:${adapter.port}/`;
+  const echo = await startEchoServer();
+
+  try {
+    // Warm the mute cache with every player the load uses, then warm both targets' JIT.
+    await load(sidecarUrl, ['closed', CONNECTIONS, IN_FLIGHT, PLAYERS * 2, PLAYERS]);
+    await load(echo.url, ['closed', CONNECTIONS, IN_FLIGHT, 5000, PLAYERS]);
+    const gsaCallsAfterWarmUp = emulator.calls.length;
+
+    const results = { echo: [] as LoadResult[], sidecar: [] as LoadResult[] };
+    for (let round = 0; round < rounds; round++) {
+      results.echo.push(await load(echo.url, ['closed', CONNECTIONS, IN_FLIGHT, messages, PLAYERS]));
+      results.sidecar.push(await load(sidecarUrl, ['closed', CONNECTIONS, IN_FLIGHT, messages, PLAYERS]));
+    }
+    const atRate = {
+      echo: await load(echo.url, ['rate', CONNECTIONS, 2000, 5, PLAYERS]),
+      sidecar: await load(sidecarUrl, ['rate', CONNECTIONS, 2000, 5, PLAYERS]),
+    };
+    const gsaCallsDuringLoad = emulator.calls.length - gsaCallsAfterWarmUp;
+
+    const row = (name: string, rows: readonly LoadResult[], rate: LoadResult): string =>
+      `| ${name} | ${median(rows.map((r) => r.perSecond)).toFixed(0)} | ${median(rows.map((r) => r.p50Ms)).toFixed(2)} | ${median(rows.map((r) => r.p99Ms)).toFixed(2)} | ${rate.p50Ms.toFixed(2)} | ${rate.p99Ms.toFixed(2)} |`;
+    const ratio = median(results.sidecar.map((r) => r.perSecond)) / median(results.echo.map((r) => r.perSecond));
+    console.log(`cache-hot chat verdicts: client in its own process, ${CONNECTIONS} connections x ${IN_FLIGHT} in flight, ${messages} chats x ${rounds} rounds (medians); then 2000 chats/s for 5 s`);
+    console.log('| target | chats/s | p50 ms | p99 ms | p50 ms @2000/s | p99 ms @2000/s |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(row('bare ws echo (baseline)', results.echo, atRate.echo));
+    console.log(row('gsa-bridge sidecar', results.sidecar, atRate.sidecar));
+    console.log(`sidecar / echo throughput: ${ratio.toFixed(3)} (goal >= 0.6); p99 at 2000 chats/s: ${atRate.sidecar.p99Ms.toFixed(2)} ms (goal <= 2 ms)`);
+    console.log(`GSA calls during the measured load: ${gsaCallsDuringLoad} (cache-hot: expected 0)`);
+  } finally {
+    await echo.close();
+    await sidecar.stop();
+    await emulator.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
