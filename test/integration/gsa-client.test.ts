@@ -1,7 +1,7 @@
 // The service client against the project's own emulator over real loopback HTTP.
-import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { failureOf } from '../fixtures/failureOf.js';
+import { freePort } from '../fixtures/freePort.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
@@ -49,14 +49,6 @@ function callsTo(endpoint: 'mute' | 'review' | 'webhook'): number {
   return emulator.calls.filter((call) => call.endpoint === endpoint).length;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe.each(['v1', 'v2'] as const)('mod API, flavour %s', (flavor) => {
   it('checks an unmuted and a muted player, by steam id and eos id', async () => {
@@ -205,7 +197,7 @@ describe('error codes', () => {
   });
 
   it('network when nothing listens, timeout when the answer is late', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const unreachable = makeClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { retries: 0 } });
     expect(await failureOf(unreachable.checkMuted(SERVER, { steamId: ALICE }))).toMatchObject({ code: 'network', maybeProcessed: false });
 

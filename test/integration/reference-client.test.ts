@@ -1,24 +1,21 @@
 // The reference client (ModClient) against a real sidecar and the GSA emulator: every method, errors from the
 // sidecar as ModClientError with code and path, and a reconnect (through a TCP proxy the test can cut) that
 // still delivers a pending review result.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModClient, ModClientError, type ModClientOptions, type MuteChange } from '../../adapters/websocket/referenceClient.js';
-import type { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
-import { parseConfig } from '../../src/config/index.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
+import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
 
-const SERVER = 'ovddykvbs';
-const SERVER_ID = 4711;
-const TOKEN = 'test-token';
+function startHarness(): Promise<SidecarHarness> {
+  return startSidecarHarness((stop) => cleanups.push(stop), { allowActions: ['restart', 'update'] });
+}
+
+const SERVER = HARNESS_SERVER;
+const SERVER_ID = HARNESS_SERVER_ID;
+const TOKEN = HARNESS_TOKEN;
 const STEAM = '76561198000000001';
 const STEAM_2 = '76561198000000002';
 const EOS = '0123456789abcdef0123456789abcdef';
@@ -29,31 +26,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-interface Harness {
-  readonly emulator: GsaEmulator;
-  readonly sidecar: Sidecar;
-  readonly port: number;
-  readonly url: string;
-}
 
-async function startHarness(): Promise<Harness> {
-  const emulator = await GsaEmulator.start();
-  cleanups.push(() => emulator.close());
-  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-ref-client-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const config = parseConfig(
-    {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 1, minDelayMs: 10, maxDelayMs: 50 } },
-      servers: [{ name: SERVER, id: SERVER_ID, allowActions: ['restart', 'update'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
-      reviews: { dataDir },
-    },
-    {},
-  );
-  const sidecar = await startSidecar(config, { logger: silentLogger(), portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
-  cleanups.push(() => sidecar.stop());
-  const port = (sidecar.adapters[0] as WebSocketAdapter).port;
-  return { emulator, sidecar, port, url: `ws://127.0.0.1:${port}/` };
-}
 
 function startClient(options: Partial<ModClientOptions> & { url: string }): ModClient {
   const client = new ModClient({ token: TOKEN, reconnectMinDelayMs: 20, reconnectMaxDelayMs: 200, ...options });

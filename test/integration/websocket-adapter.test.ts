@@ -1,21 +1,17 @@
 // The mod WebSocket (mod protocol v1) from the outside: real ws clients over loopback against a real sidecar
 // (bridge, mute cache, durable outbox, service client) talking to the GSA emulator. Nothing of the project is mocked.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WebSocket, type ClientOptions } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
-import { parseConfig, type WebsocketAdapterConfig } from '../../src/config/index.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import type { WebsocketAdapterConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
+import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
 
-const SERVER = 'ovddykvbs';
-const SERVER_ID = 4711;
-const TOKEN = 'test-token';
+const SERVER = HARNESS_SERVER;
+const SERVER_ID = HARNESS_SERVER_ID;
+const TOKEN = HARNESS_TOKEN;
 const STEAM = '76561198000000001';
 const STEAM_2 = '76561198000000002';
 const STEAM_3 = '76561198000000003';
@@ -26,13 +22,6 @@ type Frame = Record<string, unknown>;
 
 // ---- A sidecar against the emulator ---------------------------------------------------------------------------------
 
-interface Harness {
-  readonly emulator: GsaEmulator;
-  readonly sidecar: Sidecar;
-  readonly port: number;
-  readonly url: string;
-}
-
 const cleanups: (() => Promise<unknown>)[] = [];
 
 afterEach(async () => {
@@ -40,23 +29,8 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function startHarness(adapter: Partial<WebsocketAdapterConfig> = {}): Promise<Harness> {
-  const emulator = await GsaEmulator.start();
-  cleanups.push(() => emulator.close());
-  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-ws-adapter-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const config = parseConfig(
-    {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 1, minDelayMs: 10, maxDelayMs: 50 } },
-      servers: [{ name: SERVER, id: SERVER_ID, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN, ...adapter }] }],
-      reviews: { dataDir },
-    },
-    {},
-  );
-  const sidecar = await startSidecar(config, { logger: silentLogger(), portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
-  cleanups.push(() => sidecar.stop());
-  const port = (sidecar.adapters[0] as WebSocketAdapter).port;
-  return { emulator, sidecar, port, url: `ws://127.0.0.1:${port}/` };
+function startHarness(adapter: Partial<WebsocketAdapterConfig> = {}): Promise<SidecarHarness> {
+  return startSidecarHarness((stop) => cleanups.push(stop), { adapter });
 }
 
 function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): WebsocketAdapterConfig {
@@ -64,7 +38,7 @@ function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): Websock
 }
 
 /** A second listener on the harness's bridge, built directly so a test can set what the config does not expose. */
-async function startDirectAdapter(harness: Harness, options: { config?: WebsocketAdapterConfig; heartbeatMs?: number } = {}): Promise<WebSocketAdapter> {
+async function startDirectAdapter(harness: SidecarHarness, options: { config?: WebsocketAdapterConfig; heartbeatMs?: number } = {}): Promise<WebSocketAdapter> {
   const adapter = new WebSocketAdapter({
     config: options.config ?? adapterConfig(),
     serverName: SERVER,
