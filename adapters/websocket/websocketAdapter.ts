@@ -552,13 +552,13 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-/** The token from `Authorization: Bearer <token>`, else from `?token=`; the header wins when both are there. */
+/**
+ * The token from `Authorization: Bearer <token>`, else from `?token=`; a Bearer header wins when both are there.
+ * Another kind of Authorization header (some engines add their own) does not hide the query token.
+ */
 function presentedToken(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    return match?.[1];
-  }
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '')?.[1];
+  if (bearer !== undefined) return bearer;
   const url = request.url ?? '/';
   if (!url.includes('token=')) return undefined;
   return new URL(url, 'http://mod.invalid').searchParams.get('token') ?? undefined;

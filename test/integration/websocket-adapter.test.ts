@@ -7,6 +7,7 @@ import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import type { WebsocketAdapterConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
+import { connectMod } from '../fixtures/modSocket.js';
 import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
 
 const SERVER = HARNESS_SERVER;
@@ -209,6 +210,13 @@ describe('connecting', () => {
     expect(byHeader.inbox[0]).toMatchObject({ type: 'welcome' });
     expect(byQuery.inbox[0]).toMatchObject({ type: 'welcome' });
     expect(await byQuery.request({ type: 'ping', id: 'q' })).toEqual({ type: 'pong', id: 'q' });
+  });
+
+  it('takes ?token= even when the engine sends an Authorization header of another kind', async () => {
+    const { url } = await startHarness();
+    const mod = await connectMod(`${url}?token=${TOKEN}`, 'ignored', { authorization: 'Basic ZW5naW5lOnN0dWZm' });
+    expect(await mod.waitFor((frame) => frame.type === 'welcome')).toMatchObject({ type: 'welcome' });
+    await mod.close();
   });
 
   it('answers a wrong or missing token with HTTP 401 and no socket', async () => {
