@@ -240,18 +240,41 @@ describe('retries', () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(990);
   });
 
-  it('waits exactly as long as a long Retry-After asks (fake timers)', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  it('waits exactly as long as a Retry-After below the cap asks (fake timers)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const client = makeClient();
-    emulator.injectFault({ kind: 'status', status: 429, retryAfter: '120' });
+    emulator.injectFault({ kind: 'status', status: 429, retryAfter: '45' });
     const pending = client.checkMuted(SERVER, { steamId: ALICE });
     await waitForRealIo(() => emulator.calls.length === 1);
-    await vi.advanceTimersByTimeAsync(119_000);
+    await vi.advanceTimersByTimeAsync(44_999);
     await settleRealIo();
     expect(emulator.calls).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.advanceTimersByTimeAsync(1);
     await waitForRealIo(() => emulator.calls.length === 2);
     await expect(pending).resolves.toMatchObject({ muted: false });
+  });
+
+  // A day, and 2^40 ms (past Node's timer limit, which used to fire at once and retry 6 times per chat).
+  it.each(['86400', String(2 ** 40 / 1000)])('caps Retry-After: %s s waits api.retry.maxRetryAfterMs (60 s), no more, no less (fake timers)', async (retryAfter) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const client = makeClient({ retry: { retries: 3, minDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 60_000 } });
+    emulator.injectFault({ kind: 'status', status: 429, retryAfter });
+    const pending = client.checkMuted(SERVER, { steamId: ALICE });
+    await waitForRealIo(() => emulator.calls.length === 1);
+    await vi.advanceTimersByTimeAsync(59_999);
+    await settleRealIo();
+    expect(emulator.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await waitForRealIo(() => emulator.calls.length === 2);
+    await expect(pending).resolves.toMatchObject({ muted: false });
+    expect(emulator.calls).toHaveLength(2);
+  });
+
+  it('never sleeps inside a review send past 1 s: a 503 Retry-After 3600 goes back to the caller, capped', async () => {
+    emulator.injectFault({ kind: 'status', status: 503, retryAfter: '3600', endpoint: 'review' });
+    const error = await failureOf(makeClient().submitReview(SERVER, { steamId: ALICE }, 5, 'during maintenance'));
+    expect(error).toMatchObject({ code: 'unavailable', status: 503, retryAfterMs: 60_000, requestedRetryAfterMs: 3_600_000, maybeProcessed: false });
+    expect(callsTo('review')).toBe(1);
   });
 
   it('retries a review only when the service surely did not take it (503), and stores it once', async () => {
@@ -293,24 +316,26 @@ describe('rate limit', () => {
     }
   });
 
-  it('sends mute checks before reviews before webhooks', async () => {
+  it('shares the budget: a review and a server action are not kept behind waiting mute checks', async () => {
     const client = makeClient({ rateLimit: { requests: 1, intervalMs: 150 } });
     const first = client.checkMuted(SERVER, { steamId: ALICE });
     const webhook = client.restart(SERVER_ID);
     const review = client.submitReview(SERVER, { steamId: ALICE }, 5, '');
-    const mute = client.checkMuted(SERVER, { steamId: MALLORY });
-    await Promise.all([first, webhook, review, mute]);
-    expect(emulator.calls.map((call) => call.endpoint)).toEqual(['mute', 'mute', 'review', 'webhook']);
+    const mutes = [client.checkMuted(SERVER, { steamId: MALLORY }), client.checkMuted(SERVER, { steamId: ALICE })];
+    await Promise.all([first, webhook, review, ...mutes]);
+    // The cycle of places: mute review mute mute review mute action.
+    expect(emulator.calls.map((call) => call.endpoint)).toEqual(['mute', 'review', 'mute', 'mute', 'webhook']);
   });
 
-  it('refuses at once with rate_limited when the queue is full, sending nothing', async () => {
+  it('makes the oldest waiting mute check give way to a new one when the mute queue is full, sending nothing for it', async () => {
     const client = makeClient({ rateLimit: { requests: 1, intervalMs: 60_000, maxQueued: 2 } });
     const sent = client.checkMuted(SERVER, { steamId: ALICE });
-    const queued = [client.checkMuted(SERVER, { steamId: ALICE }), client.checkMuted(SERVER, { steamId: ALICE })];
+    const oldest = failureOf(client.checkMuted(SERVER, { steamId: ALICE }));
+    const queued = [client.checkMuted(SERVER, { steamId: ALICE }), client.checkMuted(SERVER, { steamId: MALLORY })];
     for (const promise of queued) promise.catch(() => undefined);
-    const error = await failureOf(client.checkMuted(SERVER, { steamId: MALLORY }));
+    const error = await oldest;
     expect(error.code).toBe('rate_limited');
-    expect(error.message).toMatch(/queue is full/);
+    expect(error.message).toMatch(/newer lookups took its place; nothing was sent/);
     await sent;
     expect(emulator.calls).toHaveLength(1);
   });
