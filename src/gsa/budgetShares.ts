@@ -66,3 +66,16 @@ export function worstCaseGrants(budgetClass: BudgetClass, k: number, cycle: read
 export function worstCaseWaitMs(budgetClass: BudgetClass, k: number, requests: number, spanMs: number): number {
   return Math.ceil(worstCaseGrants(budgetClass, k) / requests) * spanMs;
 }
+
+/**
+ * How many reviews a sender (the review outbox) should keep in flight so the review share is used under full chat
+ * load. A saturated sliding window frees its slots in the same bursts in which they were taken, so only the
+ * reviews already waiting at a burst get the review places in it: with the default weights a window has
+ * ⌈requests · 3/10⌉ of them. At least 4 (the outbox's own default), at most 64 (each one is a promise, not a socket:
+ * they wait in the limiter, not on the network).
+ */
+export function reviewConcurrency(requests: number): number {
+  const total = BUDGET_CLASSES.reduce((sum, budgetClass) => sum + BUDGET_WEIGHTS[budgetClass], 0);
+  const share = Number.isFinite(requests) ? Math.ceil((requests * BUDGET_WEIGHTS.review) / total) : Infinity;
+  return Math.min(64, Math.max(4, share));
+}

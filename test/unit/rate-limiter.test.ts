@@ -1,7 +1,7 @@
 // The API budget's scheduler with fake tasks and fake timers: the strict window, the guaranteed shares and their
 // computed bounds, first lookups before refreshes, the per-class queues and who gives way, holds and timer limits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { shareCycle, worstCaseGrants, worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
+import { reviewConcurrency, shareCycle, worstCaseGrants, worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
 import { GsaError, QueueFullError } from '../../src/gsa/errors.js';
 import { guardedIntervalMs, RateLimiter, type CallKind } from '../../src/gsa/rateLimiter.js';
 
@@ -118,6 +118,36 @@ describe('shares: nothing starves', () => {
     for (const arrival of arrivals) {
       expect(startOf(arrival.label)! - arrival.at).toBeLessThanOrEqual(worstCaseWaitMs('review', arrival.position, requests, spanMs));
     }
+  });
+
+  it('drains 285 reviews in 10 windows under full chat load when the outbox keeps a window of reviews in flight', async () => {
+    const requests = 100;
+    const spanMs = guardedIntervalMs(60_000);
+    const limiter = new RateLimiter({ requests, intervalMs: 60_000, maxQueued: 1000 });
+    const { started, add } = harness(limiter);
+    // Chat keeps 1,000 lookups waiting, topped up every second.
+    const topUp = (): void => {
+      while (limiter.waitingOf('lookup') < 1000) void add('lookup');
+    };
+    topUp();
+    // An outbox with reviewConcurrency(100) sends in flight: each finished send starts the next review.
+    let queued = 285;
+    const sendNext = async (): Promise<void> => {
+      while (queued > 0) {
+        queued -= 1;
+        await add('review');
+      }
+    };
+    const outbox = Array.from({ length: reviewConcurrency(requests) }, () => sendNext());
+    for (let second = 0; second < (10 * spanMs) / 1000; second++) {
+      await vi.advanceTimersByTimeAsync(1000);
+      topUp();
+    }
+    await Promise.all(outbox);
+    const reviews = started.filter((entry) => entry.kind === 'review');
+    expect(reviews).toHaveLength(285);
+    expect(Math.max(...reviews.map((entry) => entry.at))).toBeLessThanOrEqual(worstCaseWaitMs('review', 285, requests, spanMs));
+    expect(reviewConcurrency(requests)).toBe(30);
   });
 
   it('gives a backlog of reviews the whole budget when nobody chats, and new players their share when they do', async () => {
