@@ -26,7 +26,7 @@ export interface RateLimitOptions {
   /**
    * Calls of one kind (mute lookups, reviews, server actions: each its own queue) allowed to wait for the window.
    * A full mute queue makes its oldest lookup give way to the new one; a full review or action queue refuses the
-   * new call at once with `rate_limited`. Default 1000.
+   * new call at once with `rate_limited`. Default 1000; `Infinity` for no bound.
    */
   readonly maxQueued: number;
 }
@@ -78,8 +78,9 @@ export class RateLimiter {
   #closed = false;
 
   constructor(options: RateLimitOptions, clock: Clock = systemClock) {
-    if (!Number.isSafeInteger(options.maxQueued) || options.maxQueued < 1) {
-      throw new RangeError(`maxQueued must be a whole number of 1 or more, got ${String(options.maxQueued)}`);
+    // Infinity (no bound) is allowed, as for `requests`: benchmarks use it.
+    if (!(options.maxQueued >= 1) || (Number.isFinite(options.maxQueued) && !Number.isSafeInteger(options.maxQueued))) {
+      throw new RangeError(`maxQueued must be a whole number of 1 or more, or Infinity, got ${String(options.maxQueued)}`);
     }
     this.#maxQueued = options.maxQueued;
     this.#clock = clock;
