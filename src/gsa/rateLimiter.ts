@@ -10,6 +10,7 @@
 // It never decides whether to retry and never looks at what a request does. docs/api-budget.md has the numbers.
 
 import { systemClock, type Clock } from '../time/clock.js';
+import { steadyClock } from '../time/steadyClock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { shareCycle, type BudgetClass } from './budgetShares.js';
 import { QueueFullError } from './errors.js';
@@ -83,9 +84,10 @@ export class RateLimiter {
       throw new RangeError(`maxQueued must be a whole number of 1 or more, or Infinity, got ${String(options.maxQueued)}`);
     }
     this.#maxQueued = options.maxQueued;
-    this.#clock = clock;
+    // Never backward: a wall clock set back must not keep the window full or a hold on for as long as the step.
+    this.#clock = steadyClock(clock);
     this.#cycle = shareCycle();
-    this.#window = Number.isFinite(options.requests) ? new SlidingWindow(options.requests, guardedIntervalMs(options.intervalMs), clock) : undefined;
+    this.#window = Number.isFinite(options.requests) ? new SlidingWindow(options.requests, guardedIntervalMs(options.intervalMs), this.#clock) : undefined;
   }
 
   /** Calls waiting for a slot (not yet sent), all kinds together. */

@@ -221,6 +221,24 @@ describe('mute lookups', () => {
   });
 });
 
+describe('a wall clock set back', () => {
+  it('stalls neither the window nor a hold for as long as the step', async () => {
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset };
+    const limiter = new RateLimiter({ requests: 2, intervalMs: 1000, maxQueued: 10 }, clock);
+    const { started, add } = harness(limiter);
+    void add('review');
+    void add('review');
+    limiter.holdFor(5000);
+    void add('review');
+    offset = -3_600_000;
+    // The step is noticed when the hold's timer fires; the time since the last reading before it is waited again,
+    // once: at most one more hold, never the hour.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(started).toHaveLength(3);
+  });
+});
+
 describe('holds', () => {
   it('starts nothing until a hold has passed', async () => {
     const limiter = new RateLimiter({ requests: 100, intervalMs: 1000, maxQueued: 10 });
