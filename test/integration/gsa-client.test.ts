@@ -343,6 +343,16 @@ describe('rate limit', () => {
     expect(emulator.calls.map((call) => call.endpoint)).toEqual(['mute', 'review', 'mute', 'mute', 'webhook']);
   });
 
+  it('sends a first mute check before a refresh that waited longer', async () => {
+    const client = makeClient({ rateLimit: { requests: 1, intervalMs: 150 } });
+    const answered: string[] = [];
+    const busy = client.checkMuted(SERVER, { steamId: ALICE });
+    const refresh = client.checkMuted(SERVER, { steamId: MALLORY }, { kind: 'refresh' }).then(() => answered.push('refresh'));
+    const first = client.checkMuted(SERVER, { steamId: ALICE }, { kind: 'first' }).then(() => answered.push('first'));
+    await Promise.all([busy, refresh, first]);
+    expect(answered).toEqual(['first', 'refresh']);
+  });
+
   it('makes the oldest waiting mute check give way to a new one when the mute queue is full, sending nothing for it', async () => {
     const client = makeClient({ rateLimit: { requests: 1, intervalMs: 60_000, maxQueued: 2 } });
     const sent = client.checkMuted(SERVER, { steamId: ALICE });

@@ -14,7 +14,7 @@ import {
   QueueFullError,
 } from '../../src/gsa/errors.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type RequestContext } from '../../src/gsa/requests.js';
-import { isRetryable, retryDelayMs } from '../../src/gsa/retryPolicy.js';
+import { isRetryable, retryDelayMs, REVIEW_MAX_WAIT_MS, withRetry } from '../../src/gsa/retryPolicy.js';
 import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction } from '../../src/gsa/validation.js';
 import { inspect } from 'node:util';
 
@@ -82,6 +82,44 @@ describe('retryDelayMs', () => {
 
   it('never retries a call the local rate limiter refused', () => {
     for (const endpoint of ['mute', 'review', 'webhook'] as const) expect(isRetryable(new QueueFullError('full', undefined), endpoint)).toBe(false);
+  });
+});
+
+describe('withRetry', () => {
+  const options = { retries: 5, minDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 60_000 };
+
+  async function run(endpoint: 'mute' | 'review', failures: Error[]): Promise<{ slept: number[]; attempts: number; result: unknown }> {
+    const slept: number[] = [];
+    let attempts = 0;
+    const result = await withRetry(
+      () => {
+        attempts += 1;
+        const failure = failures.shift();
+        return failure === undefined ? Promise.resolve('ok') : Promise.reject(failure);
+      },
+      endpoint,
+      options,
+      { random: () => 0, sleep: (ms) => { slept.push(ms); return Promise.resolve(); } },
+    ).catch((error: unknown) => error);
+    return { slept, attempts, result };
+  }
+
+  it('waits a capped Retry-After inside a mute check', async () => {
+    expect(await run('mute', [new RateLimitedError('429', 86_400_000)])).toEqual({ slept: [60_000], attempts: 2, result: 'ok' });
+  });
+
+  it('waits at most 1 s inside a review send, and hands a longer wait back with the capped retryAfterMs', async () => {
+    expect(await run('review', [new RateLimitedError('429', REVIEW_MAX_WAIT_MS)])).toEqual({ slept: [1000], attempts: 2, result: 'ok' });
+    const asked = new UnavailableError('503', 60_000);
+    expect(await run('review', [asked])).toEqual({ slept: [], attempts: 1, result: asked });
+  });
+
+  it('stops when a wait is cancelled (the client closed), with the last error', async () => {
+    const error = new NetworkError('refused');
+    const result = await withRetry(() => Promise.reject(error), 'mute', options, { random: () => 0, sleep: () => Promise.reject(new Error('closed')) }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(result).toBe(error);
   });
 });
 
