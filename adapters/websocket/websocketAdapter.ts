@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isLoopbackHost, type WebsocketAdapterConfig } from '../../src/config/index.js';
+import { describeListenError } from '../../src/net/listenFailure.js';
 import {
   BridgeRefusal,
   type Adapter,
@@ -585,22 +586,6 @@ function ignoreSocketError(): void {
 function remoteOf(request: IncomingMessage): string {
   const { remoteAddress, remotePort } = request.socket;
   return `${remoteAddress ?? '?'}:${remotePort ?? '?'}`;
-}
-
-function describeListenError(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return 'port in use (another program, or another adapter, listens there)';
-    case 'EACCES':
-      return 'permission denied (ports below 1024 need privileges)';
-    case 'EADDRNOTAVAIL':
-      return 'address not available on this machine';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host name does not resolve';
-    default:
-      return error.message;
-  }
 }
 
 /** Counts the frame in the connection's current one-second window; false when it is over the cap. */

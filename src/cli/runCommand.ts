@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { createLogger } from '../log/logger.js';
+import { listenFailureMessage } from '../net/listenFailure.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
@@ -60,6 +61,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     sidecar = await startSidecar(config, { logger });
   } catch (error) {
     signals.close();
+    // A listener that cannot bind is reported by main() as one line and exit 2.
+    if (listenFailureMessage(error) !== undefined) throw error;
     logger.fatal({ err: error }, 'the sidecar could not start');
     context.stderr.write(`error: the sidecar could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_REFUSED;
