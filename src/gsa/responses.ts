@@ -76,7 +76,10 @@ export function errorFromResponse(response: RawResponse, scrub: Scrub, nowMs: nu
       return new NotFoundError(describe('the service does not know this server (404): check the server name or id', serviceMessage), details);
     case 422: {
       const errors = laravelErrors.safeParse((parseJson(response.text) as { errors?: unknown } | undefined)?.errors);
-      const fieldErrors = errors.success ? errors.data : {};
+      // A Laravel 422 may quote the input back, the secret included: its field messages are scrubbed too.
+      const fieldErrors = errors.success
+        ? Object.fromEntries(Object.entries(errors.data).map(([field, problems]) => [field, problems.map((problem) => scrub(problem))]))
+        : {};
       return new ValidationError(describe('the service rejected the fields (422)', serviceMessage), fieldErrors, details);
     }
     case 429: {
