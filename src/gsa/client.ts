@@ -90,7 +90,9 @@ export class GsaClient {
   /** Asks whether a player is muted on a server. Retried on transient failures. */
   async checkMuted(server: string, player: PlayerIds): Promise<MuteStatus> {
     validateMuteCheck(server, player);
-    return this.#call(muteCheckRequest(this.#context, server, player), `mute check ${server}/${describePlayer(player)}`, parseMuteStatus);
+    return this.#call(muteCheckRequest(this.#context, server, player), `mute check ${server}/${describePlayer(player)}`, (response) =>
+      parseMuteStatus(response, player),
+    );
   }
 
   /**
