@@ -8,8 +8,9 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import { Credentials } from './credentials.js';
 import { SharedDeadlines } from './deadlines.js';
-import { RateLimitedError, type GsaError } from './errors.js';
+import { GsaError, RateLimitedError } from './errors.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
+import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
@@ -37,6 +38,11 @@ export interface GsaClientOptions {
   readonly dispatcher?: Dispatcher | undefined;
   /** Jitter source; default Math.random. */
   readonly random?: (() => number) | undefined;
+  /**
+   * Told after every attempt at a request (endpoint, target, status, code, duration, attempt number), for health
+   * tracking and metrics: the client itself has no logging policy. Must not throw. Default none.
+   */
+  readonly onRequest?: RequestObserver | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -60,6 +66,7 @@ export class GsaClient {
   readonly #reviewLimits: ReviewLimits;
   readonly #logger: Logger;
   readonly #random: () => number;
+  readonly #onRequest: RequestObserver | undefined;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -85,13 +92,17 @@ export class GsaClient {
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#logger = options.logger ?? silentLogger();
     this.#random = options.random ?? Math.random;
+    this.#onRequest = options.onRequest;
   }
 
   /** Asks whether a player is muted on a server. Retried on transient failures. */
   async checkMuted(server: string, player: PlayerIds): Promise<MuteStatus> {
     validateMuteCheck(server, player);
-    return this.#call(muteCheckRequest(this.#context, server, player), `mute check ${server}/${describePlayer(player)}`, (response) =>
-      parseMuteStatus(response, player),
+    return this.#call(
+      muteCheckRequest(this.#context, server, player),
+      `mute check ${server}/${describePlayer(player)}`,
+      (response) => parseMuteStatus(response, player),
+      server,
     );
   }
 
@@ -105,18 +116,24 @@ export class GsaClient {
       reviewRequest(this.#context, server, player, stars, comment),
       `review ${server}/${describePlayer(player)}`,
       (response) => parseReviewReceipt(response, this.#scrub),
+      server,
     );
   }
 
   /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
-    return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), `${action} server ${serverId}`, (response) => ({
-      action,
-      status: response.status,
-      body: this.#scrub(response.text.trim()),
-      message: serviceMessageOf(response.text, this.#scrub),
-    }));
+    return this.#call(
+      serverActionRequest(this.#context, serverId, action, countdownMinutes),
+      `${action} server ${serverId}`,
+      (response) => ({
+        action,
+        status: response.status,
+        body: this.#scrub(response.text.trim()),
+        message: serviceMessageOf(response.text, this.#scrub),
+      }),
+      String(serverId),
+    );
   }
 
   start(serverId: number): Promise<ServerActionResult> {
@@ -154,39 +171,75 @@ export class GsaClient {
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
+  async #call<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T, target: string): Promise<T> {
     this.#limiter.assertRoom();
-    return withRetry(() => this.#attempt(request, what, parse), request.endpoint, this.#retry, {
+    let attempt = 0;
+    return withRetry(() => this.#attempt(request, what, parse, target, ++attempt), request.endpoint, this.#retry, {
       random: this.#random,
       sleep,
       onRetry: (error, attemptNumber, delayMs) => {
-        this.#logger.warn({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
+        // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
+        this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
       },
     });
   }
 
-  async #attempt<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
+  async #attempt<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T, target: string, attempt: number): Promise<T> {
     return this.#limiter.schedule(request.endpoint, async () => {
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
-      const started = debug ? performance.now() : 0;
+      const started = debug || this.#onRequest !== undefined ? performance.now() : 0;
+      const report = (status: number | undefined, error?: unknown): void => {
+        this.#report(request, target, attempt, started, status, error);
+      };
       let response: RawResponse;
       try {
         response = await sendRequest(this.#transport, request);
       } catch (error) {
         if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
+        report(undefined, error);
         throw error;
       }
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
       }
-      if (response.status >= 200 && response.status < 300) return parse(response);
+      if (response.status >= 200 && response.status < 300) {
+        let parsed: T;
+        try {
+          parsed = parse(response);
+        } catch (error) {
+          report(response.status, error);
+          throw error;
+        }
+        report(response.status);
+        return parsed;
+      }
       const error = errorFromResponse(response, this.#scrub, Date.now());
+      report(response.status, error);
       if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
         this.#limiter.holdFor(error.retryAfterMs);
       }
       throw error;
     });
+  }
+
+  #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {
+    const observer = this.#onRequest;
+    if (observer === undefined) return;
+    const failure = error instanceof GsaError ? error : undefined;
+    try {
+      observer({
+        endpoint: request.endpoint,
+        target,
+        status,
+        code: error === undefined ? undefined : (failure?.code ?? 'bad_response'),
+        message: error === undefined ? undefined : this.#scrub(error instanceof Error ? error.message : 'unexpected failure'),
+        durationMs: Math.round(performance.now() - started),
+        attempt,
+      });
+    } catch {
+      // An observer's bug must not turn an answered call into a failure.
+    }
   }
 }
