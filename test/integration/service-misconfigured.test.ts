@@ -1,0 +1,99 @@
+// A host's setup that GSA refuses (a wrong secret, a wrong server name) must not silently switch gating off: a
+// real sidecar against the emulator logs one error naming the key to fix, and a mod is told a generic line,
+// never the service's raw words.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
+import { HOST_SIDE_MESSAGE } from '../../src/bridge/hostSideErrors.js';
+import { parseConfig } from '../../src/config/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+
+const TOKEN = 'misconfigured-test-token';
+const cleanups: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Line {
+  readonly level: number;
+  readonly msg: string;
+}
+
+async function setUp(options: { secret: string; serverName: string }): Promise<{ mod: ModSocket; lines: Line[]; sidecar: Sidecar }> {
+  const emulator = await GsaEmulator.start({ servers: [{ name: 'ovddykvbs', id: 4711 }] });
+  cleanups.push(() => emulator.close());
+  const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-misconfigured-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const config = parseConfig(
+    {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: options.secret, retry: { retries: 0 } },
+      servers: [{ name: options.serverName, id: 4711, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
+      reviews: { dataDir },
+    },
+    {},
+  );
+  const lines: Line[] = [];
+  const logger = createLogger({ level: 'info', secrets: [options.secret, TOKEN], destination: { write: (line: string) => lines.push(JSON.parse(line) as Line) } });
+  const sidecar = await startSidecar(config, { logger, portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
+  cleanups.push(() => sidecar.stop());
+  const adapter = sidecar.adapters[0];
+  if (!(adapter instanceof WebSocketAdapter)) throw new Error('no WebSocket listener');
+  const mod = await connectMod(`ws://127.0.0.1:${adapter.port}/`, TOKEN);
+  cleanups.push(() => mod.close());
+  await mod.waitFor((frame) => frame.type === 'welcome');
+  return { mod, lines, sidecar };
+}
+
+function player(index: number): { steam_id: string } {
+  return { steam_id: `7656119${String(index).padStart(10, '0')}` };
+}
+
+async function chatMany(mod: ModSocket, count: number): Promise<void> {
+  for (let index = 0; index < count; index++) mod.send({ type: 'mute.check', id: `m${index}`, player: player(index) });
+  for (let index = 0; index < count; index++) await mod.waitFor((frame) => frame.id === `m${index}`);
+}
+
+async function waitForLine(lines: Line[], predicate: (line: Line) => boolean): Promise<Line> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = lines.find(predicate);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no such log line; got ${JSON.stringify(lines.map((line) => line.msg))}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('a sidecar whose setup GSA refuses', () => {
+  it('a wrong secret: one error line naming api.clientSecret for many refused checks', async () => {
+    const { mod, lines, sidecar } = await setUp({ secret: 'not-the-emulator-secret', serverName: 'ovddykvbs' });
+    await chatMany(mod, 20);
+    // Every lookup has come back refused (a verdict may be the policy's, sent before its lookup ended).
+    await waitForLine(lines, () => sidecar.health.problems.some((problem) => problem.key === 'credentials' && problem.failures === 20));
+    const errors = lines.filter((line) => line.level >= 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.msg).toMatch(/401.*api\.clientId and api\.clientSecret/);
+  });
+
+  it('a wrong secret: a mod asking for a server action gets a generic line, not the service text', async () => {
+    const { mod } = await setUp({ secret: 'not-the-emulator-secret', serverName: 'ovddykvbs' });
+    mod.send({ type: 'server.action', id: 'a', action: 'restart' });
+    const result = await mod.waitFor((frame) => frame.id === 'a');
+    expect(result).toMatchObject({ type: 'server.action.result', ok: false, error: { code: 'unauthorized', message: HOST_SIDE_MESSAGE } });
+    expect(JSON.stringify(result)).not.toMatch(/Unauthenticated|401/);
+  });
+
+  it('a wrong server name: an error line naming servers[0].name and the name', async () => {
+    const { mod, lines, sidecar } = await setUp({ secret: 'demo-secret', serverName: 'nosuchserver' });
+    await chatMany(mod, 5);
+    await waitForLine(lines, () => sidecar.health.problems.some((problem) => problem.key === 'server:nosuchserver' && problem.failures === 5));
+    const line = lines.find((candidate) => candidate.level >= 50);
+    expect(line?.msg).toContain('check servers[0].name "nosuchserver"');
+    expect(lines.filter((candidate) => candidate.level >= 50)).toHaveLength(1);
+  });
+});
