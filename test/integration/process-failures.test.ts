@@ -3,7 +3,7 @@
 // listens, never a stack trace.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,22 @@ describe('gsa-bridge run without a WebSocket adapter', () => {
     await waitForOutput(sidecar, /gsa-bridge running/);
     sidecar.child.kill('SIGHUP');
     await waitForOutput(sidecar, /SIGHUP: config is valid/);
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited()).toBe(0);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('gsa-bridge run with files others can read', () => {
+  it('warns at start about the config file holding the secret and the data directory', async () => {
+    const dir = await tempDir();
+    const path = await writeConfig(dir, [{ name: 'ovddykvbs', adapters: [] }]);
+    await chmod(path, 0o644);
+    await mkdir(join(dir, 'data'), { mode: 0o755 });
+    await chmod(join(dir, 'data'), 0o755);
+    const sidecar = track(spawnSidecar(path));
+    await waitForOutput(sidecar, /gsa-bridge running/);
+    expect(sidecar.output()).toMatch(/"level":40[^\n]*config file [^\n]*readable by group or others \(mode 0644\): run chmod 600/);
+    expect(sidecar.output()).toMatch(/"level":40[^\n]*review data directory [^\n]*\(mode 0755\)[^\n]*chmod 700/);
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
   });
