@@ -7,9 +7,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { HOST_SIDE_MESSAGE } from '../../src/bridge/hostSideErrors.js';
+import type { Adapter, ReviewOutcome } from '../../src/bridge/port.js';
+import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
+import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { parseConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { createLogger } from '../../src/log/logger.js';
+import { GsaClient } from '../../src/gsa/index.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 
@@ -97,3 +101,40 @@ describe('a sidecar whose setup GSA refuses', () => {
     expect(lines.filter((candidate) => candidate.level >= 50)).toHaveLength(1);
   });
 });
+
+describe('a review result for a host-side refusal', () => {
+  it('reaches the mod with the generic line; a player-side refusal keeps the service words', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-misconfigured-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const config = parseConfig({ api: { clientId: 'a', clientSecret: 'b' }, servers: [{ name: 'ovddykvbs', adapters: [] }], reviews: { dataDir } }, {});
+    // Never called: the outcomes below are handed to the bridge as the outbox would.
+    const client = new GsaClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'a', clientSecret: 'b' });
+    cleanups.push(() => client.close());
+    const outbox = await ReviewOutbox.open({ dataDir, send: () => Promise.resolve(), onResult: () => undefined, logger: silentLogger() });
+    cleanups.push(() => outbox.close());
+    const server = config.servers[0];
+    if (server === undefined) throw new Error('no server');
+    const bridge = new ServerBridge({ server, configPath: 'servers[0]', mute: config.mute, reviews: config.reviews, client, outbox, logger: silentLogger() });
+    const results: ReviewOutcome[] = [];
+    const adapter: Adapter = {
+      type: 'test',
+      id: 'test-adapter',
+      ready: true,
+      start: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+      muteChanged: () => undefined,
+      reviewResult: (_origin, outcome) => results.push(outcome),
+    };
+    bridge.attach(adapter);
+    const origin = { adapter: 'test-adapter', connectionId: 'c' };
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'unauthorized', message: 'Unauthenticated.' } });
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'not_found', message: 'Server ovddykvbs not found' } });
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'forbidden', message: 'Play 2 more hours before reviewing.' } });
+    expect(results).toEqual([
+      { ok: false, error: { code: 'unauthorized', message: HOST_SIDE_MESSAGE } },
+      { ok: false, error: { code: 'not_found', message: HOST_SIDE_MESSAGE } },
+      { ok: false, error: { code: 'forbidden', message: 'Play 2 more hours before reviewing.' } },
+    ]);
+  });
+});
+
