@@ -25,6 +25,11 @@ export interface ServiceHealthOptions {
   readonly repeatMs?: number | undefined;
   /** While GSA stays unreachable, a summary is logged this often. Default 60 000 ms. */
   readonly summaryMs?: number | undefined;
+  /**
+   * Failed requests in a row (no answer at all in between) before GSA counts as unreachable. Default 3: a lone
+   * timeout among answers is a blip (logged at debug by the client), not an outage worth a warning and a recovery line.
+   */
+  readonly outageAfterFailures?: number | undefined;
 }
 
 export type ServiceProblemKind = 'credentials' | 'unknown_server' | 'bad_response' | 'unreachable';
@@ -59,6 +64,7 @@ interface Outage {
 
 const DEFAULT_REPEAT_MS = 60_000;
 const DEFAULT_SUMMARY_MS = 60_000;
+const DEFAULT_OUTAGE_AFTER_FAILURES = 3;
 
 /** No answer, or an answer that says the service itself is failing: GSA is unreachable for our purposes. */
 const OUTAGE_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error']);
@@ -79,10 +85,14 @@ export class ServiceHealth {
   readonly #clock: Clock;
   readonly #repeatMs: number;
   readonly #summaryMs: number;
+  readonly #outageAfterFailures: number;
   readonly #serversByName: ReadonlyMap<string, WatchedServer>;
   readonly #serversById: ReadonlyMap<string, WatchedServer>;
   readonly #problems = new Map<string, TrackedProblem>();
   #outage: Outage | undefined;
+  /** Failures in a row with no answer in between, and when the first of them came. */
+  #streak = 0;
+  #streakSince = 0;
   #closed = false;
 
   constructor(options: ServiceHealthOptions) {
@@ -90,6 +100,7 @@ export class ServiceHealth {
     this.#clock = options.clock ?? systemClock;
     this.#repeatMs = options.repeatMs ?? DEFAULT_REPEAT_MS;
     this.#summaryMs = options.summaryMs ?? DEFAULT_SUMMARY_MS;
+    this.#outageAfterFailures = Math.max(1, options.outageAfterFailures ?? DEFAULT_OUTAGE_AFTER_FAILURES);
     this.#serversByName = new Map(options.servers.map((server) => [server.name, server]));
     this.#serversById = new Map(options.servers.flatMap((server) => (server.id === undefined ? [] : [[String(server.id), server] as const])));
   }
@@ -230,12 +241,16 @@ export class ServiceHealth {
       outage.lastMessage = message;
       return;
     }
+    if (this.#streak === 0) this.#streakSince = this.#clock.now();
+    this.#streak += 1;
+    if (this.#streak < this.#outageAfterFailures) return;
     const summary = setInterval(() => {
       this.#summarize();
     }, this.#summaryMs);
     // An outage is no reason to keep the process alive.
     summary.unref();
-    this.#outage = { since: this.#clock.now(), failures: 1, lastMessage: message, summary };
+    this.#outage = { since: this.#streakSince, failures: this.#streak, lastMessage: message, summary };
+    this.#streak = 0;
     this.#logger.warn({ problem: 'unreachable' }, `GSA is unreachable: ${message}. Chat is decided by mute.onUnknown and reviews wait on disk; a summary follows every ${describeDuration(this.#summaryMs)} until it answers again`);
   }
 
@@ -250,6 +265,7 @@ export class ServiceHealth {
   }
 
   #reached(): void {
+    this.#streak = 0;
     const outage = this.#outage;
     if (outage === undefined) return;
     clearInterval(outage.summary);

@@ -125,13 +125,30 @@ describe('an outage', () => {
     expect(lines).toHaveLength(4);
   });
 
+  it('begins only after 3 failures in a row: a lone timeout among answers is no outage', () => {
+    const timeout = event({ status: undefined, code: 'timeout', message: 'no answer within 5000 ms' });
+    for (let index = 0; index < 10; index++) {
+      health.observe(timeout);
+      health.observe(timeout);
+      health.observe(ok);
+    }
+    expect(lines).toEqual([]);
+    health.observe(timeout);
+    health.observe(timeout);
+    vi.advanceTimersByTime(1000);
+    health.observe(timeout);
+    expect(lines).toEqual([expect.objectContaining({ level: WARN, msg: expect.stringMatching(/^GSA is unreachable: no answer within 5000 ms/) as unknown })]);
+    expect(health.problems).toEqual([expect.objectContaining({ key: 'unreachable', since: 0, failures: 3 })]);
+  });
+
   it('shows in problems while it lasts', () => {
+    for (let index = 0; index < 2; index++) health.observe(event({ status: 502, code: 'server_error', message: 'bad gateway (502)' }));
     health.observe(event({ status: 503, code: 'unavailable', message: 'maintenance (503)' }));
     expect(health.problems).toEqual([expect.objectContaining({ key: 'unreachable', kind: 'unreachable', message: 'GSA is unreachable: maintenance (503)' })]);
   });
 
   it('stops summarizing once closed', () => {
-    health.observe(down);
+    for (let index = 0; index < 3; index++) health.observe(down);
     health.close();
     vi.advanceTimersByTime(600_000);
     expect(lines).toHaveLength(1);
