@@ -15,6 +15,7 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 
 const TOKEN = 'misconfigured-test-token';
@@ -29,14 +30,19 @@ interface Line {
   readonly msg: string;
 }
 
-async function setUp(options: { secret: string; serverName: string }): Promise<{ mod: ModSocket; lines: Line[]; sidecar: Sidecar }> {
+async function setUp(options: { secret: string; serverName: string; baseUrl?: string; retries?: number }): Promise<{ mod: ModSocket; lines: Line[]; sidecar: Sidecar }> {
   const emulator = await GsaEmulator.start({ servers: [{ name: 'ovddykvbs', id: 4711 }] });
   cleanups.push(() => emulator.close());
   const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-misconfigured-'));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const config = parseConfig(
     {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: options.secret, retry: { retries: 0 } },
+      api: {
+        baseUrl: options.baseUrl ?? emulator.url,
+        clientId: emulator.clientId,
+        clientSecret: options.secret,
+        retry: { retries: options.retries ?? 0, minDelayMs: 1, maxDelayMs: 2 },
+      },
       servers: [{ name: options.serverName, id: 4711, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
       reviews: { dataDir },
     },
@@ -99,6 +105,19 @@ describe('a sidecar whose setup GSA refuses', () => {
     const line = lines.find((candidate) => candidate.level >= 50);
     expect(line?.msg).toContain('check servers[0].name "nosuchserver"');
     expect(lines.filter((candidate) => candidate.level >= 50)).toHaveLength(1);
+  });
+});
+
+describe('GSA unreachable', () => {
+  it('is one warning for many failed checks and their retries, not one line per retry', async () => {
+    const closed = await freePort();
+    const { mod, lines, sidecar } = await setUp({ secret: 'demo-secret', serverName: 'ovddykvbs', baseUrl: `http://127.0.0.1:${closed}`, retries: 2 });
+    await chatMany(mod, 10);
+    // 10 checks × 3 attempts, all refused at the connection.
+    await waitForLine(lines, () => sidecar.health.problems.some((problem) => problem.key === 'unreachable' && problem.failures === 30));
+    const loud = lines.filter((line) => line.level >= 40);
+    expect(loud).toHaveLength(1);
+    expect(loud[0]?.msg).toMatch(/^GSA is unreachable: /);
   });
 });
 
