@@ -9,6 +9,7 @@ import { GsaClient, reviewConcurrency } from './gsa/index.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
 import { ServerBridge } from './bridge/serverBridge.js';
+import { ServiceHealth } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
 
 export interface SidecarOptions {
@@ -19,6 +20,8 @@ export interface SidecarOptions {
 
 export interface Sidecar {
   readonly client: GsaClient;
+  /** What is wrong with the service connection right now (wrong keys, unknown server, outage): for /readyz. */
+  readonly health: ServiceHealth;
   readonly outbox: ReviewOutbox;
   readonly bridges: ReadonlyMap<string, ServerBridge>;
   readonly adapters: readonly Adapter[];
@@ -46,7 +49,11 @@ function createAdapter(adapter: AdapterConfig, configPath: string, serverName: s
 
 export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
   const { logger } = options;
-  const client = new GsaClient({ ...serviceClientOptions(config), logger: logger.child({ component: 'gsa' }) });
+  const health = new ServiceHealth({
+    logger: logger.child({ component: 'gsa' }),
+    servers: config.servers.map((server, index) => ({ name: server.name, id: server.id, configPath: `servers[${index}]` })),
+  });
+  const client = new GsaClient({ ...serviceClientOptions(config), logger: logger.child({ component: 'gsa' }), onRequest: health.observe });
   const bridges = new Map<string, ServerBridge>();
   const outbox = await ReviewOutbox.open({
     dataDir: config.reviews.dataDir,
@@ -84,6 +91,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
       await outbox.close();
       await client.close();
+      health.close();
     })());
 
   try {
@@ -93,5 +101,5 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     throw error;
   }
   outbox.start();
-  return { client, outbox, bridges, adapters, stop };
+  return { client, health, outbox, bridges, adapters, stop };
 }

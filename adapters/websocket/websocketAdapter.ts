@@ -11,6 +11,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isLoopbackHost, type WebsocketAdapterConfig } from '../../src/config/index.js';
+import { describeListenError } from '../../src/net/listenFailure.js';
+import type { Clock } from '../../src/time/clock.js';
 import {
   BridgeRefusal,
   type Adapter,
@@ -31,6 +33,7 @@ import {
   type ReviewMessage,
   type ServerActionMessage,
 } from './protocol.js';
+import { UpgradeThrottle, type FailureSummary } from './upgradeThrottle.js';
 
 export interface WebSocketAdapterOptions {
   /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond. */
@@ -44,6 +47,10 @@ export interface WebSocketAdapterOptions {
   readonly logger: Logger;
   /** Interval of protocol pings; a peer that has not answered (or sent anything) since the last one is dropped. Default 30000. */
   readonly heartbeatMs?: number;
+  /** Time for the wrong-token throttle; default the system clock. Tests pass their own. */
+  readonly clock?: Clock | undefined;
+  /** Jitter of the wrong-token throttle's refusal period, [0, 1); default Math.random. */
+  readonly random?: (() => number) | undefined;
 }
 
 const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -99,6 +106,8 @@ export class WebSocketAdapter implements Adapter {
   readonly #welcome: string;
   /** sha256 of the configured token; undefined when any local client is accepted. */
   readonly #tokenDigest: Buffer | undefined;
+  /** Refuses addresses that keep presenting wrong tokens; undefined when no token is configured. */
+  readonly #throttle: UpgradeThrottle | undefined;
   /** Open connections in connection order: the last one is the newest. */
   readonly #connections = new Map<string, ModConnection>();
   /** Serialized review.result frames waiting for a connection. */
@@ -125,6 +134,16 @@ export class WebSocketAdapter implements Adapter {
     // A blank token is no token: config validation already refuses it wherever a token is mandatory.
     const token = options.config.token?.trim() === '' ? undefined : options.config.token;
     this.#tokenDigest = token === undefined ? undefined : sha256(token);
+    this.#throttle =
+      token === undefined
+        ? undefined
+        : new UpgradeThrottle({
+            clock: options.clock,
+            random: options.random,
+            onSummary: (summary) => {
+              this.#logAuthFailures(summary);
+            },
+          });
     this.#http = createServer((request, response) => {
       this.#onPlainRequest(request, response);
     });
@@ -232,13 +251,23 @@ export class WebSocketAdapter implements Adapter {
         rejectUpgrade(socket, 503, 'Service Unavailable', 'the sidecar is shutting down\n');
         return;
       }
+      const address = request.socket.remoteAddress ?? '?';
+      // A throttled address is refused before its token is even compared: guessing costs it time, not us.
+      const waitMs = this.#throttle?.retryAfterMs(address) ?? 0;
+      if (waitMs > 0) {
+        const seconds = String(Math.ceil(waitMs / 1000));
+        rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
+        return;
+      }
       if (!this.#authorized(request)) {
-        this.#logger.info({ remote: remoteOf(request) }, 'mod connection refused: wrong or missing token');
+        // Logged as a summary per interval by the throttle: one line per guess would fill the disk.
+        this.#throttle?.failed(address);
         rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
           'WWW-Authenticate': 'Bearer',
         });
         return;
       }
+      this.#throttle?.succeeded(address);
       this.#wss.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', ignoreSocketError);
         this.#onConnection(ws, request);
@@ -247,6 +276,24 @@ export class WebSocketAdapter implements Adapter {
       this.#logger.error({ err: error }, 'mod upgrade failed');
       socket.destroy();
     }
+  }
+
+  #logAuthFailures(summary: FailureSummary): void {
+    const addresses = Object.fromEntries(summary.top);
+    if (summary.first) {
+      const address = summary.top[0]?.[0] ?? '?';
+      this.#logger.warn(
+        { remote: address, addresses },
+        `mod connection refused from ${address}: wrong or missing token (further refusals are summarized every ${String(summary.intervalMs / 1000)} s)`,
+      );
+      return;
+    }
+    const top = summary.top.map(([address, failures]) => `${address} ×${String(failures)}`).join(', ');
+    const more = summary.otherAddresses > 0 ? ` and ${String(summary.otherAddresses)} more addresses` : '';
+    this.#logger.warn(
+      { rejected: summary.rejected, throttled: summary.throttled, addresses, otherAddresses: summary.otherAddresses },
+      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens, ${String(summary.throttled)} refused unchecked after repeated failures; from ${top}${more}`,
+    );
   }
 
   #authorized(request: IncomingMessage): boolean {
@@ -491,6 +538,7 @@ export class WebSocketAdapter implements Adapter {
     this.#stopping = true;
     this.#listening = false;
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    this.#throttle?.close();
     const httpClosed = new Promise<void>((resolve) => {
       this.#http.close(() => {
         resolve();
@@ -585,22 +633,6 @@ function ignoreSocketError(): void {
 function remoteOf(request: IncomingMessage): string {
   const { remoteAddress, remotePort } = request.socket;
   return `${remoteAddress ?? '?'}:${remotePort ?? '?'}`;
-}
-
-function describeListenError(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return 'port in use (another program, or another adapter, listens there)';
-    case 'EACCES':
-      return 'permission denied (ports below 1024 need privileges)';
-    case 'EADDRNOTAVAIL':
-      return 'address not available on this machine';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host name does not resolve';
-    default:
-      return error.message;
-  }
 }
 
 /** Counts the frame in the connection's current one-second window; false when it is over the cap. */

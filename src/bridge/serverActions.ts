@@ -1,8 +1,10 @@
 // Runs a server action (webhook) on behalf of a mod, only when the server's config allows that action.
-// It never lets a mod trigger an action the host did not list in servers[].allowActions.
+// It never lets a mod trigger an action the host did not list in servers[].allowActions, and never shows a mod
+// the service's words for the host's own setup problem (hostSideErrors.ts).
 
 import type { ServerConfig } from '../config/index.js';
 import { GsaError, type GsaClient } from '../gsa/index.js';
+import { messageForPlayers } from './hostSideErrors.js';
 import { BridgeRefusal, type ServerActionName, type ServerActionOutcome } from './port.js';
 
 export class ServerActions {
@@ -30,7 +32,7 @@ export class ServerActions {
       return { ok: true, status: result.status, message: result.message };
     } catch (error) {
       if (!(error instanceof GsaError)) throw error;
-      return { ok: false, error: { code: error.code, message: error.serviceMessage ?? error.message } };
+      return { ok: false, error: { code: error.code, message: messageForPlayers(error.code, error.serviceMessage ?? error.message) } };
     }
   }
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { MuteConfig, ReviewsConfig, ServerConfig } from '../config/index.js';
 import type { GsaClient } from '../gsa/index.js';
 import { ChatGate } from './chatGate.js';
+import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import {
   BridgeRefusal,
@@ -132,7 +133,9 @@ export class ServerBridge implements BridgeSink {
       this.#logger.warn({ adapter: origin.adapter }, 'review result has no adapter to go to; the review itself was handled');
       return;
     }
-    adapter.reviewResult(origin, outcome);
+    // A refusal caused by the host's setup (401, 404) is told to the host in the log, not in the service's words to the player.
+    const shown = outcome.ok || !isHostSideCode(outcome.error.code) ? outcome : { ok: false as const, error: { code: outcome.error.code, message: HOST_SIDE_MESSAGE } };
+    adapter.reviewResult(origin, shown);
   }
 
   /** Refuses new reviews and actions (chat keeps being answered until the adapters stop). */

@@ -1,6 +1,7 @@
 // The CLI's entry: picks the command, runs it, and turns usage errors into exit 2 with a hint.
 // Commands live one per file; this file only dispatches.
 
+import { listenFailureMessage } from '../net/listenFailure.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { CONFIG_CHECK_USAGE, configCommand } from './configCheckCommand.js';
 import { processContext, type CliContext } from './context.js';
@@ -64,6 +65,12 @@ export async function main(argv: readonly string[], context: CliContext = proces
   } catch (error) {
     if (error instanceof UsageError) {
       context.stderr.write(`error: ${error.message}\nusage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    // A port in use is the host's configuration to fix (interfaces.md): one line with the address, no stack.
+    const listenFailure = listenFailureMessage(error);
+    if (listenFailure !== undefined) {
+      context.stderr.write(`error: ${listenFailure}\n`);
       return EXIT_USAGE;
     }
     // A bug, not a refusal: say so plainly, with the stack for the report.

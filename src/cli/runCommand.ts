@@ -5,11 +5,13 @@
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { createLogger } from '../log/logger.js';
+import { listenFailureMessage } from '../net/listenFailure.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { filePermissionWarnings } from './filePermissions.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 
@@ -45,8 +47,9 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   const parsed = parseCommandArguments(args, CONFIG_OPTION);
   const configPath = stringFlag(parsed, 'config');
   let config: BridgeConfig;
+  let loadedPath: string | null;
   try {
-    ({ config } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
+    ({ config, path: loadedPath } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
@@ -55,11 +58,16 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   // Signals are queued from the start, so a SIGTERM during startup is not lost.
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
   let logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
+    logger.warn(warning);
+  }
   let sidecar: Sidecar;
   try {
     sidecar = await startSidecar(config, { logger });
   } catch (error) {
     signals.close();
+    // A listener that cannot bind is reported by main() as one line and exit 2.
+    if (listenFailureMessage(error) !== undefined) throw error;
     logger.fatal({ err: error }, 'the sidecar could not start');
     context.stderr.write(`error: the sidecar could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_REFUSED;

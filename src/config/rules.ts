@@ -1,4 +1,4 @@
-// Rules that span several keys (unique names, port clashes, a token for non-loopback listeners, min ≤ max).
+// Rules that span several keys (unique names, port clashes, a strong token for non-loopback listeners, min ≤ max).
 // Runs inside the schema even when other keys are broken, so it must never read a value whose own path (or an
 // ancestor's) already has a problem: that value is raw input of unknown shape. Never echoes values in messages.
 import type { z } from 'zod';
@@ -7,6 +7,19 @@ import { isLoopbackHost, isWildcardHost } from './loopback.js';
 import type { BridgeConfig } from './schema.js';
 
 type Path = readonly (string | number)[];
+
+/** A listener reachable from other machines can be guessed at over the network: 16 characters is the floor. */
+export const MIN_REMOTE_TOKEN_LENGTH = 16;
+const MAKE_TOKEN_HINT = `Make one with: openssl rand -hex 24   (or: node -e "console.log(require('crypto').randomBytes(24).toString('hex'))")`;
+/** config.example.json's placeholders begin like this; a copied example must not open a listener to the network. */
+const PLACEHOLDER_PREFIX = 'change-me';
+
+/** Why a token is too weak for a non-loopback listener, without echoing it; undefined when it will do. */
+function tokenWeakness(token: string): string | undefined {
+  if (token.trim().toLowerCase().startsWith(PLACEHOLDER_PREFIX)) return 'is the placeholder from config.example.json';
+  if (token.length < MIN_REMOTE_TOKEN_LENGTH) return `is too short (${token.length} characters)`;
+  return undefined;
+}
 
 interface Endpoint {
   readonly path: Path;
@@ -53,6 +66,9 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
         if (adapter.type === 'websocket' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
           if (adapter.token === undefined || adapter.token.trim() === '') {
             report([...path, 'token'], 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token');
+          } else {
+            const weakness = tokenWeakness(adapter.token);
+            if (weakness !== undefined) report([...path, 'token'], `${weakness}; binding beyond loopback needs a random token of at least ${MIN_REMOTE_TOKEN_LENGTH} characters. ${MAKE_TOKEN_HINT}`);
           }
         }
         if (usable([...path, 'host'], [...path, 'port'])) {

@@ -10,8 +10,9 @@ import { Credentials } from './credentials.js';
 import { SharedDeadlines } from './deadlines.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
-import { RateLimitedError, RetryLaterError, type GsaError } from './errors.js';
+import { GsaError, RateLimitedError, RetryLaterError } from './errors.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
+import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
@@ -41,6 +42,11 @@ export interface GsaClientOptions {
   readonly random?: (() => number) | undefined;
   /** Time source of the rate limiter and of Retry-After dates; default the system clock. Tests pass fake time. */
   readonly clock?: Clock | undefined;
+  /**
+   * Told after every attempt at a request (endpoint, target, status, code, duration, attempt number), for health
+   * tracking and metrics: the client itself has no logging policy. Must not throw. Default none.
+   */
+  readonly onRequest?: RequestObserver | undefined;
 }
 
 export interface CheckMutedOptions {
@@ -91,6 +97,7 @@ export class GsaClient {
   readonly #clock: Clock;
   /** Cancels retry waits on close(), so a closed client keeps no timer alive. */
   readonly #closing = new AbortController();
+  readonly #onRequest: RequestObserver | undefined;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -118,6 +125,7 @@ export class GsaClient {
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#logger = options.logger ?? silentLogger();
     this.#random = options.random ?? Math.random;
+    this.#onRequest = options.onRequest;
   }
 
   /**
@@ -127,7 +135,13 @@ export class GsaClient {
   async checkMuted(server: string, player: PlayerIds, options: CheckMutedOptions = {}): Promise<MuteStatus> {
     validateMuteCheck(server, player);
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
-    return this.#call(muteCheckRequest(this.#context, server, player), kind, `mute check ${server}/${describePlayer(player)}`, parseMuteStatus);
+    return this.#call(
+      muteCheckRequest(this.#context, server, player),
+      kind,
+      `mute check ${server}/${describePlayer(player)}`,
+      (response) => parseMuteStatus(response, player),
+      server,
+    );
   }
 
   /**
@@ -141,18 +155,25 @@ export class GsaClient {
       'review',
       `review ${server}/${describePlayer(player)}`,
       (response) => parseReviewReceipt(response, this.#scrub),
+      server,
     );
   }
 
   /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
-    return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), 'action', `${action} server ${serverId}`, (response) => ({
-      action,
-      status: response.status,
-      body: this.#scrub(response.text.trim()),
-      message: serviceMessageOf(response.text, this.#scrub),
-    }));
+    return this.#call(
+      serverActionRequest(this.#context, serverId, action, countdownMinutes),
+      'action',
+      `${action} server ${serverId}`,
+      (response) => ({
+        action,
+        status: response.status,
+        body: this.#scrub(response.text.trim()),
+        message: serviceMessageOf(response.text, this.#scrub),
+      }),
+      String(serverId),
+    );
   }
 
   start(serverId: number): Promise<ServerActionResult> {
@@ -194,40 +215,76 @@ export class GsaClient {
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T): Promise<T> {
-    return withRetry(() => this.#attempt(request, kind, what, parse), request.endpoint, this.#retry, {
+  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string): Promise<T> {
+    let attempt = 0;
+    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt), request.endpoint, this.#retry, {
       random: this.#random,
       sleep: (ms) => sleep(ms, this.#closing.signal),
       onRetry: (error, attemptNumber, delayMs) => {
-        this.#logger.warn({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
+        // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
+        this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
       },
     });
   }
 
-  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T): Promise<T> {
+  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, attempt: number): Promise<T> {
     return this.#limiter.schedule(kind, async () => {
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
-      const started = debug ? performance.now() : 0;
+      const started = debug || this.#onRequest !== undefined ? performance.now() : 0;
+      const report = (status: number | undefined, error?: unknown): void => {
+        this.#report(request, target, attempt, started, status, error);
+      };
       let response: RawResponse;
       try {
         response = await sendRequest(this.#transport, request);
       } catch (error) {
         if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
+        report(undefined, error);
         throw error;
       }
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
       }
-      if (response.status >= 200 && response.status < 300) return parse(response);
+      if (response.status >= 200 && response.status < 300) {
+        let parsed: T;
+        try {
+          parsed = parse(response);
+        } catch (error) {
+          report(response.status, error);
+          throw error;
+        }
+        report(response.status);
+        return parsed;
+      }
       let error = errorFromResponse(response, this.#scrub, this.#clock.now());
       // Capped here, once, so the limiter's hold, the retry wait and the outbox (which reads retryAfterMs) agree.
       if (error instanceof RetryLaterError) error = error.withRetryAfterAtMost(this.#retry.maxRetryAfterMs);
+      report(response.status, error);
       if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
         this.#limiter.holdFor(error.retryAfterMs);
       }
       throw error;
     });
+  }
+
+  #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {
+    const observer = this.#onRequest;
+    if (observer === undefined) return;
+    const failure = error instanceof GsaError ? error : undefined;
+    try {
+      observer({
+        endpoint: request.endpoint,
+        target,
+        status,
+        code: error === undefined ? undefined : (failure?.code ?? 'bad_response'),
+        message: error === undefined ? undefined : this.#scrub(error instanceof Error ? error.message : 'unexpected failure'),
+        durationMs: Math.round(performance.now() - started),
+        attempt,
+      });
+    } catch {
+      // An observer's bug must not turn an answered call into a failure.
+    }
   }
 }

@@ -3,14 +3,18 @@
 // Never add a getter, toJSON or toString that returns the secret.
 
 import { inspect } from 'node:util';
+import { replaceForms, scrubbableForms } from '../log/secretForms.js';
 
 export class Credentials {
   readonly clientId: string;
   readonly #clientSecret: string;
+  /** The secret raw, JSON-escaped, form- and percent-encoded: a service or proxy may echo any of them. */
+  readonly #forms: readonly string[];
 
   constructor(clientId: string, clientSecret: string) {
     this.clientId = clientId;
     this.#clientSecret = clientSecret;
+    this.#forms = scrubbableForms([clientSecret]);
   }
 
   /** Lends the secret to a request builder; the only way to read it. */
@@ -18,9 +22,9 @@ export class Credentials {
     return build(this.#clientSecret);
   }
 
-  /** Replaces every occurrence of the secret in text that came from elsewhere (a service message may echo input). */
+  /** Replaces every occurrence of the secret, in any encoding, in text that came from elsewhere (a service message may echo input). */
   scrub(text: string): string {
-    return this.#clientSecret.length === 0 ? text : text.split(this.#clientSecret).join('***');
+    return replaceForms(text, this.#forms, '***');
   }
 
   toJSON(): { clientId: string; clientSecret: string } {

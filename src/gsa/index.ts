@@ -1,6 +1,7 @@
 // Public surface of the GameServerApp service client.
 export { GsaClient, type CheckMutedOptions, type GsaClientOptions } from './client.js';
 export * from './errors.js';
+export type { RequestEvent, RequestObserver } from './requestEvent.js';
 export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';

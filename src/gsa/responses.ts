@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from './errors.js';
 import type { RawResponse } from './transport.js';
-import type { MuteStatus, ReviewReceipt } from './types.js';
+import type { MuteStatus, PlayerIds, ReviewReceipt } from './types.js';
 
 export type Scrub = (text: string) => string;
 
@@ -76,7 +76,10 @@ export function errorFromResponse(response: RawResponse, scrub: Scrub, nowMs: nu
       return new NotFoundError(describe('the service does not know this server (404): check the server name or id', serviceMessage), details);
     case 422: {
       const errors = laravelErrors.safeParse((parseJson(response.text) as { errors?: unknown } | undefined)?.errors);
-      const fieldErrors = errors.success ? errors.data : {};
+      // A Laravel 422 may quote the input back, the secret included: its field messages are scrubbed too.
+      const fieldErrors = errors.success
+        ? Object.fromEntries(Object.entries(errors.data).map(([field, problems]) => [field, problems.map((problem) => scrub(problem))]))
+        : {};
       return new ValidationError(describe('the service rejected the fields (422)', serviceMessage), fieldErrors, details);
     }
     case 429: {
@@ -113,7 +116,12 @@ function nonEmpty(value: string | null | undefined): string | null {
   return value !== undefined && value !== null && value.trim().length > 0 ? value : null;
 }
 
-export function parseMuteStatus(response: RawResponse): MuteStatus {
+/**
+ * Reads a mute answer and checks that it is about the player asked for, as the official mod does: the
+ * returned eos_id (compared case-insensitively) or steam_id must be the player's. Anything else (another
+ * identifier, another player, no id at all) is a BadResponseError, so the caller treats it as unknown.
+ */
+export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteStatus {
   const parsed = muteBody.safeParse(parseJson(response.text));
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? '';
@@ -124,6 +132,16 @@ export function parseMuteStatus(response: RawResponse): MuteStatus {
   if (body.identifier !== MUTE_IDENTIFIER) {
     throw new BadResponseError(
       `mute answer has identifier ${JSON.stringify(body.identifier.slice(0, 40))}, expected "${MUTE_IDENTIFIER}"; not trusted`,
+      { status: response.status },
+    );
+  }
+  const eosMatches = asked.eosId !== undefined && body.eos_id?.toLowerCase() === asked.eosId.toLowerCase();
+  const steamMatches = asked.steamId !== undefined && body.steam_id === asked.steamId;
+  if (!eosMatches && !steamMatches) {
+    // Ids are not secrets, but an answer's ids are service text: cut them short rather than trust their length.
+    const answered = JSON.stringify({ steam_id: body.steam_id?.slice(0, 40) ?? null, eos_id: body.eos_id?.slice(0, 40) ?? null });
+    throw new BadResponseError(
+      `mute answer is about another player (${answered}, asked for ${asked.eosId !== undefined ? `eos_id ${asked.eosId}` : `steam_id ${asked.steamId ?? '?'}`}); not trusted`,
       { status: response.status },
     );
   }

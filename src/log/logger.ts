@@ -1,8 +1,9 @@
 // Creates the process's pino logger: JSON lines on stderr (stdout stays free for command output), the
 // secret-bearing keys redacted by path, and every known secret value scrubbed from each line as a last
-// line of defence. It must never be bypassed by writing secrets to the console directly.
+// line of defence, in every encoding it may come back in (secretForms.ts). It must never be bypassed by writing secrets to the console directly.
 
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { replaceForms, scrubbableForms } from './secretForms.js';
 
 export type LogLevel = LevelWithSilent;
 
@@ -35,22 +36,8 @@ export const REDACTED_PATHS = [
 
 const MASK = '***';
 
-/** Each secret as it may appear in a JSON log line: raw, and JSON-escaped when it has quotes or backslashes. */
-function scrubbableForms(secrets: readonly string[]): string[] {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    forms.add(secret);
-    forms.add(JSON.stringify(secret).slice(1, -1));
-  }
-  // Longest first, so a secret that contains another is replaced whole.
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
 export function scrubSecrets(text: string, forms: readonly string[]): string {
-  let result = text;
-  for (const form of forms) if (result.includes(form)) result = result.split(form).join(MASK);
-  return result;
+  return replaceForms(text, forms, MASK);
 }
 
 export function createLogger(options: LoggerOptions): Logger {

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { MockAgent } from 'undici';
 import { failureOf } from '../fixtures/failureOf.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GsaClient, RateLimitedError } from '../../src/gsa/index.js';
+import { GsaClient, RateLimitedError, type RequestEvent } from '../../src/gsa/index.js';
 
 const ORIGIN = 'http://gsa.test';
 const STEAM = '76561198000000001';
@@ -102,5 +102,51 @@ describe('Retry-After', () => {
     const client = mockedClient();
     intercept('/api/v1/gameserver/s/mute').reply(403, { error: 'Key disabled' });
     expect(await failureOf(client.checkMuted('s', { steamId: STEAM }))).toMatchObject({ code: 'forbidden', serviceMessage: 'Key disabled' });
+  });
+});
+
+describe('onRequest', () => {
+  it('tells an observer the outcome of every attempt, retries included, without the secret', async () => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    const events: RequestEvent[] = [];
+    const client = new GsaClient({
+      baseUrl: ORIGIN,
+      clientId: 'id',
+      clientSecret: 'observed-secret',
+      dispatcher: agent,
+      retry: { retries: 2, minDelayMs: 1, maxDelayMs: 1 },
+      random: () => 0,
+      onRequest: (event) => events.push(event),
+    });
+    intercept('/api/v1/gameserver/s/mute').reply(503, { message: 'down for maintenance, client_secret=observed-secret' });
+    intercept('/api/v1/gameserver/s/mute').reply(200, muteBody);
+    await client.checkMuted('s', { steamId: STEAM });
+    intercept('/api/v1/server/7/start?client_id=id').reply(401, { message: 'Unauthenticated.' });
+    await failureOf(client.start(7));
+    expect(events).toEqual([
+      expect.objectContaining({ endpoint: 'mute', target: 's', status: 503, code: 'unavailable', attempt: 1 }),
+      expect.objectContaining({ endpoint: 'mute', target: 's', status: 200, code: undefined, message: undefined, attempt: 2 }),
+      expect.objectContaining({ endpoint: 'webhook', target: '7', status: 401, code: 'unauthorized', attempt: 1 }),
+    ]);
+    expect(events[0]?.message).toContain('down for maintenance');
+    expect(JSON.stringify(events)).not.toContain('observed-secret');
+    for (const event of events) expect(event.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('an observer that throws does not fail the call', async () => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    const client = new GsaClient({
+      baseUrl: ORIGIN,
+      clientId: 'id',
+      clientSecret: 'secret',
+      dispatcher: agent,
+      onRequest: () => {
+        throw new Error('observer bug');
+      },
+    });
+    intercept('/api/v1/gameserver/s/mute').reply(200, muteBody);
+    expect(await client.checkMuted('s', { steamId: STEAM })).toMatchObject({ muted: true });
   });
 });

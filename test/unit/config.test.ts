@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -300,7 +301,26 @@ describe('parseConfig', () => {
         { path: 'servers[0].adapters[0].token', message: 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token' },
       ]);
       expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ host, token: '  ' })] }))).toHaveLength(1);
-      expect(parseConfig(withServers({ name: 'a', adapters: [websocket({ host, token: 'long-random' })] })).servers).toHaveLength(1);
+      expect(parseConfig(withServers({ name: 'a', adapters: [websocket({ host, token: '0123456789abcdef' })] })).servers).toHaveLength(1);
+    });
+
+    it('refuses a short token or the example placeholder beyond loopback, saying how to make one', () => {
+      const weak = (token: string) => problemsOf(withServers({ name: 'a', adapters: [websocket({ host: '0.0.0.0', token })] }));
+      const short = weak('0123456789abcde');
+      expect(short.map((problem) => problem.path)).toEqual(['servers[0].adapters[0].token']);
+      expect(short[0]?.message).toMatch(/^is too short \(15 characters\); .*at least 16 characters\. Make one with: openssl rand -hex 24/);
+      const example = JSON.parse(readFileSync(new URL('../../config.example.json', import.meta.url), 'utf8')) as {
+        servers: { adapters: { type: string; token?: string }[] }[];
+      };
+      const placeholder = example.servers[0]?.adapters.find((adapter) => adapter.type === 'websocket')?.token ?? '';
+      expect(placeholder.length).toBeGreaterThanOrEqual(16);
+      const copied = weak(placeholder);
+      expect(copied.map((problem) => problem.path)).toEqual(['servers[0].adapters[0].token']);
+      expect(copied[0]?.message).toMatch(/^is the placeholder from config\.example\.json; .*randomBytes\(24\)/);
+      // The token itself is never echoed.
+      expect(JSON.stringify(weak(placeholder))).not.toContain(placeholder);
+      // On loopback, any token (or none) is fine: only this machine can reach it.
+      expect(parseConfig(withServers({ name: 'a', adapters: [websocket({ token: placeholder })] })).servers).toHaveLength(1);
     });
 
     it.each(['127.0.0.1', '127.3.2.1', '::1', 'localhost', 'LOCALHOST'])('needs no token on loopback %s', (host) => {
@@ -351,7 +371,7 @@ describe('parseConfig', () => {
     });
 
     it('treats the any-address as overlapping every listener on the same port', () => {
-      expect(problemsOf(withServers({ name: 'a', adapters: [websocket(), websocket({ host: '0.0.0.0', token: 't' })] }))).toEqual([
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket(), websocket({ host: '0.0.0.0', token: '0123456789abcdef' })] }))).toEqual([
         { path: 'servers[0].adapters[1].port', message: 'same port as servers[0].adapters[0], and one of them binds every address' },
       ]);
     });

@@ -83,9 +83,10 @@ describe('errorFromResponse', () => {
 
 describe('parseMuteStatus', () => {
   const base = { identifier: 'gsamod-muted', steam_id: '76561198000000001', eos_id: '' };
+  const ASKED = { steamId: '76561198000000001' };
 
   it('reads the documented key muted-alert-tex', () => {
-    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-tex': 'Muted by admin' }))).toEqual({
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-tex': 'Muted by admin' }), ASKED)).toEqual({
       muted: true,
       alert: 'Muted by admin',
       steamId: '76561198000000001',
@@ -94,26 +95,45 @@ describe('parseMuteStatus', () => {
   });
 
   it('reads the key the official mod uses, muted-alert-text, and prefers whichever is non-empty', () => {
-    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': 'A' })).alert).toBe('A');
-    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': '', 'muted-alert-tex': 'B' })).alert).toBe('B');
-    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': ' ', 'muted-alert-tex': '' })).alert).toBeNull();
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': 'A' }), ASKED).alert).toBe('A');
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': '', 'muted-alert-tex': 'B' }), ASKED).alert).toBe('B');
+    expect(parseMuteStatus(answer(200, { ...base, muted: true, 'muted-alert-text': ' ', 'muted-alert-tex': '' }), ASKED).alert).toBeNull();
   });
 
   it('gives no alert for an unmuted player', () => {
-    expect(parseMuteStatus(answer(200, { ...base, muted: false, 'muted-alert-tex': 'stale' }))).toMatchObject({ muted: false, alert: null });
+    expect(parseMuteStatus(answer(200, { ...base, muted: false, 'muted-alert-tex': 'stale' }), ASKED)).toMatchObject({ muted: false, alert: null });
   });
 
   it('accepts 0/1 and string booleans for muted', () => {
-    expect(parseMuteStatus(answer(200, { ...base, muted: 1 })).muted).toBe(true);
-    expect(parseMuteStatus(answer(200, { ...base, muted: '0' })).muted).toBe(false);
+    expect(parseMuteStatus(answer(200, { ...base, muted: 1 }), ASKED).muted).toBe(true);
+    expect(parseMuteStatus(answer(200, { ...base, muted: '0' }), ASKED).muted).toBe(false);
   });
 
   it('refuses an answer with the wrong identifier', () => {
-    expect(() => parseMuteStatus(answer(200, { ...base, identifier: 'something-else', muted: true }))).toThrow(/identifier "something-else"/);
+    expect(() => parseMuteStatus(answer(200, { ...base, identifier: 'something-else', muted: true }), ASKED)).toThrow(/identifier "something-else"/);
+  });
+
+  it('refuses an answer about another player than the one asked for', () => {
+    expect(() => parseMuteStatus(answer(200, { ...base, steam_id: '76561198000000009', muted: true }), ASKED)).toThrow(/about another player/);
+    expect(() => parseMuteStatus(answer(200, { identifier: 'gsamod-muted', muted: true }), ASKED)).toThrow(/about another player/);
+    const eos = 'ABCDEF0123456789abcdef0123456789';
+    expect(() => parseMuteStatus(answer(200, { ...base, steam_id: '', eos_id: 'f'.repeat(32), muted: false }), { eosId: eos })).toThrow(/about another player/);
+    // The error is a bad_response: the chat gate then decides by its policy (reason "unknown").
+    try {
+      parseMuteStatus(answer(200, { ...base, steam_id: '76561198000000009', muted: true }), ASKED);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'bad_response', status: 200 });
+    }
+  });
+
+  it('compares the eos_id case-insensitively, like the official mod', () => {
+    const eos = 'ABCDEF0123456789abcdef0123456789';
+    const status = parseMuteStatus(answer(200, { identifier: 'gsamod-muted', eos_id: eos.toLowerCase(), steam_id: null, muted: true }), { eosId: eos });
+    expect(status).toMatchObject({ muted: true, eosId: eos.toLowerCase() });
   });
 
   it('names the missing field of an unreadable answer', () => {
-    expect(() => parseMuteStatus(answer(200, { identifier: 'gsamod-muted' }))).toThrow(/field "muted"/);
-    expect(() => parseMuteStatus(answer(200, 'not json'))).toThrow(/unreadable mute answer/);
+    expect(() => parseMuteStatus(answer(200, { identifier: 'gsamod-muted' }), ASKED)).toThrow(/field "muted"/);
+    expect(() => parseMuteStatus(answer(200, 'not json'), ASKED)).toThrow(/unreadable mute answer/);
   });
 });
