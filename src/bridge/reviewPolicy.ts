@@ -3,16 +3,9 @@
 // It never stores or sends a review; it only admits it (the outbox stores, the client sends).
 
 import type { ReviewsConfig } from '../config/index.js';
-import { characterCount } from '../gsa/index.js';
+import { characterCount, cleanComment } from '../gsa/index.js';
 import { BridgeRefusal, type PlayerIdentity } from './port.js';
 
-/** C0 and C1 controls and DEL; tabs and line breaks become spaces, the rest disappear. */
-const LINE_BREAKS_AND_TABS = /[\t\n\r\v\f\u0085\u2028\u2029]+/g;
-const CONTROL_CHARACTERS = /\p{Cc}/gu;
-
-export function cleanComment(comment: string): string {
-  return comment.replace(LINE_BREAKS_AND_TABS, ' ').replace(CONTROL_CHARACTERS, '');
-}
 
 export function playerKey(player: PlayerIdentity): string {
   return player.steamId !== undefined ? `steam:${player.steamId}` : `eos:${player.eosId ?? ''}`;

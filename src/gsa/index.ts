@@ -5,4 +5,4 @@ export type { ApiFlavor, Endpoint, MuteStatus, PlayerIds, ReviewReceipt, ServerA
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
-export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, type ReviewLimits } from './validation.js';
+export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BridgeRefusal } from '../../src/bridge/port.js';
-import { ReviewPolicy, cleanComment } from '../../src/bridge/reviewPolicy.js';
-import { characterCount } from '../../src/gsa/index.js';
+import { ReviewPolicy } from '../../src/bridge/reviewPolicy.js';
+import { characterCount, cleanComment } from '../../src/gsa/index.js';
 
 const LIMITS = { minStars: 1, maxStars: 5, maxCommentLength: 10, cooldownMs: 1000 };
 const ALICE = { steamId: '76561198000000001' };
