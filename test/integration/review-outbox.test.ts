@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
 import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/bridge/reviewOutbox.js';
 import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/emulator/index.js';
-import { GsaClient, type GsaClientOptions } from '../../src/gsa/index.js';
+import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gsa/index.js';
+import { backoffDelayMs } from '../../src/time/backoff.js';
 import { createLogger } from '../../src/log/logger.js';
 import { freePort } from '../fixtures/freePort.js';
 
@@ -76,6 +77,7 @@ interface LogLine {
 }
 
 const WARN = 40;
+const ERROR = 50;
 
 class LogCapture {
   readonly lines: LogLine[] = [];
@@ -248,43 +250,56 @@ describe('delivery', () => {
 });
 
 describe('GSA unreachable', () => {
-  it('keeps reviews pending through 503s with growing, capped backoff, then drains them exactly once', async () => {
-    const dir = await dataDir();
-    emulator.injectFault({ kind: 'status', status: 503, count: Infinity, endpoint: 'review' });
-    const minDelay = 10;
-    const maxDelay = 40;
-    // One review in flight at a time: every call is one delivery round.
-    const { outbox, results, log } = await openOutbox(dir, { retryMinDelayMs: minDelay, retryMaxDelayMs: maxDelay, concurrency: 1 });
-    for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
-    outbox.start();
-    await sleep(600);
+  it('keeps reviews pending through 503s with the project\'s capped backoff (fake timers), then drains them exactly once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const dir = await dataDir();
+      const sendTimes: number[] = [];
+      let down = true;
+      const delivered: string[] = [];
+      const minDelay = 1000;
+      const maxDelay = 8000;
+      // One review in flight at a time: every call is one delivery round. Jitter fixed at the middle of its range.
+      const { outbox, results, log } = await openOutbox(dir, {
+        retryMinDelayMs: minDelay,
+        retryMaxDelayMs: maxDelay,
+        concurrency: 1,
+        random: () => 0.5,
+        send: (sent) => {
+          sendTimes.push(Date.now());
+          if (down) return Promise.reject(new UnavailableError('the service is unavailable (503)', undefined, { status: 503 }));
+          delivered.push(sent.comment);
+          return Promise.resolve();
+        },
+      });
+      for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
+      outbox.start();
+      expect(sendTimes).toHaveLength(1);
+      for (let streak = 1; streak <= 6; streak++) {
+        const delay = backoffDelayMs(streak, { minDelayMs: minDelay, maxDelayMs: maxDelay }, () => 0.5);
+        expect(delay).toBe(Math.round(Math.min(maxDelay, minDelay * 2 ** (streak - 1)) * 0.75));
+        await vi.advanceTimersByTimeAsync(delay - 1);
+        expect(sendTimes).toHaveLength(streak); // not a millisecond early
+        await vi.advanceTimersByTimeAsync(1);
+        expect(sendTimes).toHaveLength(streak + 1);
+      }
+      expect(outbox.pending).toBe(3);
+      expect(results).toEqual([]);
+      expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
+      expect(log.containing('cannot deliver reviews to GSA')[0]?.level).toBe(WARN);
 
-    expect(outbox.pending).toBe(3);
-    expect(results).toEqual([]);
-    expect(emulator.reviews).toEqual([]);
-    const times = reviewCalls().map((call) => call.at);
-    // Uncapped doubling would manage at most 7 calls in 600 ms; a hot loop hundreds.
-    expect(times.length).toBeGreaterThanOrEqual(8);
-    expect(times.length).toBeLessThanOrEqual(70);
-    times.slice(1).forEach((at, index) => {
-      const gap = at - (times[index] ?? 0);
-      const step = Math.min(maxDelay, minDelay * 2 ** index);
-      // Jitter is 50–100% of the step and a timer never fires early; the upper bound leaves room for a busy machine.
-      expect(gap).toBeGreaterThanOrEqual(step * 0.5 - 2);
-      expect(gap).toBeLessThan(maxDelay + 120);
-    });
-    expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
-    expect(log.containing('cannot deliver reviews to GSA')[0]?.level).toBe(WARN);
-
-    emulator.clearFaults();
-    await vi.waitFor(() => {
-      expect(results).toHaveLength(3);
-    }, WAIT);
-    expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
-    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3']);
-    expect(reviewCalls().filter((call) => call.status === 200)).toHaveLength(3);
-    expect(outbox.pending).toBe(0);
-    expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+      down = false;
+      await vi.advanceTimersByTimeAsync(6000);
+      await vi.waitFor(() => {
+        expect(results).toHaveLength(3);
+      }, WAIT);
+      expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+      expect(delivered).toEqual(['review 1', 'review 2', 'review 3']);
+      expect(outbox.pending).toBe(0);
+      expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('replays reviews accepted while GSA was unreachable after a restart, oldest first, exactly once', async () => {
@@ -367,7 +382,6 @@ describe('permanent refusals', () => {
   });
 
   it.each([
-    { what: 'an unknown server', input: review(1, { server: 'nosuchserver' }), code: 'not_found', status: 404, message: 'Game server not found.', calls: 1 },
     {
       what: 'stars the client refuses to send',
       input: review(1, { stars: 9 }),
@@ -389,6 +403,39 @@ describe('permanent refusals', () => {
     const letters = await jsonLines(path.join(dir, 'dead-letter.jsonl'));
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({ id: queued.id, comment: 'review 1', error: { code, status } });
+  });
+});
+
+describe('refusals the host must fix', () => {
+  it.each([
+    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check api.clientId / api.clientSecret', code: 'unauthorized' },
+    { what: 'an unknown server (404)', fix: 'GSA does not know server nosuchserver: check servers[].name', code: 'not_found' },
+  ])('keeps a review refused for $what pending, says what to fix, and delivers it once fixed', async ({ fix, code }) => {
+    const dir = await dataDir();
+    const wrongSecret = makeClient({ clientSecret: 'not-the-secret' });
+    const right = makeClient();
+    let fixed = false;
+    const { outbox, results, log } = await openOutbox(dir, {
+      send: async (sent) => {
+        await (code === 'unauthorized' && !fixed ? wrongSecret : right).submitReview(sent.server, sent.player, sent.stars, sent.comment);
+      },
+    });
+    const queued = await outbox.enqueue(review(1, code === 'not_found' ? { server: 'nosuchserver' } : {}));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(log.lines.filter((line) => line.level === ERROR && line.msg.includes(fix)).length).toBeGreaterThanOrEqual(2);
+    }, WAIT);
+    expect(results).toEqual([]);
+    expect(outbox.pending).toBe(1);
+    await expect(stat(path.join(dir, 'dead-letter.jsonl'))).rejects.toThrow(/ENOENT/);
+    expect(log.lines.find((line) => line.msg.includes(fix))).toMatchObject({ code, msg: expect.stringContaining('stay pending') as string });
+
+    fixed = true;
+    if (code === 'not_found') emulator.addServer('nosuchserver'); // the emulator keeps servers across reset()
+    await vi.waitFor(() => {
+      expect(results).toEqual([{ review: queued, outcome: { ok: true } }]);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1']);
   });
 });
 
@@ -419,6 +466,11 @@ describe('ambiguous answers', () => {
     const journal = await journalOf(dir);
     expect(journal.map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
     expect(journal[1]).toMatchObject({ id: queued.id, error: { code, status: null } });
+    // Written whole where a person finds it: the fate line above goes at the next compaction.
+    const letters = await jsonLines(path.join(dir, 'unconfirmed.jsonl'));
+    expect(letters).toEqual([
+      expect.objectContaining({ op: 'unconfirmed', id: queued.id, queued_at: queued.queuedAt, comment: 'review 1', error: expect.objectContaining({ code }) as unknown }),
+    ]);
 
     const reopened = await openOutbox(dir);
     reopened.outbox.start();
