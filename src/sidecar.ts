@@ -59,6 +59,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       else bridge.deliverReviewResult(review.origin, outcome);
     },
     logger: logger.child({ component: 'outbox' }),
+    // Finished reviews stay in the journal while they count for their player's cooldown, so it survives a restart.
+    retainAcceptedMs: config.reviews.cooldownMs,
   });
 
   const attached: { adapter: Adapter; bridge: ServerBridge }[] = [];
