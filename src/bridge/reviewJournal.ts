@@ -381,7 +381,7 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** mkdir -p, then fsyncs every directory that gained an entry, so a new data directory survives power loss. */
-async function makeDataDir(dir: string): Promise<void> {
+export async function makeDataDir(dir: string): Promise<void> {
   const target = path.resolve(dir);
   const firstCreated = await mkdir(target, { recursive: true, mode: DIR_MODE });
   if (firstCreated === undefined) return;
