@@ -578,6 +578,51 @@ describe('compaction', () => {
     expect(emulator.reviews.filter((stored) => stored.server === 'elsewhere').map((stored) => stored.comment)).toEqual(['review 0']);
   });
 
+  it('keeps who reviewed through compactions while the cooldown lasts, and drops it after', async () => {
+    const dir = await dataDir();
+    let now = 1_800_000_000_000;
+    const clock = { now: () => now };
+    const { outbox, results, log } = await openOutbox(dir, { compactAfterFinished: 2, retainAcceptedMs: 60_000, clock });
+    const first = await outbox.enqueue(review(1, { player: ALICE }));
+    now += 1000;
+    const second = await outbox.enqueue(review(2, { player: EVE }));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(2);
+    }, WAIT);
+    await outbox.enqueue(review(3, { player: BOB })); // the next group runs the compaction
+    await vi.waitFor(() => {
+      expect(log.containing('compacted the review journal')).toHaveLength(1);
+    }, WAIT);
+    await outbox.close();
+    // No comment in them: only who and when.
+    expect((await journalOf(dir)).filter((line) => line.op === 'accepted')).toEqual([
+      { v: 1, op: 'accepted', id: first.id, at: first.queuedAt, server: SERVER, player: { steam_id: ALICE.steamId } },
+      { v: 1, op: 'accepted', id: second.id, at: second.queuedAt, server: SERVER, player: { eos_id: EVE.eosId } },
+    ]);
+
+    const reopened = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, client: makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` }) });
+    expect(reopened.outbox.accepted.map((accepted) => [accepted.id, accepted.player, accepted.at])).toEqual([
+      [first.id, { steamId: ALICE.steamId }, first.queuedAt],
+      [second.id, { eosId: EVE.eosId }, second.queuedAt],
+      [expect.any(String), { steamId: BOB.steamId }, now],
+    ]);
+    await reopened.outbox.close();
+
+    now += 60_000; // every cooldown is over
+    const later = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, compactAfterFinished: 1 });
+    expect(later.outbox.accepted.map((accepted) => accepted.player)).toContainEqual({ steamId: BOB.steamId });
+    await later.outbox.enqueue(review(4, { player: ALICE }));
+    later.outbox.start();
+    await vi.waitFor(() => {
+      expect(later.results).toHaveLength(1);
+    }, WAIT);
+    await later.outbox.close();
+    const kept = (await journalOf(dir)).filter((line) => line.op === 'accepted' || line.op === 'queued').map((line) => line.id);
+    expect(kept).not.toContain(first.id);
+    expect(kept).not.toContain(second.id);
+  });
+
   it('compacts on open when most of the journal is finished, and removes a leftover temporary file', async () => {
     const dir = await dataDir();
     const file = path.join(dir, 'reviews.jsonl');
