@@ -29,7 +29,7 @@
 // Crash semantics: a review with no fate record on disk is pending and is sent again after a restart. That is
 // the only way a duplicate can reach GSA: it stored the review, then the process died (SIGKILL, power loss)
 // before `delivered` was fsynced, or close() gave up on a send still running after 5 s. An ambiguous answer
-// while running is journaled `unconfirmed` and never sent again. One process per data directory: the caller
+// while running is journaled `unconfirmed` and never sent again unless a person re-queues it. One process per data directory: the caller
 // holds the directory's lock (dataDirLock.ts) before opening it; this module does not check.
 //
 // Reading: a tail after the last good record (a torn write: no newline, or not a valid record) is dropped,
