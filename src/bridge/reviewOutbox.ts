@@ -183,6 +183,10 @@ export class ReviewOutbox {
   /** Delivery rounds in a row that found GSA unreachable. */
   #failureStreak = 0;
   #retryTimer: NodeJS.Timeout | undefined;
+  /** Servers GSA does not know (404), until their own backoff ends: their reviews wait, other servers' go on. */
+  readonly #heldServers = new Map<string, NodeJS.Timeout>();
+  /** Rounds in a row each held server got a 404, for its backoff. */
+  readonly #serverStreaks = new Map<string, number>();
 
   private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, pending: readonly OutboxReview[], accepted: readonly AcceptedReview[]) {
     this.#journal = journal;
@@ -316,6 +320,8 @@ export class ReviewOutbox {
     this.#closing = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    for (const timer of this.#heldServers.values()) clearTimeout(timer);
+    this.#heldServers.clear();
     const inFlight = [...this.#inFlight.values()];
     if (inFlight.length > 0 && !(await allSettledWithin(inFlight, CLOSE_WAIT_MS))) {
       this.#abandoned = true;
@@ -330,7 +336,9 @@ export class ReviewOutbox {
   #pump(): void {
     if (!this.#started || this.#closing || this.#retryTimer !== undefined) return;
     while (this.#inFlight.size < this.#concurrency) {
-      const entry = this.#waiting.shift();
+      // Oldest first, skipping servers on hold, so one misnamed server cannot block the others' reviews.
+      const index = this.#heldServers.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#heldServers.has(waiting.review.server));
+      const entry = index === -1 ? undefined : this.#waiting.splice(index, 1)[0];
       if (entry === undefined) return;
       this.#inFlight.set(entry.review.id, this.#deliver(entry));
     }
@@ -362,7 +370,9 @@ export class ReviewOutbox {
           await this.#dead(review, classified.error);
           return;
         case 'host':
-          this.#retryLater(entry, classified.error, hostFix(classified.error, review.server));
+          // Bad credentials stop every review; an unknown server only its own.
+          if (classified.error.code === 'not_found') this.#holdServer(entry, classified.error);
+          else this.#retryLater(entry, classified.error, hostFix(classified.error, review.server));
           return;
         case 'retry':
           this.#retryLater(entry, failure);
@@ -413,6 +423,7 @@ export class ReviewOutbox {
   async #finish(review: OutboxReview, fate: ReviewFate, outcome: ReviewOutcome): Promise<void> {
     const journaled = this.#journal.appendFate(review.id, fate);
     this.#unfinished -= 1;
+    this.#serverStreaks.delete(review.server);
     // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (fate.op !== 'unconfirmed') this.#recovered();
     if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
@@ -438,10 +449,36 @@ export class ReviewOutbox {
     this.#logger.info({ pending: this.#unfinished }, `GSA reachable again; delivering ${this.#unfinished} pending reviews`);
   }
 
-  /** `hostFix` set: GSA refused because of the host's setup; said at error level on every round, with what to fix. */
-  #retryLater(entry: Entry, error: unknown, hostFix?: string): void {
+  /** GSA does not know this review's server: its reviews wait, with their own backoff and an error line each round. */
+  #holdServer(entry: Entry, error: GsaError): void {
+    const { server } = entry.review;
+    this.#putBack(entry);
+    if (this.#closing || this.#heldServers.has(server)) return;
+    const streak = (this.#serverStreaks.get(server) ?? 0) + 1;
+    this.#serverStreaks.set(server, streak);
+    const delayMs = backoffDelayMs(streak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
+    const waiting = this.#waiting.filter((waiting) => waiting.review.server === server).length;
+    this.#logger.error(
+      { ...failureFields(error), server, pending: waiting, delayMs, streak },
+      `${hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
+    );
+    const timer = setTimeout(() => {
+      this.#heldServers.delete(server);
+      this.#pump();
+    }, delayMs);
+    timer.unref();
+    this.#heldServers.set(server, timer);
+  }
+
+  /** Back into the waiting line at its place by acceptance order. */
+  #putBack(entry: Entry): void {
     const index = this.#waiting.findIndex((waiting) => waiting.seq > entry.seq);
     this.#waiting.splice(index === -1 ? this.#waiting.length : index, 0, entry);
+  }
+
+  /** `hostFix` set: GSA refused because of the host's setup; said at error level on every round, with what to fix. */
+  #retryLater(entry: Entry, error: unknown, hostFix?: string): void {
+    this.#putBack(entry);
     // One wait per round: the other sends of the round that fail too do not lengthen it.
     if (this.#closing || this.#retryTimer !== undefined) return;
     this.#failureStreak += 1;

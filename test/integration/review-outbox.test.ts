@@ -437,6 +437,26 @@ describe('refusals the host must fix', () => {
     }, WAIT);
     expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1']);
   });
+
+  it('holds only the unknown server\'s reviews: those of a known server keep flowing past them', async () => {
+    const dir = await dataDir();
+    const { outbox, results, log } = await openOutbox(dir, { concurrency: 1, retryMinDelayMs: 50, retryMaxDelayMs: 200 });
+    const held = [await outbox.enqueue(review(1, { server: 'misnamed' })), await outbox.enqueue(review(2, { server: 'misnamed' }))];
+    for (const n of [3, 4, 5]) await outbox.enqueue(review(n));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results.map((result) => result.review.comment)).toEqual(['review 3', 'review 4', 'review 5']);
+    }, WAIT);
+    expect(results.every((result) => result.outcome.ok)).toBe(true);
+    expect(outbox.pending).toBe(2);
+    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check servers\[\]\.name.*other servers' reviews go on/);
+
+    emulator.addServer('misnamed');
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(5);
+    }, WAIT);
+    expect(results.slice(3).map((result) => result.review.id)).toEqual(held.map((queued) => queued.id));
+  });
 });
 
 describe('ambiguous answers', () => {
