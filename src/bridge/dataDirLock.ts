@@ -22,8 +22,12 @@ const SOCKET_FILE = '.gsa-bridge.sock';
 const MAX_SOCKET_PATH = 100;
 /** A control line longer than this is not ours. */
 const MAX_LINE_BYTES = 64 * 1024;
-/** How long a peer may take to send its line, or the holder to answer. */
-const DEFAULT_ANSWER_MS = 5000;
+/** How long a peer may take to send its request line. */
+const REQUEST_LINE_MS = 5000;
+/** How long "who are you" may take: a holder that does not answer in this time still holds the lock. */
+const WHO_ANSWER_MS = 1000;
+/** How long a control request may take by default (a re-queue of thousands of reviews fsyncs a few times). */
+const DEFAULT_ANSWER_MS = 60_000;
 
 /** Who holds a data directory, as the holder itself says. */
 export interface LockHolder {
@@ -77,7 +81,8 @@ function isErrno(error: unknown, ...codes: string[]): boolean {
 /** The lock's address for a directory that exists: derived from its real path, so two spellings of one directory collide. */
 async function lockAddress(dataDir: string): Promise<{ readonly address: string; readonly file: string | undefined; readonly real: string }> {
   const real = await realpath(dataDir);
-  const hash = createHash('sha256').update(real).digest('hex');
+  // Windows paths are case-insensitive: C:\Data and c:\data are one directory, so one lock.
+  const hash = createHash('sha256').update(process.platform === 'win32' ? real.toLowerCase() : real).digest('hex');
   if (process.platform === 'linux') return { address: `\0gsa-bridge-${hash}`, file: undefined, real };
   if (process.platform === 'win32') return { address: `\\\\.\\pipe\\gsa-bridge-${hash}`, file: undefined, real };
   const inDir = path.join(real, SOCKET_FILE);
@@ -239,7 +244,8 @@ export class DataDirLock {
   #serve(socket: Socket): void {
     this.#sockets.add(socket);
     socket.setEncoding('utf8');
-    socket.setTimeout(DEFAULT_ANSWER_MS, () => socket.destroy());
+    // Only the request line is timed: the answer to a control request may take a while, and the peer waits for it.
+    socket.setTimeout(REQUEST_LINE_MS, () => socket.destroy());
     let buffer = '';
     let answered = false;
     const answer = (reply: ControlReply | LockHolder & { ok: true }): void => {
@@ -254,6 +260,7 @@ export class DataDirLock {
         if (buffer.length > MAX_LINE_BYTES) answer({ ok: false, error: 'request line too long' });
         return;
       }
+      socket.setTimeout(0);
       void this.#answer(buffer.slice(0, newline)).then(answer);
     });
     socket.on('error', () => undefined);
@@ -293,7 +300,7 @@ export class DataDirLock {
 /** Whether somebody answers on the lock's address, and what it says about itself. */
 async function askWho(address: string): Promise<{ readonly alive: boolean; readonly holder: LockHolder | undefined }> {
   try {
-    return { alive: true, holder: asHolder(await exchange(address, { op: 'who' }, DEFAULT_ANSWER_MS)) };
+    return { alive: true, holder: asHolder(await exchange(address, { op: 'who' }, WHO_ANSWER_MS)) };
   } catch (error) {
     // Nobody behind the name: a stale socket file. Anything else (a holder too busy to answer) counts as alive.
     return { alive: !isErrno(error, 'ECONNREFUSED', 'ENOENT'), holder: undefined };

@@ -581,14 +581,16 @@ export class ReviewJournal {
         else unknown.push(id);
       }
     }
-    const requeued: OutboxReview[] = [];
-    for (const letter of chosen) {
-      await this.appendQueued(letter.review);
-      const marker = `${JSON.stringify({ v: 1, op: 'retried', id: letter.review.id, at: this.#clock.now() })}\n`;
-      await this.#queueLetterWrite(letter.kind, marker);
-      requeued.push(letter.review);
+    // All `queued` records share the group commit (a handful of fsyncs for thousands), then one marker write per file.
+    await Promise.all(chosen.map((letter) => this.appendQueued(letter.review)));
+    const at = this.#clock.now();
+    for (const kind of ['dead', 'unconfirmed'] as const) {
+      const markers = chosen
+        .filter((letter) => letter.kind === kind)
+        .map((letter) => `${JSON.stringify({ v: 1, op: 'retried', id: letter.review.id, at })}\n`);
+      if (markers.length > 0) await this.#queueLetterWrite(kind, markers.join(''));
     }
-    return { requeued, alreadyPending, unknown };
+    return { requeued: chosen.map((letter) => letter.review), alreadyPending, unknown };
   }
 
   #appendLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<void> {
