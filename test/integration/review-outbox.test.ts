@@ -6,6 +6,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
 import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/bridge/reviewOutbox.js';
@@ -497,6 +498,36 @@ describe('ambiguous answers', () => {
     await sleep(150);
     expect(reopened.outbox.pending).toBe(0);
     expect(reviewCalls()).toHaveLength(1);
+  });
+});
+
+describe('a 2xx that is not GSA\'s answer', () => {
+  it('treats 200 text/html (a captive portal) as unconfirmed, writes the review whole to unconfirmed.jsonl, and never re-sends it', async () => {
+    const dir = await dataDir();
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const portal = agent.get('http://gsa.test');
+    portal.intercept({ path: '/api/v1/gameserver/ovddykvbs/review', method: 'POST' }).reply(200, '<html><body>Sign in to Hotel WiFi</body></html>', {
+      headers: { 'content-type': 'text/html' },
+    });
+    const client = makeClient({ baseUrl: 'http://gsa.test', dispatcher: agent, clientId: 'id', clientSecret: 'secret' });
+    try {
+      const { outbox, results } = await openOutbox(dir, { client });
+      const queued = await outbox.enqueue(review(1));
+      outbox.start();
+      await vi.waitFor(() => {
+        expect(results).toHaveLength(1);
+      }, WAIT);
+      expect(results[0]?.outcome).toEqual({ ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+      await outbox.close();
+      expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([
+        { op: 'unconfirmed', id: queued.id, comment: 'review 1', error: { code: 'bad_response', status: 200 } },
+      ]);
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
+      agent.assertNoPendingInterceptors();
+    } finally {
+      await agent.close();
+    }
   });
 });
 
