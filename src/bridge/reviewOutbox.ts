@@ -44,7 +44,7 @@ export interface OutboxReview {
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
 export interface ReviewOutboxOptions {
-  /** Where reviews.jsonl and dead-letter.jsonl live; created (0700) if missing. */
+  /** Where reviews.jsonl, dead-letter.jsonl and unconfirmed.jsonl live; created (0700) if missing. The caller holds its lock (dataDirLock.ts). */
   readonly dataDir: string;
   /** Delivers one review; resolves when GSA stored it; rejects with a GsaError otherwise. */
   readonly send: (review: OutboxReview) => Promise<void>;
