@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
 import { serviceClientOptions, type AdapterConfig, type BridgeConfig } from './config/index.js';
-import { GsaClient } from './gsa/index.js';
+import { GsaClient, reviewConcurrency } from './gsa/index.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
 import { ServerBridge } from './bridge/serverBridge.js';
@@ -59,6 +59,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       else bridge.deliverReviewResult(review.origin, outcome);
     },
     logger: logger.child({ component: 'outbox' }),
+    // Enough reviews waiting in the client to use the review share of every window under full chat load (api-budget.md).
+    concurrency: reviewConcurrency(config.api.rateLimit.requests),
     // Finished reviews stay in the journal while they count for their player's cooldown, so it survives a restart.
     retainAcceptedMs: config.reviews.cooldownMs,
   });

@@ -2,10 +2,13 @@
 // Built on lru-cache's fetch(): concurrent lookups of a player share one request, a stale entry is served
 // while it refreshes in the background, muted and unmuted players keep for different TTLs, and the size is
 // bounded. A player known by both ids is stored under both, so either finds them. It reports a refresh that
-// changed a player's status. It never decides a chat line (ChatGate does) and never waits on a timer.
+// changed a player's status, and tells the lookup whether it is a first lookup or a refresh, so the client can put
+// first lookups ahead in the API budget (under pressure a stale answer is served longer rather than refreshed).
+// It never decides a chat line (ChatGate does) and never waits on a timer; its clock is injectable.
 
 import { LRUCache } from 'lru-cache';
-import type { MuteStatus, PlayerIds } from '../gsa/index.js';
+import type { MuteLookupKind, MuteStatus, PlayerIds } from '../gsa/index.js';
+import type { Clock } from '../time/clock.js';
 import type { PlayerIdentity } from './port.js';
 
 export interface MuteEntry {
@@ -21,10 +24,15 @@ export interface MuteCacheOptions {
   readonly unmutedTtlMs: number;
   /** Most players remembered; the least recently used go first. Default 200 000. */
   readonly maxEntries?: number | undefined;
-  /** Asks the service; rejects when it cannot answer. */
-  readonly lookup: (player: PlayerIds) => Promise<MuteStatus>;
+  /**
+   * Asks the service; rejects when it cannot answer. `kind` is `first` when no answer for the player is cached
+   * (fresh or stale, under either id), `refresh` when one is: the client sends first lookups ahead of refreshes.
+   */
+  readonly lookup: (player: PlayerIds, kind: MuteLookupKind) => Promise<MuteStatus>;
   /** Told when a refresh finds a player's muted status changed. Must not throw. */
   readonly onChange: (player: PlayerIdentity, entry: MuteEntry) => void;
+  /** Time for the TTLs (lru-cache's `perf`); default lru-cache's own (performance.now). Tests pass fake time. */
+  readonly clock?: Clock | undefined;
 }
 
 const NOT_MUTED: MuteEntry = Object.freeze({ muted: false, alert: null });
@@ -58,6 +66,7 @@ export class MuteCache {
       // A failed refresh keeps the stale entry for the next peek(); a failed first lookup rejects (see lookup()).
       noDeleteOnFetchRejection: true,
       fetchMethod: (key, stale, { options: fetchOptions, context }) => this.#fetch(key, stale, fetchOptions, context),
+      ...(options.clock === undefined ? {} : { perf: options.clock }),
     });
   }
 
@@ -117,11 +126,12 @@ export class MuteCache {
     fetchOptions: LRUCache.FetcherFetchOptions<string, MuteEntry, PlayerIdentity>,
     player: PlayerIdentity,
   ): Promise<MuteEntry> {
-    const status = await this.#options.lookup(idsOf(player));
+    // Read before the lookup: what the cache held when it was asked decides its place in the API budget.
+    const previous = stale ?? this.#peekAliases(key, player);
+    const status = await this.#options.lookup(idsOf(player), previous === undefined ? 'first' : 'refresh');
     const entry = status.muted ? { muted: true, alert: status.alert } : NOT_MUTED;
     const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
     fetchOptions.ttl = ttl;
-    const previous = stale ?? this.#peekAliases(key, player);
     for (const alias of keysOf(player)) if (alias !== key) this.#cache.set(alias, entry, { ttl });
     if (previous !== undefined && previous.muted !== entry.muted) this.#options.onChange(player, entry);
     return entry;

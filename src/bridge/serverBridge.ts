@@ -67,7 +67,7 @@ export class ServerBridge implements BridgeSink {
       mutedTtlMs: options.mute.mutedTtlMs,
       unmutedTtlMs: options.mute.unmutedTtlMs,
       maxEntries: options.maxCachedPlayers,
-      lookup: (player) => client.checkMuted(server.name, player),
+      lookup: (player, kind) => client.checkMuted(server.name, player, { kind }),
       onChange: (player, entry) => {
         this.#muteChanged(player, entry);
       },

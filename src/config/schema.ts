@@ -59,7 +59,8 @@ const httpUrl = () =>
 export const rateLimitSchema = z.strictObject({
   requests: count().default(100),
   intervalMs: milliseconds().default(60_000),
-  // Calls allowed to wait for the window; past that a call fails at once with rate_limited (an extension of the contract).
+  // Calls of one kind (mute lookups, reviews, server actions) allowed to wait for the window: a full mute queue drops its
+  // oldest lookup, a full review or action queue refuses the new call with rate_limited (an extension of the contract).
   maxQueued: count().default(1000),
 });
 
@@ -67,6 +68,8 @@ export const retrySchema = z.strictObject({
   retries: countOrZero().default(5),
   minDelayMs: milliseconds().default(500),
   maxDelayMs: milliseconds().default(30_000),
+  // The longest a service's Retry-After is honoured (limiter hold, retry wait, the outbox's next try).
+  maxRetryAfterMs: milliseconds().default(60_000),
 });
 
 export const apiSchema = z.strictObject({

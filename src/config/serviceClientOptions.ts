@@ -12,6 +12,7 @@ export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
     clientSecret: api.clientSecret,
     timeoutMs: api.timeoutMs,
     rateLimit: api.rateLimit,
+    // retries, backoff and the Retry-After cap (maxRetryAfterMs), as the config names them.
     retry: api.retry,
     wipePath: api.wipePath,
     reviewLimits: { minStars: reviews.minStars, maxStars: reviews.maxStars, maxCommentLength: reviews.maxCommentLength },

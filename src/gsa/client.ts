@@ -8,13 +8,15 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import { Credentials } from './credentials.js';
 import { SharedDeadlines } from './deadlines.js';
-import { RateLimitedError, type GsaError } from './errors.js';
-import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+import { RateLimitedError, RetryLaterError, type GsaError } from './errors.js';
+import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
-import type { ApiFlavor, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 
 export interface GsaClientOptions {
@@ -37,13 +39,39 @@ export interface GsaClientOptions {
   readonly dispatcher?: Dispatcher | undefined;
   /** Jitter source; default Math.random. */
   readonly random?: (() => number) | undefined;
+  /** Time source of the rate limiter and of Retry-After dates; default the system clock. Tests pass fake time. */
+  readonly clock?: Clock | undefined;
+}
+
+export interface CheckMutedOptions {
+  /**
+   * `first` (default): nobody has an answer for this player yet, so a chat line may be waiting on it.
+   * `refresh`: renews an answer already cached; it waits behind every first lookup for the budget and is the
+   * first to give way when the mute queue is full (the cached answer stays in use meanwhile).
+   */
+  readonly kind?: MuteLookupKind | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const POOL_CONNECTIONS = 16;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` (clamped to Node's timer limit); rejects at once when `signal` aborts (the client closed). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error('the client closed'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error('the client closed'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, clampTimerMs(ms));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function describePlayer(player: PlayerIds): string {
@@ -60,6 +88,9 @@ export class GsaClient {
   readonly #reviewLimits: ReviewLimits;
   readonly #logger: Logger;
   readonly #random: () => number;
+  readonly #clock: Clock;
+  /** Cancels retry waits on close(), so a closed client keeps no timer alive. */
+  readonly #closing = new AbortController();
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -80,17 +111,23 @@ export class GsaClient {
       timeoutMs,
       deadlines: new SharedDeadlines(timeoutMs),
     };
-    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit });
-    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#clock = options.clock ?? systemClock;
+    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit }, this.#clock);
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#retry = { ...retry, maxRetryAfterMs: clampTimerMs(retry.maxRetryAfterMs) };
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#logger = options.logger ?? silentLogger();
     this.#random = options.random ?? Math.random;
   }
 
-  /** Asks whether a player is muted on a server. Retried on transient failures. */
-  async checkMuted(server: string, player: PlayerIds): Promise<MuteStatus> {
+  /**
+   * Asks whether a player is muted on a server. Retried on transient failures. A `refresh` waits behind first
+   * lookups for the API budget (see CheckMutedOptions).
+   */
+  async checkMuted(server: string, player: PlayerIds, options: CheckMutedOptions = {}): Promise<MuteStatus> {
     validateMuteCheck(server, player);
-    return this.#call(muteCheckRequest(this.#context, server, player), `mute check ${server}/${describePlayer(player)}`, parseMuteStatus);
+    const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
+    return this.#call(muteCheckRequest(this.#context, server, player), kind, `mute check ${server}/${describePlayer(player)}`, parseMuteStatus);
   }
 
   /**
@@ -104,6 +141,7 @@ export class GsaClient {
     validateReview(server, player, stars, cleaned, this.#reviewLimits);
     return this.#call(
       reviewRequest(this.#context, server, player, stars, cleaned),
+      'review',
       `review ${server}/${describePlayer(player)}`,
       (response) => parseReviewReceipt(response, this.#scrub),
     );
@@ -112,7 +150,7 @@ export class GsaClient {
   /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
-    return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), `${action} server ${serverId}`, (response) => ({
+    return this.#call(serverActionRequest(this.#context, serverId, action, countdownMinutes), 'action', `${action} server ${serverId}`, (response) => ({
       action,
       status: response.status,
       body: this.#scrub(response.text.trim()),
@@ -149,25 +187,28 @@ export class GsaClient {
     return this.#limiter.waiting;
   }
 
-  /** Stops the limiter and closes the connection pool the client opened (not an injected dispatcher). */
+  /**
+   * Refuses the calls still waiting for the budget (`rate_limited`, nothing sent), ends retry waits, and closes the
+   * connection pool the client opened (not an injected dispatcher).
+   */
   async close(): Promise<void> {
+    this.#closing.abort();
     this.#limiter.close();
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
-    this.#limiter.assertRoom();
-    return withRetry(() => this.#attempt(request, what, parse), request.endpoint, this.#retry, {
+  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T): Promise<T> {
+    return withRetry(() => this.#attempt(request, kind, what, parse), request.endpoint, this.#retry, {
       random: this.#random,
-      sleep,
+      sleep: (ms) => sleep(ms, this.#closing.signal),
       onRetry: (error, attemptNumber, delayMs) => {
         this.#logger.warn({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
       },
     });
   }
 
-  async #attempt<T>(request: ApiRequest, what: string, parse: (response: RawResponse) => T): Promise<T> {
-    return this.#limiter.schedule(request.endpoint, async () => {
+  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T): Promise<T> {
+    return this.#limiter.schedule(kind, async () => {
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
       const started = debug ? performance.now() : 0;
@@ -183,7 +224,9 @@ export class GsaClient {
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
       }
       if (response.status >= 200 && response.status < 300) return parse(response);
-      const error = errorFromResponse(response, this.#scrub, Date.now());
+      let error = errorFromResponse(response, this.#scrub, this.#clock.now());
+      // Capped here, once, so the limiter's hold, the retry wait and the outbox (which reads retryAfterMs) agree.
+      if (error instanceof RetryLaterError) error = error.withRetryAfterAtMost(this.#retry.maxRetryAfterMs);
       if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
         this.#limiter.holdFor(error.retryAfterMs);
       }

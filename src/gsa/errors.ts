@@ -91,20 +91,47 @@ export class RefusedError extends GsaError {
   static override readonly errorCode = 'refused';
 }
 
-/** A "come back later" answer; `retryAfterMs` is how long the service asked us to wait, undefined when it did not say. */
+/**
+ * A "come back later" answer. `retryAfterMs` is how long to wait before trying again, undefined when the service
+ * did not say: the client caps what the service asked for at `api.retry.maxRetryAfterMs` (withRetryAfterAtMost),
+ * so a caller that honours it (the review outbox) never waits a day on one header. `requestedRetryAfterMs` keeps
+ * what the service asked for, for logs.
+ */
 export abstract class RetryLaterError extends GsaError {
   readonly retryAfterMs: number | undefined;
+  readonly requestedRetryAfterMs: number | undefined;
 
-  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails = {}) {
+  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails = {}, requestedRetryAfterMs: number | undefined = retryAfterMs) {
     super(message, details);
     this.retryAfterMs = retryAfterMs;
+    this.requestedRetryAfterMs = requestedRetryAfterMs;
+  }
+
+  /** This error, or the same error with `retryAfterMs` lowered to `maxMs` when the service asked for longer. */
+  withRetryAfterAtMost(maxMs: number): this {
+    if (this.retryAfterMs === undefined || this.retryAfterMs <= maxMs) return this;
+    // Every subclass keeps this constructor's signature, so the copy is of the same class with the same code.
+    const Same = this.constructor as new (message: string, retryAfterMs: number | undefined, details: GsaErrorDetails, requested: number | undefined) => this;
+    return new Same(
+      this.message,
+      maxMs,
+      { status: this.status, serviceMessage: this.serviceMessage, maybeProcessed: this.maybeProcessed, cause: this.cause },
+      this.requestedRetryAfterMs,
+    );
   }
 }
 
-/** 429 from the service, or the local queue is full. */
+/** 429 from the service, or a call the local rate limiter did not send (QueueFullError). */
 export class RateLimitedError extends RetryLaterError {
   static override readonly errorCode = 'rate_limited';
 }
+
+/**
+ * Not sent: the local rate limiter refused the call because its queue was full, gave its place to a newer mute
+ * lookup, or the client closed. Same code as a 429 (`rate_limited`) for callers; distinct so the retry policy does
+ * not put it straight back into the queue that just refused it.
+ */
+export class QueueFullError extends RateLimitedError {}
 
 /** 503: maintenance. */
 export class UnavailableError extends RetryLaterError {

@@ -1,8 +1,9 @@
 // Public surface of the GameServerApp service client.
-export { GsaClient, type GsaClientOptions } from './client.js';
+export { GsaClient, type CheckMutedOptions, type GsaClientOptions } from './client.js';
 export * from './errors.js';
-export type { ApiFlavor, Endpoint, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
+export { BUDGET_WEIGHTS, reviewConcurrency, worstCaseWaitMs, type BudgetClass } from './budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
 export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';

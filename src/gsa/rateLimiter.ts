@@ -1,86 +1,233 @@
-// Keeps every call on one API key inside the service's budget: a strict sliding window (never more than
-// `requests` starts in any `intervalMs`), mute checks ahead of reviews ahead of webhooks, and a bounded
-// queue that refuses new work at once instead of letting callers wait forever.
-// It never decides whether to retry and never looks at what a request does.
+// Keeps every call on one API key inside the service's budget and shares that budget so nothing starves:
+// - a strict sliding window (slidingWindow.ts): never more than `requests` starts in any `intervalMs`;
+// - one bounded queue per kind of call, served by a fixed cycle of places (budgetShares.ts): a review or a
+//   server action waiting for the budget is started within a known number of grants, whatever the chat load;
+// - inside the mute share, a first lookup (a player nobody asked about) goes before a refresh of a stale entry,
+//   and the newest first lookup goes first (the player chatting now matters most);
+// - when the mute queue is full the oldest waiting lookup gives way (refreshes first); a review or an action is
+//   never refused because mute lookups filled a queue;
+// - a Retry-After from the service holds every start until it has passed (the caller caps it).
+// It never decides whether to retry and never looks at what a request does. docs/api-budget.md has the numbers.
 
-import PQueue from 'p-queue';
-import { RateLimitedError } from './errors.js';
-import type { Endpoint } from './types.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { steadyClock } from '../time/steadyClock.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+import { shareCycle, type BudgetClass } from './budgetShares.js';
+import { QueueFullError } from './errors.js';
+import { RingDeque } from './ringDeque.js';
+import { guardedIntervalMs, SlidingWindow } from './slidingWindow.js';
+
+export { guardedIntervalMs } from './slidingWindow.js';
 
 export interface RateLimitOptions {
   /** Requests allowed in any window of `intervalMs`. Default 100. `Infinity` lifts the limit (benchmarks). */
   readonly requests: number;
   /** Window length in ms. Default 60 000. */
   readonly intervalMs: number;
-  /** Calls allowed to wait for a slot; beyond that a new call fails with `rate_limited` at once. Default 1000. */
+  /**
+   * Calls of one kind (mute lookups, reviews, server actions: each its own queue) allowed to wait for the window.
+   * A full mute queue makes its oldest lookup give way to the new one; a full review or action queue refuses the
+   * new call at once with `rate_limited`. Default 1000; `Infinity` for no bound.
+   */
   readonly maxQueued: number;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { requests: 100, intervalMs: 60_000, maxQueued: 1000 };
 
-/** Higher runs first: a player waiting to chat matters more than a review, a review more than a webhook. */
-const PRIORITY: Readonly<Record<Endpoint, number>> = { mute: 2, review: 1, webhook: 0 };
-
 /**
- * The service counts requests when they arrive, we count them when they leave. A request that is slow to
- * arrive could otherwise share the service's window with one sent a full interval later; widening our window
- * by 1% (25 ms to 1 s) absorbs that jitter.
+ * What a call is to the limiter: `lookup` is a mute check nobody has an answer for yet, `refresh` a mute check
+ * that renews an answer already cached (it waits behind every lookup), `review` and `action` the other classes.
  */
-export function guardedIntervalMs(intervalMs: number): number {
-  return intervalMs + Math.min(1000, Math.max(25, Math.round(intervalMs * 0.01)));
+export type CallKind = 'lookup' | 'refresh' | 'review' | 'action';
+
+interface Waiting {
+  readonly start: () => void;
+  readonly refuse: (error: QueueFullError) => void;
+}
+
+function refusal(kind: CallKind, maxQueued: number): string {
+  switch (kind) {
+    case 'lookup':
+      return `mute lookup dropped: the mute queue is full (${maxQueued}) and newer lookups took its place; nothing was sent`;
+    case 'refresh':
+      return `mute refresh dropped: the mute queue is full (${maxQueued}); the cached answer stays in use; nothing was sent`;
+    case 'review':
+      return `local queue is full (${maxQueued} reviews waiting for the API budget); nothing was sent, try again later`;
+    case 'action':
+      return `local queue is full (${maxQueued} server actions waiting for the API budget); nothing was sent, try again later`;
+  }
 }
 
 export class RateLimiter {
   /** Absent when the limit is lifted: nothing ever waits, so the limiter passes calls straight through. */
-  readonly #queue: PQueue | undefined;
+  readonly #window: SlidingWindow | undefined;
   readonly #maxQueued: number;
-  #holdTimer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  readonly #cycle: readonly BudgetClass[];
+  readonly #queues: Readonly<Record<CallKind, RingDeque<Waiting>>> = {
+    lookup: new RingDeque<Waiting>(),
+    refresh: new RingDeque<Waiting>(),
+    review: new RingDeque<Waiting>(),
+    action: new RingDeque<Waiting>(),
+  };
+  /** The next place in the cycle to offer a slot to. */
+  #place = 0;
   #holdUntil = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #timerDueAt = Infinity;
+  #pumping = false;
+  #closed = false;
 
-  constructor(options: RateLimitOptions) {
+  constructor(options: RateLimitOptions, clock: Clock = systemClock) {
+    // Infinity (no bound) is allowed, as for `requests`: benchmarks use it.
+    if (!(options.maxQueued >= 1) || (Number.isFinite(options.maxQueued) && !Number.isSafeInteger(options.maxQueued))) {
+      throw new RangeError(`maxQueued must be a whole number of 1 or more, or Infinity, got ${String(options.maxQueued)}`);
+    }
     this.#maxQueued = options.maxQueued;
-    this.#queue = Number.isFinite(options.requests)
-      ? new PQueue({ intervalCap: options.requests, interval: guardedIntervalMs(options.intervalMs), strict: true })
-      : undefined;
+    // Never backward: a wall clock set back must not keep the window full or a hold on for as long as the step.
+    this.#clock = steadyClock(clock);
+    this.#cycle = shareCycle();
+    this.#window = Number.isFinite(options.requests) ? new SlidingWindow(options.requests, guardedIntervalMs(options.intervalMs), this.#clock) : undefined;
   }
 
-  /** Calls waiting for a slot (not yet sent). */
+  /** Calls waiting for a slot (not yet sent), all kinds together. */
   get waiting(): number {
-    return this.#queue?.size ?? 0;
+    return this.#queues.lookup.size + this.#queues.refresh.size + this.#queues.review.size + this.#queues.action.size;
   }
 
-  /** Throws `rate_limited` when the queue is full, so a new call fails fast instead of waiting. */
-  assertRoom(): void {
-    if (this.waiting >= this.#maxQueued) {
-      throw new RateLimitedError(
-        `local request queue is full (${this.#maxQueued} calls waiting for the API rate limit); try again later`,
-        undefined,
-      );
+  /** Calls of one kind waiting for a slot. */
+  waitingOf(kind: CallKind): number {
+    return this.#queues[kind].size;
+  }
+
+  /**
+   * Runs `task` when the window has room and its class's turn has come. Rejects with a QueueFullError (code
+   * `rate_limited`, nothing sent) when its queue is full, when a newer mute lookup takes its place, or on close().
+   * Retries of admitted calls come through here too.
+   */
+  schedule<T>(kind: CallKind, task: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new QueueFullError('the service client is closed; nothing was sent', undefined));
+    if (this.#window === undefined) return task();
+    return new Promise<T>((resolve, reject) => {
+      const waiting: Waiting = {
+        start: () => {
+          try {
+            task().then(resolve, reject);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        },
+        refuse: reject,
+      };
+      if (this.#admit(kind, waiting)) this.#pump();
+    });
+  }
+
+  /** The service said "wait": start nothing on this key for `ms` (the caller caps it; timers are clamped too). */
+  holdFor(ms: number): void {
+    if (this.#window === undefined || this.#closed) return;
+    const until = this.#clock.now() + clampTimerMs(ms);
+    if (until <= this.#holdUntil) return;
+    this.#holdUntil = until;
+    this.#pump();
+  }
+
+  /** Refuses every waiting call (nothing was sent) and stops the timer; used on shutdown. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const error = new QueueFullError('the service client closed before this call could be sent; nothing was sent', undefined);
+    for (const queue of Object.values(this.#queues)) {
+      for (let waiting = queue.shift(); waiting !== undefined; waiting = queue.shift()) waiting.refuse(error);
     }
   }
 
-  /** Runs `task` when the window has room, in priority order. Retries of admitted calls come through here too. */
-  schedule<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T> {
-    return this.#queue === undefined ? task() : this.#queue.add(task, { priority: PRIORITY[endpoint] });
+  /** Queues the call, or refuses it (or an older mute lookup) when its queue is full. False when it was refused. */
+  #admit(kind: CallKind, waiting: Waiting): boolean {
+    const queues = this.#queues;
+    if (kind === 'review' || kind === 'action') {
+      if (queues[kind].size >= this.#maxQueued) {
+        waiting.refuse(new QueueFullError(refusal(kind, this.#maxQueued), undefined));
+        return false;
+      }
+      queues[kind].push(waiting);
+      return true;
+    }
+    // One bound for the mute class: refreshes give way first, then the oldest first lookup. A new refresh never
+    // pushes out a first lookup: the player it is about already has an answer in the cache.
+    if (queues.lookup.size + queues.refresh.size >= this.#maxQueued) {
+      const dropped = (victim: CallKind): QueueFullError => new QueueFullError(refusal(victim, this.#maxQueued), undefined);
+      if (queues.refresh.size > 0) {
+        queues.refresh.shift()?.refuse(dropped('refresh'));
+      } else if (kind === 'refresh') {
+        waiting.refuse(dropped('refresh'));
+        return false;
+      } else {
+        queues.lookup.shift()?.refuse(dropped('lookup'));
+      }
+    }
+    queues[kind].push(waiting);
+    return true;
   }
 
-  /** The service said "wait": send nothing on this key until then. */
-  holdFor(ms: number): void {
-    const queue = this.#queue;
-    const until = Date.now() + ms;
-    if (queue === undefined || until <= this.#holdUntil) return;
-    this.#holdUntil = until;
-    queue.pause();
-    clearTimeout(this.#holdTimer);
-    this.#holdTimer = setTimeout(() => {
-      this.#holdTimer = undefined;
-      queue.start();
-    }, ms);
+  /** Starts waiting calls while the window has room and no hold is on; otherwise sets one timer for when it will. */
+  #pump(): void {
+    const window = this.#window;
+    if (this.#pumping || this.#closed || window === undefined) return;
+    this.#pumping = true;
+    try {
+      while (this.waiting > 0) {
+        const held = this.#holdUntil - this.#clock.now();
+        const delay = held > 0 ? held : window.delayMs();
+        if (delay > 0) {
+          this.#wakeIn(delay);
+          return;
+        }
+        const next = this.#next();
+        if (next === undefined) return;
+        window.record();
+        next.start();
+      }
+    } finally {
+      this.#pumping = false;
+    }
   }
 
-  /** Drops waiting calls' slots and timers; used on shutdown. */
-  close(): void {
-    clearTimeout(this.#holdTimer);
-    this.#queue?.clear();
+  /** The call whose turn it is: the next place in the cycle whose class has one waiting. */
+  #next(): Waiting | undefined {
+    for (let step = 0; step < this.#cycle.length; step++) {
+      const budgetClass = this.#cycle[this.#place] ?? 'mute';
+      this.#place = (this.#place + 1) % this.#cycle.length;
+      const waiting = this.#take(budgetClass);
+      if (waiting !== undefined) return waiting;
+    }
+    return undefined;
+  }
+
+  #take(budgetClass: BudgetClass): Waiting | undefined {
+    switch (budgetClass) {
+      case 'mute':
+        // Newest first lookup first: under pressure the player chatting now gets the next slot, and the lookup
+        // that waited longest is the one that gives way when the queue is full. Refreshes only when no lookup waits.
+        return this.#queues.lookup.pop() ?? this.#queues.refresh.shift();
+      case 'review':
+        return this.#queues.review.shift();
+      case 'action':
+        return this.#queues.action.shift();
+    }
+  }
+
+  #wakeIn(delayMs: number): void {
+    const dueAt = this.#clock.now() + delayMs;
+    // One timer at a time; an earlier one already set will pump again and re-arm if needed.
+    if (this.#timer !== undefined && this.#timerDueAt <= dueAt) return;
+    clearTimeout(this.#timer);
+    this.#timerDueAt = dueAt;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerDueAt = Infinity;
+      this.#pump();
+    }, clampTimerMs(delayMs));
   }
 }

@@ -1,9 +1,12 @@
-// Decides which failures are worth another attempt and how long to wait, and runs the attempts with
-// p-retry. Non-idempotent calls are re-sent only when the service surely did not act on them.
-// It never sends anything itself and never changes an error's meaning.
+// Decides which failures are worth another attempt and how long to wait, and runs the attempts.
+// Non-idempotent calls are re-sent only when the service surely did not act on them. A service's Retry-After is
+// honoured up to `maxRetryAfterMs`, and a review never waits inside its send longer than REVIEW_MAX_WAIT_MS: a
+// longer wait is handed back to the caller (the review outbox owns review timing) through the error's capped
+// `retryAfterMs`. It never sends anything itself and never changes an error's meaning.
 
-import pRetry, { AbortError } from 'p-retry';
-import { GsaError, RetryLaterError } from './errors.js';
+import { backoffDelayMs } from '../time/backoff.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+import { GsaError, QueueFullError, RetryLaterError } from './errors.js';
 import type { Endpoint } from './types.js';
 
 export interface RetryOptions {
@@ -11,11 +14,24 @@ export interface RetryOptions {
   readonly retries: number;
   /** First backoff delay in ms; doubles each attempt. Default 500. */
   readonly minDelayMs: number;
-  /** Longest backoff delay in ms (a service's Retry-After may ask for longer and is honoured). Default 30 000. */
+  /** Longest backoff delay in ms. Default 30 000. */
   readonly maxDelayMs: number;
+  /**
+   * Longest wait a service's Retry-After can impose, in ms: on retries, on the rate limiter's hold, and on the
+   * `retryAfterMs` a caller reads from the error. Default 60 000; at most 2^31-1 (Node's timer limit).
+   * @example 120_000 to honour up to two minutes
+   */
+  readonly maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryOptions = { retries: 5, minDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 };
+
+/**
+ * Longest wait between two attempts inside one review send. The review outbox keeps several sends in flight and
+ * backs off on its own (from 1 s); a longer in-send sleep would hold its slots, so a longer wait ends the send
+ * and the error's capped `retryAfterMs` tells the outbox how long to wait.
+ */
+export const REVIEW_MAX_WAIT_MS = 1000;
 
 const RETRYABLE_STATUSES = new Set([502, 504]);
 
@@ -24,9 +40,10 @@ const RETRYABLE_STATUSES = new Set([502, 504]);
  * - reviews (not idempotent, see gsa-api.md): only when surely not processed: 429, 503, or a connection
  *   that never carried the request.
  * - webhooks: never once the request was sent; only a connection that never carried it.
+ * A call the local rate limiter refused (QueueFullError) is never retried here: its queue just said no.
  */
 export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
-  if (!(error instanceof GsaError)) return false;
+  if (!(error instanceof GsaError) || error instanceof QueueFullError) return false;
   switch (endpoint) {
     case 'mute':
       return (
@@ -43,56 +60,45 @@ export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
   }
 }
 
-/** The service's Retry-After when it gave one, else exponential backoff with jitter (50–100% of the step). */
+/**
+ * The service's Retry-After when it gave one, at most `maxRetryAfterMs`; else the project's exponential backoff
+ * with jitter (50–100% of the step). Never more than Node's timer limit.
+ */
 export function retryDelayMs(error: unknown, attemptNumber: number, options: RetryOptions, random: () => number): number {
-  if (error instanceof RetryLaterError && error.retryAfterMs !== undefined) return error.retryAfterMs;
-  const step = Math.min(options.maxDelayMs, options.minDelayMs * 2 ** (attemptNumber - 1));
-  return Math.round(step * (0.5 + random() * 0.5));
+  if (error instanceof RetryLaterError && error.retryAfterMs !== undefined) {
+    return clampTimerMs(Math.min(error.retryAfterMs, options.maxRetryAfterMs));
+  }
+  return clampTimerMs(backoffDelayMs(attemptNumber, options, random));
+}
+
+/** The longest wait between attempts inside one call of this kind; a longer one ends the call with its error. */
+export function maxWaitInCallMs(endpoint: Endpoint): number {
+  return endpoint === 'review' ? REVIEW_MAX_WAIT_MS : Infinity;
 }
 
 export interface RetryHooks {
   readonly random: () => number;
+  /** Waits `ms`; rejects when the wait was cancelled (the client closed), which ends the call with its last error. */
   readonly sleep: (ms: number) => Promise<void>;
   /** Told before each wait, for logging. */
   readonly onRetry?: (error: GsaError, attemptNumber: number, delayMs: number) => void;
 }
 
-async function waitBeforeRetry(error: unknown, attemptNumber: number, options: RetryOptions, hooks: RetryHooks): Promise<void> {
-  const delayMs = retryDelayMs(error, attemptNumber, options, hooks.random);
-  if (error instanceof GsaError) hooks.onRetry?.(error, attemptNumber, delayMs);
-  await hooks.sleep(delayMs);
-}
-
-/**
- * Runs `attempt` once and, after a retryable failure, up to `options.retries` more times through p-retry.
- * The first attempt runs outside p-retry on purpose: most calls succeed at once, and p-retry's per-call setup
- * measurably cost more than the rest of the client together (bench/mute-check-throughput).
- */
+/** Runs `attempt` once and, after a retryable failure, up to `options.retries` more times. */
 export async function withRetry<T>(attempt: () => Promise<T>, endpoint: Endpoint, options: RetryOptions, hooks: RetryHooks): Promise<T> {
-  try {
-    return await attempt();
-  } catch (error) {
-    if (options.retries === 0 || !isRetryable(error, endpoint)) throw error;
-    await waitBeforeRetry(error, 1, options, hooks);
-  }
-  return pRetry(
-    async () => {
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (attemptNumber > options.retries || !isRetryable(error, endpoint)) throw error;
+      const delayMs = retryDelayMs(error, attemptNumber, options, hooks.random);
+      if (delayMs > maxWaitInCallMs(endpoint)) throw error;
+      if (error instanceof GsaError) hooks.onRetry?.(error, attemptNumber, delayMs);
       try {
-        return await attempt();
-      } catch (error) {
-        // p-retry's idiom for "do not retry": it rethrows the original error without calling the hooks.
-        if (!isRetryable(error, endpoint)) throw new AbortError(error as Error);
+        await hooks.sleep(delayMs);
+      } catch {
         throw error;
       }
-    },
-    {
-      retries: options.retries - 1,
-      // Waiting happens in onFailedAttempt, where the service's Retry-After is known; p-retry adds none.
-      minTimeout: 0,
-      maxTimeout: 0,
-      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        if (retriesLeft > 0) await waitBeforeRetry(error, attemptNumber + 1, options, hooks);
-      },
-    },
-  );
+    }
+  }
 }

@@ -32,7 +32,13 @@ export interface ServerActionResult {
   readonly message: string;
 }
 
-/** Which call a request is: decides its queue priority and its retry rule. */
+/**
+ * Why a mute check is made: `first` when nobody has an answer for the player yet, `refresh` to renew one already
+ * cached. A refresh waits behind first lookups for the API budget.
+ */
+export type MuteLookupKind = 'first' | 'refresh';
+
+/** Which call a request is: decides its share of the API budget and its retry rule. */
 export type Endpoint = 'mute' | 'review' | 'webhook';
 
 export type ApiFlavor = 'v1' | 'v2';

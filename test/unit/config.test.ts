@@ -65,7 +65,7 @@ describe('parseConfig', () => {
         clientSecret: 'file-secret',
         timeoutMs: 5000,
         rateLimit: { requests: 100, intervalMs: 60000, maxQueued: 1000 },
-        retry: { retries: 5, minDelayMs: 500, maxDelayMs: 30000 },
+        retry: { retries: 5, minDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 },
         wipePath: 'wipe',
       },
       servers: [{ name: 'ovddykvbs', allowActions: [], adapters: [] }],

@@ -11,9 +11,10 @@ import {
   NotFoundError,
   ForbiddenError,
   InvalidInputError,
+  QueueFullError,
 } from '../../src/gsa/errors.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type RequestContext } from '../../src/gsa/requests.js';
-import { isRetryable, retryDelayMs } from '../../src/gsa/retryPolicy.js';
+import { isRetryable, retryDelayMs, REVIEW_MAX_WAIT_MS, withRetry } from '../../src/gsa/retryPolicy.js';
 import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction } from '../../src/gsa/validation.js';
 import { inspect } from 'node:util';
 
@@ -58,10 +59,16 @@ describe('isRetryable', () => {
 });
 
 describe('retryDelayMs', () => {
-  const options = { retries: 5, minDelayMs: 100, maxDelayMs: 1000 };
+  const options = { retries: 5, minDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 60_000 };
 
   it('honours Retry-After over the backoff, even past maxDelayMs', () => {
     expect(retryDelayMs(new RateLimitedError('429', 5000), 1, options, () => 0)).toBe(5000);
+  });
+
+  it('caps Retry-After at maxRetryAfterMs: a day, and 2^40 ms (past the timer limit), become 60 s', () => {
+    expect(retryDelayMs(new RateLimitedError('429', 86_400_000), 1, options, () => 0)).toBe(60_000);
+    expect(retryDelayMs(new UnavailableError('503', 2 ** 40), 1, options, () => 0)).toBe(60_000);
+    expect(retryDelayMs(new UnavailableError('503', 2 ** 40), 1, { ...options, maxRetryAfterMs: Number.MAX_SAFE_INTEGER }, () => 0)).toBe(2 ** 31 - 1);
   });
 
   it('backs off exponentially with 50–100% jitter, capped', () => {
@@ -71,6 +78,61 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(error, 3, options, () => 1)).toBe(400);
     expect(retryDelayMs(error, 10, options, () => 1)).toBe(1000);
     expect(retryDelayMs(error, 10, options, () => 0)).toBe(500);
+  });
+
+  it('never retries a call the local rate limiter refused', () => {
+    for (const endpoint of ['mute', 'review', 'webhook'] as const) expect(isRetryable(new QueueFullError('full', undefined), endpoint)).toBe(false);
+  });
+});
+
+describe('withRetry', () => {
+  const options = { retries: 5, minDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 60_000 };
+
+  async function run(endpoint: 'mute' | 'review', failures: Error[]): Promise<{ slept: number[]; attempts: number; result: unknown }> {
+    const slept: number[] = [];
+    let attempts = 0;
+    const result = await withRetry(
+      () => {
+        attempts += 1;
+        const failure = failures.shift();
+        return failure === undefined ? Promise.resolve('ok') : Promise.reject(failure);
+      },
+      endpoint,
+      options,
+      { random: () => 0, sleep: (ms) => { slept.push(ms); return Promise.resolve(); } },
+    ).catch((error: unknown) => error);
+    return { slept, attempts, result };
+  }
+
+  it('waits a capped Retry-After inside a mute check', async () => {
+    expect(await run('mute', [new RateLimitedError('429', 86_400_000)])).toEqual({ slept: [60_000], attempts: 2, result: 'ok' });
+  });
+
+  it('waits at most 1 s inside a review send, and hands a longer wait back with the capped retryAfterMs', async () => {
+    expect(await run('review', [new RateLimitedError('429', REVIEW_MAX_WAIT_MS)])).toEqual({ slept: [1000], attempts: 2, result: 'ok' });
+    const asked = new UnavailableError('503', 60_000);
+    expect(await run('review', [asked])).toEqual({ slept: [], attempts: 1, result: asked });
+  });
+
+  it('stops when a wait is cancelled (the client closed), with the last error', async () => {
+    const error = new NetworkError('refused');
+    const result = await withRetry(() => Promise.reject(error), 'mute', options, { random: () => 0, sleep: () => Promise.reject(new Error('closed')) }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(result).toBe(error);
+  });
+});
+
+describe('withRetryAfterAtMost', () => {
+  it('keeps the class, code and details, lowers retryAfterMs and remembers what was asked', () => {
+    const asked = new UnavailableError('503 maintenance', 3_600_000, { status: 503, serviceMessage: 'back soon' });
+    const capped = asked.withRetryAfterAtMost(60_000);
+    expect(capped).toBeInstanceOf(UnavailableError);
+    expect(capped).toMatchObject({ code: 'unavailable', status: 503, serviceMessage: 'back soon', retryAfterMs: 60_000, requestedRetryAfterMs: 3_600_000 });
+    expect(capped.message).toBe('503 maintenance');
+    const short = new RateLimitedError('429', 5000);
+    expect(short.withRetryAfterAtMost(60_000)).toBe(short);
+    expect(new QueueFullError('full', undefined).withRetryAfterAtMost(1)).toMatchObject({ code: 'rate_limited', retryAfterMs: undefined });
   });
 });
 

@@ -1,0 +1,94 @@
+// The mute cache with an injected clock and fake timers: TTLs, and the first-lookup / refresh hint it gives the
+// client (first lookups go ahead of refreshes in the API budget), and a stale answer kept when a refresh is dropped.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MuteCache, type MuteEntry } from '../../src/bridge/muteCache.js';
+import type { PlayerIdentity } from '../../src/bridge/port.js';
+import { QueueFullError, type MuteLookupKind, type MuteStatus, type PlayerIds } from '../../src/gsa/index.js';
+import { systemClock } from '../../src/time/clock.js';
+
+const ALICE: PlayerIdentity = { steamId: '76561198000000001' };
+const BOTH: PlayerIdentity = { steamId: '76561198000000002', eosId: '0123456789abcdef0123456789abcdef' };
+
+interface Asked {
+  readonly player: PlayerIds;
+  readonly kind: MuteLookupKind;
+}
+
+beforeEach(() => {
+  // Only Date and timers are fake: lru-cache reads time through the injected clock (Date.now), never performance.now.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function makeCache(answer: (player: PlayerIds, kind: MuteLookupKind) => Promise<MuteStatus>) {
+  const asked: Asked[] = [];
+  const changes: MuteEntry[] = [];
+  const cache = new MuteCache({
+    mutedTtlMs: 60_000,
+    unmutedTtlMs: 300_000,
+    clock: systemClock,
+    lookup: (player, kind) => {
+      asked.push({ player, kind });
+      return answer(player, kind);
+    },
+    onChange: (_player, entry) => changes.push(entry),
+  });
+  return { cache, asked, changes };
+}
+
+const status = (muted: boolean): MuteStatus => ({ muted, alert: muted ? 'muted' : null, steamId: null, eosId: null });
+
+describe('MuteCache', () => {
+  it('asks a first lookup for an unknown player and a refresh once the answer is stale, by the injected clock', async () => {
+    const { cache, asked } = makeCache(() => Promise.resolve(status(true)));
+    expect(await cache.lookup(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    expect(asked.map((entry) => entry.kind)).toEqual(['first']);
+
+    vi.advanceTimersByTime(60_000);
+    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    expect(asked).toHaveLength(1);
+
+    vi.advanceTimersByTime(1);
+    // Stale: served at once, refreshed in the background as a refresh, not a first lookup.
+    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+  });
+
+  it('calls a join refresh of a cached player a refresh, and of an unknown one a first lookup', async () => {
+    const { cache, asked } = makeCache(() => Promise.resolve(status(false)));
+    cache.refresh(ALICE);
+    await vi.advanceTimersByTimeAsync(0);
+    cache.refresh(ALICE);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+  });
+
+  it('counts an answer cached under the other id as known: the lookup is a refresh', async () => {
+    const { cache, asked } = makeCache(() => Promise.resolve(status(false)));
+    await cache.lookup({ eosId: BOTH.eosId });
+    await cache.lookup(BOTH);
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+  });
+
+  it('keeps serving the stale answer when its refresh gives way in the budget (rate_limited)', async () => {
+    let muted = true;
+    const { cache, asked, changes } = makeCache((_player, kind) =>
+      kind === 'refresh' && muted ? Promise.reject(new QueueFullError('mute refresh dropped', undefined)) : Promise.resolve(status(muted)),
+    );
+    await cache.lookup(ALICE);
+    vi.advanceTimersByTime(10 * 60_000);
+    for (let index = 0; index < 3; index++) {
+      expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'muted' });
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(asked.filter((entry) => entry.kind === 'refresh').length).toBeGreaterThanOrEqual(1);
+    muted = false;
+    cache.peek(ALICE);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(cache.peek(ALICE)).toEqual({ muted: false, alert: null });
+    expect(changes).toEqual([{ muted: false, alert: null }]);
+  });
+});
