@@ -4,9 +4,9 @@
 // to do it, so the journal is only ever written by the one process that holds the directory.
 // It never sends anything to GSA itself and never needs the API credentials.
 
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
-import { askHolder, DataDirLock, DataDirLockError, describeHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
+import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
 import { readOutboxContents, ReviewJournal, type LetterKind, type RequeueResult, type RequeueSelection } from '../bridge/reviewJournal.js';
 import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
 import { createLogger } from '../log/logger.js';
@@ -88,6 +88,18 @@ async function exists(dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * Why this user must not write the directory itself, or undefined. Files a compaction or a letter write creates are
+ * owned by whoever writes them (0600): written by root, the sidecar's own user could no longer open its journal.
+ */
+async function foreignOwner(dir: string): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const owner = (await stat(dir)).uid;
+  if (owner === uid) return undefined;
+  return `${dir} belongs to uid ${owner}, and this command runs as uid ${uid}: with no sidecar running, run it as the directory's owner (e.g. sudo -u <that user> gsa-bridge reviews retry …), so the files it writes stay the sidecar's`;
+}
+
 async function listCommand(args: readonly string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, state: { type: 'string' }, json: { type: 'boolean' } });
   const state = stringFlag(parsed, 'state');
@@ -166,6 +178,12 @@ async function retryCommand(args: readonly string[], context: CliContext): Promi
   const { dataDir } = config.reviews;
   if (!(await exists(dataDir))) {
     context.stderr.write(`error: ${dataDir} does not exist: there is nothing to re-queue (check reviews.dataDir in the config)\n`);
+    return EXIT_REFUSED;
+  }
+
+  const foreign = await foreignOwner(dataDir);
+  if (foreign !== undefined && (await lockHolder(dataDir)) === undefined) {
+    context.stderr.write(`error: ${foreign}; nothing was changed\n`);
     return EXIT_REFUSED;
   }
 

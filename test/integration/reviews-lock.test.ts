@@ -1,7 +1,7 @@
 // Reviews that must never be lost, as a host runs the sidecar: real `gsa-bridge run` processes on one data
 // directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
 // cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -252,6 +252,16 @@ describe('gsa-bridge reviews', () => {
     await waitUntil(async () => (await listed(setup)).length === 0, 'the unconfirmed review delivered on the next run');
     expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['refused for now', 'did it arrive?']);
   }, 40_000);
+
+  it.runIf(process.getuid?.() === 0)('refuses to write a directory another user owns while no sidecar runs (files would become root\'s)', async () => {
+    const setup = await writeSetup();
+    await mkdir(setup.dataDir, { mode: 0o700 });
+    await chown(setup.dataDir, 4242, 4242);
+    const run = await cli(['reviews', 'retry', '--all-dead', '--config', setup.configPath]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${setup.dataDir} belongs to uid 4242, and this command runs as uid 0`);
+    expect(await readdir(setup.dataDir)).toEqual([]);
+  });
 
   it('exits 2 on a usage mistake', async () => {
     const setup = await writeSetup();
