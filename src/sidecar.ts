@@ -68,6 +68,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     logger: logger.child({ component: 'outbox' }),
     // Enough reviews waiting in the client to use the review share of every window under full chat load (api-budget.md).
     concurrency: reviewConcurrency(config.api.rateLimit.requests),
+    // Finished reviews stay in the journal while they count for their player's cooldown, so it survives a restart.
+    retainAcceptedMs: config.reviews.cooldownMs,
   });
 
   const attached: { adapter: Adapter; bridge: ServerBridge }[] = [];

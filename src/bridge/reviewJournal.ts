@@ -1,5 +1,6 @@
 // The review outbox's durable storage in its data directory: the journal `reviews.jsonl`, which records every
-// accepted review and later its fate, and `dead-letter.jsonl`, where refused reviews wait for a person.
+// accepted review and later its fate, and the letter files where reviews wait for a person: `dead-letter.jsonl`
+// (refused by GSA) and `unconfirmed.jsonl` (GSA's answer was ambiguous; it may or may not have stored them).
 // It must never acknowledge a record before it is fsynced, never append onto a torn line, never rewrite the
 // journal in a way a crash could leave half-done, and never drop a pending review. It sends nothing.
 //
@@ -11,9 +12,14 @@
 //   {"v":1,"op":"delivered","id":"…","at":<ms>}
 //   {"v":1,"op":"unconfirmed","id":"…","at":<ms>,"error":{"code":"timeout","status":null,"message":"…"}}
 //   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"forbidden","status":403,"message":"…"}}
-// Player ids use the mod protocol's names (steam_id / eos_id) so a person recognises them. A dead letter is
-// the whole review with its refusal: {"v":1,"op":"dead","id","at","queued_at","server","player","stars",
-// "comment","origin","error":{"code","status","message"}}.
+//   {"v":1,"op":"accepted","id":"…","at":<ms>,"server":"…","player":{…}}   a finished review kept through compaction
+//     while it still counts for its player's cooldown (no comment: only who and when).
+// Player ids use the mod protocol's names (steam_id / eos_id) so a person recognises them. A letter is the
+// whole review with its refusal: {"v":1,"op":"dead"|"unconfirmed","id","at","queued_at","server","player","stars",
+// "comment","origin","error":{"code","status","message"}}. When a person re-queues it (`gsa-bridge reviews retry`),
+// a `queued` record with the same id goes into the journal first, then {"v":1,"op":"retried","id","at"} into the
+// letter file, so the letter is not listed twice. A `queued` record for an id whose earlier record has a fate is
+// that re-queue; for an id still pending it is a duplicate and ignored.
 //
 // Durability: records are appended in groups (group commit). Whatever arrives while a write+fdatasync is in
 // progress is written together and shares the next fdatasync, so 300 simultaneous reviews cost a handful of
@@ -23,8 +29,8 @@
 // Crash semantics: a review with no fate record on disk is pending and is sent again after a restart. That is
 // the only way a duplicate can reach GSA: it stored the review, then the process died (SIGKILL, power loss)
 // before `delivered` was fsynced, or close() gave up on a send still running after 5 s. An ambiguous answer
-// while running is journaled `unconfirmed` and never sent again. One process per data directory: there is
-// no lock file, because a stale lock after SIGKILL cannot be told from a live one when pids are reused.
+// while running is journaled `unconfirmed` and never sent again unless a person re-queues it. One process per data directory: the caller
+// holds the directory's lock (dataDirLock.ts) before opening it; this module does not check.
 //
 // Reading: a tail after the last good record (a torn write: no newline, or not a valid record) is dropped,
 // logged with its size and byte offset, and truncated away so new appends never glue onto it. A bad line in
@@ -43,10 +49,13 @@ import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { systemClock, type Clock } from '../time/clock.js';
+import type { PlayerIdentity } from './port.js';
 import type { OutboxReview } from './reviewOutbox.js';
 
 export const JOURNAL_FILE = 'reviews.jsonl';
 export const DEAD_LETTER_FILE = 'dead-letter.jsonl';
+export const UNCONFIRMED_FILE = 'unconfirmed.jsonl';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 /** Bad middle lines get one warning each up to this many; the rest are summed up in one line. */
@@ -61,18 +70,56 @@ export interface FailureReason {
 
 export type ReviewFate = { readonly op: 'delivered' } | { readonly op: 'unconfirmed' | 'dead'; readonly reason: FailureReason };
 
+/** The two kinds of letter a person may have to look at: refused reviews, and reviews GSA may or may not have stored. */
+export type LetterKind = 'dead' | 'unconfirmed';
+
+/** A review waiting for a person in a letter file. */
+export interface ReviewLetter {
+  readonly kind: LetterKind;
+  readonly review: OutboxReview;
+  /** When it was written to the letter file. */
+  readonly at: number;
+  readonly reason: FailureReason;
+}
+
+/** Which letters to re-queue: chosen ids (dead or unconfirmed), or every letter of one kind. */
+export type RequeueSelection = { readonly ids: readonly string[] } | { readonly all: LetterKind };
+
+export interface RequeueResult {
+  /** Re-queued now, each with a new `queued` record in the journal. */
+  readonly requeued: readonly OutboxReview[];
+  /** Ids already pending in the journal: nothing to do. */
+  readonly alreadyPending: readonly string[];
+  /** Ids that are neither pending nor a current letter. */
+  readonly unknown: readonly string[];
+}
+
+/** A review that counts for its player's cooldown: who and when, from the journal. */
+export interface AcceptedReview {
+  readonly id: string;
+  readonly server: string;
+  readonly player: PlayerIdentity;
+  readonly at: number;
+}
+
 export interface JournalOptions {
   /** Created (recursively, 0700) when missing. */
   readonly dataDir: string;
   readonly logger: Logger;
   /** Rewrite the journal once this many fate records were appended since the last rewrite. */
   readonly compactAfterFinished: number;
+  /** Finished reviews younger than this keep an `accepted` record through compactions (the cooldown). Default 0. */
+  readonly retainAcceptedMs?: number | undefined;
+  /** Times of records and compaction; default the system clock (they are persisted, so wall-clock time). */
+  readonly clock?: Clock | undefined;
 }
 
 export interface OpenedJournal {
   readonly journal: ReviewJournal;
   /** Reviews accepted earlier that have no fate yet, oldest first. */
   readonly pending: OutboxReview[];
+  /** Every review the journal still knows was accepted (pending, finished, or kept for its cooldown), oldest first. */
+  readonly accepted: readonly AcceptedReview[];
 }
 
 const recordVersion = z.literal(1);
@@ -98,10 +145,45 @@ const queuedRecord = z.object({
 const deliveredRecord = z.object({ v: recordVersion, op: z.literal('delivered'), id: recordId, at: recordTime });
 const unconfirmedRecord = z.object({ v: recordVersion, op: z.literal('unconfirmed'), id: recordId, at: recordTime, error: failureRecord });
 const deadRecord = z.object({ v: recordVersion, op: z.literal('dead'), id: recordId, at: recordTime, error: failureRecord });
-const journalRecord = z.discriminatedUnion('op', [queuedRecord, deliveredRecord, unconfirmedRecord, deadRecord]);
+const acceptedRecord = z.object({ v: recordVersion, op: z.literal('accepted'), id: recordId, at: recordTime, server: z.string().min(1), player: playerRecord });
+const journalRecord = z.discriminatedUnion('op', [queuedRecord, deliveredRecord, unconfirmedRecord, deadRecord, acceptedRecord]);
+
+const letterRecord = z.object({
+  v: recordVersion,
+  op: z.enum(['dead', 'unconfirmed']),
+  id: recordId,
+  at: recordTime,
+  queued_at: recordTime,
+  server: z.string().min(1),
+  player: playerRecord,
+  stars: z.number(),
+  comment: z.string(),
+  origin: originRecord,
+  error: failureRecord,
+});
+const retriedRecord = z.object({ v: recordVersion, op: z.literal('retried'), id: recordId, at: recordTime });
+const letterFileRecord = z.discriminatedUnion('op', [letterRecord, retriedRecord]);
 
 type QueuedRecord = z.infer<typeof queuedRecord>;
+type AcceptedRecord = z.infer<typeof acceptedRecord>;
 type JournalRecord = z.infer<typeof journalRecord>;
+
+function toAccepted(record: QueuedRecord | AcceptedRecord): AcceptedReview {
+  const { steam_id: steamId, eos_id: eosId } = record.player;
+  return {
+    id: record.id,
+    server: record.server,
+    player: { ...(steamId === undefined ? {} : { steamId }), ...(eosId === undefined ? {} : { eosId }) },
+    at: record.at,
+  };
+}
+
+function acceptedLine(record: QueuedRecord): string {
+  const { steam_id: steamId, eos_id: eosId } = record.player;
+  const player = { ...(steamId === undefined ? {} : { steam_id: steamId }), ...(eosId === undefined ? {} : { eos_id: eosId }) };
+  const accepted: AcceptedRecord = { v: 1, op: 'accepted', id: record.id, at: record.at, server: record.server, player };
+  return `${JSON.stringify(accepted)}\n`;
+}
 
 function toQueuedRecord(review: OutboxReview): QueuedRecord {
   const { player, origin } = review;
@@ -203,9 +285,17 @@ interface BadLine {
   readonly reason: string;
 }
 
+/** A review without a fate: its exact `queued` line (what a compaction keeps) and its record. */
+interface LiveReview {
+  readonly line: string;
+  readonly record: QueuedRecord;
+}
+
 interface ScanResult {
-  /** id → the exact `queued` line, in file order, for reviews without a fate. */
-  readonly live: Map<string, string>;
+  /** id → the review without a fate, in file order. */
+  readonly live: Map<string, LiveReview>;
+  /** id → finished reviews' acceptance (and `accepted` records), for the cooldown. */
+  readonly finished: Map<string, QueuedRecord | AcceptedRecord>;
   readonly pending: OutboxReview[];
   readonly validLines: number;
   readonly finishedReviews: number;
@@ -217,9 +307,9 @@ interface ScanResult {
 }
 
 function scanJournal(data: Buffer): ScanResult {
-  const live = new Map<string, string>();
+  const live = new Map<string, LiveReview>();
+  const finished = new Map<string, QueuedRecord | AcceptedRecord>();
   const reviews = new Map<string, OutboxReview>();
-  const seen = new Set<string>();
   const bad: BadLine[] = [];
   const duplicates: BadLine[] = [];
   let validLines = 0;
@@ -243,16 +333,24 @@ function scanJournal(data: Buffer): ScanResult {
       goodEnd = newline + 1;
       const { record } = parsed;
       if (record.op === 'queued') {
-        if (seen.has(record.id)) {
+        if (live.has(record.id)) {
           duplicates.push({ lineNumber, offset, reason: `a second 'queued' record for review ${record.id}` });
         } else {
-          seen.add(record.id);
-          live.set(record.id, data.toString('utf8', offset, newline + 1));
+          // After a fate, a `queued` record with the same id is a person's re-queue (`reviews retry`).
+          finished.delete(record.id);
+          live.set(record.id, { line: data.toString('utf8', offset, newline + 1), record });
           reviews.set(record.id, toReview(record));
         }
-      } else if (live.delete(record.id)) {
-        reviews.delete(record.id);
-        finishedReviews += 1;
+      } else if (record.op === 'accepted') {
+        if (!live.has(record.id)) finished.set(record.id, record);
+      } else {
+        const ended = live.get(record.id);
+        if (ended !== undefined) {
+          live.delete(record.id);
+          reviews.delete(record.id);
+          finished.set(record.id, ended.record);
+          finishedReviews += 1;
+        }
       }
       // A fate without a live review is left over from a compaction or a repeat; it changes nothing.
     }
@@ -260,7 +358,7 @@ function scanJournal(data: Buffer): ScanResult {
   }
   const middleBad = bad.filter((line) => line.offset < goodEnd);
   tailLines += bad.length - middleBad.length;
-  return { live, pending: [...reviews.values()], validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
+  return { live, finished, pending: [...reviews.values()], validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
 }
 
 function isErrnoCode(error: unknown, code: string): boolean {
@@ -283,7 +381,7 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** mkdir -p, then fsyncs every directory that gained an entry, so a new data directory survives power loss. */
-async function makeDataDir(dir: string): Promise<void> {
+export async function makeDataDir(dir: string): Promise<void> {
   const target = path.resolve(dir);
   const firstCreated = await mkdir(target, { recursive: true, mode: DIR_MODE });
   if (firstCreated === undefined) return;
@@ -344,14 +442,18 @@ export class ReviewJournal {
   readonly #dir: string;
   readonly #path: string;
   readonly #tmpPath: string;
-  readonly #deadLetterPath: string;
+  readonly #letterPaths: Readonly<Record<LetterKind, string>>;
   readonly #logger: Logger;
   readonly #compactAfter: number;
+  readonly #retainAcceptedMs: number;
+  readonly #clock: Clock;
   #handle: FileHandle | undefined;
   /** Bytes known to be whole records: where a failed write is cut back to. */
   #size: number;
-  /** id → exact `queued` line of every review without a durable fate: what a compaction keeps. */
-  readonly #live: Map<string, string>;
+  /** id → every review without a durable fate: what a compaction keeps. */
+  readonly #live: Map<string, LiveReview>;
+  /** id → acceptance of finished reviews, oldest first: kept through compactions while `retainAcceptedMs` lasts. */
+  readonly #finished: Map<string, QueuedRecord | AcceptedRecord>;
   #finishedSinceCompaction: number;
   #waiting: PendingWrite[] = [];
   #writing = false;
@@ -359,18 +461,22 @@ export class ReviewJournal {
   #broken: Error | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
-  #deadLetters: Promise<void> = Promise.resolve();
+  /** Letter writes in order, one file append at a time: what close() waits for. */
+  #letters: Promise<void> = Promise.resolve();
 
   private constructor(options: JournalOptions, handle: FileHandle, scan: ScanResult) {
     this.#dir = path.resolve(options.dataDir);
     this.#path = path.join(this.#dir, JOURNAL_FILE);
     this.#tmpPath = `${this.#path}.tmp`;
-    this.#deadLetterPath = path.join(this.#dir, DEAD_LETTER_FILE);
+    this.#letterPaths = { dead: path.join(this.#dir, DEAD_LETTER_FILE), unconfirmed: path.join(this.#dir, UNCONFIRMED_FILE) };
     this.#logger = options.logger;
     this.#compactAfter = options.compactAfterFinished;
+    this.#retainAcceptedMs = options.retainAcceptedMs ?? 0;
+    this.#clock = options.clock ?? systemClock;
     this.#handle = handle;
     this.#size = scan.goodEnd;
     this.#live = scan.live;
+    this.#finished = scan.finished;
     this.#finishedSinceCompaction = scan.finishedReviews;
   }
 
@@ -412,39 +518,104 @@ export class ReviewJournal {
       { file, pending: scan.pending.length, finished: scan.finishedReviews },
       `review journal ${file}: ${scan.pending.length} pending reviews, ${scan.finishedReviews} finished`,
     );
-    const deadLines = scan.validLines - scan.live.size;
+    const accepted = [...scan.live.values()].map(({ record }) => toAccepted(record)).concat([...scan.finished.values()].map(toAccepted));
+    accepted.sort((a, b) => a.at - b.at);
+    const deadLines = scan.validLines - scan.live.size - journal.#retainedAccepted().length;
     if (deadLines > 0 && deadLines >= scan.live.size) await journal.#compact();
-    return { journal, pending: scan.pending };
+    return { journal, pending: scan.pending, accepted };
   }
 
-  get deadLetterPath(): string {
-    return this.#deadLetterPath;
+  letterPath(kind: LetterKind): string {
+    return this.#letterPaths[kind];
   }
 
   /** Resolves once the review's `queued` record is written and fsynced. */
   async appendQueued(review: OutboxReview): Promise<void> {
     const line = encodeQueued(review);
+    const record = toQueuedRecord(review);
     await this.#append(line, () => {
-      this.#live.set(review.id, line);
+      this.#finished.delete(review.id);
+      this.#live.set(review.id, { line, record });
     });
   }
 
   /** Resolves once the fate record is fsynced; callers need not wait for it (see the header). */
   appendFate(id: string, fate: ReviewFate): Promise<void> {
-    return this.#append(encodeFate(id, fate, Date.now()), () => {
-      if (this.#live.delete(id)) this.#finishedSinceCompaction += 1;
+    return this.#append(encodeFate(id, fate, this.#clock.now()), () => {
+      const ended = this.#live.get(id);
+      if (ended === undefined) return;
+      this.#live.delete(id);
+      this.#finishedSinceCompaction += 1;
+      if (this.#retainAcceptedMs > 0) this.#finished.set(id, ended.record);
     });
   }
 
   /** Appends the whole review and why it was refused to dead-letter.jsonl, fsynced, for a person to read. */
   appendDeadLetter(review: OutboxReview, reason: FailureReason): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error(`review journal ${this.#path} is closed`));
+    return this.#appendLetter('dead', review, reason);
+  }
+
+  /** Appends the whole review GSA may or may not have stored to unconfirmed.jsonl, fsynced, for a person to check. */
+  appendUnconfirmed(review: OutboxReview, reason: FailureReason): Promise<void> {
+    return this.#appendLetter('unconfirmed', review, reason);
+  }
+
+  /**
+   * A person's re-queue (`gsa-bridge reviews retry`): for each chosen letter, a `queued` record with the review's
+   * own id (fsynced), then a `retried` marker in its letter file. Resolves with the reviews to deliver again.
+   * A crash between the two leaves the review pending and its letter listed: a second retry then finds it pending.
+   */
+  async requeue(selection: RequeueSelection): Promise<RequeueResult> {
+    const letters = currentLetters(await readLetterFiles(this.#dir), new Set(this.#live.keys()));
+    const chosen: ReviewLetter[] = [];
+    const alreadyPending: string[] = [];
+    const unknown: string[] = [];
+    if ('all' in selection) {
+      chosen.push(...letters.filter((letter) => letter.kind === selection.all));
+    } else {
+      const byId = new Map(letters.map((letter) => [letter.review.id, letter]));
+      for (const id of new Set(selection.ids)) {
+        const letter = byId.get(id);
+        if (letter !== undefined) chosen.push(letter);
+        else if (this.#live.has(id)) alreadyPending.push(id);
+        else unknown.push(id);
+      }
+    }
+    // All `queued` records share the group commit (a handful of fsyncs for thousands), then one marker write per file.
+    await Promise.all(chosen.map((letter) => this.appendQueued(letter.review)));
+    const at = this.#clock.now();
+    for (const kind of ['dead', 'unconfirmed'] as const) {
+      const markers = chosen
+        .filter((letter) => letter.kind === kind)
+        .map((letter) => `${JSON.stringify({ v: 1, op: 'retried', id: letter.review.id, at })}\n`);
+      if (markers.length > 0) await this.#queueLetterWrite(kind, markers.join(''));
+    }
+    return { requeued: chosen.map((letter) => letter.review), alreadyPending, unknown };
+  }
+
+  #appendLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<void> {
     const { id, at: queuedAt, server, player, stars, comment, origin } = toQueuedRecord(review);
-    const entry = { v: 1, op: 'dead', id, at: Date.now(), queued_at: queuedAt, server, player, stars, comment, origin, error: reason };
-    const line = `${JSON.stringify(entry)}\n`;
-    const written = this.#deadLetters.then(() => appendDurably(this.#deadLetterPath, line));
-    this.#deadLetters = written.catch(() => undefined);
+    const entry = { v: 1, op: kind, id, at: this.#clock.now(), queued_at: queuedAt, server, player, stars, comment, origin, error: reason };
+    return this.#queueLetterWrite(kind, `${JSON.stringify(entry)}\n`);
+  }
+
+  #queueLetterWrite(kind: LetterKind, line: string): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error(`review journal ${this.#path} is closed`));
+    const written = this.#letters.then(() => appendDurably(this.#letterPaths[kind], line));
+    this.#letters = written.catch(() => undefined);
     return written;
+  }
+
+  /** `accepted` lines of finished reviews still inside the retention window, oldest first. */
+  #retainedAccepted(): string[] {
+    if (this.#retainAcceptedMs <= 0) return [];
+    const since = this.#clock.now() - this.#retainAcceptedMs;
+    const lines: string[] = [];
+    for (const [id, record] of this.#finished) {
+      if (record.at <= since) this.#finished.delete(id);
+      else lines.push(record.op === 'accepted' ? `${JSON.stringify(record)}\n` : acceptedLine(record));
+    }
+    return lines;
   }
 
   /** Writes and fsyncs what is waiting, then closes the file. Appends after this reject. Idempotent. */
@@ -452,7 +623,7 @@ export class ReviewJournal {
     this.#closing ??= (async () => {
       this.#closed = true;
       await this.#drained;
-      await this.#deadLetters;
+      await this.#letters;
       const handle = this.#handle;
       this.#handle = undefined;
       await handle?.close();
@@ -550,7 +721,8 @@ export class ReviewJournal {
   async #compact(): Promise<void> {
     // Counted as done even on failure, so a disk that refuses the rewrite is retried only after as many fates again.
     this.#finishedSinceCompaction = 0;
-    const kept = [...this.#live.values()].join('');
+    // Cooldown records first: they are older than or as old as the pending reviews, and order does not matter to the scan.
+    const kept = [...this.#retainedAccepted(), ...[...this.#live.values()].map((entry) => entry.line)].join('');
     const data = Buffer.from(kept, 'utf8');
     const before = this.#size;
     try {
@@ -628,4 +800,85 @@ function logScanProblems(logger: Logger, file: string, fileSize: number, scan: S
         'a write that never finished (its reviews were never acknowledged); the file was cut back to the last whole record',
     );
   }
+}
+
+const letterUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+interface LetterFileLine {
+  readonly kind: LetterKind;
+  readonly record: z.infer<typeof letterFileRecord>;
+}
+
+/** Both letter files, in file order; unreadable lines are skipped (a person may have edited the file). */
+async function readLetterFiles(dir: string): Promise<LetterFileLine[]> {
+  const lines: LetterFileLine[] = [];
+  for (const kind of ['dead', 'unconfirmed'] as const) {
+    let data: Buffer;
+    try {
+      data = await readFile(path.join(dir, kind === 'dead' ? DEAD_LETTER_FILE : UNCONFIRMED_FILE));
+    } catch (error) {
+      if (isErrnoCode(error, 'ENOENT')) continue;
+      throw error;
+    }
+    let text: string;
+    try {
+      text = letterUtf8.decode(data);
+    } catch {
+      text = data.toString('utf8');
+    }
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const parsed = letterFileRecord.safeParse(value);
+      if (parsed.success) lines.push({ kind, record: parsed.data });
+    }
+  }
+  return lines;
+}
+
+/** The letters still waiting for a person: the last letter of each id not retried since and not pending again. */
+function currentLetters(lines: readonly LetterFileLine[], pending: ReadonlySet<string>): ReviewLetter[] {
+  const current = new Map<string, ReviewLetter>();
+  for (const { kind, record } of lines) {
+    if (record.op === 'retried') {
+      if (current.get(record.id)?.kind === kind) current.delete(record.id);
+      continue;
+    }
+    const { queued_at: queuedAt, error, ...rest } = record;
+    const review = toReview({ ...rest, op: 'queued', at: queuedAt });
+    current.delete(record.id); // re-inserted, so the map stays in the order letters were written
+    current.set(record.id, { kind, review, at: record.at, reason: error });
+  }
+  return [...current.values()].filter((letter) => !pending.has(letter.review.id));
+}
+
+/** What the data directory holds, for `gsa-bridge reviews list`. Reads only: safe while a sidecar runs. */
+export interface OutboxContents {
+  /** Accepted, no fate yet, oldest first. */
+  readonly pending: readonly OutboxReview[];
+  /** Dead and unconfirmed letters not re-queued since, in the order they were written. */
+  readonly letters: readonly ReviewLetter[];
+}
+
+/**
+ * Reads the journal and the letter files without changing anything (no repair, no compaction): a running
+ * sidecar may be appending, and an unfinished last line is simply not counted.
+ */
+export async function readOutboxContents(dataDir: string): Promise<OutboxContents> {
+  const dir = path.resolve(dataDir);
+  let data: Buffer;
+  try {
+    data = await readFile(path.join(dir, JOURNAL_FILE));
+  } catch (error) {
+    if (!isErrnoCode(error, 'ENOENT')) throw error;
+    data = Buffer.alloc(0);
+  }
+  const scan = scanJournal(data);
+  const letters = currentLetters(await readLetterFiles(dir), new Set(scan.live.keys()));
+  return { pending: scan.pending, letters };
 }

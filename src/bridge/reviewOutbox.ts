@@ -1,14 +1,29 @@
 // The durable review outbox: accepts a player's review, journals it (fsynced) before acknowledging it, and
 // delivers it to GSA oldest first, a few at a time, until GSA stores it, refuses it, or answers ambiguously.
 // While GSA is unreachable reviews wait with exponential backoff; after a restart unfinished ones are sent again.
-// It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent),
-// never change a review's content, and never acknowledge or forget a review that is not on disk.
+// A refusal that is the host's to fix (401 credentials, 404 unknown server) is not the player's fault: those
+// reviews stay pending, the outbox backs off and says loudly what to fix. Ambiguous answers are written whole to
+// unconfirmed.jsonl and refusals to dead-letter.jsonl, where a person can list and re-queue them (`reviews retry`).
+// It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent)
+// unless a person asks, never change a review's content, and never acknowledge or forget a review that is not on disk.
 // Storage and its crash semantics are in reviewJournal.ts.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GsaError, RetryLaterError, type GsaErrorCode } from '../gsa/errors.js';
-import { ReviewJournal, unstorableReason, type FailureReason, type ReviewFate } from './reviewJournal.js';
+import { backoffDelayMs } from '../time/backoff.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { allSettledWithin } from '../time/deadline.js';
+import {
+  ReviewJournal,
+  unstorableReason,
+  type AcceptedReview,
+  type FailureReason,
+  type LetterKind,
+  type RequeueResult,
+  type RequeueSelection,
+  type ReviewFate,
+} from './reviewJournal.js';
 import type { PlayerIdentity, ReviewOrigin, ReviewOutcome } from './port.js';
 
 export interface OutboxReview {
@@ -22,14 +37,14 @@ export interface OutboxReview {
   readonly comment: string;
   /** Routed back with the result. */
   readonly origin: ReviewOrigin;
-  /** Date.now() when accepted. */
+  /** The clock's time (wall-clock ms) when accepted. */
   readonly queuedAt: number;
 }
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
 export interface ReviewOutboxOptions {
-  /** Where reviews.jsonl and dead-letter.jsonl live; created (0700) if missing. */
+  /** Where reviews.jsonl, dead-letter.jsonl and unconfirmed.jsonl live; created (0700) if missing. The caller holds its lock (dataDirLock.ts). */
   readonly dataDir: string;
   /** Delivers one review; resolves when GSA stored it; rejects with a GsaError otherwise. */
   readonly send: (review: OutboxReview) => Promise<void>;
@@ -44,6 +59,12 @@ export interface ReviewOutboxOptions {
   readonly concurrency?: number;
   /** Rewrite the journal once it holds this many finished records. Default 1000. */
   readonly compactAfterFinished?: number;
+  /** Finished reviews younger than this are remembered through compactions, for the players' cooldown. Default 0. */
+  readonly retainAcceptedMs?: number;
+  /** queuedAt and the journal's times; default the system clock. */
+  readonly clock?: Clock;
+  /** Backoff jitter, in [0, 1); default Math.random. */
+  readonly random?: () => number;
 }
 
 export type ReviewOutboxErrorCode =
@@ -74,16 +95,29 @@ const CLOSE_WAIT_MS = 5000;
 
 const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
 
-/** Refusals that another attempt cannot change. */
-const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'forbidden', 'not_found', 'invalid', 'refused', 'invalid_input']);
+/** Refusals that another attempt cannot change: the player's or the review's own problem. */
+const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['forbidden', 'invalid', 'refused', 'invalid_input']);
+/** Refusals that say the host's setup is wrong: every review would get them, so none is the player's fault. */
+const HOST_SETUP_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'not_found']);
 
-type Failure = { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError } | { readonly kind: 'retry' };
+type Failure =
+  | { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError }
+  | { readonly kind: 'host'; readonly error: GsaError }
+  | { readonly kind: 'retry' };
 
 function classify(error: unknown): Failure {
   // Anything that is not a GsaError is a bug on our side: GSA never saw the review, so keeping it is safe.
   if (!(error instanceof GsaError)) return { kind: 'retry' };
   if (error.maybeProcessed) return { kind: 'unconfirmed', error };
+  if (HOST_SETUP_CODES.has(error.code)) return { kind: 'host', error };
   return PERMANENT_CODES.has(error.code) ? { kind: 'dead', error } : { kind: 'retry' };
+}
+
+/** What the host has to fix, in the words of the config file. */
+function hostFix(error: GsaError, server: string): string {
+  return error.code === 'unauthorized'
+    ? 'GSA refused the API credentials: check api.clientId / api.clientSecret (and that the server is bound to these keys)'
+    : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`;
 }
 
 function reasonOf(error: GsaError): FailureReason {
@@ -130,6 +164,10 @@ export class ReviewOutbox {
   readonly #minDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #concurrency: number;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  /** What the journal still knows was accepted when it was opened: for the cooldowns. */
+  readonly #accepted: readonly AcceptedReview[];
   /** Accepted and not in flight, oldest first. */
   readonly #waiting: Entry[];
   /** Sends in flight, until their fate is journaled: what close() waits for, and the concurrency count. */
@@ -145,9 +183,16 @@ export class ReviewOutbox {
   /** Delivery rounds in a row that found GSA unreachable. */
   #failureStreak = 0;
   #retryTimer: NodeJS.Timeout | undefined;
+  /** Servers GSA does not know (404), until their own backoff ends: their reviews wait, other servers' go on. */
+  readonly #heldServers = new Map<string, NodeJS.Timeout>();
+  /** Rounds in a row each held server got a 404, for its backoff. */
+  readonly #serverStreaks = new Map<string, number>();
 
-  private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, pending: readonly OutboxReview[]) {
+  private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, pending: readonly OutboxReview[], accepted: readonly AcceptedReview[]) {
     this.#journal = journal;
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.#accepted = accepted;
     this.#send = options.send;
     this.#onResult = options.onResult;
     this.#logger = options.logger;
@@ -166,8 +211,45 @@ export class ReviewOutbox {
     delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS);
     positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
     const compactAfterFinished = positiveInteger('compactAfterFinished', options.compactAfterFinished, DEFAULT_COMPACT_AFTER_FINISHED);
-    const { journal, pending } = await ReviewJournal.open({ dataDir: options.dataDir, logger: options.logger, compactAfterFinished });
-    return new ReviewOutbox(options, journal, pending);
+    const { journal, pending, accepted } = await ReviewJournal.open({
+      dataDir: options.dataDir,
+      logger: options.logger,
+      compactAfterFinished,
+      retainAcceptedMs: options.retainAcceptedMs,
+      clock: options.clock,
+    });
+    return new ReviewOutbox(options, journal, pending, accepted);
+  }
+
+  /** Reviews the journal still knew were accepted when it was opened, oldest first: to rebuild the cooldowns. */
+  get accepted(): readonly AcceptedReview[] {
+    return this.#accepted;
+  }
+
+  /**
+   * Re-queues dead or unconfirmed reviews a person chose (`gsa-bridge reviews retry`): journaled again, then
+   * delivered like new ones, after those already waiting. Rejects with a ReviewOutboxError('closed') once closing.
+   */
+  async requeue(selection: RequeueSelection): Promise<RequeueResult> {
+    if (this.#closing) throw new ReviewOutboxError('closed', 'the review outbox is closed (the sidecar is shutting down); nothing was re-queued');
+    let result: RequeueResult;
+    try {
+      result = await this.#journal.requeue(selection);
+    } catch (error) {
+      throw new ReviewOutboxError('storage', `the reviews could not be re-queued: ${describeFailure(error)}`, { cause: error });
+    }
+    for (const review of result.requeued) {
+      this.#waiting.push({ review, seq: this.#nextSeq++ });
+      this.#unfinished += 1;
+    }
+    if (result.requeued.length > 0) this.#logger.info({ reviews: result.requeued.map((review) => review.id) }, `re-queued ${result.requeued.length} reviews`);
+    this.#pump();
+    return result;
+  }
+
+  /** Where the letters of a kind are written (dead-letter.jsonl, unconfirmed.jsonl). */
+  letterPath(kind: LetterKind): string {
+    return this.#journal.letterPath(kind);
   }
 
   /**
@@ -192,7 +274,7 @@ export class ReviewOutbox {
         connectionId: input.origin.connectionId,
         ...(input.origin.requestId === undefined ? {} : { requestId: input.origin.requestId }),
       },
-      queuedAt: Date.now(),
+      queuedAt: this.#clock.now(),
     };
     const problem = unstorableReason(review);
     if (problem !== undefined) throw new ReviewOutboxError('invalid', `the review cannot be stored: ${problem}`);
@@ -238,8 +320,10 @@ export class ReviewOutbox {
     this.#closing = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    for (const timer of this.#heldServers.values()) clearTimeout(timer);
+    this.#heldServers.clear();
     const inFlight = [...this.#inFlight.values()];
-    if (inFlight.length > 0 && !(await settledWithin(inFlight, CLOSE_WAIT_MS))) {
+    if (inFlight.length > 0 && !(await allSettledWithin(inFlight, CLOSE_WAIT_MS))) {
       this.#abandoned = true;
       this.#logger.warn(
         { inFlight: this.#inFlight.size },
@@ -252,7 +336,9 @@ export class ReviewOutbox {
   #pump(): void {
     if (!this.#started || this.#closing || this.#retryTimer !== undefined) return;
     while (this.#inFlight.size < this.#concurrency) {
-      const entry = this.#waiting.shift();
+      // Oldest first, skipping servers on hold, so one misnamed server cannot block the others' reviews.
+      const index = this.#heldServers.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#heldServers.has(waiting.review.server));
+      const entry = index === -1 ? undefined : this.#waiting.splice(index, 1)[0];
       if (entry === undefined) return;
       this.#inFlight.set(entry.review.id, this.#deliver(entry));
     }
@@ -283,6 +369,11 @@ export class ReviewOutbox {
         case 'dead':
           await this.#dead(review, classified.error);
           return;
+        case 'host':
+          // Bad credentials stop every review; an unknown server only its own.
+          if (classified.error.code === 'not_found') this.#holdServer(entry, classified.error);
+          else this.#retryLater(entry, classified.error, hostFix(classified.error, review.server));
+          return;
         case 'retry':
           this.#retryLater(entry, failure);
           return;
@@ -297,36 +388,42 @@ export class ReviewOutbox {
   }
 
   async #unconfirmed(review: OutboxReview, error: GsaError): Promise<void> {
+    const reason = reasonOf(error);
+    // Written whole before the fate, like a dead letter: the fate line alone would vanish at the next compaction.
+    await this.#writeLetter('unconfirmed', review, reason);
     this.#logger.warn(
       { review: review.id, server: review.server, code: error.code, status: error.status },
-      `review ${review.id} for ${review.server}: GSA did not confirm it (${error.message}); it may have been stored, so it will not be sent again`,
+      `review ${review.id} for ${review.server}: GSA did not confirm it (${error.message}); it may have been stored, so it will not be sent again ` +
+        `unless you re-queue it (gsa-bridge reviews retry ${review.id}); written to ${this.#journal.letterPath('unconfirmed')}`,
     );
-    await this.#finish(review, { op: 'unconfirmed', reason: reasonOf(error) }, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+    await this.#finish(review, { op: 'unconfirmed', reason }, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
   }
 
   async #dead(review: OutboxReview, error: GsaError): Promise<void> {
     const reason = reasonOf(error);
     // The dead letter is written first: a crash before the journal's `dead` record then means a second
     // refusal (and a second dead letter) after the restart, never a refused review nobody can find.
-    try {
-      await this.#journal.appendDeadLetter(review, reason);
-    } catch (writeError) {
-      this.#logger.error(
-        { err: writeError, review, reason },
-        `could not write ${this.#journal.deadLetterPath}; the refused review is in this log line instead`,
-      );
-    }
+    await this.#writeLetter('dead', review, reason);
     this.#logger.warn(
       { review: review.id, server: review.server, code: error.code, status: error.status },
-      `review ${review.id} for ${review.server} was refused by GSA (${error.message}); written to ${this.#journal.deadLetterPath}`,
+      `review ${review.id} for ${review.server} was refused by GSA (${error.message}); written to ${this.#journal.letterPath('dead')}`,
     );
     await this.#finish(review, { op: 'dead', reason }, { ok: false, error: { code: error.code, message: playerMessage(error) } });
+  }
+
+  async #writeLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<void> {
+    try {
+      await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
+    } catch (writeError) {
+      this.#logger.error({ err: writeError, review, reason }, `could not write ${this.#journal.letterPath(kind)}; the review is in this log line instead`);
+    }
   }
 
   /** Journals the fate and reports it without waiting for the fsync (see reviewJournal.ts), then waits for it. */
   async #finish(review: OutboxReview, fate: ReviewFate, outcome: ReviewOutcome): Promise<void> {
     const journaled = this.#journal.appendFate(review.id, fate);
     this.#unfinished -= 1;
+    this.#serverStreaks.delete(review.server);
     // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (fate.op !== 'unconfirmed') this.#recovered();
     if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
@@ -352,15 +449,45 @@ export class ReviewOutbox {
     this.#logger.info({ pending: this.#unfinished }, `GSA reachable again; delivering ${this.#unfinished} pending reviews`);
   }
 
-  #retryLater(entry: Entry, error: unknown): void {
+  /** GSA does not know this review's server: its reviews wait, with their own backoff and an error line each round. */
+  #holdServer(entry: Entry, error: GsaError): void {
+    const { server } = entry.review;
+    this.#putBack(entry);
+    if (this.#closing || this.#heldServers.has(server)) return;
+    const streak = (this.#serverStreaks.get(server) ?? 0) + 1;
+    this.#serverStreaks.set(server, streak);
+    const delayMs = backoffDelayMs(streak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
+    const waiting = this.#waiting.filter((waiting) => waiting.review.server === server).length;
+    this.#logger.error(
+      { ...failureFields(error), server, pending: waiting, delayMs, streak },
+      `${hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
+    );
+    const timer = setTimeout(() => {
+      this.#heldServers.delete(server);
+      this.#pump();
+    }, delayMs);
+    timer.unref();
+    this.#heldServers.set(server, timer);
+  }
+
+  /** Back into the waiting line at its place by acceptance order. */
+  #putBack(entry: Entry): void {
     const index = this.#waiting.findIndex((waiting) => waiting.seq > entry.seq);
     this.#waiting.splice(index === -1 ? this.#waiting.length : index, 0, entry);
+  }
+
+  /** `hostFix` set: GSA refused because of the host's setup; said at error level on every round, with what to fix. */
+  #retryLater(entry: Entry, error: unknown, hostFix?: string): void {
+    this.#putBack(entry);
     // One wait per round: the other sends of the round that fail too do not lengthen it.
     if (this.#closing || this.#retryTimer !== undefined) return;
     this.#failureStreak += 1;
     const delayMs = this.#backoffMs(error);
     const fields = { ...failureFields(error), pending: this.pending, delayMs, streak: this.#failureStreak };
-    if (this.#failureStreak === 1) {
+    if (hostFix !== undefined) {
+      // Once per round, and rounds back off up to retryMaxDelayMs: loud without flooding the log.
+      this.#logger.error(fields, `${hostFix}; ${this.pending} reviews stay pending (none is dropped), next try in ${delayMs} ms`);
+    } else if (this.#failureStreak === 1) {
       this.#logger.warn(fields, `cannot deliver reviews to GSA (${describeFailure(error)}); ${this.pending} pending, next try in ${delayMs} ms`);
     } else {
       this.#logger.debug(fields, `GSA still unreachable (${describeFailure(error)}); next try in ${delayMs} ms`);
@@ -373,26 +500,10 @@ export class ReviewOutbox {
     this.#retryTimer.unref();
   }
 
-  /** Exponential step with 50–100% jitter; a longer Retry-After from GSA wins, up to the maximum. */
+  /** The project's backoff (exponential, 50–100% jitter); a longer Retry-After from GSA wins, up to the maximum. */
   #backoffMs(error: unknown): number {
-    const step = Math.min(this.#maxDelayMs, this.#minDelayMs * 2 ** (this.#failureStreak - 1));
-    const jittered = Math.round(step * (0.5 + Math.random() * 0.5));
+    const jittered = backoffDelayMs(this.#failureStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
     const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#maxDelayMs) : 0;
     return Math.max(jittered, asked);
-  }
-}
-
-/** True when every promise settled within `ms`. */
-async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(false);
-    }, ms);
-  });
-  try {
-    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,36 +1,41 @@
 // Decides whether a player's review may be queued: stars within the configured range, control characters
 // stripped from the comment, the comment within the length limit, and one review per player per cooldown.
-// It never stores or sends a review; it only admits it (the outbox stores, the client sends).
+// The cooldown is reserved in the same synchronous step as the check, so ten reviews sent at once admit one;
+// the caller releases the reservation when storing fails. It never stores or sends a review; it only admits it
+// (the outbox stores, the client sends). It forgets on restart: the caller restores it from the journal.
 
 import type { ReviewsConfig } from '../config/index.js';
-import { characterCount } from '../gsa/index.js';
+import { characterCount, cleanComment } from '../gsa/index.js';
 import { BridgeRefusal, type PlayerIdentity } from './port.js';
 
-/** C0 and C1 controls and DEL; tabs and line breaks become spaces, the rest disappear. */
-const LINE_BREAKS_AND_TABS = /[\t\n\r\v\f\u0085\u2028\u2029]+/g;
-const CONTROL_CHARACTERS = /\p{Cc}/gu;
-
-export function cleanComment(comment: string): string {
-  return comment.replace(LINE_BREAKS_AND_TABS, ' ').replace(CONTROL_CHARACTERS, '');
-}
 
 export function playerKey(player: PlayerIdentity): string {
   return player.steamId !== undefined ? `steam:${player.steamId}` : `eos:${player.eosId ?? ''}`;
 }
 
+/** An admitted review: its comment as stored and sent, and how to give the cooldown back if storing fails. */
+export interface Admission {
+  readonly comment: string;
+  /** Undoes this admission's cooldown reservation; does nothing once a later review took the player's slot. */
+  release(): void;
+}
+
 export class ReviewPolicy {
   readonly #config: Pick<ReviewsConfig, 'minStars' | 'maxStars' | 'maxCommentLength' | 'cooldownMs'>;
   readonly #now: () => number;
-  /** Player key → when their last review was accepted. Pruned as entries expire. */
-  readonly #lastAccepted = new Map<string, number>();
+  /** Player key → when their last review was accepted (an object, so a release can tell its own slot). Pruned as entries expire. */
+  readonly #lastAccepted = new Map<string, { readonly at: number }>();
 
   constructor(config: Pick<ReviewsConfig, 'minStars' | 'maxStars' | 'maxCommentLength' | 'cooldownMs'>, now: () => number = Date.now) {
     this.#config = config;
     this.#now = now;
   }
 
-  /** The comment as it will be stored and sent; throws BridgeRefusal when the review may not be queued. */
-  admit(player: PlayerIdentity, stars: number, comment: string): string {
+  /**
+   * Checks the review and reserves the player's cooldown at once (no await between them: the check and the record
+   * are one step). Throws BridgeRefusal when the review may not be queued, and then reserves nothing.
+   */
+  admit(player: PlayerIdentity, stars: number, comment: string): Admission {
     const { minStars, maxStars, maxCommentLength } = this.#config;
     if (!Number.isInteger(stars) || stars < minStars || stars > maxStars) {
       throw new BridgeRefusal('bad_message', `stars must be a whole number from ${minStars} to ${maxStars}`, 'stars');
@@ -39,32 +44,45 @@ export class ReviewPolicy {
     if (characterCount(cleaned) > maxCommentLength) {
       throw new BridgeRefusal('bad_message', `comment must be at most ${maxCommentLength} characters`, 'comment');
     }
-    const waitMs = this.#cooldownLeftMs(playerKey(player));
+    const key = playerKey(player);
+    const waitMs = this.#cooldownLeftMs(key);
     if (waitMs > 0) {
       throw new BridgeRefusal('rate_limited', `this player reviewed recently; try again in ${Math.ceil(waitMs / 1000)} s`);
     }
-    return cleaned;
+    if (this.#config.cooldownMs === 0) return { comment: cleaned, release: () => undefined };
+    const slot = { at: this.#now() };
+    this.#record(key, slot);
+    return {
+      comment: cleaned,
+      release: () => {
+        if (this.#lastAccepted.get(key) === slot) this.#lastAccepted.delete(key);
+      },
+    };
   }
 
-  /** Starts the player's cooldown; called once the review is durably queued, so a failed write costs no cooldown. */
-  recordAccepted(player: PlayerIdentity): void {
-    if (this.#config.cooldownMs === 0) return;
-    const now = this.#now();
+  /** A review accepted at `at` (from the journal, after a restart or a reload) counts for the player's cooldown. */
+  restore(player: PlayerIdentity, at: number): void {
+    if (this.#config.cooldownMs === 0 || at + this.#config.cooldownMs <= this.#now()) return;
     const key = playerKey(player);
-    // Deleting first moves the key to the end, keeping the map ordered by time for #prune.
+    const known = this.#lastAccepted.get(key);
+    if (known === undefined || known.at < at) this.#record(key, { at });
+  }
+
+  #record(key: string, slot: { readonly at: number }): void {
+    // Deleting first moves the key to the end, keeping the map ordered by time for #prune (restore() feeds it oldest first).
     this.#lastAccepted.delete(key);
-    this.#lastAccepted.set(key, now);
-    this.#prune(now);
+    this.#lastAccepted.set(key, slot);
+    this.#prune(this.#now());
   }
 
   #cooldownLeftMs(key: string): number {
     const last = this.#lastAccepted.get(key);
-    return last === undefined ? 0 : last + this.#config.cooldownMs - this.#now();
+    return last === undefined ? 0 : last.at + this.#config.cooldownMs - this.#now();
   }
 
   /** Keeps the map from growing with every player who ever reviewed: Map iterates oldest first. */
   #prune(now: number): void {
-    for (const [key, at] of this.#lastAccepted) {
+    for (const [key, { at }] of this.#lastAccepted) {
       if (at + this.#config.cooldownMs > now) break;
       this.#lastAccepted.delete(key);
     }

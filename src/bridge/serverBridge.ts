@@ -25,6 +25,7 @@ import {
 import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from './reviewOutbox.js';
 import { ReviewPolicy } from './reviewPolicy.js';
 import { ServerActions } from './serverActions.js';
+import { systemClock, type Clock } from '../time/clock.js';
 
 export interface ServerBridgeOptions {
   readonly server: ServerConfig;
@@ -37,6 +38,8 @@ export interface ServerBridgeOptions {
   readonly logger: Logger;
   /** Most players the mute cache remembers. Default 200 000. */
   readonly maxCachedPlayers?: number | undefined;
+  /** The review cooldown's clock; default the system clock (the journal's times are wall-clock ms). */
+  readonly clock?: Clock | undefined;
 }
 
 function describePlayer(player: PlayerIdentity): string {
@@ -71,7 +74,12 @@ export class ServerBridge implements BridgeSink {
       },
     });
     this.#gate = new ChatGate(this.#cache, options.mute);
-    this.#policy = new ReviewPolicy(options.reviews);
+    const clock = options.clock ?? systemClock;
+    this.#policy = new ReviewPolicy(options.reviews, () => clock.now());
+    // The cooldown survives restarts and reloads: the journal still knows who reviewed recently.
+    for (const accepted of options.outbox.accepted) {
+      if (accepted.server === server.name) this.#policy.restore(accepted.player, accepted.at);
+    }
     this.#actions = new ServerActions(server, options.configPath, client);
   }
 
@@ -95,17 +103,20 @@ export class ServerBridge implements BridgeSink {
 
   async submitReview(review: ReviewRequest): Promise<void> {
     if (this.#closed) throw new BridgeRefusal('unavailable', 'the sidecar is shutting down; send the review again after it restarts');
-    const comment = this.#policy.admit(review.player, review.stars, review.comment);
+    // Reserves the cooldown synchronously: a second review of the same player arriving while this one is being
+    // fsynced is refused, not admitted too.
+    const admission = this.#policy.admit(review.player, review.stars, review.comment);
     let queued: OutboxReview;
     try {
-      queued = await this.#outbox.enqueue({ server: this.serverName, player: review.player, stars: review.stars, comment, origin: review.origin });
+      queued = await this.#outbox.enqueue({ server: this.serverName, player: review.player, stars: review.stars, comment: admission.comment, origin: review.origin });
     } catch (error) {
+      // Not stored, so the player may send it again at once.
+      admission.release();
       if (!(error instanceof ReviewOutboxError)) throw error;
       // The host's problem (disk full, shutting down), not the mod's: say it was not stored, so it is sent again.
       this.#logger.error({ err: error }, 'a review could not be stored');
       throw new BridgeRefusal('unavailable', 'the review could not be stored right now; send it again later');
     }
-    this.#policy.recordAccepted(review.player);
     this.#logger.info({ review: queued.id, player: describePlayer(review.player), stars: review.stars }, 'review queued');
   }
 

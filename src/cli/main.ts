@@ -10,6 +10,7 @@ import { EMULATOR_USAGE, emulatorCommand } from './emulatorCommand.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { MUTE_CHECK_USAGE, muteCheckCommand } from './muteCheckCommand.js';
 import { REVIEW_USAGE, reviewCommand } from './reviewCommand.js';
+import { REVIEWS_USAGE, reviewsCommand } from './reviewsCommand.js';
 import { RUN_USAGE, runCommand } from './runCommand.js';
 import { SERVER_USAGE, serverCommand } from './serverCommand.js';
 import { UsageError } from './usageError.js';
@@ -24,6 +25,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; summary: 
   'mute-check': { run: muteCheckCommand, usage: MUTE_CHECK_USAGE, summary: 'one mute check, JSON on stdout' },
   review: { run: reviewCommand, usage: REVIEW_USAGE, summary: 'one review, sent directly' },
   config: { run: configCommand, usage: CONFIG_CHECK_USAGE, summary: 'validate the config; print it with secrets masked' },
+  reviews: { run: reviewsCommand, usage: REVIEWS_USAGE, summary: 'list the outbox (pending, unconfirmed, dead); re-queue chosen reviews' },
 };
 
 function helpText(): string {

@@ -1,17 +1,20 @@
 // `gsa-bridge run [--config FILE]`: the sidecar. Starts every configured adapter against the bridge, logs
 // with secrets redacted, reloads the config on SIGHUP (an invalid file is refused and the old one stays),
-// and on SIGTERM/SIGINT drains and exits 0 within 10 s.
+// and on SIGTERM/SIGINT drains and exits 0 within 10 s. Before anything touches reviews.dataDir it takes the
+// directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing.
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { createLogger } from '../log/logger.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
+import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
 import type { CliContext } from './context.js';
-import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { filePermissionWarnings } from './filePermissions.js';
+import { reviewsControlHandler } from './reviewsCommand.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 
@@ -55,16 +58,29 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     throw error;
   }
 
+  // Two sidecars on one data directory (a systemd unit plus a manual start) would compact the journal under each
+  // other: refused here, before a single file in it is opened. Exit 2: it is a configuration mistake, like a busy port.
+  let lock: DataDirLock;
+  try {
+    lock = await DataDirLock.acquire(config.reviews.dataDir, { version: VERSION });
+  } catch (error) {
+    if (!(error instanceof DataDirLockError)) throw error;
+    context.stderr.write(`error: ${error.message}\n`);
+    return error.code === 'locked' ? EXIT_USAGE : EXIT_REFUSED;
+  }
+
   // Signals are queued from the start, so a SIGTERM during startup is not lost.
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
   let logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
+  logger.info({ dataDir: lock.holder.dataDir }, `data directory ${lock.holder.dataDir} locked for this process (pid ${process.pid})`);
   let sidecar: Sidecar;
   try {
     sidecar = await startSidecar(config, { logger });
   } catch (error) {
+    await lock.release();
     signals.close();
     // A listener that cannot bind is reported by main() as one line and exit 2.
     if (listenFailureMessage(error) !== undefined) throw error;
@@ -73,18 +89,26 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return EXIT_REFUSED;
   }
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
+  // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current.
+  lock.serve(reviewsControlHandler(() => sidecar.outbox));
 
   for (;;) {
     const signal = await signals.next();
     if (signal !== 'SIGHUP') {
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       await stopWithin(sidecar, logger);
+      await lock.release();
       signals.close();
       logger.info('stopped');
       return EXIT_OK;
     }
     try {
-      const reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
+      let reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
+      if (reloaded.reviews.dataDir !== config.reviews.dataDir) {
+        // The lock is for the directory this process started with; moving reviews needs a restart.
+        logger.error({ dataDir: config.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${config.reviews.dataDir} stays in use`);
+        reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: config.reviews.dataDir } };
+      }
       logger.info('SIGHUP: config is valid; restarting the sidecar with it');
       await sidecar.stop();
       const nextLogger = createLogger({ level: reloaded.log.level, secrets: collectSecrets(reloaded), destination: context.stderr });

@@ -1,7 +1,7 @@
 // Finds and reads the config file, then hands its JSON to parseConfig.
 // Must never echo file content in an error (a syntax error may sit inside a secret) and never log.
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
 import { locateJsonSyntaxError } from './jsonSyntax.js';
@@ -34,16 +34,26 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const path = named ?? DEFAULT_CONFIG_PATH;
   const requireCredentials = options.requireCredentials ?? true;
 
-  const absolute = resolve(options.cwd ?? process.cwd(), path);
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = resolve(cwd, path);
   const text = await readConfigText(absolute, path);
   if (text === null) {
     if ((options.requireFile ?? true) || named !== undefined) {
       throw fileProblem(path, `config file not found: ${path} (set --config FILE or ${CONFIG_PATH_VARIABLE})`);
     }
-    return { config: parseConfig({ servers: [] }, env, { requireCredentials }), path: null };
+    return { config: withAbsoluteDataDir(parseConfig({ servers: [] }, env, { requireCredentials }), cwd), path: null };
   }
   const raw = parseJson(text, path);
-  return { config: parseConfig(raw, env, { requireCredentials, file: path }), path: absolute };
+  return { config: withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials, file: path }), dirname(absolute)), path: absolute };
+}
+
+/**
+ * A relative reviews.dataDir belongs to the config file, not to whatever directory the process started in: under
+ * systemd without WorkingDirectory the cwd is `/`, and reviews would land in `/data`. With no file, the cwd it is.
+ */
+function withAbsoluteDataDir(config: BridgeConfig, base: string): BridgeConfig {
+  const { dataDir } = config.reviews;
+  return isAbsolute(dataDir) ? config : { ...config, reviews: { ...config.reviews, dataDir: resolve(base, dataDir) } };
 }
 
 /** The file's text, or null when it does not exist. `shown` is the path as the host wrote it. */

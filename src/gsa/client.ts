@@ -18,7 +18,7 @@ import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageO
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
-import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
+import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 
 export interface GsaClientOptions {
   /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
@@ -145,13 +145,16 @@ export class GsaClient {
   }
 
   /**
-   * Sends a player's review exactly as given. Re-sent only when the service surely did not store it; when a
-   * failure leaves that unknown, the error has `maybeProcessed: true` and the caller must not send it blindly again.
+   * Sends a player's review as given, its comment passed through `cleanComment` (idempotent). Re-sent only when the
+   * service surely did not store it; when a failure leaves that unknown, the error has `maybeProcessed: true` and
+   * the caller must not send it blindly again.
    */
   async submitReview(server: string, player: PlayerIds, stars: number, comment: string): Promise<ReviewReceipt> {
-    validateReview(server, player, stars, comment, this.#reviewLimits);
+    // The same control-character rule as the outbox's admission, so the CLI and the library send what a mod would.
+    const cleaned = cleanComment(comment);
+    validateReview(server, player, stars, cleaned, this.#reviewLimits);
     return this.#call(
-      reviewRequest(this.#context, server, player, stars, comment),
+      reviewRequest(this.#context, server, player, stars, cleaned),
       'review',
       `review ${server}/${describePlayer(player)}`,
       (response) => parseReviewReceipt(response, this.#scrub),

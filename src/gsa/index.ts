@@ -7,4 +7,4 @@ export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
 export { BUDGET_WEIGHTS, reviewConcurrency, worstCaseWaitMs, type BudgetClass } from './budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
-export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, type ReviewLimits } from './validation.js';
+export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';

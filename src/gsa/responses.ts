@@ -157,9 +157,20 @@ export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteSt
 
 const reviewBody = z.object({ data: z.string().optional(), message: z.string().optional() });
 
+/**
+ * A review counts as stored only on the service's own answer: a 2xx whose body is a JSON object (`{"data":"Done!"}`).
+ * A captive portal, a proxy or a wrong api.baseUrl also answers 2xx, with HTML; that is `bad_response` with
+ * `maybeProcessed` (the outbox's "unconfirmed" path), never "delivered": the review may be anywhere, or nowhere.
+ */
 export function parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewReceipt {
-  const parsed = reviewBody.safeParse(parseJson(response.text));
-  if (parsed.success) return { message: scrub(parsed.data.data ?? parsed.data.message ?? 'Done!') };
-  // Any 2xx means stored; an odd body is not worth failing (and re-sending) a delivered review for.
-  return { message: serviceMessageOf(response.text, scrub) };
+  const body = parseJson(response.text);
+  const parsed = reviewBody.safeParse(body);
+  if (parsed.success && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    return { message: scrub(parsed.data.data ?? parsed.data.message ?? 'Done!') };
+  }
+  const type = firstHeader(response, 'content-type') ?? 'no content type';
+  throw new BadResponseError(
+    `the review answer (${response.status}, ${type.split(';')[0] ?? type}) is not the service's JSON; a proxy or a wrong api.baseUrl may have answered, so the review may not be stored`,
+    { status: response.status, maybeProcessed: true },
+  );
 }

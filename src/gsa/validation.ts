@@ -21,6 +21,19 @@ export const DEFAULT_REVIEW_LIMITS: ReviewLimits = { minStars: 1, maxStars: 5, m
 
 type Problems = Record<string, string[]>;
 
+/** Tabs and line breaks (a run of them becomes one space); then every other C0/C1 control and DEL disappears. */
+const LINE_BREAKS_AND_TABS = /[\t\n\r\v\f\u0085\u2028\u2029]+/g;
+const CONTROL_CHARACTERS = /\p{Cc}/gu;
+
+/**
+ * The one rule for control characters in a review comment, on every path into the outbox and to the service
+ * (mod, chat command, CLI, library): a game's chat box cannot show them and a dashboard would render them raw.
+ * Idempotent, so a comment cleaned at admission is sent byte-exact when the client cleans it again.
+ */
+export function cleanComment(comment: string): string {
+  return comment.replace(LINE_BREAKS_AND_TABS, ' ').replace(CONTROL_CHARACTERS, '');
+}
+
 /** Characters as a person counts them (code points), not UTF-16 units: an emoji is one, as on the service. */
 export function characterCount(text: string): number {
   let count = 0;

@@ -157,6 +157,12 @@ describe('review', () => {
     expect(emulator.reviews).toMatchObject([{ stars: 5, comment: 'Top "server" | 10/10' }]);
   });
 
+  it('cleans control characters as the mod path does: line breaks and tabs become one space, the rest go', async () => {
+    const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '4', '--comment', 'good\r\n\tfun\u0007\u001b[31m!']);
+    expect(run.code).toBe(0);
+    expect(emulator.reviews).toMatchObject([{ stars: 4, comment: 'good fun[31m!' }]);
+  });
+
   it('exits 2 on stars out of range, sending nothing', async () => {
     const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '6', '--comment', '']);
     expect(run.code).toBe(2);

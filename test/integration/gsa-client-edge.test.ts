@@ -56,10 +56,22 @@ describe('answers that cannot be read', () => {
     expect(await failureOf(client.checkMuted('s', { steamId: STEAM }))).toMatchObject({ code: 'bad_response', status: 302 });
   });
 
-  it('accepts a 2xx review with an odd body: it was stored, and must not be re-sent', async () => {
+  it('a 2xx review answer that is not the service\'s JSON is bad_response, maybe processed: never "delivered"', async () => {
     const client = mockedClient();
+    intercept('/api/v1/gameserver/s/review').reply(200, '<html>Welcome to Hotel WiFi</html>', { headers: { 'content-type': 'text/html' } });
     intercept('/api/v1/gameserver/s/review').reply(201, 'OK');
-    expect(await client.submitReview('s', { steamId: STEAM }, 5, '')).toEqual({ message: 'OK' });
+    intercept('/api/v1/gameserver/s/review').reply(200, '"Done!"', { headers: { 'content-type': 'application/json' } });
+    for (let index = 0; index < 3; index++) {
+      const error = await failureOf(client.submitReview('s', { steamId: STEAM }, 5, ''));
+      expect(error).toMatchObject({ code: 'bad_response', status: index === 1 ? 201 : 200, maybeProcessed: true });
+    }
+    expect((await failureOf(client.submitReview('s', { steamId: STEAM }, 5, ''))).code).toBe('network'); // nothing more was intercepted: no retry was sent
+  });
+
+  it('a 2xx review answer with a JSON object is the receipt', async () => {
+    const client = mockedClient();
+    intercept('/api/v1/gameserver/s/review').reply(200, { data: 'Done!' });
+    expect(await client.submitReview('s', { steamId: STEAM }, 5, '')).toEqual({ message: 'Done!' });
   });
 
   it('a webhook with an empty 2xx body succeeds with an empty message', async () => {

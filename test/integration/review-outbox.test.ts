@@ -6,11 +6,13 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
 import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/bridge/reviewOutbox.js';
 import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/emulator/index.js';
-import { GsaClient, type GsaClientOptions } from '../../src/gsa/index.js';
+import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gsa/index.js';
+import { backoffDelayMs } from '../../src/time/backoff.js';
 import { createLogger } from '../../src/log/logger.js';
 import { freePort } from '../fixtures/freePort.js';
 
@@ -76,6 +78,7 @@ interface LogLine {
 }
 
 const WARN = 40;
+const ERROR = 50;
 
 class LogCapture {
   readonly lines: LogLine[] = [];
@@ -248,43 +251,56 @@ describe('delivery', () => {
 });
 
 describe('GSA unreachable', () => {
-  it('keeps reviews pending through 503s with growing, capped backoff, then drains them exactly once', async () => {
-    const dir = await dataDir();
-    emulator.injectFault({ kind: 'status', status: 503, count: Infinity, endpoint: 'review' });
-    const minDelay = 10;
-    const maxDelay = 40;
-    // One review in flight at a time: every call is one delivery round.
-    const { outbox, results, log } = await openOutbox(dir, { retryMinDelayMs: minDelay, retryMaxDelayMs: maxDelay, concurrency: 1 });
-    for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
-    outbox.start();
-    await sleep(600);
+  it('keeps reviews pending through 503s with the project\'s capped backoff (fake timers), then drains them exactly once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const dir = await dataDir();
+      const sendTimes: number[] = [];
+      let down = true;
+      const delivered: string[] = [];
+      const minDelay = 1000;
+      const maxDelay = 8000;
+      // One review in flight at a time: every call is one delivery round. Jitter fixed at the middle of its range.
+      const { outbox, results, log } = await openOutbox(dir, {
+        retryMinDelayMs: minDelay,
+        retryMaxDelayMs: maxDelay,
+        concurrency: 1,
+        random: () => 0.5,
+        send: (sent) => {
+          sendTimes.push(Date.now());
+          if (down) return Promise.reject(new UnavailableError('the service is unavailable (503)', undefined, { status: 503 }));
+          delivered.push(sent.comment);
+          return Promise.resolve();
+        },
+      });
+      for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
+      outbox.start();
+      expect(sendTimes).toHaveLength(1);
+      for (let streak = 1; streak <= 6; streak++) {
+        const delay = backoffDelayMs(streak, { minDelayMs: minDelay, maxDelayMs: maxDelay }, () => 0.5);
+        expect(delay).toBe(Math.round(Math.min(maxDelay, minDelay * 2 ** (streak - 1)) * 0.75));
+        await vi.advanceTimersByTimeAsync(delay - 1);
+        expect(sendTimes).toHaveLength(streak); // not a millisecond early
+        await vi.advanceTimersByTimeAsync(1);
+        expect(sendTimes).toHaveLength(streak + 1);
+      }
+      expect(outbox.pending).toBe(3);
+      expect(results).toEqual([]);
+      expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
+      expect(log.containing('cannot deliver reviews to GSA')[0]?.level).toBe(WARN);
 
-    expect(outbox.pending).toBe(3);
-    expect(results).toEqual([]);
-    expect(emulator.reviews).toEqual([]);
-    const times = reviewCalls().map((call) => call.at);
-    // Uncapped doubling would manage at most 7 calls in 600 ms; a hot loop hundreds.
-    expect(times.length).toBeGreaterThanOrEqual(8);
-    expect(times.length).toBeLessThanOrEqual(70);
-    times.slice(1).forEach((at, index) => {
-      const gap = at - (times[index] ?? 0);
-      const step = Math.min(maxDelay, minDelay * 2 ** index);
-      // Jitter is 50–100% of the step and a timer never fires early; the upper bound leaves room for a busy machine.
-      expect(gap).toBeGreaterThanOrEqual(step * 0.5 - 2);
-      expect(gap).toBeLessThan(maxDelay + 120);
-    });
-    expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
-    expect(log.containing('cannot deliver reviews to GSA')[0]?.level).toBe(WARN);
-
-    emulator.clearFaults();
-    await vi.waitFor(() => {
-      expect(results).toHaveLength(3);
-    }, WAIT);
-    expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
-    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3']);
-    expect(reviewCalls().filter((call) => call.status === 200)).toHaveLength(3);
-    expect(outbox.pending).toBe(0);
-    expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+      down = false;
+      await vi.advanceTimersByTimeAsync(6000);
+      await vi.waitFor(() => {
+        expect(results).toHaveLength(3);
+      }, WAIT);
+      expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+      expect(delivered).toEqual(['review 1', 'review 2', 'review 3']);
+      expect(outbox.pending).toBe(0);
+      expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('replays reviews accepted while GSA was unreachable after a restart, oldest first, exactly once', async () => {
@@ -367,7 +383,6 @@ describe('permanent refusals', () => {
   });
 
   it.each([
-    { what: 'an unknown server', input: review(1, { server: 'nosuchserver' }), code: 'not_found', status: 404, message: 'Game server not found.', calls: 1 },
     {
       what: 'stars the client refuses to send',
       input: review(1, { stars: 9 }),
@@ -389,6 +404,59 @@ describe('permanent refusals', () => {
     const letters = await jsonLines(path.join(dir, 'dead-letter.jsonl'));
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({ id: queued.id, comment: 'review 1', error: { code, status } });
+  });
+});
+
+describe('refusals the host must fix', () => {
+  it.each([
+    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check api.clientId / api.clientSecret', code: 'unauthorized' },
+    { what: 'an unknown server (404)', fix: 'GSA does not know server nosuchserver: check servers[].name', code: 'not_found' },
+  ])('keeps a review refused for $what pending, says what to fix, and delivers it once fixed', async ({ fix, code }) => {
+    const dir = await dataDir();
+    const wrongSecret = makeClient({ clientSecret: 'not-the-secret' });
+    const right = makeClient();
+    let fixed = false;
+    const { outbox, results, log } = await openOutbox(dir, {
+      send: async (sent) => {
+        await (code === 'unauthorized' && !fixed ? wrongSecret : right).submitReview(sent.server, sent.player, sent.stars, sent.comment);
+      },
+    });
+    const queued = await outbox.enqueue(review(1, code === 'not_found' ? { server: 'nosuchserver' } : {}));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(log.lines.filter((line) => line.level === ERROR && line.msg.includes(fix)).length).toBeGreaterThanOrEqual(2);
+    }, WAIT);
+    expect(results).toEqual([]);
+    expect(outbox.pending).toBe(1);
+    await expect(stat(path.join(dir, 'dead-letter.jsonl'))).rejects.toThrow(/ENOENT/);
+    expect(log.lines.find((line) => line.msg.includes(fix))).toMatchObject({ code, msg: expect.stringContaining('stay pending') as string });
+
+    fixed = true;
+    if (code === 'not_found') emulator.addServer('nosuchserver'); // the emulator keeps servers across reset()
+    await vi.waitFor(() => {
+      expect(results).toEqual([{ review: queued, outcome: { ok: true } }]);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1']);
+  });
+
+  it('holds only the unknown server\'s reviews: those of a known server keep flowing past them', async () => {
+    const dir = await dataDir();
+    const { outbox, results, log } = await openOutbox(dir, { concurrency: 1, retryMinDelayMs: 50, retryMaxDelayMs: 200 });
+    const held = [await outbox.enqueue(review(1, { server: 'misnamed' })), await outbox.enqueue(review(2, { server: 'misnamed' }))];
+    for (const n of [3, 4, 5]) await outbox.enqueue(review(n));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results.map((result) => result.review.comment)).toEqual(['review 3', 'review 4', 'review 5']);
+    }, WAIT);
+    expect(results.every((result) => result.outcome.ok)).toBe(true);
+    expect(outbox.pending).toBe(2);
+    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check servers\[\]\.name.*other servers' reviews go on/);
+
+    emulator.addServer('misnamed');
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(5);
+    }, WAIT);
+    expect(results.slice(3).map((result) => result.review.id)).toEqual(held.map((queued) => queued.id));
   });
 });
 
@@ -419,12 +487,47 @@ describe('ambiguous answers', () => {
     const journal = await journalOf(dir);
     expect(journal.map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
     expect(journal[1]).toMatchObject({ id: queued.id, error: { code, status: null } });
+    // Written whole where a person finds it: the fate line above goes at the next compaction.
+    const letters = await jsonLines(path.join(dir, 'unconfirmed.jsonl'));
+    expect(letters).toEqual([
+      expect.objectContaining({ op: 'unconfirmed', id: queued.id, queued_at: queued.queuedAt, comment: 'review 1', error: expect.objectContaining({ code }) as unknown }),
+    ]);
 
     const reopened = await openOutbox(dir);
     reopened.outbox.start();
     await sleep(150);
     expect(reopened.outbox.pending).toBe(0);
     expect(reviewCalls()).toHaveLength(1);
+  });
+});
+
+describe('a 2xx that is not GSA\'s answer', () => {
+  it('treats 200 text/html (a captive portal) as unconfirmed, writes the review whole to unconfirmed.jsonl, and never re-sends it', async () => {
+    const dir = await dataDir();
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const portal = agent.get('http://gsa.test');
+    portal.intercept({ path: '/api/v1/gameserver/ovddykvbs/review', method: 'POST' }).reply(200, '<html><body>Sign in to Hotel WiFi</body></html>', {
+      headers: { 'content-type': 'text/html' },
+    });
+    const client = makeClient({ baseUrl: 'http://gsa.test', dispatcher: agent, clientId: 'id', clientSecret: 'secret' });
+    try {
+      const { outbox, results } = await openOutbox(dir, { client });
+      const queued = await outbox.enqueue(review(1));
+      outbox.start();
+      await vi.waitFor(() => {
+        expect(results).toHaveLength(1);
+      }, WAIT);
+      expect(results[0]?.outcome).toEqual({ ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+      await outbox.close();
+      expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([
+        { op: 'unconfirmed', id: queued.id, comment: 'review 1', error: { code: 'bad_response', status: 200 } },
+      ]);
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
+      agent.assertNoPendingInterceptors();
+    } finally {
+      await agent.close();
+    }
   });
 });
 
@@ -524,6 +627,51 @@ describe('compaction', () => {
     }, WAIT);
     expect(reopened.results[0]).toEqual({ review: stuck, outcome: { ok: true } });
     expect(emulator.reviews.filter((stored) => stored.server === 'elsewhere').map((stored) => stored.comment)).toEqual(['review 0']);
+  });
+
+  it('keeps who reviewed through compactions while the cooldown lasts, and drops it after', async () => {
+    const dir = await dataDir();
+    let now = 1_800_000_000_000;
+    const clock = { now: () => now };
+    const { outbox, results, log } = await openOutbox(dir, { compactAfterFinished: 2, retainAcceptedMs: 60_000, clock });
+    const first = await outbox.enqueue(review(1, { player: ALICE }));
+    now += 1000;
+    const second = await outbox.enqueue(review(2, { player: EVE }));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(2);
+    }, WAIT);
+    await outbox.enqueue(review(3, { player: BOB })); // the next group runs the compaction
+    await vi.waitFor(() => {
+      expect(log.containing('compacted the review journal')).toHaveLength(1);
+    }, WAIT);
+    await outbox.close();
+    // No comment in them: only who and when.
+    expect((await journalOf(dir)).filter((line) => line.op === 'accepted')).toEqual([
+      { v: 1, op: 'accepted', id: first.id, at: first.queuedAt, server: SERVER, player: { steam_id: ALICE.steamId } },
+      { v: 1, op: 'accepted', id: second.id, at: second.queuedAt, server: SERVER, player: { eos_id: EVE.eosId } },
+    ]);
+
+    const reopened = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, client: makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` }) });
+    expect(reopened.outbox.accepted.map((accepted) => [accepted.id, accepted.player, accepted.at])).toEqual([
+      [first.id, { steamId: ALICE.steamId }, first.queuedAt],
+      [second.id, { eosId: EVE.eosId }, second.queuedAt],
+      [expect.any(String), { steamId: BOB.steamId }, now],
+    ]);
+    await reopened.outbox.close();
+
+    now += 60_000; // every cooldown is over
+    const later = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, compactAfterFinished: 1 });
+    expect(later.outbox.accepted.map((accepted) => accepted.player)).toContainEqual({ steamId: BOB.steamId });
+    await later.outbox.enqueue(review(4, { player: ALICE }));
+    later.outbox.start();
+    await vi.waitFor(() => {
+      expect(later.results).toHaveLength(1);
+    }, WAIT);
+    await later.outbox.close();
+    const kept = (await journalOf(dir)).filter((line) => line.op === 'accepted' || line.op === 'queued').map((line) => line.id);
+    expect(kept).not.toContain(first.id);
+    expect(kept).not.toContain(second.id);
   });
 
   it('compacts on open when most of the journal is finished, and removes a leftover temporary file', async () => {

@@ -494,8 +494,10 @@ describe('loadConfig', () => {
     const example = JSON.parse(await readFile('config.example.json', 'utf8')) as Record<string, unknown>;
     const loaded = await loadConfig({ path: 'config.example.json', env: CREDENTIALS });
     expect(loaded.path).toBe(resolve('config.example.json'));
-    // Equal to the file apart from the credentials: no default had to be filled in, so every key is documented by example.
-    expect({ ...loaded.config, api: { ...loaded.config.api, clientId: '', clientSecret: '' } }).toEqual(example);
+    // Equal to the file apart from the credentials and the resolved dataDir: no default had to be filled in, so every key is documented by example.
+    expect(loaded.config.reviews.dataDir).toBe(resolve('data'));
+    const reviews = { ...loaded.config.reviews, dataDir: (example.reviews as { dataDir: string }).dataDir };
+    expect({ ...loaded.config, api: { ...loaded.config.api, clientId: '', clientSecret: '' }, reviews }).toEqual(example);
   });
 
   it('documents every key of config.example.json in docs/configuration.md', async () => {
@@ -555,6 +557,18 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ env: {}, cwd: dir });
     expect(loaded.path).toBe(join(dir, 'config.json'));
     expect(loaded.config.log.level).toBe('trace');
+  });
+
+  it('resolves a relative reviews.dataDir against the config file\'s directory, not the working directory', async () => {
+    const path = await writeConfig(JSON.stringify(minimal({ reviews: { dataDir: 'state/reviews' } })));
+    const elsewhere = join(dir, 'elsewhere');
+    expect((await loadConfig({ path, env: {}, cwd: elsewhere })).config.reviews.dataDir).toBe(join(dir, 'state', 'reviews'));
+    expect((await loadConfig({ path: 'config.json', env: {}, cwd: dir })).config.reviews.dataDir).toBe(join(dir, 'state', 'reviews'));
+    const absolute = await writeConfig(JSON.stringify(minimal({ reviews: { dataDir: '/var/lib/gsa-bridge' } })), 'absolute.json');
+    expect((await loadConfig({ path: absolute, env: {}, cwd: elsewhere })).config.reviews.dataDir).toBe(resolve('/var/lib/gsa-bridge'));
+    // With no file at all, the working directory is all there is.
+    const fromEnvironment = await loadConfig({ env: CREDENTIALS, requireFile: false, cwd: elsewhere });
+    expect(fromEnvironment.config.reviews.dataDir).toBe(join(elsewhere, 'data'));
   });
 
   it('builds the configuration from the environment alone when no file is required', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BridgeRefusal } from '../../src/bridge/port.js';
-import { ReviewPolicy, cleanComment } from '../../src/bridge/reviewPolicy.js';
-import { characterCount } from '../../src/gsa/index.js';
+import { ReviewPolicy } from '../../src/bridge/reviewPolicy.js';
+import { characterCount, cleanComment } from '../../src/gsa/index.js';
 
 const LIMITS = { minStars: 1, maxStars: 5, maxCommentLength: 10, cooldownMs: 1000 };
 const ALICE = { steamId: '76561198000000001' };
@@ -37,7 +37,7 @@ describe('characterCount', () => {
 
 describe('ReviewPolicy', () => {
   it('admits a valid review and returns the cleaned comment', () => {
-    expect(new ReviewPolicy(LIMITS).admit(ALICE, 5, 'good\nfun')).toBe('good fun');
+    expect(new ReviewPolicy(LIMITS).admit(ALICE, 5, 'good\nfun').comment).toBe('good fun');
   });
 
   it.each([0, 6, 2.5, Number.NaN])('refuses stars %s with bad_message at path stars', (stars) => {
@@ -45,29 +45,53 @@ describe('ReviewPolicy', () => {
   });
 
   it('refuses a comment over the limit, counted after cleaning and in characters', () => {
-    const policy = new ReviewPolicy(LIMITS);
-    expect(policy.admit(ALICE, 3, '🎮'.repeat(10))).toHaveLength(20);
+    const policy = new ReviewPolicy({ ...LIMITS, cooldownMs: 0 });
+    expect(policy.admit(ALICE, 3, '🎮'.repeat(10)).comment).toHaveLength(20);
     expect(refusalOf(() => policy.admit(ALICE, 3, 'x'.repeat(11)))).toMatchObject({ code: 'bad_message', path: 'comment' });
-    expect(policy.admit(ALICE, 3, `${'x'.repeat(10)}\u0000\u0001`)).toBe('x'.repeat(10));
+    expect(policy.admit(ALICE, 3, `${'x'.repeat(10)}\u0000\u0001`).comment).toBe('x'.repeat(10));
   });
 
-  it('applies the per-player cooldown after a review was accepted', () => {
+  it('reserves the per-player cooldown in the same step as the check: a second admit at once is refused', () => {
     let now = 10_000;
     const policy = new ReviewPolicy(LIMITS, () => now);
     policy.admit(ALICE, 5, '');
-    expect(policy.admit(ALICE, 5, '')).toBe(''); // admitted but not yet recorded: no cooldown
-    policy.recordAccepted(ALICE);
     const refusal = refusalOf(() => policy.admit(ALICE, 5, ''));
     expect(refusal.code).toBe('rate_limited');
     expect(refusal.message).toMatch(/try again in 1 s/);
-    expect(policy.admit(BOB, 5, '')).toBe('');
-    now += 1000;
-    expect(policy.admit(ALICE, 5, '')).toBe('');
+    expect(policy.admit(BOB, 5, '').comment).toBe('');
+    now += 999;
+    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('rate_limited');
+    now += 1;
+    expect(policy.admit(ALICE, 5, '').comment).toBe('');
+  });
+
+  it('gives the cooldown back when the caller releases the admission (storing failed)', () => {
+    const now = 10_000;
+    const policy = new ReviewPolicy(LIMITS, () => now);
+    const admission = policy.admit(ALICE, 5, '');
+    admission.release();
+    const second = policy.admit(ALICE, 5, '');
+    admission.release(); // a stale release must not free the slot the second review holds
+    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('rate_limited');
+    second.release();
+    expect(policy.admit(ALICE, 5, '').comment).toBe('');
+  });
+
+  it('restores cooldowns from the journal, ignoring those already over', () => {
+    let now = 10_000;
+    const policy = new ReviewPolicy(LIMITS, () => now);
+    policy.restore(ALICE, 9_500);
+    policy.restore(BOB, 9_000); // ended at 10 000
+    expect(refusalOf(() => policy.admit(ALICE, 5, '')).message).toMatch(/try again in 1 s/);
+    expect(policy.admit(BOB, 5, '').comment).toBe('');
+    now = 10_500;
+    expect(policy.admit(ALICE, 5, '').comment).toBe('');
   });
 
   it('has no cooldown when cooldownMs is 0', () => {
     const policy = new ReviewPolicy({ ...LIMITS, cooldownMs: 0 });
-    policy.recordAccepted(ALICE);
-    expect(policy.admit(ALICE, 5, '')).toBe('');
+    policy.restore(ALICE, Date.now());
+    policy.admit(ALICE, 5, '');
+    expect(policy.admit(ALICE, 5, '').comment).toBe('');
   });
 });

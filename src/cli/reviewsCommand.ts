@@ -1,0 +1,235 @@
+// `gsa-bridge reviews list|retry`: what the review outbox holds (pending, unconfirmed, dead), and a person's
+// re-queue of chosen reviews. `list` only reads, so it is safe next to a running sidecar. `retry` takes the data
+// directory's lock itself when no sidecar runs, and otherwise asks the running sidecar (through the lock socket)
+// to do it, so the journal is only ever written by the one process that holds the directory.
+// It never sends anything to GSA itself and never needs the API credentials.
+
+import { access, stat } from 'node:fs/promises';
+import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
+import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
+import { readOutboxContents, ReviewJournal, type LetterKind, type RequeueResult, type RequeueSelection } from '../bridge/reviewJournal.js';
+import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
+import { createLogger } from '../log/logger.js';
+import { VERSION } from '../version.js';
+import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import type { CliContext } from './context.js';
+import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { reportConfigError } from './serviceSession.js';
+import { UsageError } from './usageError.js';
+
+export const REVIEWS_USAGE =
+  'gsa-bridge reviews list [--state pending|unconfirmed|dead] [--json] [--config FILE]\n' +
+  '       gsa-bridge reviews retry (ID… | --all-dead | --all-unconfirmed) [--config FILE]';
+
+const STATES = ['pending', 'unconfirmed', 'dead'] as const;
+type State = (typeof STATES)[number];
+/** Words of the comment shown in a list line. */
+const PREVIEW_WORDS = 8;
+/** Most ids one retry request may name. */
+const MAX_IDS = 10_000;
+
+interface Row {
+  readonly state: State;
+  readonly review: OutboxReview;
+  readonly reason: { readonly code: string; readonly status: number | null; readonly message: string } | null;
+}
+
+function preview(comment: string): string {
+  const words = comment.split(/\s+/).filter((word) => word.length > 0);
+  const shown = words.slice(0, PREVIEW_WORDS).join(' ');
+  return words.length > PREVIEW_WORDS ? `${shown} …` : shown;
+}
+
+function playerOf(review: OutboxReview): string {
+  return review.player.steamId ?? review.player.eosId ?? '?';
+}
+
+function textLine(row: Row): string {
+  const { review, reason } = row;
+  // JSON.stringify quotes the preview, so nothing in a player's comment can fake a column or a line.
+  const because = reason === null ? '' : `  ${reason.code}${reason.status === null ? '' : ` ${reason.status}`}: ${reason.message}`;
+  return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}`;
+}
+
+function jsonLine(row: Row): string {
+  const { review } = row;
+  return JSON.stringify({
+    id: review.id,
+    state: row.state,
+    server: review.server,
+    player: {
+      ...(review.player.steamId === undefined ? {} : { steam_id: review.player.steamId }),
+      ...(review.player.eosId === undefined ? {} : { eos_id: review.player.eosId }),
+      ...(review.player.name === undefined ? {} : { name: review.player.name }),
+    },
+    stars: review.stars,
+    comment: review.comment,
+    queued_at: review.queuedAt,
+    reason: row.reason,
+  });
+}
+
+async function loadDataDir(context: CliContext, configPath: string | undefined): Promise<BridgeConfig | number> {
+  try {
+    // Listing and re-queueing read files only: no credentials needed.
+    return (await loadConfig({ path: configPath, env: context.env, requireFile: true, requireCredentials: false })).config;
+  } catch (error) {
+    if (error instanceof ConfigError) return reportConfigError(context, error);
+    throw error;
+  }
+}
+
+async function exists(dir: string): Promise<boolean> {
+  try {
+    await access(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why this user must not write the directory itself, or undefined. Files a compaction or a letter write creates are
+ * owned by whoever writes them (0600): written by root, the sidecar's own user could no longer open its journal.
+ */
+async function foreignOwner(dir: string): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const owner = (await stat(dir)).uid;
+  if (owner === uid) return undefined;
+  return `${dir} belongs to uid ${owner}, and this command runs as uid ${uid}: with no sidecar running, run it as the directory's owner (e.g. sudo -u <that user> gsa-bridge reviews retry …), so the files it writes stay the sidecar's`;
+}
+
+async function listCommand(args: readonly string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, state: { type: 'string' }, json: { type: 'boolean' } });
+  const state = stringFlag(parsed, 'state');
+  if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
+    throw new UsageError(`--state must be one of ${STATES.join(', ')}, got "${state}"`);
+  }
+  const config = await loadDataDir(context, stringFlag(parsed, 'config'));
+  if (typeof config === 'number') return config;
+  const { dataDir } = config.reviews;
+  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [] };
+  const rows: Row[] = [
+    ...contents.pending.map((review): Row => ({ state: 'pending', review, reason: null })),
+    ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason })),
+  ].filter((row) => state === undefined || row.state === state);
+  const json = parsed.values.json === true;
+  for (const row of rows) context.stdout.write(`${json ? jsonLine(row) : textLine(row)}\n`);
+  if (!json) context.stderr.write(`${rows.length} ${rows.length === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
+  return EXIT_OK;
+}
+
+function retryArguments(args: readonly string[]): { readonly selection: RequeueSelection; readonly configPath: string | undefined } {
+  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, 'all-dead': { type: 'boolean' }, 'all-unconfirmed': { type: 'boolean' } }, MAX_IDS);
+  const allDead = parsed.values['all-dead'] === true;
+  const allUnconfirmed = parsed.values['all-unconfirmed'] === true;
+  if ([allDead, allUnconfirmed, parsed.positionals.length > 0].filter(Boolean).length !== 1) {
+    throw new UsageError('give review ids, or --all-dead, or --all-unconfirmed (one of them)');
+  }
+  const selection: RequeueSelection = allDead ? { all: 'dead' } : allUnconfirmed ? { all: 'unconfirmed' } : { ids: parsed.positionals };
+  return { selection, configPath: stringFlag(parsed, 'config') };
+}
+
+/** The retry request's wire form, shared by the CLI and the handler below. */
+function retryRequest(selection: RequeueSelection): ControlRequest {
+  return 'all' in selection ? { op: 'retry', all: selection.all } : { op: 'retry', ids: [...selection.ids] };
+}
+
+function parseRetryRequest(request: ControlRequest): RequeueSelection | string {
+  const { all, ids } = request;
+  if (all === 'dead' || all === 'unconfirmed') return { all: all satisfies LetterKind };
+  if (Array.isArray(ids) && ids.length <= MAX_IDS && ids.every((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200)) {
+    return { ids };
+  }
+  return 'a retry names "all": "dead" | "unconfirmed", or "ids": [review ids]';
+}
+
+function summary(result: RequeueResult): { requeued: string[]; alreadyPending: string[]; unknown: string[] } {
+  return { requeued: result.requeued.map((review) => review.id), alreadyPending: [...result.alreadyPending], unknown: [...result.unknown] };
+}
+
+/** Serves `reviews retry` inside the running sidecar (see runCommand): re-queues through its current outbox. */
+export function reviewsControlHandler(outbox: () => ReviewOutbox): ControlHandler {
+  return async (request) => {
+    if (request.op !== 'retry') return { ok: false, error: `unknown request "${request.op}"` };
+    const selection = parseRetryRequest(request);
+    if (typeof selection === 'string') return { ok: false, error: selection };
+    return { ok: true, ...summary(await outbox().requeue(selection)) };
+  };
+}
+
+function isSummary(value: Record<string, unknown>): value is { requeued: string[]; alreadyPending: string[]; unknown: string[] } {
+  return ['requeued', 'alreadyPending', 'unknown'].every((key) => Array.isArray(value[key]));
+}
+
+function report(context: CliContext, result: { requeued: string[]; alreadyPending: string[]; unknown: string[] }, where: string): number {
+  for (const id of result.requeued) context.stdout.write(`re-queued ${id}\n`);
+  for (const id of result.alreadyPending) context.stdout.write(`already pending ${id}\n`);
+  for (const id of result.unknown) context.stderr.write(`error: no dead or unconfirmed review with id ${id} (see gsa-bridge reviews list)\n`);
+  context.stderr.write(`${result.requeued.length} ${result.requeued.length === 1 ? 'review' : 'reviews'} re-queued ${where}\n`);
+  return result.unknown.length > 0 ? EXIT_REFUSED : EXIT_OK;
+}
+
+async function retryCommand(args: readonly string[], context: CliContext): Promise<number> {
+  const { selection, configPath } = retryArguments(args);
+  const config = await loadDataDir(context, configPath);
+  if (typeof config === 'number') return config;
+  const { dataDir } = config.reviews;
+  if (!(await exists(dataDir))) {
+    context.stderr.write(`error: ${dataDir} does not exist: there is nothing to re-queue (check reviews.dataDir in the config)\n`);
+    return EXIT_REFUSED;
+  }
+
+  const foreign = await foreignOwner(dataDir);
+  if (foreign !== undefined && (await lockHolder(dataDir)) === undefined) {
+    context.stderr.write(`error: ${foreign}; nothing was changed\n`);
+    return EXIT_REFUSED;
+  }
+
+  let lock: DataDirLock;
+  try {
+    lock = await DataDirLock.acquire(dataDir, { version: VERSION });
+  } catch (error) {
+    if (!(error instanceof DataDirLockError) || error.code !== 'locked') throw error;
+    // A sidecar runs: it alone writes the journal, so it does the re-queue and delivers at once.
+    const who = describeHolder(error.holder);
+    let reply;
+    try {
+      reply = await askHolder(dataDir, retryRequest(selection));
+    } catch (askError) {
+      context.stderr.write(`error: the running sidecar (${who}) holds ${dataDir} and could not be asked to re-queue: ${(askError as Error).message}; nothing was changed\n`);
+      return EXIT_REFUSED;
+    }
+    if (!reply.ok || !isSummary(reply)) {
+      const why = reply.ok ? 'an answer this version does not understand' : reply.error;
+      context.stderr.write(`error: the running sidecar (${who}) did not re-queue: ${why}\n`);
+      return EXIT_REFUSED;
+    }
+    return report(context, reply, `by the running sidecar (${who}); it delivers them now`);
+  }
+
+  try {
+    const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: context.stderr });
+    const { journal } = await ReviewJournal.open({ dataDir, logger, compactAfterFinished: Number.MAX_SAFE_INTEGER, retainAcceptedMs: config.reviews.cooldownMs });
+    try {
+      return report(context, summary(await journal.requeue(selection)), 'in the journal; the sidecar delivers them when it next runs');
+    } finally {
+      await journal.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+export async function reviewsCommand(args: readonly string[], context: CliContext): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list':
+      return listCommand(rest, context);
+    case 'retry':
+      return retryCommand(rest, context);
+    default:
+      throw new UsageError(sub === undefined ? 'say what to do: list or retry' : `unknown reviews command "${sub}" (list or retry)`);
+  }
+}

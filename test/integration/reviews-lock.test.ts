@@ -1,0 +1,273 @@
+// Reviews that must never be lost, as a host runs the sidecar: real `gsa-bridge run` processes on one data
+// directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
+// cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli/context.js';
+import { main } from '../../src/cli/main.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { freePort } from '../fixtures/freePort.js';
+import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+
+const SERVER = 'ovddykvbs';
+const TOKEN = 'mod-token-lock-4b1d';
+const CLIENT_SECRET = 'client-secret-lock-77aa';
+const RUNNING = /gsa-bridge running/;
+const ALICE = '76561198000000001';
+const BOB = '76561198000000002';
+
+const running: SidecarProcess[] = [];
+const emulators: GsaEmulator[] = [];
+const sockets: ModSocket[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  for (const sidecar of running.splice(0)) {
+    if (sidecar.child.exitCode === null && sidecar.child.signalCode === null) sidecar.child.kill('SIGKILL');
+    await sidecar.exited();
+  }
+  await Promise.all(emulators.splice(0).map((emulator) => emulator.close()));
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+interface Setup {
+  readonly dir: string;
+  readonly configPath: string;
+  readonly dataDir: string;
+  readonly gsaPort: number;
+  readonly modPort: number;
+}
+
+async function writeSetup(reviews: Record<string, unknown> = {}): Promise<Setup> {
+  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-lock-'));
+  dirs.push(dir);
+  const gsaPort = await freePort();
+  const modPort = await freePort();
+  const configPath = join(dir, 'config.json');
+  const config = {
+    api: {
+      baseUrl: `http://127.0.0.1:${gsaPort}`,
+      clientId: 'demo-client',
+      clientSecret: CLIENT_SECRET,
+      timeoutMs: 2000,
+      rateLimit: { requests: 1000, intervalMs: 1000 },
+      retry: { retries: 0, minDelayMs: 50, maxDelayMs: 100 },
+    },
+    servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: modPort, token: TOKEN }] }],
+    // Relative on purpose: resolved against the config file's directory, whatever the test runner's cwd is.
+    reviews: { dataDir: 'data', cooldownMs: 0, ...reviews },
+    log: { level: 'debug' },
+  };
+  await writeFile(configPath, JSON.stringify(config));
+  return { dir, configPath, dataDir: join(dir, 'data'), gsaPort, modPort };
+}
+
+async function startGsa(port: number): Promise<GsaEmulator> {
+  const emulator = await GsaEmulator.start({ port, clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
+  emulators.push(emulator);
+  return emulator;
+}
+
+async function startSidecar(setup: Setup): Promise<SidecarProcess> {
+  const sidecar = spawnSidecar(setup.configPath);
+  running.push(sidecar);
+  await waitForOutput(sidecar, RUNNING);
+  return sidecar;
+}
+
+async function connect(setup: Setup): Promise<ModSocket> {
+  const socket = await connectMod(`ws://127.0.0.1:${setup.modPort}/`, TOKEN);
+  sockets.push(socket);
+  await socket.waitFor((frame) => frame.type === 'welcome');
+  return socket;
+}
+
+/** Sends one review and returns the sidecar's answer to it (review.queued or an error). */
+async function review(mod: ModSocket, id: string, steamId: string, comment: string): Promise<Record<string, unknown>> {
+  mod.send({ type: 'review', id, player: { steam_id: steamId }, stars: 4, comment });
+  return mod.waitFor((frame) => frame.id === id && (frame.type === 'review.queued' || frame.type === 'error'));
+}
+
+async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The real CLI entry, in-process, with an environment that cannot point at the working tree's config.json. */
+async function cli(args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const context: CliContext = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {} };
+  const code = await main(args, context);
+  return { code, stdout, stderr };
+}
+
+interface ListedReview {
+  readonly id: string;
+  readonly state: string;
+  readonly comment: string;
+  readonly reason: { readonly code: string } | null;
+}
+
+async function listed(setup: Setup): Promise<ListedReview[]> {
+  const run = await cli(['reviews', 'list', '--json', '--config', setup.configPath]);
+  expect(run.code).toBe(0);
+  return run.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ListedReview);
+}
+
+describe('one sidecar per data directory', () => {
+  it('refuses a second run on the same directory at once, naming it and the holder, and changes nothing', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    const first = await startSidecar(setup);
+    expect(first.output()).toContain(`data directory ${setup.dataDir} locked`);
+    expect(first.output()).toContain(`review outbox: ${setup.dataDir} (`);
+    const mod = await connect(setup);
+    for (let index = 0; index < 3; index++) expect(await review(mod, `a${index}`, `7656119800000001${index}`, `kept ${index}`)).toMatchObject({ type: 'review.queued' });
+    await waitUntil(() => emulator.reviews.length === 3, 'three deliveries');
+    // Mostly finished records: a journal the old code compacted (renamed over) on open.
+    const journal = join(setup.dataDir, 'reviews.jsonl');
+    await waitUntil(async () => (await readFile(journal, 'utf8')).split('\n').length === 7, 'three delivered records');
+    const before = { bytes: await readFile(journal), inode: (await stat(journal)).ino };
+
+    const second = spawnSidecar(setup.configPath);
+    running.push(second);
+    expect(await second.exited()).toBe(2);
+    expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, version`);
+    expect(second.output()).not.toMatch(/review journal/);
+    expect((await stat(journal)).ino).toBe(before.inode);
+    expect(await readFile(journal)).toEqual(before.bytes);
+
+    // The first one still appends to the file on disk, not to a deleted inode.
+    expect(await review(mod, 'after', BOB, 'still durable')).toMatchObject({ type: 'review.queued' });
+    expect(await readFile(journal, 'utf8')).toContain('still durable');
+  }, 30_000);
+
+  it('starts again at once after SIGKILL: no stale lock to clean by hand', async () => {
+    const setup = await writeSetup();
+    const first = await startSidecar(setup); // GSA down: the review stays pending
+    const mod = await connect(setup);
+    expect(await review(mod, 'k', ALICE, 'survives kill -9')).toMatchObject({ type: 'review.queued' });
+    first.child.kill('SIGKILL');
+    await first.exited();
+    await mod.close();
+
+    const emulator = await startGsa(setup.gsaPort);
+    const second = await startSidecar(setup);
+    expect(second.output()).toContain(`data directory ${setup.dataDir} locked`);
+    await waitUntil(() => emulator.reviews.length === 1, 'the pending review delivered');
+    expect(emulator.reviews[0]).toMatchObject({ comment: 'survives kill -9' });
+  }, 30_000);
+});
+
+describe('the review cooldown', () => {
+  it('holds across SIGKILL and restart, and across SIGHUP', async () => {
+    const setup = await writeSetup({ cooldownMs: 600_000 });
+    const emulator = await startGsa(setup.gsaPort);
+    const first = await startSidecar(setup);
+    let mod = await connect(setup);
+    expect(await review(mod, 'r1', ALICE, 'first')).toMatchObject({ type: 'review.queued' });
+    await waitUntil(() => emulator.reviews.length === 1, 'the review delivered');
+    // Killed only once `delivered` is on disk: a kill before that re-sends it by design (reviewJournal.ts).
+    await waitUntil(async () => (await readFile(join(setup.dataDir, 'reviews.jsonl'), 'utf8')).includes('"op":"delivered"'), 'the delivered record');
+
+    first.child.kill('SIGKILL');
+    await first.exited();
+    await mod.close();
+    const second = await startSidecar(setup);
+    mod = await connect(setup);
+    expect(await review(mod, 'r2', ALICE, 'again after restart')).toMatchObject({ type: 'error', code: 'rate_limited' });
+    expect(await review(mod, 'r3', BOB, 'another player')).toMatchObject({ type: 'review.queued' });
+
+    second.child.kill('SIGHUP');
+    await waitUntil(() => (second.output().match(/gsa-bridge running/g)?.length ?? 0) === 2, 'the reload');
+    await mod.close();
+    mod = await connect(setup);
+    expect(await review(mod, 'r4', ALICE, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
+    expect(await review(mod, 'r5', BOB, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
+    expect(emulator.reviews.map((stored) => stored.comment).sort()).toEqual(['another player', 'first']);
+  }, 30_000);
+});
+
+describe('gsa-bridge reviews', () => {
+  it('lists dead and unconfirmed reviews and re-queues chosen ones, without a sidecar and through a running one', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
+    const first = await startSidecar(setup);
+    const mod = await connect(setup);
+    expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
+    await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
+    emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
+    expect(await review(mod, 'maybe1', ALICE, 'did it arrive?')).toMatchObject({ type: 'review.queued' });
+    await mod.waitFor((frame) => frame.id === 'maybe1' && frame.type === 'review.result');
+
+    // `list` only reads: safe while the sidecar runs.
+    let rows = await listed(setup);
+    expect(rows.map((row) => [row.state, row.comment, row.reason?.code])).toEqual([
+      ['dead', 'refused for now', 'forbidden'],
+      ['unconfirmed', 'did it arrive?', 'network'],
+    ]);
+    const [dead, unconfirmed] = rows;
+    const text = await cli(['reviews', 'list', '--state', 'dead', '--config', setup.configPath]);
+    expect(text.stdout).toMatch(new RegExp(`^${dead!.id}  dead +${SERVER}  ${BOB}  4★  "refused for now"  forbidden 403: `));
+    expect(text.stdout.split('\n')).toHaveLength(2);
+
+    // Through the running sidecar: it journals and delivers at once.
+    emulator.reset(); // BOB is eligible now, and the unconfirmed copy GSA did store is forgotten
+    const retried = await cli(['reviews', 'retry', dead!.id, 'no-such-id', '--config', setup.configPath]);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toBe(`re-queued ${dead!.id}\n`);
+    expect(retried.stderr).toContain(`by the running sidecar (pid ${first.child.pid ?? 0}`);
+    expect(retried.stderr).toContain('no dead or unconfirmed review with id no-such-id');
+    await waitUntil(async () => (await listed(setup)).length === 1, 'the re-queued review delivered');
+    expect(emulator.reviews).toMatchObject([{ comment: 'refused for now', steamId: BOB }]);
+    rows = await listed(setup);
+    expect(rows.map((row) => row.id)).toEqual([unconfirmed!.id]);
+
+    // Without a sidecar: the CLI takes the lock itself; the review waits for the next run.
+    first.child.kill('SIGTERM');
+    expect(await first.exited()).toBe(0);
+    const offline = await cli(['reviews', 'retry', '--all-unconfirmed', '--config', setup.configPath]);
+    expect(offline).toMatchObject({ code: 0, stdout: `re-queued ${unconfirmed!.id}\n` });
+    expect(await listed(setup)).toMatchObject([{ id: unconfirmed!.id, state: 'pending', reason: null }]);
+    expect((await cli(['reviews', 'retry', unconfirmed!.id, '--config', setup.configPath])).stdout).toBe(`already pending ${unconfirmed!.id}\n`);
+    await startSidecar(setup);
+    await waitUntil(async () => (await listed(setup)).length === 0, 'the unconfirmed review delivered on the next run');
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['refused for now', 'did it arrive?']);
+  }, 40_000);
+
+  it.runIf(process.getuid?.() === 0)('refuses to write a directory another user owns while no sidecar runs (files would become root\'s)', async () => {
+    const setup = await writeSetup();
+    await mkdir(setup.dataDir, { mode: 0o700 });
+    await chown(setup.dataDir, 4242, 4242);
+    const run = await cli(['reviews', 'retry', '--all-dead', '--config', setup.configPath]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${setup.dataDir} belongs to uid 4242, and this command runs as uid 0`);
+    expect(await readdir(setup.dataDir)).toEqual([]);
+  });
+
+  it('exits 2 on a usage mistake', async () => {
+    const setup = await writeSetup();
+    expect((await cli(['reviews', 'retry', '--config', setup.configPath])).code).toBe(2);
+    expect((await cli(['reviews', 'retry', 'x', '--all-dead', '--config', setup.configPath])).code).toBe(2);
+    expect((await cli(['reviews', 'list', '--state', 'lost', '--config', setup.configPath])).code).toBe(2);
+    expect((await cli(['reviews', 'frobnicate'])).code).toBe(2);
+  });
+});
