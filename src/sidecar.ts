@@ -91,8 +91,11 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     (stopping ??= (async () => {
       for (const bridge of bridges.values()) bridge.close();
       await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
+      // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),
+      // so the outbox waits only for sends really on the wire instead of its whole grace period.
+      const clientClosed = client.close();
       await outbox.close();
-      await client.close();
+      await clientClosed;
       health.close();
     })());
 

@@ -9,6 +9,7 @@ import { createLogger } from '../log/logger.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
+import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
 import type { CliContext } from './context.js';
@@ -35,14 +36,11 @@ function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
 }
 
 async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => {
-      resolve('late');
-    }, STOP_DEADLINE_MS);
-  });
-  const result = await Promise.race([sidecar.stop().then(() => 'stopped' as const), deadline]);
-  clearTimeout(timer);
+  const result = await withDeadline(
+    sidecar.stop().then(() => 'stopped' as const),
+    STOP_DEADLINE_MS,
+    () => 'late' as const,
+  );
   if (result === 'late') logger.warn('shutdown took longer than 9 s; exiting anyway (the outbox journal is fsynced as records are written)');
 }
 
