@@ -12,7 +12,7 @@
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,8 +149,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     window: { requests: options.windowRequests, intervalMs: options.windowMs },
   });
   const modPort = await freePort();
+  // Not created here: the sidecar creates it 0700, as it would for a host.
   const dataDir = join(dir, 'data');
-  await mkdir(dataDir, { recursive: true });
   const configPath = join(dir, 'config.json');
   await writeFile(
     configPath,

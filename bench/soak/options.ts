@@ -66,7 +66,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
   const positive = (name: keyof typeof SPEC, value: string, integer: boolean, min = Number.MIN_VALUE): number => {
     const number = Number(value);
     if (!Number.isFinite(number) || number < min || (integer && !Number.isInteger(number))) {
-      throw new SoakUsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min === Number.MIN_VALUE ? '> 0' : min}, got "${value}"`);
+      const range = min === Number.MIN_VALUE ? 'above 0' : `at least ${min}`;
+      throw new SoakUsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} ${range}, got "${value}"`);
     }
     return number;
   };
