@@ -280,36 +280,36 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       }
     }, TICK_MS);
 
-    // Faults, one at a time, and the kills at fixed points of the first half.
+    // Faults one at a time, each `faultEverySeconds` after the previous one ended; the kills on their own schedule,
+    // at fixed points of the first half, whatever fault is under way.
     const rotation = faultRotation(clientSecret, options);
-    const killAt = Array.from({ length: options.kills }, (_, k) => (loadMs / 2) * ((k + 1) / (options.kills + 1)));
     const faultCounts = new Map<string, number>();
-    let step = 0;
+    const count = (name: string): void => {
+      faultCounts.set(name, (faultCounts.get(name) ?? 0) + 1);
+    };
+    const loadLeft = (): number => loadMs - (now() - started);
     const faults = (async () => {
-      while (now() - started < loadMs) {
-        const nextAt = (step + 1) * options.faultEverySeconds * 1000;
-        while (now() - started < Math.min(nextAt, loadMs)) {
-          const due = killAt[0];
-          if (due !== undefined && now() - started >= due) {
-            killAt.shift();
-            say('fault: kill -9 and an immediate restart');
-            restarting = true;
-            await sidecar.kill9();
-            await restart('after kill -9');
-            faultCounts.set('kill -9 + restart', (faultCounts.get('kill -9 + restart') ?? 0) + 1);
-          }
-          await sleep(50);
-        }
-        if (now() - started >= loadMs) break;
+      for (let step = 0; ; step += 1) {
+        await sleep(Math.min(options.faultEverySeconds * 1000, Math.max(0, loadLeft())));
         const fault = rotation[step % rotation.length];
-        step += 1;
-        if (fault === undefined) continue;
+        if (loadLeft() <= 0 || fault === undefined) return;
         say(`fault: ${fault.name}`);
-        faultCounts.set(fault.name, (faultCounts.get(fault.name) ?? 0) + 1);
+        count(fault.name);
         await fault.run(emulator, fleet);
       }
     })();
-    await faults;
+    const kills = (async () => {
+      for (let k = 1; k <= options.kills; k += 1) {
+        const due = (loadMs / 2) * (k / (options.kills + 1));
+        await sleep(Math.max(0, due - (now() - started)));
+        say('fault: kill -9 and an immediate restart');
+        restarting = true;
+        await sidecar.kill9();
+        await restart('after kill -9');
+        count('kill -9 + restart');
+      }
+    })();
+    await Promise.all([faults, kills]);
     loadOn = false;
     emulator.clearFaults();
     say(`load stopped; draining (up to ${fmt(boundMs)}) until every acknowledged review and server action has an answer`);
@@ -353,10 +353,19 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       else reviewFateMs.push(endedAt - ackAt); // a fate with no time: charge it the whole wait, to be safe
     }
     const actionList = [...fleet.actions.values()];
-    const refused = new Map<string, number>();
+    const outcomes = new Map<string, number>();
     for (const action of actionList) {
-      if (action.outcome?.startsWith('error:') === true) refused.set(action.outcome.slice(6), (refused.get(action.outcome.slice(6)) ?? 0) + 1);
+      const outcome = action.outcome ?? (action.orphaned === true ? 'cut by a kill' : 'no answer');
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
+    // Refused on the spot: an `error` frame, or a `rate_limited` result that no 429 from the emulator explains
+    // (the sidecar's own queue was full: issue 6 says mute lookups must never crowd out a server action).
+    const refused = new Map<string, number>();
+    for (const [outcome, n] of outcomes) if (outcome.startsWith('error:')) refused.set(outcome.slice(6), n);
+    const webhook429s = emulator.calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
+    const localRateLimited = (outcomes.get('rate_limited') ?? 0) - webhook429s;
+    if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
+    const refusedIds = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
     const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
     const logText = sidecar.output();
     const leaks = [...secretForms(clientSecret), ...secretForms(modToken)].filter((form) => logText.includes(form));
@@ -370,7 +379,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         boundMs,
         reviewFateMs,
         reviewsWithoutFate,
-        actionAnswerMs: actionList.filter((a) => a.answeredAt !== undefined && !a.outcome?.startsWith('error:')).map((a) => (a.answeredAt ?? 0) - a.sentAt),
+        actionAnswerMs: actionList.filter((a) => a.answeredAt !== undefined && !refusedIds(a)).map((a) => (a.answeredAt ?? 0) - a.sentAt),
         actionsUnanswered: actionList.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
         actionsRefused: refused,
         actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
@@ -400,7 +409,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         `  chats: ${fleet.counters.chatsSent} sent, ${fleet.counters.verdicts} verdicts (${reasons}), ${fleet.counters.chatErrors} error replies, ` +
           `${fleet.counters.chatsOrphaned} cut by a closed connection; ${fleet.counters.joins} joins; ${fleet.counters.connects} mod connects`,
         `  reviews: ${fleet.reviews.size} sent, ${audit.acknowledged} acknowledged, ` +
-          `${[...fleet.reviews.values()].filter((r) => r.refusedCode !== undefined).length} refused by the sidecar; server actions: ${actionList.length} sent`,
+          `${[...fleet.reviews.values()].filter((r) => r.refusedCode !== undefined).length} refused by the sidecar; server actions: ${actionList.length} sent (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')})`,
         `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}`,
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +

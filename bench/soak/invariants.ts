@@ -68,13 +68,13 @@ export function windowRow(window: WindowReport, lifetimes: number): InvariantRow
   };
 }
 
-/** Pings sent this long before a verdict arrived (or shortly after) share its trip back through both event loops. */
+/** Pings in flight from this long before a verdict arrived to shortly after share its trip through both event loops. */
 const BASELINE_BEFORE_MS = 150;
 const BASELINE_AFTER_MS = 50;
 
 /**
  * The sidecar's share of each verdict's latency: the latency minus the transport delay of that moment, taken as
- * the slowest ping echo on the same connection sent around the verdict's arrival, above the run's fastest echo.
+ * the slowest ping echo on the same connection in flight around the verdict's arrival, above the run's fastest echo.
  * A machine-wide stall (another process on the cores, this process's GC) delays the echo as much as the
  * verdict, so it cancels; a sidecar timer that fires late does not.
  */
@@ -94,7 +94,9 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
     let high = list.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if ((list[mid]?.sentAt ?? Infinity) < arrived - BASELINE_BEFORE_MS) low = mid + 1;
+      // One ping in flight per connection: sorted by send time, the echoes are sorted by arrival too.
+      const ping = list[mid];
+      if (ping !== undefined && ping.sentAt + ping.ms < arrived - BASELINE_BEFORE_MS) low = mid + 1;
       else high = mid;
     }
     let baseline = 0;

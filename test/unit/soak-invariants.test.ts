@@ -80,6 +80,8 @@ describe('verdict latency: the sidecar share', () => {
       { connection: 0, sentAt: 1000, ms: 310 }, // no ping near: nothing to subtract
     ];
     expect(sidecarShareMs(verdicts, pings)).toStrictEqual([300, 310]);
+    // A stall that held a ping sent long before the verdict still counts: the echo was in flight when it arrived.
+    expect(sidecarShareMs([{ connection: 2, sentAt: 0, ms: 900 }], [{ connection: 2, sentAt: 100, ms: 800 }, { connection: 2, sentAt: 5000, ms: 1 }])).toStrictEqual([101]);
     const row = verdictRow(verdicts, pings, 300);
     expect(row.ok).toBe(false);
     expect(row.measured).toContain('1 late');
