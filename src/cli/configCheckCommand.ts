@@ -15,7 +15,7 @@ export async function configCommand(args: readonly string[], context: CliContext
   const subcommand = parsed.positionals[0];
   if (subcommand !== 'check') throw new UsageError(subcommand === undefined ? 'name a subcommand: check' : `unknown subcommand "config ${subcommand}"; use: config check`);
   try {
-    const loaded = await loadConfig({ path: stringFlag(parsed, 'config'), env: context.env, requireFile: true });
+    const loaded = await loadConfig({ path: stringFlag(parsed, 'config'), env: context.env, requireFile: true, cwd: context.cwd });
     context.stdout.write(`${JSON.stringify(maskSecrets(loaded.config), null, 2)}\n`);
     context.stderr.write(`config OK: ${loaded.path ?? '(environment only)'}\n`);
     return EXIT_OK;

@@ -9,6 +9,9 @@ export interface CliContext {
   readonly stdout: Output;
   readonly stderr: Output;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Directory the default ./config.json and relative --config paths are read from; defaults to process.cwd().
+   * Tests set it to a temp directory so a developer's own config.json in the project root never leaks in. */
+  readonly cwd?: string;
 }
 
 export function processContext(): CliContext {

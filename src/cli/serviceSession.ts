@@ -31,7 +31,7 @@ export async function withServiceSession(
     // One-shot commands need no file when the environment supplies the URL and credentials; a file the host
     // named (flag or GSA_BRIDGE_CONFIG) must exist, though.
     const named = configPath !== undefined || (context.env.GSA_BRIDGE_CONFIG ?? '') !== '';
-    ({ config } = await loadConfig({ path: configPath, env: context.env, requireFile: named }));
+    ({ config } = await loadConfig({ path: configPath, env: context.env, requireFile: named, cwd: context.cwd }));
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;

@@ -1,7 +1,7 @@
 // The CLI as hosts use it: commands, exit codes and output, against the emulator over loopback.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { main } from '../../src/cli/main.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { connectMod } from '../fixtures/modSocket.js';
+import { tempDir } from '../fixtures/tempDir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const SERVER = 'ovddykvbs';
@@ -22,7 +23,8 @@ let workDir: string;
 
 beforeAll(async () => {
   emulator = await GsaEmulator.start({ clientId: 'cli-client', clientSecret: SECRET, servers: [{ name: SERVER, id: SERVER_ID }] });
-  workDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-cli-'));
+  // Commands run with this as their working directory: a config.json in the project root must not leak in.
+  workDir = await tempDir('cli');
 });
 
 afterEach(() => {
@@ -50,6 +52,7 @@ async function cli(args: string[], env: Record<string, string> = serviceEnv()): 
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     env,
+    cwd: workDir,
   };
   const code = await main(args, context);
   return { code, stdout, stderr };
@@ -91,6 +94,21 @@ describe('server', () => {
     });
     expect((await cli(['server', 'restart', '--config', path], {})).code).toBe(0);
     expect(emulator.actions(SERVER_ID).map((record) => record.action)).toEqual(['restart']);
+  });
+
+  it('reads the default ./config.json from its working directory, never from the project root', async () => {
+    const path = await writeConfig('config.json', {
+      api: { baseUrl: emulator.url, clientId: 'cli-client', clientSecret: SECRET },
+      servers: [{ name: SERVER, id: SERVER_ID, adapters: [] }],
+    });
+    try {
+      expect((await cli(['server', 'restart'], {})).code).toBe(0);
+    } finally {
+      await rm(path);
+    }
+    expect(emulator.actions(SERVER_ID).map((record) => record.action)).toEqual(['restart']);
+    // Without it the same command has no id to act on, whatever config.json the project root holds.
+    expect((await cli(['server', 'restart'])).code).toBe(2);
   });
 
   it.each([
@@ -212,7 +230,11 @@ describe('config check', () => {
 
 describe('the binary', () => {
   function spawnCli(args: string[], env: Record<string, string> = {}): ReturnType<typeof spawn> {
-    return spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    return spawn(process.execPath, [BIN, ...args], {
+      cwd: workDir,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   async function runBinary(args: string[], env: Record<string, string> = {}): Promise<Run> {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { Agent, Pool, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmulatorInputError, GsaEmulator, type AlertKey, type FaultSpec } from '../../src/gsa/emulator/index.js';
+import { CAPTIVE_PORTAL_PAGE, EmulatorInputError, GsaEmulator, type AlertKey, type FaultSpec } from '../../src/gsa/emulator/index.js';
 
 const SERVER = 'ovddykvbs';
 const SERVER_ID = 4711;
@@ -51,7 +51,8 @@ async function send(path: string, init: CallInit = {}, target: GsaEmulator = emu
     ...(init.signal === undefined ? {} : { signal: init.signal }),
   });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, json: text === '' ? undefined : JSON.parse(text) };
+  const isJson = String(res.headers['content-type']).includes('json');
+  return { status: res.statusCode, headers: res.headers, text, json: text === '' || !isJson ? undefined : JSON.parse(text) };
 }
 
 function form(fields: Record<string, string>): string {
@@ -505,6 +506,56 @@ describe('faults', () => {
     expect((await v1('mute', { steam_id: STEAM })).status).toBe(200);
   });
 
+  it('status: passes a huge Retry-After through verbatim (a day, and 2^40 ms in seconds)', async () => {
+    const huge = String(Math.ceil(2 ** 40 / 1000));
+    emu.injectFault({ kind: 'status', status: 429, retryAfter: '86400', endpoint: 'mute' });
+    emu.injectFault({ kind: 'status', status: 503, retryAfter: huge, endpoint: 'mute' });
+    const day = await v1('mute', { steam_id: STEAM });
+    const eon = await v1('mute', { steam_id: STEAM });
+    expect([day.status, day.headers['retry-after']]).toStrictEqual([429, '86400']);
+    expect([eon.status, eon.headers['retry-after']]).toStrictEqual([503, '1099511628']);
+  });
+
+  it('status: a 503 burst answers `count` requests, then the service is back', async () => {
+    emu.injectFault({ kind: 'status', status: 503, count: 4 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) statuses.push((await v1('mute', { steam_id: STEAM })).status);
+    expect(statuses).toStrictEqual([503, 503, 503, 503, 200]);
+  });
+
+  it('reset: aborts the connection with a RST (ECONNRESET) without processing', async () => {
+    emu.injectFault({ kind: 'reset', endpoint: 'review' });
+    await expect(v1('review', { steam_id: STEAM, stars: '5' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(emu.reviews).toStrictEqual([]);
+    expect(emu.calls.map((c) => [c.endpoint, c.status])).toStrictEqual([['review', 0]]);
+    expect((await v1('review', { steam_id: STEAM, stars: '5' })).status).toBe(200);
+  });
+
+  it('reset with afterProcessing: stores the review, then aborts the connection', async () => {
+    emu.injectFault({ kind: 'reset', afterProcessing: true });
+    await expect(v1('review', { steam_id: STEAM, stars: '5' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(emu.reviews).toHaveLength(1);
+  });
+
+  it('html: answers 200 text/html (a captive portal) without processing', async () => {
+    emu.injectFault({ kind: 'html', endpoint: 'review' });
+    const answer = await send(`/api/v1/gameserver/${SERVER}/review`, {
+      headers: FORM,
+      body: form({ client_id: 'demo-client', client_secret: SECRET, steam_id: STEAM, stars: '5' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.text).toBe(CAPTIVE_PORTAL_PAGE);
+    expect(emu.reviews).toStrictEqual([]);
+    expect(emu.calls.map((c) => c.status)).toStrictEqual([200]);
+  });
+
+  it('html: takes another status and page', async () => {
+    emu.injectFault({ kind: 'html', status: 502, body: '<h1>Bad gateway</h1>' });
+    const answer = await send(`/api/v1/gameserver/${SERVER}/mute`, { headers: FORM, body: form({ client_id: 'demo-client', client_secret: SECRET, steam_id: STEAM }) });
+    expect([answer.status, answer.text]).toStrictEqual([502, '<h1>Bad gateway</h1>']);
+  });
+
   it('refuses malformed faults with an error naming the field', () => {
     expect(() => {
       emu.injectFault({ kind: 'status', status: 503, count: 0 });
@@ -545,6 +596,24 @@ describe('control surface over HTTP', () => {
     expect((await v1('mute', { steam_id: STEAM })).status).toBe(503);
     expect((await control('DELETE', 'faults')).status).toBe(200);
     expect((await v1('mute', { steam_id: STEAM })).status).toBe(200);
+  });
+
+  it('injects reset and html faults, watches a window and reports stats over HTTP', async () => {
+    expect((await control('POST', 'faults', { kind: 'html', count: 2, endpoint: 'review' })).status).toBe(200);
+    expect((await control('POST', 'faults', { kind: 'reset', endpoint: 'webhook' })).status).toBe(200);
+    expect((await control('GET', 'faults')).json).toStrictEqual([
+      { kind: 'html', count: 2, endpoint: 'review', remaining: 2 },
+      { kind: 'reset', endpoint: 'webhook', remaining: 1 },
+    ]);
+    expect((await control('POST', 'window', { requests: 100, intervalMs: 60_000 })).status).toBe(200);
+    expect((await v1('review', { steam_id: STEAM, stars: '5' })).text).toBe(CAPTIVE_PORTAL_PAGE);
+    const stats = await control('GET', 'stats');
+    expect(stats.json).toStrictEqual({
+      counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, other: 0 }, byStatus: { '200': 1 } },
+      window: { requests: 100, intervalMs: 60_000, arrivals: 1, maxInWindow: 1, maxAt: expect.any(Number) as unknown, minSpanMs: null, violations: 0 },
+    });
+    expect((await control('POST', 'window', { requests: 1.5, intervalMs: 60_000 })).json).toMatchObject({ message: expect.stringMatching(/^requests: /) as unknown });
+    expect((await control('POST', 'faults', { kind: 'html', status: 199 })).json).toMatchObject({ message: expect.stringMatching(/^status: /) as unknown });
   });
 
   it('reports state, calls and reviews, and never records or faults its own calls', async () => {
@@ -607,6 +676,65 @@ describe('control surface over HTTP', () => {
     const wrong = await control('GET', 'reset');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.allow).toBe('POST');
+  });
+});
+
+describe('long runs: a capped call log, counters and the window watch', () => {
+  it('keeps only the latest callLogLimit calls, and counts every call', async () => {
+    const capped = await GsaEmulator.start({ callLogLimit: 3 });
+    try {
+      capped.injectFault({ kind: 'status', status: 503, count: 2 });
+      for (let i = 0; i < 7; i += 1) await v1('mute', { steam_id: STEAM }, { target: capped });
+      await send('/nowhere', { method: 'GET' }, capped);
+      expect(capped.calls.map((c) => c.endpoint)).toStrictEqual(['mute', 'mute', 'other']);
+      expect(capped.counters()).toStrictEqual({ total: 8, byEndpoint: { mute: 7, review: 0, webhook: 0, other: 1 }, byStatus: { '200': 5, '404': 1, '503': 2 } });
+      capped.reset();
+      expect(capped.counters()).toStrictEqual({ total: 0, byEndpoint: { mute: 0, review: 0, webhook: 0, other: 0 }, byStatus: {} });
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('refuses a callLogLimit that is not a positive integer', async () => {
+    await expect(GsaEmulator.start({ callLogLimit: 0 })).rejects.toThrow(/callLogLimit/);
+  });
+
+  it('watches a strict window on arrival: the peak count, the shortest span, and each arrival over the limit', async () => {
+    let clock = 0;
+    const watched = await GsaEmulator.start({ now: () => clock, window: { requests: 2, intervalMs: 100 } });
+    try {
+      // Arrivals at 0, 100, 150, 199, 300: {100, 150, 199} are three inside 100 ms (199 - 100 < 100).
+      for (const at of [0, 100, 150, 199, 300]) {
+        clock = at;
+        await v1('mute', { steam_id: STEAM }, { target: watched });
+      }
+      expect(watched.windowReport()).toStrictEqual({ requests: 2, intervalMs: 100, arrivals: 5, maxInWindow: 3, maxAt: 199, minSpanMs: 99, violations: 1 });
+      watched.watchWindow({ requests: 10, intervalMs: 1000 });
+      expect(watched.windowReport()).toMatchObject({ arrivals: 0, maxInWindow: 0, maxAt: null, minSpanMs: null, violations: 0 });
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it('keeps to the window exactly at its edge: an arrival intervalMs after the oldest is a new window', async () => {
+    let clock = 0;
+    const watched = await GsaEmulator.start({ now: () => clock, window: { requests: 2, intervalMs: 100 } });
+    try {
+      for (const at of [0, 50, 100, 150, 200]) {
+        clock = at;
+        await v1('mute', { steam_id: STEAM }, { target: watched });
+      }
+      expect(watched.windowReport()).toMatchObject({ maxInWindow: 2, minSpanMs: 100, violations: 0 });
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it('has no window report until one is watched, and refuses a bad window', () => {
+    expect(emu.windowReport()).toBeNull();
+    expect(() => {
+      emu.watchWindow({ requests: 0, intervalMs: 100 });
+    }).toThrow(/requests/);
   });
 });
 

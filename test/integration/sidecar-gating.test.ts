@@ -1,8 +1,5 @@
 // Chat gating end to end: a real sidecar (startSidecar) over real WebSockets against the emulator, counting
 // what reaches the emulator: single flight, the decision timeout, stale-while-revalidate, the rate limit.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
@@ -11,6 +8,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'gating-token';
@@ -46,7 +44,7 @@ async function start(overrides: { mute?: Record<string, unknown>; rateLimit?: Re
       },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
       mute: overrides.mute ?? {},
-      reviews: { dataDir: await mkdtemp(join(tmpdir(), 'gsa-bridge-gating-')) },
+      reviews: { dataDir: await tempDir('gating') },
     },
     {},
   );

@@ -1,14 +1,14 @@
 // The sidecar as a host runs it: `gsa-bridge run` in its own process, a mod over a real WebSocket, the
 // emulator as GSA. Covers SIGKILL with reviews acknowledged while GSA is down, a torn journal tail on
 // restart, SIGTERM and SIGHUP, and secrets in the log.
-import { appendFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-7c0ffee';
@@ -36,7 +36,7 @@ interface Setup {
 }
 
 async function writeSetup(overrides: { reviews?: Record<string, unknown> } = {}): Promise<Setup> {
-  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-sidecar-'));
+  const dir = await tempDir('sidecar');
   const gsaPort = await freePort();
   const modPort = await freePort();
   const dataDir = join(dir, 'data');
@@ -179,7 +179,7 @@ describe('gsa-bridge run', () => {
   });
 
   it('exits 2 with the problem for an invalid config', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bad-'));
+    const dir = await tempDir('bad');
     const path = join(dir, 'config.json');
     await writeFile(path, '{ "api": { "clientId": "a", "clientSecret": "b" }, "servers": [{ "name": "x", "adapters": [{ "type": "websocket", "port": 0 }] }] }');
     const sidecar = spawnSidecar(path);

@@ -1,12 +1,12 @@
 /**
  * The control surface under `/_emulator/`: lets tests, the demo and other processes read the emulator's
- * state and change it (mutes, eligibility, locks, servers, faults, reset) over HTTP.
+ * state and change it (mutes, eligibility, locks, servers, faults, the window watch, reset) over HTTP.
  * It takes no credentials, so it is for local use only: never expose an emulator beyond loopback.
  * Must never record its own calls, take faults, or answer with the client secret.
  */
 import { z } from 'zod';
 import { describeIssues, EmulatorInputError } from './errors.js';
-import { parseFaultSpec } from './faults.js';
+import { parseFaultSpec, parseWindowSpec } from './faults.js';
 import { jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
 
@@ -37,6 +37,14 @@ type Handler = (ctx: ControlContext, body: () => unknown) => Reply;
 const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   state: { GET: (ctx) => jsonReply(200, ctx.state.snapshot()) },
   calls: { GET: (ctx) => jsonReply(200, ctx.state.calls) },
+  // Counters for every call since start or reset, and the window watch; bounded however long the run.
+  stats: { GET: (ctx) => jsonReply(200, { counters: ctx.state.arrivals.counters(), window: ctx.state.arrivals.windowReport() }) },
+  window: {
+    POST: (ctx, body) => {
+      ctx.state.arrivals.watchWindow(parseWindowSpec(body()));
+      return OK;
+    },
+  },
   reviews: { GET: (ctx) => jsonReply(200, ctx.state.reviews) },
   mute: {
     POST: (ctx, body) => {

@@ -4,6 +4,7 @@
  * Must never touch sockets or emulator state: routes.ts applies the fault this module picks.
  */
 import { z } from 'zod';
+import type { WindowSpec } from './arrivals.js';
 import { describeIssues, EmulatorInputError } from './errors.js';
 
 /** The service endpoints a fault can be aimed at. */
@@ -26,13 +27,27 @@ export type FaultSpec =
   | { kind: 'status'; status: number; retryAfter?: string; message?: string; count?: number; endpoint?: Endpoint }
   /** Destroy the socket with no answer. With `afterProcessing: true` the request is processed first,
    * which is the ambiguous case a client must not blindly re-send. Default false. */
-  | { kind: 'drop'; count?: number; endpoint?: Endpoint; afterProcessing?: boolean };
+  | { kind: 'drop'; count?: number; endpoint?: Endpoint; afterProcessing?: boolean }
+  /** Like `drop`, but aborts the TCP connection with a RST, so the client sees ECONNRESET rather than a
+   * closed socket: what a crashing proxy or a middlebox's idle timeout does. */
+  | { kind: 'reset'; count?: number; endpoint?: Endpoint; afterProcessing?: boolean }
+  /** Answer `status` (default 200) with an HTML page, without processing: a captive portal, a proxy's
+   * error page or a wrong `api.baseUrl`. A 2xx that is not the service's own JSON must not count as done. */
+  | { kind: 'html'; status?: number; body?: string; count?: number; endpoint?: Endpoint };
 
 /** A queued fault with the number of requests it still applies to (-1 = until cleared). */
 export type PendingFault = FaultSpec & { readonly remaining: number };
 
 /** Longest injectable latency; setTimeout silently fires at once beyond 2^31-1 ms, so a cap keeps `ms` honest. */
 export const MAX_FAULT_LATENCY_MS = 10 * 60 * 1000;
+
+/** Longest body an `html` fault may carry; a portal page is small, and the fault list is echoed in `state`. */
+export const MAX_FAULT_BODY_CHARS = 16 * 1024;
+
+/** What an `html` fault answers when it names no body: a typical captive-portal sign-in page. */
+export const CAPTIVE_PORTAL_PAGE =
+  '<!DOCTYPE html><html><head><title>Sign in to the network</title></head>' +
+  '<body><h1>Welcome</h1><p>Please accept the terms of use to continue.</p></body></html>';
 
 const endpointSchema = z.enum(['mute', 'review', 'webhook']);
 // -1 is the JSON spelling of Infinity, which JSON cannot carry.
@@ -56,10 +71,17 @@ const faultSpecSchema = z.discriminatedUnion('kind', [
     endpoint: endpointSchema.optional(),
   }),
   z.strictObject({
-    kind: z.literal('drop'),
+    kind: z.enum(['drop', 'reset']),
     count: countSchema.optional(),
     endpoint: endpointSchema.optional(),
     afterProcessing: z.boolean().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('html'),
+    status: z.int().min(200).max(599).optional(),
+    body: z.string().max(MAX_FAULT_BODY_CHARS).optional(),
+    count: countSchema.optional(),
+    endpoint: endpointSchema.optional(),
   }),
 ]);
 
@@ -88,12 +110,32 @@ export function parseFaultSpec(input: unknown): FaultSpec {
         ...common,
       };
     case 'drop':
+    case 'reset':
       return {
-        kind: 'drop',
+        kind: parsed.kind,
         ...(parsed.afterProcessing === undefined ? {} : { afterProcessing: parsed.afterProcessing }),
         ...common,
       };
+    case 'html':
+      return {
+        kind: 'html',
+        ...(parsed.status === undefined ? {} : { status: parsed.status }),
+        ...(parsed.body === undefined ? {} : { body: parsed.body }),
+        ...common,
+      };
   }
+}
+
+const windowSpecSchema = z.strictObject({ requests: z.int().min(1), intervalMs: z.number().positive() });
+
+/**
+ * Validates the window a watch checks (ArrivalWatch): it lives here with the other control-input shapes.
+ * @throws EmulatorInputError naming the offending field.
+ */
+export function parseWindowSpec(input: unknown): WindowSpec {
+  const result = windowSpecSchema.safeParse(input);
+  if (!result.success) throw new EmulatorInputError(describeIssues(result.error));
+  return result.data;
 }
 
 interface QueuedFault {

@@ -80,6 +80,15 @@ export function sendReply(res: ServerResponse, reply: Reply): boolean {
   return true;
 }
 
+/** Writes a non-JSON page (an `html` fault) unless the socket is already gone; returns whether it was written. */
+export function sendHtml(res: ServerResponse, status: number, html: string): boolean {
+  if (res.destroyed || res.writableEnded || res.headersSent) return false;
+  const payload = Buffer.from(html, 'utf8');
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(payload.length) });
+  res.end(payload);
+  return true;
+}
+
 /** A header's value; a repeated header counts by its first occurrence. */
 export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

@@ -10,11 +10,21 @@ export {
   type EmulatorOptions,
 } from './server.js';
 export { EmulatorInputError } from './errors.js';
-export { MAX_FAULT_LATENCY_MS, type CallEndpoint, type Endpoint, type FaultSpec, type PendingFault } from './faults.js';
+export {
+  CAPTIVE_PORTAL_PAGE,
+  MAX_FAULT_BODY_CHARS,
+  MAX_FAULT_LATENCY_MS,
+  type CallEndpoint,
+  type Endpoint,
+  type FaultSpec,
+  type PendingFault,
+} from './faults.js';
+export type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
 export type { AlertKey } from './modApi.js';
 export { MAX_BODY_BYTES } from './httpIo.js';
 export { CONTROL_PREFIX } from './controlApi.js';
 export {
+  DEFAULT_CALL_LOG_LIMIT,
   WEBHOOK_ACTIONS,
   type ActionRecord,
   type EmulatorSnapshot,

@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AcceptedCredentials } from './auth.js';
 import { CONTROL_PREFIX, handleControl } from './controlApi.js';
-import type { FaultSpec } from './faults.js';
-import { MAX_BODY_BYTES, messageReply, readBody, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
+import { CAPTIVE_PORTAL_PAGE, type FaultSpec } from './faults.js';
+import { MAX_BODY_BYTES, messageReply, readBody, sendHtml, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
 import { handleModApi, type AlertKey } from './modApi.js';
 import { WEBHOOK_ACTIONS, type CallHandle, type EmulatorState, type RecordedCall, type WebhookAction } from './state.js';
 import { handleWebhook } from './webhookApi.js';
@@ -66,34 +66,39 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
   const read = await readBody(req, MAX_BODY_BYTES);
   if (read.kind === 'aborted') return;
   if (read.kind === 'too-large') {
-    answer(res, call, TOO_LARGE_REPLY);
+    answer(options.state, res, call, TOO_LARGE_REPLY);
     return;
   }
 
   const fault = options.state.faults.take(described.endpoint);
   if (fault?.kind === 'status') {
-    answer(res, call, statusFaultReply(fault));
+    answer(options.state, res, call, statusFaultReply(fault));
     return;
   }
-  if (fault?.kind === 'drop' && fault.afterProcessing !== true) {
-    req.socket.destroy();
+  if (fault?.kind === 'html') {
+    const status = fault.status ?? 200;
+    if (sendHtml(res, status, fault.body ?? CAPTIVE_PORTAL_PAGE)) options.state.answered(call, status);
+    return;
+  }
+  if ((fault?.kind === 'drop' || fault?.kind === 'reset') && fault.afterProcessing !== true) {
+    cut(req, fault.kind);
     return;
   }
 
   // Processing happens before a latency wait or a drop, so those faults leave their side effects behind.
   const reply = processRequest(options, route, method, req, query, read.body, at);
 
-  if (fault?.kind === 'drop') {
-    req.socket.destroy();
+  if (fault?.kind === 'drop' || fault?.kind === 'reset') {
+    cut(req, fault.kind);
     return;
   }
   if (fault?.kind === 'latency') {
     options.defer(fault.ms, () => {
-      answer(res, call, reply);
+      answer(options.state, res, call, reply);
     });
     return;
   }
-  answer(res, call, reply);
+  answer(options.state, res, call, reply);
 }
 
 function processRequest(
@@ -116,8 +121,14 @@ function processRequest(
   return handleWebhook(options, { serverSegment: route.serverSegment, action: route.action, query, body, at });
 }
 
-function answer(res: ServerResponse, call: CallHandle, reply: Reply): void {
-  if (sendReply(res, reply)) call.status = reply.status;
+/** Ends the connection without an answer: a plain close (FIN) for `drop`, an abort (RST) for `reset`. */
+function cut(req: IncomingMessage, kind: 'drop' | 'reset'): void {
+  if (kind === 'reset') req.socket.resetAndDestroy();
+  else req.socket.destroy();
+}
+
+function answer(state: EmulatorState, res: ServerResponse, call: CallHandle, reply: Reply): void {
+  if (sendReply(res, reply)) state.answered(call, reply.status);
 }
 
 function statusFaultReply(fault: Extract<FaultSpec, { kind: 'status' }>): Reply {

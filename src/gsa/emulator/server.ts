@@ -7,9 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
 import { AcceptedCredentials } from './auth.js';
 import { EmulatorInputError } from './errors.js';
-import { parseFaultSpec, type FaultSpec } from './faults.js';
+import { parseFaultSpec, parseWindowSpec, type FaultSpec } from './faults.js';
 import type { AlertKey } from './modApi.js';
 import { createRequestHandler } from './routes.js';
 import {
@@ -36,6 +37,10 @@ export interface EmulatorOptions {
   alertKey?: AlertKey;
   /** Clock for `at` timestamps in ms. Default: performance.now() (monotonic, fractional). */
   now?: () => number;
+  /** How many calls `calls` keeps, latest first to go; older calls only count in `counters()`. Default 10,000. */
+  callLogLimit?: number;
+  /** Watch this strict window from the start (see `watchWindow`). */
+  window?: WindowSpec;
 }
 
 export const DEFAULT_EMULATOR_CLIENT_ID = 'demo-client';
@@ -76,7 +81,8 @@ export class GsaEmulator {
     if (clientSecret === '') throw new EmulatorInputError('clientSecret: must not be empty');
     if (!ALERT_KEYS.includes(alertKey)) throw new EmulatorInputError(`alertKey: must be one of ${ALERT_KEYS.join(', ')}`);
 
-    const state = new EmulatorState();
+    const state = new EmulatorState(options.callLogLimit);
+    if (options.window !== undefined) state.arrivals.watchWindow(parseWindowSpec(options.window));
     for (const server of options.servers ?? DEFAULT_EMULATOR_SERVERS) state.addServer(server.name, server.id);
 
     const timers = new Set<NodeJS.Timeout>();
@@ -142,9 +148,28 @@ export class GsaEmulator {
     this.#state.faults.clear();
   }
 
-  /** Every non-control request that reached the server, in arrival order; a snapshot. */
+  /** The latest non-control requests that reached the server (up to `callLogLimit`), in arrival order; a snapshot. */
   get calls(): readonly RecordedCall[] {
     return this.#state.calls;
+  }
+
+  /** Totals of every non-control request since start or reset, however many the call log still holds. */
+  counters(): CallCounters {
+    return this.#state.arrivals.counters();
+  }
+
+  /**
+   * Starts (or restarts) checking a strict window on arrival: at most `requests` non-control requests in any
+   * `intervalMs`, as the service counts one API key. Read the result with `windowReport()`.
+   * @throws EmulatorInputError for a non-positive `requests` or `intervalMs`.
+   */
+  watchWindow(spec: WindowSpec): void {
+    this.#state.arrivals.watchWindow(parseWindowSpec(spec));
+  }
+
+  /** What the window watch saw; null when none was started. */
+  windowReport(): WindowReport | null {
+    return this.#state.arrivals.windowReport();
   }
 
   get reviews(): readonly StoredReview[] {
@@ -161,7 +186,8 @@ export class GsaEmulator {
     return this.#state.snapshot();
   }
 
-  /** Clears mutes, reviews, calls, faults, actions, locks and ineligibility; keeps servers and credentials. */
+  /** Clears mutes, reviews, calls, counters, faults, actions, locks and ineligibility; keeps servers, credentials
+   * and the watched window's spec (its count starts over). */
   reset(): void {
     this.#state.reset();
   }

@@ -1,8 +1,11 @@
 /**
  * Everything the emulator remembers: known servers, mutes, review eligibility, stored reviews, queued
- * server actions, locks, pending faults and the log of calls.
+ * server actions, locks, pending faults, the log of the latest calls and counters for all of them.
  * Must never do I/O or know about HTTP; request handlers read and change it through these methods.
+ * Must never grow without bound per request: the call log keeps the latest `callLogLimit` calls, and
+ * counters (ArrivalWatch) cover the rest, so an emulator can serve a soak for hours.
  */
+import { ArrivalWatch } from './arrivals.js';
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
@@ -82,6 +85,9 @@ export interface CallHandle {
 
 type MutableCall = { -readonly [K in keyof RecordedCall]: RecordedCall[K] };
 
+/** How many calls the log keeps by default; older ones only count in the counters. */
+export const DEFAULT_CALL_LOG_LIMIT = 10_000;
+
 export class EmulatorState {
   readonly faults = new FaultQueue();
   readonly #servers = new Map<string, ServerEntry>();
@@ -93,6 +99,16 @@ export class EmulatorState {
   readonly #actions = new Map<number, ActionRecord[]>();
   readonly #locks = new Set<number>();
   #calls: MutableCall[] = [];
+  readonly #callLogLimit: number;
+  readonly arrivals = new ArrivalWatch();
+
+  /** @throws EmulatorInputError when `callLogLimit` is not a positive integer. */
+  constructor(callLogLimit = DEFAULT_CALL_LOG_LIMIT) {
+    if (!Number.isSafeInteger(callLogLimit) || callLogLimit < 1) {
+      throw new EmulatorInputError(`callLogLimit: ${String(callLogLimit)} is not a positive integer`);
+    }
+    this.#callLogLimit = callLogLimit;
+  }
 
   /**
    * Adds a server, or gives a known one an id. Names go into URL paths, so they must be non-empty and
@@ -191,13 +207,22 @@ export class EmulatorState {
   /** Logs a call at arrival; the returned handle takes the status once one is sent. */
   recordCall(call: Omit<RecordedCall, 'status'>): CallHandle {
     const recorded: MutableCall = { ...call, status: 0 };
+    this.arrivals.arrived(call.endpoint, call.at);
     this.#calls.push(recorded);
+    // Trimmed in batches, so each call costs O(1) on average rather than a shift of the whole log.
+    if (this.#calls.length >= 2 * this.#callLogLimit) this.#calls = this.#calls.slice(-this.#callLogLimit);
     return recorded;
   }
 
-  /** A snapshot: later status changes do not show in what was returned. */
+  /** Records the status sent for a call. */
+  answered(call: CallHandle, status: number): void {
+    call.status = status;
+    this.arrivals.answered(status);
+  }
+
+  /** The latest `callLogLimit` calls, oldest first. A snapshot: later status changes do not show in it. */
   get calls(): readonly RecordedCall[] {
-    return this.#calls.map((call) => ({ ...call }));
+    return this.#calls.slice(-this.#callLogLimit).map((call) => ({ ...call }));
   }
 
   /** Forgets everything but the servers (and, outside this class, the credentials). */
@@ -208,6 +233,7 @@ export class EmulatorState {
     this.#actions.clear();
     this.#locks.clear();
     this.#calls = [];
+    this.arrivals.reset();
     this.faults.clear();
   }
 

@@ -1,0 +1,463 @@
+// The soak: the REAL sidecar process (`gsa-bridge run`) against the emulator for N minutes, under a steady mix
+// of chat (10k players, 200 chats/s over a few mod WebSockets), joins, reviews from distinct players, server
+// actions and mute flips, with a fault every few seconds (503 bursts, 429 with a huge Retry-After, connection
+// resets, slow answers, captive-portal HTML 200s, a secret echoed back, mods reconnecting) and `kill -9` +
+// immediate restarts. Then it drains, stops the sidecar with SIGTERM, audits the data directory and prints a
+// table of invariants; it exits 1 if one fails.
+//
+//   npm run soak -- --minutes 10          (default 10; fractions such as 0.5 work for a quick try)
+//   npm run soak -- --help                (every knob)
+//
+// The emulator runs in this process (its clock is this process's performance.now(), so arrival times and mod
+// timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
+// events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { GsaEmulator, type FaultSpec, type WindowReport } from '../src/gsa/emulator/index.js';
+import {
+  EXPECTED_RETRY_AFTER_CAP_MS,
+  parseSoakOptions,
+  SOAK_API_TIMEOUT_MS,
+  SOAK_RETRY,
+  SOAK_USAGE,
+  SoakUsageError,
+  starvationBoundMs,
+  type SoakOptions,
+} from './soak/options.js';
+import { ModFleet } from './soak/modFleet.js';
+import { auditReviews, contentKey } from './soak/reviewAudit.js';
+import { SoakSidecar } from './soak/sidecarProcess.js';
+import {
+  fmt,
+  lostReviewsRow,
+  renderTable,
+  resourceRows,
+  starvationRows,
+  verdictRow,
+  windowRow,
+  worstWindow,
+  type InvariantRow,
+} from './soak/invariants.js';
+
+const SERVER = { name: 'ovddykvbs', id: 4711 };
+const CLIENT_ID = 'soak-client';
+const TICK_MS = 10;
+/** Each connection keeps one ping in flight, sent at most this often: the baseline for verdict latency. */
+const PING_EVERY_MS = 40;
+/** 2^40 ms, as the seconds a Retry-After header carries: past Node's 2^31 ms timer limit. */
+const RETRY_AFTER_2_POW_40_MS = String(Math.ceil(2 ** 40 / 1000));
+
+const now = (): number => performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** mulberry32: a seeded generator, so a failing run's player choice and flips can be repeated. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+const chatPlayer = (index: number): string => `765611980${String(index).padStart(8, '0')}`;
+/** Reviewers come from their own range, one per review, so the per-player cooldown never refuses them. */
+const reviewer = (index: number): string => `765611990${String(index).padStart(8, '0')}`;
+
+/** Every spelling a secret could take in a log line: raw, JSON-escaped, URL- and form-encoded. */
+function secretForms(secret: string): string[] {
+  const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
+  return [...new Set(forms)];
+}
+
+interface FaultStep {
+  readonly name: string;
+  run(emulator: GsaEmulator, fleet: ModFleet): Promise<void>;
+}
+
+/**
+ * A fault for the next `count` matching requests, cleared once they have all had it or after `maxHoldMs`: under
+ * a strict window requests come in bursts, so a fault held for a fixed time would often meet none.
+ */
+function faultFor(name: string, fault: FaultSpec, maxHoldMs: number): FaultStep {
+  return {
+    name,
+    run: async (emulator) => {
+      emulator.injectFault(fault);
+      const until = now() + maxHoldMs;
+      while (emulator.snapshot().faults.length > 0 && now() < until) await sleep(50);
+      emulator.clearFaults();
+    },
+  };
+}
+
+function faultRotation(clientSecret: string, options: SoakOptions): FaultStep[] {
+  // At most a window's length: by then the sidecar has sent again, if it sends at all.
+  const hold = options.windowMs;
+  return [
+    faultFor('503 burst (20 answers)', { kind: 'status', status: 503, count: 20 }, hold),
+    faultFor('429 Retry-After: 86400', { kind: 'status', status: 429, retryAfter: '86400' }, hold),
+    faultFor('connection resets (5)', { kind: 'reset', count: 5 }, hold),
+    faultFor('slow answers (1.5 s, 10)', { kind: 'latency', ms: 1500, count: 10 }, hold),
+    faultFor('HTML 200 for reviews (captive portal, 3)', { kind: 'html', endpoint: 'review', count: 3 }, hold),
+    {
+      name: 'a mod reconnects',
+      run: (_emulator, fleet) => {
+        fleet.reconnectOne();
+        return Promise.resolve();
+      },
+    },
+    faultFor(`429 Retry-After: ${RETRY_AFTER_2_POW_40_MS} (2^40 ms)`, { kind: 'status', status: 429, retryAfter: RETRY_AFTER_2_POW_40_MS }, hold),
+    faultFor('503 Retry-After: 3600 for reviews', { kind: 'status', status: 503, retryAfter: '3600', endpoint: 'review' }, hold),
+    faultFor('reviews answered after the timeout (2)', { kind: 'latency', ms: SOAK_API_TIMEOUT_MS + 1000, endpoint: 'review', count: 2 }, hold),
+    faultFor('a proxy echoes the secret (500, 3)', { kind: 'status', status: 500, message: `upstream said: client_secret=${clientSecret}`, count: 3 }, hold),
+    faultFor('HTML 200 for anything (3)', { kind: 'html', count: 3 }, hold),
+    faultFor('reviews dropped after processing (2)', { kind: 'drop', afterProcessing: true, endpoint: 'review', count: 2 }, hold),
+  ];
+}
+
+async function soak(options: SoakOptions, dir: string): Promise<number> {
+  const started = now();
+  const wallOffset = Date.now() - started;
+  const random = seededRandom(options.seed);
+  const runId = randomBytes(4).toString('hex');
+  // Distinctive secrets, with characters that JSON and form encoding change, so every spelling can be searched for.
+  const clientSecret = `soak+Secret/${randomBytes(12).toString('hex')}="&`;
+  const modToken = `soak-mod-token-${randomBytes(12).toString('hex')}`;
+  const boundMs = starvationBoundMs(options);
+  const loadMs = options.minutes * 60_000;
+
+  const emulator = await GsaEmulator.start({
+    clientId: CLIENT_ID,
+    clientSecret,
+    servers: [SERVER],
+    window: { requests: options.windowRequests, intervalMs: options.windowMs },
+  });
+  const modPort = await freePort();
+  // Not created here: the sidecar creates it 0700, as it would for a host.
+  const dataDir = join(dir, 'data');
+  const configPath = join(dir, 'config.json');
+  await writeFile(
+    configPath,
+    JSON.stringify(
+      {
+        api: {
+          baseUrl: emulator.url,
+          flavor: 'v1',
+          clientId: CLIENT_ID,
+          clientSecret,
+          timeoutMs: SOAK_API_TIMEOUT_MS,
+          rateLimit: { requests: options.windowRequests, intervalMs: options.windowMs },
+          retry: SOAK_RETRY,
+        },
+        servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
+        mute: { decisionTimeoutMs: options.decisionTimeoutMs },
+        reviews: { dataDir },
+        // Debug logs the most; a secret that survives it survives every level.
+        log: { level: 'debug' },
+      },
+      null,
+      2,
+    ),
+    { mode: 0o600 },
+  );
+
+  const say = (line: string): void => {
+    process.stdout.write(`[${((now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+  };
+  say(
+    `soak ${runId}: ${options.minutes} min, ${options.players} players, ${options.chatsPerSecond} chats/s over ${options.connections} mods, ` +
+      `${options.reviewsPerSecond} reviews/s, window ${options.windowRequests}/${options.windowMs} ms, a fault every ${options.faultEverySeconds} s, ${options.kills} kill -9`,
+  );
+  say(`temp dir ${dir}`);
+
+  const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now);
+  const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  let restarting = false;
+  let startFailures = 0;
+
+  // The window is judged per sidecar lifetime: a process started after a kill -9 cannot know what the killed
+  // one spent (nothing persists the budget), so each start begins a new watch and the table shows the worst.
+  const windowReports: WindowReport[] = [];
+  const rewatchWindow = (): void => {
+    const report = emulator.windowReport();
+    if (report !== null) windowReports.push(report);
+    emulator.watchWindow({ requests: options.windowRequests, intervalMs: options.windowMs });
+  };
+
+  const restart = async (why: string): Promise<void> => {
+    restarting = true;
+    try {
+      say(`restarting the sidecar (${why})`);
+      rewatchWindow();
+      await sidecar.start();
+    } catch (error) {
+      startFailures += 1;
+      say(`the sidecar failed to start: ${error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error)}`);
+    } finally {
+      restarting = false;
+    }
+  };
+
+  let exitCode = 1;
+  let tick: NodeJS.Timeout | undefined;
+  try {
+    await sidecar.start();
+    fleet.start();
+    for (let i = 0; i < 500 && fleet.openConnections < options.connections; i += 1) await sleep(10);
+
+    // The load: one tick drives every steady stream from its rate, so a late tick catches up instead of drifting.
+    let chats = 0;
+    let joins = 0;
+    let reviews = 0;
+    let actions = 0;
+    let lastPing = 0;
+    let lastSample = 0;
+    let lastFlip = 0;
+    let lastRestartTry = 0;
+    let loadOn = true;
+    const muted = new Set<number>();
+    tick = setInterval(() => {
+      const t = now() - started;
+      if (loadOn) {
+        const seconds = t / 1000;
+        for (; chats < seconds * options.chatsPerSecond; chats += 1) {
+          const text = chats % 997 === 0 ? `my token is ${modToken}` : `hello ${chats}`;
+          fleet.chat(chatPlayer(Math.floor(random() * options.players)), text);
+        }
+        for (; joins < seconds * options.joinsPerSecond; joins += 1) fleet.join(chatPlayer(Math.floor(random() * options.players)));
+        while (reviews < seconds * options.reviewsPerSecond) {
+          // A review that could not be sent (the sidecar is down) is simply not counted; its number is reused.
+          if (!fleet.review(`r${reviews}`, reviewer(reviews), `soak ${runId} review ${reviews}`)) break;
+          reviews += 1;
+        }
+        if (t - actions * options.actionEverySeconds * 1000 >= options.actionEverySeconds * 1000) {
+          if (fleet.action(`a${actions}`)) actions += 1;
+        }
+        if (t - lastFlip >= 2000) {
+          lastFlip = t;
+          const player = Math.floor(random() * options.players);
+          const route = muted.has(player) ? 'unmute' : 'mute';
+          if (route === 'mute') muted.add(player);
+          else muted.delete(player);
+          // Through the control API over HTTP, as another process would.
+          void fetch(`${emulator.url}/_emulator/${route}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ server: SERVER.name, player: chatPlayer(player), ...(route === 'mute' ? { alert: 'Muted by the soak' } : {}) }),
+          }).then((res) => res.body?.cancel());
+        }
+      }
+      if (t - lastPing >= PING_EVERY_MS) {
+        lastPing = t;
+        fleet.ping();
+      }
+      if (t - lastSample >= 1000) {
+        lastSample = t;
+        void sidecar.sample();
+      }
+      // A crashed sidecar is restarted (at most once a second) so the soak goes on; the crash is already recorded.
+      if (!restarting && !sidecar.alive() && t - lastRestartTry >= 1000) {
+        lastRestartTry = t;
+        void restart('it exited on its own: a crash');
+      }
+    }, TICK_MS);
+
+    // Faults one at a time, each `faultEverySeconds` after the previous one ended; the kills on their own schedule,
+    // at fixed points of the first half, whatever fault is under way.
+    const rotation = faultRotation(clientSecret, options);
+    const faultCounts = new Map<string, number>();
+    const count = (name: string): void => {
+      faultCounts.set(name, (faultCounts.get(name) ?? 0) + 1);
+    };
+    const loadLeft = (): number => loadMs - (now() - started);
+    const faults = (async () => {
+      for (let step = 0; ; step += 1) {
+        await sleep(Math.min(options.faultEverySeconds * 1000, Math.max(0, loadLeft())));
+        const fault = rotation[step % rotation.length];
+        if (loadLeft() <= 0 || fault === undefined) return;
+        say(`fault: ${fault.name}`);
+        count(fault.name);
+        await fault.run(emulator, fleet);
+      }
+    })();
+    const kills = (async () => {
+      for (let k = 1; k <= options.kills; k += 1) {
+        const due = (loadMs / 2) * (k / (options.kills + 1));
+        await sleep(Math.max(0, due - (now() - started)));
+        say('fault: kill -9 and an immediate restart');
+        restarting = true;
+        await sidecar.kill9();
+        await restart('after kill -9');
+        count('kill -9 + restart');
+      }
+    })();
+    await Promise.all([faults, kills]);
+    loadOn = false;
+    emulator.clearFaults();
+    say(`load stopped; draining (up to ${fmt(boundMs)}) until every acknowledged review and server action has an answer`);
+
+    const storedKeys = (): Set<string> => new Set(emulator.reviews.map((r) => contentKey(r.steamId ?? '', r.comment)));
+    const drainStarted = now();
+    for (;;) {
+      const stored = storedKeys();
+      const open = [...fleet.reviews.values()].filter(
+        (r) => r.ackAt !== undefined && r.resultAt === undefined && !stored.has(contentKey(r.steamId, r.comment)),
+      ).length;
+      const unanswered = [...fleet.actions.values()].filter((a) => a.answeredAt === undefined && a.orphaned !== true).length;
+      if ((open === 0 && unanswered === 0) || now() - drainStarted > boundMs) {
+        say(`drained: ${open} review(s) and ${unanswered} action(s) still open after ${fmt(now() - drainStarted)}`);
+        break;
+      }
+      await sleep(250);
+    }
+    clearInterval(tick);
+    await fleet.stop();
+    const shutdownCode = await sidecar.stop();
+    loopDelay.disable();
+    const endedAt = now();
+
+    // The audit, from the emulator and the data directory.
+    const audit = await auditReviews(
+      fleet.reviews.values(),
+      emulator.reviews.map((r) => ({ ...(r.steamId === undefined ? {} : { steamId: r.steamId }), comment: r.comment, at: r.at })),
+      dataDir,
+      (wallMs) => wallMs - wallOffset,
+    );
+    rewatchWindow();
+    const window = worstWindow(windowReports);
+    const counters = emulator.counters();
+    const reviewFateMs: number[] = [];
+    let reviewsWithoutFate = 0;
+    for (const audited of audit.reviews) {
+      const ackAt = audited.review.ackAt ?? audited.review.sentAt;
+      if (audited.fateAt !== undefined) reviewFateMs.push(Math.max(0, audited.fateAt - ackAt));
+      else if (audited.fate === 'pending' || audited.fate === 'lost') reviewsWithoutFate += 1;
+      else reviewFateMs.push(endedAt - ackAt); // a fate with no time: charge it the whole wait, to be safe
+    }
+    const actionList = [...fleet.actions.values()];
+    const outcomes = new Map<string, number>();
+    for (const action of actionList) {
+      const outcome = action.outcome ?? (action.orphaned === true ? 'cut by a kill' : 'no answer');
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    // Refused on the spot: an `error` frame, or a `rate_limited` result that no 429 from the emulator explains
+    // (the sidecar's own queue was full: issue 6 says mute lookups must never crowd out a server action).
+    const refused = new Map<string, number>();
+    for (const [outcome, n] of outcomes) if (outcome.startsWith('error:')) refused.set(outcome.slice(6), n);
+    const webhook429s = emulator.calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
+    const localRateLimited = (outcomes.get('rate_limited') ?? 0) - webhook429s;
+    if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
+    const refusedIds = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
+    const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
+    const logText = sidecar.output();
+    const leaks = [...secretForms(clientSecret), ...secretForms(modToken)].filter((form) => logText.includes(form));
+    const leakingLines = logText.split('\n').filter((line) => leaks.some((form) => line.includes(form)));
+
+    const rows: InvariantRow[] = [
+      lostReviewsRow(audit),
+      windowRow(window, windowReports.length),
+      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs),
+      ...starvationRows({
+        boundMs,
+        reviewFateMs,
+        reviewsWithoutFate,
+        actionAnswerMs: actionList.filter((a) => a.answeredAt !== undefined && !refusedIds(a)).map((a) => (a.answeredAt ?? 0) - a.sentAt),
+        actionsUnanswered: actionList.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
+        actionsRefused: refused,
+        actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
+      }),
+      ...resourceRows(sidecar.samples),
+      {
+        name: '0 crashes',
+        ok: crashes.length === 0 && startFailures === 0 && shutdownCode === 0,
+        measured:
+          `${crashes.length} unexpected exit(s)${crashes.length === 0 ? '' : ` (${crashes.map((c) => c.code ?? c.signal).join(', ')})`}, ` +
+          `${startFailures} failed start(s), ${sidecar.generation} restart(s), SIGTERM exit code ${String(shutdownCode)}`,
+        bound: '0 crashes, exit 0 on SIGTERM',
+      },
+      {
+        name: 'no secret in any log line',
+        ok: leakingLines.length === 0 && logText.length > 0,
+        measured: `${logText.split('\n').length} lines, ${(logText.length / 1024).toFixed(0)} KiB; ${leakingLines.length} with a secret`,
+        bound: '0 lines (raw, JSON, URL and form encodings)',
+      },
+    ];
+
+    const reasons = [...fleet.counters.reasons].map(([reason, n]) => `${reason} ${n}`).join(', ');
+    process.stdout.write(
+      [
+        '',
+        `soak ${runId} finished after ${fmt(endedAt - started)} (load ${fmt(loadMs)})`,
+        `  chats: ${fleet.counters.chatsSent} sent, ${fleet.counters.verdicts} verdicts (${reasons}), ${fleet.counters.chatErrors} error replies, ` +
+          `${fleet.counters.chatsOrphaned} cut by a closed connection; ${fleet.counters.joins} joins; ${fleet.counters.connects} mod connects`,
+        `  reviews: ${fleet.reviews.size} sent, ${audit.acknowledged} acknowledged, ` +
+          `${[...fleet.reviews.values()].filter((r) => r.refusedCode !== undefined).length} refused by the sidecar; server actions: ${actionList.length} sent (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')})`,
+        `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}`,
+        `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
+        `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
+          ` (Retry-After cap assumed ${fmt(EXPECTED_RETRY_AFTER_CAP_MS)})`,
+        ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
+        ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
+        ...(audit.byFate.lost === 0
+          ? []
+          : [`  lost, e.g.: ${audit.reviews.filter((r) => r.fate === 'lost').slice(0, 3).map((r) => `${r.review.id} (mod heard: ${r.review.resultOk === undefined ? 'nothing' : r.review.resultOk ? 'ok' : r.review.resultCode ?? 'failed'})`).join(', ')}`]),
+        '',
+        renderTable(rows),
+        '',
+      ].join('\n'),
+    );
+    const failed = rows.filter((row) => !row.ok);
+    process.stdout.write(failed.length === 0 ? 'soak: all invariants hold\n' : `soak: ${failed.length} invariant(s) FAILED\n`);
+    exitCode = failed.length === 0 ? 0 : 1;
+  } finally {
+    clearInterval(tick);
+    loopDelay.disable();
+    await fleet.stop();
+    if (sidecar.alive()) await sidecar.kill9();
+    await sidecar.close();
+    await emulator.close();
+  }
+  return exitCode;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options: SoakOptions | undefined;
+  try {
+    options = parseSoakOptions(argv);
+  } catch (error) {
+    if (!(error instanceof SoakUsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+  if (options === undefined) {
+    process.stdout.write(`usage: ${SOAK_USAGE}\n`);
+    return 0;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-soak-'));
+  try {
+    return await soak(options, dir);
+  } finally {
+    if (options.keep) process.stdout.write(`kept ${dir} (config.json, data/, sidecar.log)\n`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

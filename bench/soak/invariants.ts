@@ -1,0 +1,215 @@
+// The soak's verdict: each invariant of issue 6 section 5 as one row (pass/fail, the measured value, the bound
+// it was judged against), printed as a table. Pure: takes what the run measured, returns rows and text.
+// Must never loosen a bound because the machine was slow: the contract's numbers are the bounds; the table
+// prints the transport baseline next to them so a reader can tell the sidecar's share from the machine's.
+import type { WindowReport } from '../../src/gsa/emulator/index.js';
+import type { Timed } from './modFleet.js';
+import type { ReviewAudit } from './reviewAudit.js';
+import type { ResourceSample } from './sidecarProcess.js';
+
+export interface InvariantRow {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly measured: string;
+  readonly bound: string;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}
+
+export function fmt(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(1)} ms`;
+}
+
+export function lostReviewsRow(audit: ReviewAudit): InvariantRow {
+  const f = audit.byFate;
+  return {
+    name: 'every acknowledged review reached GSA or is listed',
+    ok: f.lost === 0,
+    measured:
+      `${audit.acknowledged} acked: ${f.delivered} delivered, ${f.unconfirmed} unconfirmed, ${f.dead} dead, ` +
+      `${f.pending} pending, ${f.lost} LOST; ${audit.duplicates} duplicate(s)`,
+    bound: '0 lost',
+  };
+}
+
+/** The worst of the per-lifetime window reports: highest peak, shortest span, every overrun. */
+export function worstWindow(reports: readonly WindowReport[]): WindowReport {
+  const spans = reports.flatMap((r) => (r.minSpanMs === null ? [] : [r.minSpanMs]));
+  const peak = reports.reduce<WindowReport | undefined>((worst, r) => (worst === undefined || r.maxInWindow > worst.maxInWindow ? r : worst), undefined);
+  return {
+    requests: reports[0]?.requests ?? 0,
+    intervalMs: reports[0]?.intervalMs ?? 0,
+    arrivals: reports.reduce((sum, r) => sum + r.arrivals, 0),
+    maxInWindow: peak?.maxInWindow ?? 0,
+    maxAt: peak?.maxAt ?? null,
+    minSpanMs: spans.length === 0 ? null : Math.min(...spans),
+    violations: reports.reduce((sum, r) => sum + r.violations, 0),
+  };
+}
+
+export function windowRow(window: WindowReport, lifetimes: number): InvariantRow {
+  return {
+    name: 'strict window, counted at the emulator on arrival',
+    ok: window.violations === 0 && window.maxInWindow <= window.requests && window.arrivals > 0,
+    measured:
+      `peak ${window.maxInWindow} in any ${window.intervalMs} ms; shortest span of ${window.requests + 1} arrivals ` +
+      `${window.minSpanMs === null ? '–' : fmt(window.minSpanMs)}; ${window.violations} over; ${window.arrivals} arrivals ` +
+      `(per sidecar lifetime, ${lifetimes} of them)`,
+    bound: `≤ ${window.requests} per ${window.intervalMs} ms`,
+  };
+}
+
+/** Pings in flight from this long before a verdict arrived to shortly after share its trip through both event loops. */
+const BASELINE_BEFORE_MS = 150;
+const BASELINE_AFTER_MS = 50;
+
+/**
+ * The sidecar's share of each verdict's latency: the latency minus the transport delay of that moment, taken as
+ * the slowest ping echo on the same connection in flight around the verdict's arrival, above the run's fastest echo.
+ * A machine-wide stall (another process on the cores, this process's GC) delays the echo as much as the
+ * verdict, so it cancels; a sidecar timer that fires late does not.
+ */
+export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed[]): number[] {
+  const byConnection = new Map<number, Timed[]>();
+  for (const ping of pings) {
+    const list = byConnection.get(ping.connection) ?? [];
+    list.push(ping);
+    byConnection.set(ping.connection, list);
+  }
+  for (const list of byConnection.values()) list.sort((a, b) => a.sentAt - b.sentAt);
+  const floor = pings.reduce((min, ping) => Math.min(min, ping.ms), Infinity);
+  return verdicts.map((verdict) => {
+    const arrived = verdict.sentAt + verdict.ms;
+    const list = byConnection.get(verdict.connection) ?? [];
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      // One ping in flight per connection: sorted by send time, the echoes are sorted by arrival too.
+      const ping = list[mid];
+      if (ping !== undefined && ping.sentAt + ping.ms < arrived - BASELINE_BEFORE_MS) low = mid + 1;
+      else high = mid;
+    }
+    let baseline = 0;
+    for (let i = low; i < list.length && (list[i]?.sentAt ?? Infinity) <= arrived + BASELINE_AFTER_MS; i += 1) {
+      baseline = Math.max(baseline, (list[i]?.ms ?? 0) - floor);
+    }
+    return verdict.ms - baseline;
+  });
+}
+
+export function verdictRow(verdicts: readonly Timed[], pings: readonly Timed[], decisionTimeoutMs: number): InvariantRow {
+  const limit = decisionTimeoutMs + 5;
+  const raw = verdicts.map((v) => v.ms);
+  const share = sidecarShareMs(verdicts, pings);
+  const pingMs = pings.map((p) => p.ms);
+  const max = (values: readonly number[]): number => values.reduce((a, b) => Math.max(a, b), 0);
+  const lateRaw = raw.filter((ms) => ms > limit).length;
+  const late = share.filter((ms) => ms > limit).length;
+  return {
+    name: 'no verdict later than decisionTimeoutMs + 5 ms',
+    ok: late === 0 && verdicts.length > 0,
+    measured:
+      `sidecar's share (latency − ping baseline): p99 ${fmt(percentile(share, 0.99))}, max ${fmt(max(share))}, ${late} late. ` +
+      `At the mod: ${raw.length} verdicts, p50 ${fmt(percentile(raw, 0.5))}, p99 ${fmt(percentile(raw, 0.99))}, max ${fmt(max(raw))}, ${lateRaw} late. ` +
+      `Ping echo: p50 ${fmt(percentile(pingMs, 0.5))}, p99 ${fmt(percentile(pingMs, 0.99))}, max ${fmt(max(pingMs))} (${pingMs.length})`,
+    bound: `≤ ${limit} ms (sidecar's share)`,
+  };
+}
+
+export interface StarvationFigures {
+  readonly boundMs: number;
+  /** Fate latency (ack → fate) of reviews that reached one. */
+  readonly reviewFateMs: readonly number[];
+  /** Acked reviews with no fate at the end. */
+  readonly reviewsWithoutFate: number;
+  /** Answer latency of server actions that got an answer. */
+  readonly actionAnswerMs: readonly number[];
+  readonly actionsUnanswered: number;
+  /** Server actions refused on the spot (`error` frame: rate_limited, unavailable …) by code. */
+  readonly actionsRefused: ReadonlyMap<string, number>;
+  readonly actionsOrphaned: number;
+}
+
+export function starvationRows(f: StarvationFigures): InvariantRow[] {
+  const slowReviews = f.reviewFateMs.filter((ms) => ms > f.boundMs).length;
+  const slowActions = f.actionAnswerMs.filter((ms) => ms > f.boundMs).length;
+  const refused = [...f.actionsRefused].map(([code, n]) => `${n} ${code}`).join(', ');
+  return [
+    {
+      name: 'reviews never starved (ack → fate)',
+      ok: slowReviews === 0 && f.reviewsWithoutFate === 0,
+      measured:
+        `${f.reviewFateMs.length} reached a fate: p50 ${fmt(percentile(f.reviewFateMs, 0.5))}, max ${fmt(Math.max(0, ...f.reviewFateMs))}; ` +
+        `${slowReviews} over the bound; ${f.reviewsWithoutFate} without a fate at the end`,
+      bound: `each ≤ ${fmt(f.boundMs)}`,
+    },
+    {
+      name: 'server actions never starved (send → answer)',
+      ok: slowActions === 0 && f.actionsUnanswered === 0 && f.actionsRefused.size === 0,
+      measured:
+        `${f.actionAnswerMs.length} answered: max ${fmt(Math.max(0, ...f.actionAnswerMs))}; ${slowActions} over the bound; ` +
+        `${f.actionsUnanswered} unanswered; refused on the spot: ${refused === '' ? 'none' : refused}; ${f.actionsOrphaned} cut by a kill`,
+      bound: `each ≤ ${fmt(f.boundMs)}, none refused`,
+    },
+  ];
+}
+
+/** How much the last quarter's median may exceed the post-warm-up median. */
+export const RSS_GROWTH_LIMIT = 0.2;
+export const FD_GROWTH_LIMIT = 0.2;
+/** Descriptors come and go with sockets; a handful more is noise, not a leak. */
+export const FD_GROWTH_SLACK = 8;
+
+/**
+ * Flatness over the last generation (the process that lived through the second half): samples after its first
+ * quarter are "post-warm-up"; the median of its last quarter must stay within the growth limit of their median.
+ */
+export function resourceRows(samples: readonly ResourceSample[]): InvariantRow[] {
+  const lastGeneration = samples.at(-1)?.generation;
+  const own = samples.filter((s) => s.generation === lastGeneration);
+  if (own.length < 8) {
+    const row = { ok: false, measured: `only ${own.length} samples of the last process`, bound: '≥ 8 samples' };
+    return [
+      { name: 'RSS flat after warm-up', ...row },
+      { name: 'open handles flat after warm-up', ...row },
+    ];
+  }
+  const warm = own.slice(Math.floor(own.length / 4));
+  const last = own.slice(Math.floor((own.length * 3) / 4));
+  const rssWarm = median(warm.map((s) => s.rssKb));
+  const rssLast = median(last.map((s) => s.rssKb));
+  const fdWarm = median(warm.map((s) => s.fds));
+  const fdLast = median(last.map((s) => s.fds));
+  const rssMax = Math.max(...own.map((s) => s.rssKb));
+  const fdLimit = fdWarm + Math.max(FD_GROWTH_SLACK, fdWarm * FD_GROWTH_LIMIT);
+  return [
+    {
+      name: 'RSS flat after warm-up',
+      ok: rssLast <= rssWarm * (1 + RSS_GROWTH_LIMIT),
+      measured: `post-warm-up median ${(rssWarm / 1024).toFixed(1)} MB, last-quarter median ${(rssLast / 1024).toFixed(1)} MB, max ${(rssMax / 1024).toFixed(1)} MB (${own.length} samples)`,
+      bound: `last quarter ≤ +${RSS_GROWTH_LIMIT * 100}%`,
+    },
+    {
+      name: 'open handles flat after warm-up',
+      ok: fdLast <= fdLimit,
+      measured: `post-warm-up median ${fdWarm}, last-quarter median ${fdLast}, max ${Math.max(...own.map((s) => s.fds))}`,
+      bound: `last quarter ≤ ${fdLimit.toFixed(0)}`,
+    },
+  ];
+}
+
+export function renderTable(rows: readonly InvariantRow[]): string {
+  const width = Math.max(...rows.map((r) => r.name.length));
+  const lines = rows.map((r) => `${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.measured}  [bound: ${r.bound}]`);
+  return lines.join('\n');
+}

@@ -1,0 +1,105 @@
+// The soak's knobs: parsed from the command line, each with a default that matches the issue's brief, and the
+// derived bounds the invariants are judged against. Must never read the environment or a config file: a soak
+// run is reproducible from its command line alone.
+import { parseArgs } from 'node:util';
+
+export interface SoakOptions {
+  /** Length of the load phase; fractions allowed (0.5 = 30 s). */
+  readonly minutes: number;
+  readonly players: number;
+  readonly chatsPerSecond: number;
+  readonly joinsPerSecond: number;
+  readonly reviewsPerSecond: number;
+  readonly connections: number;
+  /** The strict window the sidecar is configured with and the emulator checks on arrival. */
+  readonly windowRequests: number;
+  readonly windowMs: number;
+  /** Seconds between two faults. */
+  readonly faultEverySeconds: number;
+  /** How many `kill -9` + restart cycles, spread over the first half of the run so the last process lives long
+   * enough for the memory and handle trend to mean something. */
+  readonly kills: number;
+  /** Seconds between two server actions from a mod. */
+  readonly actionEverySeconds: number;
+  readonly decisionTimeoutMs: number;
+  /** Keep the temp directory (config, data dir, sidecar log) instead of removing it. */
+  readonly keep: boolean;
+  /** Seed for the player choice and fault rotation, so a failing run can be repeated. */
+  readonly seed: number;
+}
+
+export const SOAK_USAGE = `npm run soak -- [--minutes N] [--players N] [--chats-per-second N] [--reviews-per-second N]
+  [--joins-per-second N] [--connections N] [--window-requests N] [--window-ms MS] [--fault-every S] [--kills N]
+  [--action-every S] [--seed N] [--keep]`;
+
+const SPEC = {
+  minutes: { type: 'string', default: '10' },
+  players: { type: 'string', default: '10000' },
+  'chats-per-second': { type: 'string', default: '200' },
+  'joins-per-second': { type: 'string', default: '5' },
+  'reviews-per-second': { type: 'string', default: '2' },
+  connections: { type: 'string', default: '4' },
+  // Scaled from the service's 100 per 60 s so a short run still fills and drains the window many times.
+  'window-requests': { type: 'string', default: '100' },
+  'window-ms': { type: 'string', default: '10000' },
+  'fault-every': { type: 'string', default: '4' },
+  kills: { type: 'string', default: '2' },
+  'action-every': { type: 'string', default: '5' },
+  seed: { type: 'string', default: '1' },
+  keep: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+} as const;
+
+export class SoakUsageError extends Error {
+  readonly code = 'soak_usage';
+}
+
+/** @returns undefined when --help was asked for. @throws SoakUsageError naming the bad option. */
+export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefined {
+  let values: ReturnType<typeof parseArgs<{ options: typeof SPEC; args: string[]; strict: true }>>['values'];
+  try {
+    ({ values } = parseArgs({ options: SPEC, args: [...argv], strict: true }));
+  } catch (error) {
+    throw new SoakUsageError(`${error instanceof Error ? error.message : String(error)}\nusage: ${SOAK_USAGE}`);
+  }
+  if (values.help) return undefined;
+  const positive = (name: keyof typeof SPEC, value: string, integer: boolean, min = Number.MIN_VALUE): number => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number < min || (integer && !Number.isInteger(number))) {
+      const range = min === Number.MIN_VALUE ? 'above 0' : `at least ${min}`;
+      throw new SoakUsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} ${range}, got "${value}"`);
+    }
+    return number;
+  };
+  return {
+    minutes: positive('minutes', values.minutes, false),
+    players: positive('players', values.players, true, 1),
+    chatsPerSecond: positive('chats-per-second', values['chats-per-second'], false, 0),
+    joinsPerSecond: positive('joins-per-second', values['joins-per-second'], false, 0),
+    reviewsPerSecond: positive('reviews-per-second', values['reviews-per-second'], false, 0),
+    connections: positive('connections', values.connections, true, 1),
+    windowRequests: positive('window-requests', values['window-requests'], true, 1),
+    windowMs: positive('window-ms', values['window-ms'], true, 1),
+    faultEverySeconds: positive('fault-every', values['fault-every'], false),
+    kills: positive('kills', values.kills, true, 0),
+    actionEverySeconds: positive('action-every', values['action-every'], false),
+    decisionTimeoutMs: 300,
+    keep: values.keep,
+    seed: positive('seed', values.seed, true, 0),
+  };
+}
+
+/** The sidecar's own timing settings, chosen so the bounds below stay well inside a short run. */
+export const SOAK_API_TIMEOUT_MS = 2_000;
+export const SOAK_RETRY = { retries: 3, minDelayMs: 200, maxDelayMs: 5_000 } as const;
+/** The longest Retry-After the sidecar should honour: api.retry.maxRetryAfterMs's default (issue 6, section 2). */
+export const EXPECTED_RETRY_AFTER_CAP_MS = 60_000;
+
+/**
+ * How long a review or a server action may wait for its fate before it counts as starved. With a guaranteed
+ * share per class, a call waits at most: a capped Retry-After pause, two windows for its share to come round,
+ * the longest retry backoff, and one request timeout. Anything slower is starvation, whatever the chat load.
+ */
+export function starvationBoundMs(options: SoakOptions): number {
+  return EXPECTED_RETRY_AFTER_CAP_MS + 2 * options.windowMs + SOAK_RETRY.maxDelayMs + 2 * SOAK_API_TIMEOUT_MS;
+}

@@ -1,0 +1,146 @@
+// The real sidecar under soak: `node bin/gsa-bridge.js run --config <file>` as a child process, as a host runs
+// it. Captures every byte it logs into one file, samples its RSS and open descriptors from /proc, kills it with
+// SIGKILL and restarts it on request, and tells deliberate deaths from crashes.
+// Must never restart silently: every exit is recorded, and only the ones this module caused are not crashes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../../bin/gsa-bridge.js', import.meta.url));
+const RUNNING = /gsa-bridge running/;
+const START_TIMEOUT_MS = 20_000;
+
+export interface ResourceSample {
+  /** ms since the soak started (performance.now() clock). */
+  readonly at: number;
+  readonly pid: number;
+  /** Which start of the sidecar this sample belongs to (0 = first). */
+  readonly generation: number;
+  readonly rssKb: number;
+  readonly fds: number;
+}
+
+export interface ExitRecord {
+  readonly at: number;
+  readonly pid: number;
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** True when this module sent the signal (the scheduled kill -9, or the final SIGTERM). */
+  readonly deliberate: boolean;
+  /** The last lines the process logged, to explain a crash. */
+  readonly tail: string;
+}
+
+export class SoakSidecar {
+  readonly #configPath: string;
+  readonly #log: WriteStream;
+  readonly #now: () => number;
+  #child: ChildProcess | undefined;
+  #generation = -1;
+  #deliberate = false;
+  #tail = '';
+  #allOutput: string[] = [];
+  readonly exits: ExitRecord[] = [];
+  readonly samples: ResourceSample[] = [];
+
+  constructor(configPath: string, logPath: string, now: () => number) {
+    this.#configPath = configPath;
+    this.#log = createWriteStream(logPath, { flags: 'a' });
+    this.#now = now;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Everything every generation wrote to stdout and stderr. */
+  output(): string {
+    return this.#allOutput.join('');
+  }
+
+  /** Starts a new generation and resolves once it logs "running". @throws when it exits or stays silent first. */
+  async start(): Promise<void> {
+    this.#generation += 1;
+    this.#deliberate = false;
+    this.#tail = '';
+    const child = spawn(process.execPath, [BIN, 'run', '--config', this.#configPath], {
+      cwd: dirname(this.#configPath),
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    let seen = '';
+    const collect = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      this.#allOutput.push(text);
+      this.#log.write(text);
+      seen = (seen + text).slice(-64 * 1024);
+      this.#tail = (this.#tail + text).slice(-4096);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('exit', (code, signal) => {
+      const pid = child.pid ?? 0;
+      this.exits.push({ at: this.#now(), pid, code, signal, deliberate: this.#deliberate, tail: this.#tail });
+      if (this.#child === child) this.#child = undefined;
+    });
+    const deadline = this.#now() + START_TIMEOUT_MS;
+    while (!RUNNING.test(seen)) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the sidecar exited while starting:\n${this.#tail}`);
+      if (this.#now() > deadline) throw new Error(`the sidecar did not log "running" within ${START_TIMEOUT_MS} ms:\n${this.#tail}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** True while the current generation runs. */
+  alive(): boolean {
+    const child = this.#child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /** `kill -9`, then waits for the exit. */
+  async kill9(): Promise<void> {
+    await this.#signal('SIGKILL');
+  }
+
+  /** SIGTERM and waits; resolves with the exit code (null when a signal ended it). */
+  async stop(): Promise<number | null> {
+    await this.#signal('SIGTERM');
+    return this.exits.at(-1)?.code ?? null;
+  }
+
+  async #signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.#child;
+    if (child === undefined || !this.alive()) return;
+    this.#deliberate = true;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Reads VmRSS and counts /proc/<pid>/fd of the current generation; skipped (false) when it is not running. */
+  async sample(): Promise<boolean> {
+    const pid = this.pid;
+    if (pid === undefined || !this.alive()) return false;
+    try {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+      const fds = (await readdir(`/proc/${pid}/fd`)).length;
+      if (Number.isFinite(rssKb)) this.samples.push({ at: this.#now(), pid, generation: this.#generation, rssKb, fds });
+      return true;
+    } catch {
+      // The process died between the check and the read; the exit handler records that.
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.#log.end(resolve));
+  }
+}

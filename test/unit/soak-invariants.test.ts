@@ -1,0 +1,127 @@
+// The soak's judgement, on made-up measurements: the review audit's fates, the sidecar's share of a verdict's
+// latency, the worst window over sidecar lifetimes, and the memory/handle trend. The soak itself is too long
+// for `npm test`; these keep its arithmetic honest.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resourceRows, sidecarShareMs, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
+import type { SentReview } from '../../bench/soak/modFleet.js';
+import { auditReviews } from '../../bench/soak/reviewAudit.js';
+import type { ResourceSample } from '../../bench/soak/sidecarProcess.js';
+import { tempDir } from '../fixtures/tempDir.js';
+
+function acked(n: number, ackAt = 100): SentReview {
+  return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
+}
+
+function line(record: unknown): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+describe('review audit', () => {
+  it('finds each acknowledged review at the emulator, in a listing, pending, or lost; counts duplicates', async () => {
+    const dir = await tempDir('soak-audit');
+    const reviews = [1, 2, 3, 4, 5, 6, 7].map((n) => acked(n));
+    const queued = (n: number, id: string): unknown => ({ v: 1, op: 'queued', id, at: 1, player: { steam_id: `7656119900000000${n}` }, comment: `soak x review ${n}` });
+    await writeFile(
+      join(dir, 'reviews.jsonl'),
+      [
+        line(queued(3, 'j3')),
+        line({ v: 1, op: 'unconfirmed', id: 'j3', at: 1_000_500, error: { code: 'timeout' } }),
+        line(queued(6, 'j6')),
+        line(queued(1, 'j1')),
+        line({ v: 1, op: 'delivered', id: 'j1', at: 2 }),
+        '{"v":1,"op":"queu', // a torn tail after kill -9
+      ].join(''),
+    );
+    await writeFile(join(dir, 'dead-letter.jsonl'), line({ v: 1, op: 'dead', id: 'j4', at: 1_000_900, player: { steam_id: '76561199000000004' }, comment: 'soak x review 4' }));
+    await writeFile(join(dir, 'unconfirmed.jsonl'), line({ v: 1, op: 'unconfirmed', id: 'j5', at: 1_000_300, player: { steam_id: '76561199000000005' }, comment: 'soak x review 5' }));
+    const stored = [
+      { steamId: '76561199000000001', comment: 'soak x review 1', at: 150 },
+      { steamId: '76561199000000001', comment: 'soak x review 1', at: 170 },
+      { steamId: '76561199000000002', comment: 'soak x review 2', at: 180 },
+    ];
+    const unacked: SentReview = { id: 'r8', steamId: '76561199000000008', comment: 'soak x review 8', sentAt: 5 };
+
+    const audit = await auditReviews([...reviews, unacked], stored, dir, (wall) => wall - 1_000_000);
+
+    expect(audit.acknowledged).toBe(7);
+    expect(audit.byFate).toStrictEqual({ delivered: 2, unconfirmed: 2, dead: 1, pending: 1, lost: 1 });
+    expect(audit.duplicates).toBe(1);
+    expect(audit.unreadableLines).toBe(1);
+    expect(audit.reviews.map((r) => [r.review.id, r.fate, r.fateAt])).toStrictEqual([
+      ['r1', 'delivered', 150],
+      ['r2', 'delivered', 180],
+      ['r3', 'unconfirmed', 500],
+      ['r4', 'dead', 900],
+      ['r5', 'unconfirmed', 300],
+      ['r6', 'pending', undefined],
+      ['r7', 'lost', undefined],
+    ]);
+  });
+
+  it('reads a data directory with no files as all pending-or-lost, without failing', async () => {
+    const dir = await tempDir('soak-audit-empty');
+    const audit = await auditReviews([acked(1)], [], dir, (wall) => wall);
+    expect(audit.byFate.lost).toBe(1);
+  });
+});
+
+describe('verdict latency: the sidecar share', () => {
+  it('subtracts the slowest ping echo around the verdict, above the fastest echo of the run', () => {
+    const pings = [
+      { connection: 0, sentAt: 0, ms: 1 },
+      { connection: 0, sentAt: 280, ms: 21 },
+      { connection: 0, sentAt: 340, ms: 11 },
+      { connection: 1, sentAt: 300, ms: 100 },
+    ];
+    const verdicts = [
+      { connection: 0, sentAt: 0, ms: 320 }, // arrived at 320: pings sent 170..370 on connection 0 → 21 - 1
+      { connection: 0, sentAt: 1000, ms: 310 }, // no ping near: nothing to subtract
+    ];
+    expect(sidecarShareMs(verdicts, pings)).toStrictEqual([300, 310]);
+    // A stall that held a ping sent long before the verdict still counts: the echo was in flight when it arrived.
+    expect(sidecarShareMs([{ connection: 2, sentAt: 0, ms: 900 }], [{ connection: 2, sentAt: 100, ms: 800 }, { connection: 2, sentAt: 5000, ms: 1 }])).toStrictEqual([101]);
+    const row = verdictRow(verdicts, pings, 300);
+    expect(row.ok).toBe(false);
+    expect(row.measured).toContain('1 late');
+  });
+
+  it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {
+    expect(verdictRow([{ connection: 0, sentAt: 0, ms: 305 }], [], 300).ok).toBe(true);
+    expect(verdictRow([], [], 300).ok).toBe(false);
+  });
+});
+
+describe('window over sidecar lifetimes', () => {
+  it('takes the highest peak, the shortest span and every overrun', () => {
+    const base = { requests: 10, intervalMs: 1000, maxAt: 1 };
+    const worst = worstWindow([
+      { ...base, arrivals: 20, maxInWindow: 10, minSpanMs: 1000, violations: 0 },
+      { ...base, arrivals: 5, maxInWindow: 12, minSpanMs: 990, violations: 2 },
+      { ...base, arrivals: 0, maxInWindow: 0, minSpanMs: null, violations: 0, maxAt: null },
+    ]);
+    expect(worst).toStrictEqual({ ...base, arrivals: 25, maxInWindow: 12, minSpanMs: 990, violations: 2 });
+  });
+});
+
+describe('RSS and handles flat after warm-up', () => {
+  function samples(rss: (i: number) => number, fds: (i: number) => number, count = 40): ResourceSample[] {
+    return Array.from({ length: count }, (_, i) => ({ at: i * 1000, pid: 7, generation: 2, rssKb: rss(i), fds: fds(i) }));
+  }
+
+  it('passes a flat process, ignoring its warm-up and earlier generations', () => {
+    const early: ResourceSample[] = [{ at: 0, pid: 6, generation: 1, rssKb: 999_999, fds: 999 }];
+    const rows = resourceRows([...early, ...samples((i) => (i < 10 ? 50_000 + i * 5000 : 90_000), () => 25)]);
+    expect(rows.map((r) => r.ok)).toStrictEqual([true, true]);
+  });
+
+  it('fails a process whose memory and descriptors keep growing', () => {
+    const rows = resourceRows(samples((i) => 80_000 + i * 5000, (i) => 25 + i));
+    expect(rows.map((r) => r.ok)).toStrictEqual([false, false]);
+  });
+
+  it('fails when there are too few samples to judge', () => {
+    expect(resourceRows(samples(() => 1, () => 1, 3)).every((r) => !r.ok)).toBe(true);
+  });
+});
