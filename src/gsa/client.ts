@@ -119,7 +119,10 @@ export class GsaClient {
       deadlines: new SharedDeadlines(timeoutMs),
     };
     this.#clock = options.clock ?? systemClock;
-    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit }, this.#clock);
+    // Only as many calls leave as there are connections, so each is counted when it really goes out. An injected
+    // dispatcher (tests, a host's own agent) brings its own queueing; there the limiter does not bound the wire.
+    const maxInFlight = options.dispatcher === undefined ? POOL_CONNECTIONS : undefined;
+    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit, maxInFlight }, this.#clock);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#retry = { ...retry, maxRetryAfterMs: clampTimerMs(retry.maxRetryAfterMs) };
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };

@@ -30,6 +30,12 @@ export interface RateLimitOptions {
    * new call at once with `rate_limited`. Default 1000; `Infinity` for no bound.
    */
   readonly maxQueued: number;
+  /**
+   * Calls on the wire at once. A start is counted when the limiter lets it go, so it must really leave then: a call
+   * let go while every connection is busy would wait in the HTTP pool and could reach the service in a later
+   * window than the one it was counted in. The client sets this to its pool's connections. Default no bound.
+   */
+  readonly maxInFlight?: number | undefined;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { requests: 100, intervalMs: 60_000, maxQueued: 1000 };
@@ -62,6 +68,7 @@ export class RateLimiter {
   /** Absent when the limit is lifted: nothing ever waits, so the limiter passes calls straight through. */
   readonly #window: SlidingWindow | undefined;
   readonly #maxQueued: number;
+  readonly #maxInFlight: number;
   readonly #clock: Clock;
   readonly #cycle: readonly BudgetClass[];
   readonly #queues: Readonly<Record<CallKind, RingDeque<Waiting>>> = {
@@ -72,6 +79,8 @@ export class RateLimiter {
   };
   /** The next place in the cycle to offer a slot to. */
   #place = 0;
+  /** Calls let go and not yet settled. */
+  #inFlight = 0;
   #holdUntil = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerDueAt = Infinity;
@@ -84,6 +93,8 @@ export class RateLimiter {
       throw new RangeError(`maxQueued must be a whole number of 1 or more, or Infinity, got ${String(options.maxQueued)}`);
     }
     this.#maxQueued = options.maxQueued;
+    this.#maxInFlight = options.maxInFlight ?? Infinity;
+    if (!(this.#maxInFlight >= 1)) throw new RangeError(`maxInFlight must be 1 or more, got ${String(options.maxInFlight)}`);
     // Never backward: a wall clock set back must not keep the window full or a hold on for as long as the step.
     this.#clock = steadyClock(clock);
     this.#cycle = shareCycle();
@@ -109,11 +120,26 @@ export class RateLimiter {
     if (this.#closed) return Promise.reject(new QueueFullError('the service client is closed; nothing was sent', undefined));
     if (this.#window === undefined) return task();
     return new Promise<T>((resolve, reject) => {
+      const settled = (): void => {
+        this.#inFlight -= 1;
+        this.#pump();
+      };
       const waiting: Waiting = {
         start: () => {
+          this.#inFlight += 1;
           try {
-            task().then(resolve, reject);
+            task().then(
+              (value) => {
+                settled();
+                resolve(value);
+              },
+              (error: unknown) => {
+                settled();
+                reject(error instanceof Error ? error : new Error(String(error)));
+              },
+            );
           } catch (error) {
+            settled();
             reject(error instanceof Error ? error : new Error(String(error)));
           }
         },
@@ -177,7 +203,8 @@ export class RateLimiter {
     if (this.#pumping || this.#closed || window === undefined) return;
     this.#pumping = true;
     try {
-      while (this.waiting > 0) {
+      // A full wire is no reason for a timer: the next call to settle pumps again.
+      while (this.waiting > 0 && this.#inFlight < this.#maxInFlight) {
         const held = this.#holdUntil - this.#clock.now();
         const delay = held > 0 ? held : window.delayMs();
         if (delay > 0) {

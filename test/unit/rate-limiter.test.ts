@@ -62,6 +62,34 @@ describe('the strict window', () => {
     expect(times.slice(0, 7)).toEqual([0, 0, 0, 0, 0, 1025, 1025]);
   });
 
+  it('lets no more calls go than the wire holds, so each is counted when it really leaves', async () => {
+    // Answers take 3 s; the window would allow 10 at once, but only 4 connections exist.
+    const limiter = new RateLimiter({ requests: 10, intervalMs: 1000, maxQueued: 100, maxInFlight: 4 });
+    const starts: number[] = [];
+    const all = Array.from({ length: 12 }, () =>
+      limiter.schedule('lookup', () => {
+        starts.push(Date.now());
+        return new Promise<void>((resolve) => setTimeout(resolve, 3000));
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    expect(starts).toEqual([0, 0, 0, 0]);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(starts).toEqual([0, 0, 0, 0, 3000, 3000, 3000, 3000]);
+    await vi.advanceTimersByTimeAsync(6000);
+    await Promise.all(all);
+    expect(starts).toHaveLength(12);
+    expect(starts.slice(8)).toEqual([6000, 6000, 6000, 6000]);
+  });
+
+  it('frees a place on the wire when a call fails', async () => {
+    const limiter = new RateLimiter({ requests: 10, intervalMs: 1000, maxQueued: 100, maxInFlight: 1 });
+    const failing = limiter.schedule('review', () => Promise.reject(new Error('no answer')));
+    const next = limiter.schedule('review', () => Promise.resolve('sent'));
+    await expect(failing).rejects.toThrow('no answer');
+    await expect(next).resolves.toBe('sent');
+  });
+
   it('passes calls straight through when the limit is lifted', async () => {
     const limiter = new RateLimiter({ requests: Infinity, intervalMs: 1000, maxQueued: 1 });
     const { started, add } = harness(limiter);
