@@ -1,5 +1,6 @@
 // Benchmark: resident memory of a real `gsa-bridge run` process, the way a host runs it (default Node flags):
-// at idle, right after 100 000 distinct players were looked up over the mod protocol, and a few seconds later.
+// at idle, right after 100 000 distinct players were looked up over the mod protocol, a few seconds later, and
+// after a further steady chat load from those players (cache hits), when V8 has had reason to collect.
 // The emulator runs in its own process; the mod client is this process. Each run starts a fresh sidecar; the
 // table shows the median of the runs. RSS is read from /proc/<pid>/status (VmRSS), so this needs Linux.
 //
@@ -17,6 +18,9 @@ const runs = Number(process.argv[3] ?? 3);
 const IN_FLIGHT = 256;
 const IDLE_SETTLE_MS = 3000;
 const AFTER_SETTLE_MS = 3000;
+/** Then a steady chat load from the cached players, the way a running server sees it. */
+const CHAT_PER_SECOND = 200;
+const CHAT_SECONDS = 20;
 const TOKEN = 'bench-token-0123456789abcdef';
 const GOALS = { idle: 60, afterLookups: 100 };
 
@@ -24,9 +28,33 @@ interface RunResult {
   readonly idleMb: number;
   readonly rightAfterMb: number;
   readonly settledMb: number;
+  readonly afterChatMb: number;
   readonly peakMb: number;
   readonly seconds: number;
   readonly policyAnswers: number;
+}
+
+/** Sends CHAT_PER_SECOND chat lines a second from the players looked up before (cache hits), for CHAT_SECONDS. */
+async function steadyChat(url: string): Promise<void> {
+  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false });
+  await once(socket, 'open');
+  let answered = 0;
+  socket.on('message', () => {
+    answered++;
+  });
+  const total = CHAT_PER_SECOND * CHAT_SECONDS;
+  const started = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * CHAT_PER_SECOND));
+    for (; sent < due; sent++) {
+      const steamId = `7656119${String((sent * 7919) % players).padStart(10, '0')}`;
+      socket.send(`{"type":"chat","id":"${sent}","player":{"steam_id":"${steamId}"},"channel":"global","text":"gg, well played"}`);
+    }
+    await sleep(10);
+  }
+  while (answered < total) await sleep(10);
+  socket.close();
 }
 
 /** Sends one mute.check per distinct player, IN_FLIGHT at a time, and waits for every mute.status. */
@@ -93,7 +121,9 @@ async function oneRun(emulatorUrl: string, dir: string, index: number): Promise<
     const { seconds, policyAnswers } = await lookUpPlayers(`ws://127.0.0.1:${port}/`);
     const rightAfterMb = await residentMb(pid);
     await sleep(AFTER_SETTLE_MS);
-    return { idleMb, rightAfterMb, settledMb: await residentMb(pid), peakMb: await residentMb(pid, 'VmHWM'), seconds, policyAnswers };
+    const settledMb = await residentMb(pid);
+    await steadyChat(`ws://127.0.0.1:${port}/`);
+    return { idleMb, rightAfterMb, settledMb, afterChatMb: await residentMb(pid), peakMb: await residentMb(pid, 'VmHWM'), seconds, policyAnswers };
   } finally {
     await stopProcess(child);
   }
@@ -121,6 +151,7 @@ async function main(): Promise<void> {
   console.log(`| idle, ${IDLE_SETTLE_MS / 1000} s after start | ${cell((r) => r.idleMb)} | ≤ ${GOALS.idle} MB |`);
   console.log(`| right after ${players} lookups | ${cell((r) => r.rightAfterMb)} | |`);
   console.log(`| ${AFTER_SETTLE_MS / 1000} s later | ${cell((r) => r.settledMb)} | ≤ ${GOALS.afterLookups} MB |`);
+  console.log(`| after ${CHAT_SECONDS} s more of ${CHAT_PER_SECOND} cache-hot chats/s | ${cell((r) => r.afterChatMb)} | |`);
   console.log(`| peak (VmHWM) | ${cell((r) => r.peakMb)} | |`);
   const policy = results.reduce((sum, r) => sum + r.policyAnswers, 0);
   if (policy > 0) console.log(`note: ${policy} answers came from the policy (the lookup was slower than the decision timeout)`);
