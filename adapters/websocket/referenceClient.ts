@@ -1,7 +1,8 @@
 // ModClient: a small reference client for mod protocol v1, for mod authors to read and copy. It connects to the
 // sidecar's mod WebSocket, matches replies to requests by id, reconnects with backoff, and keeps waiting for review
-// results across reconnects. Compiled (dist/adapters/websocket/referenceClient.js) it needs nothing but `ws`: the
-// protocol types below are imported as types only and vanish from the JavaScript.
+// results across reconnects. Compiled (dist/adapters/websocket/referenceClient.js) it needs nothing but `ws` and the
+// project's one backoff rule (dist/src/time/backoff.js, itself dependency-free): the protocol types below are
+// imported as types only and vanish from the JavaScript.
 // Must never hide a failure: every request either resolves with the sidecar's answer or rejects with a ModClientError.
 //
 //   const client = new ModClient({ url: 'ws://127.0.0.1:8787/', token: 'change-me', onMuteChanged: (e) => … });
@@ -10,6 +11,7 @@
 //   if (!verdict.allow) showToPlayer(verdict.alert);
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
+import { backoffDelayMs } from '../../src/time/backoff.js';
 import type {
   ChatVerdictMessage,
   ErrorMessage,
@@ -237,12 +239,12 @@ export class ModClient {
 
   #scheduleReconnect(): void {
     if (this.#closed) return;
-    const min = this.#options.reconnectMinDelayMs ?? 250;
-    const max = this.#options.reconnectMaxDelayMs ?? 10_000;
-    const ceiling = Math.min(max, min * 2 ** this.#reconnectAttempt);
-    // Full jitter: many mods restarting at once should not reconnect in lockstep.
-    const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+    // Doubling from the minimum up to the maximum, with jitter: many mods restarting at once should not reconnect in lockstep.
     this.#reconnectAttempt++;
+    const delay = backoffDelayMs(this.#reconnectAttempt, {
+      minDelayMs: this.#options.reconnectMinDelayMs ?? 250,
+      maxDelayMs: this.#options.reconnectMaxDelayMs ?? 10_000,
+    });
     this.#reconnectTimer = setTimeout(() => {
       this.#connect();
     }, delay);

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
+import { setImmediate as afterThisTurn } from 'node:timers';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isLoopbackHost, type WebsocketAdapterConfig } from '../../src/config/index.js';
@@ -17,6 +18,7 @@ import {
   BridgeRefusal,
   type Adapter,
   type BridgeSink,
+  type ChatVerdict,
   type PlayerIdentity,
   type ReviewOrigin,
   type ReviewOutcome,
@@ -84,14 +86,34 @@ class ModConnection {
   framesInWindow = 0;
   /** The one send callback of this connection: a per-message closure would cost an allocation on the hot path. */
   readonly afterSend: (error?: Error) => void;
+  /** The TCP socket under `socket`, corked while one turn of the event loop piles up replies. */
+  readonly #tcp: Duplex;
+  #corked = false;
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#tcp.uncork();
+  };
 
-  constructor(id: string, socket: WebSocket, remote: string, afterSend: (connection: ModConnection) => void) {
+  constructor(id: string, socket: WebSocket, tcp: Duplex, remote: string, afterSend: (connection: ModConnection) => void) {
     this.id = id;
     this.socket = socket;
+    this.#tcp = tcp;
     this.remote = remote;
     this.afterSend = () => {
       afterSend(this);
     };
+  }
+
+  /**
+   * Holds this turn's frames back until the loop's check phase, then writes them together: a batch of chat
+   * lines read at once (or of verdicts whose deadline passed at once) costs one write system call, not one
+   * each, which is most of what a reply costs. Adds no wait beyond the end of the current loop turn.
+   */
+  holdWritesForThisTurn(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.#tcp.cork();
+    afterThisTurn(this.#uncork);
   }
 }
 
@@ -308,7 +330,7 @@ export class WebSocketAdapter implements Adapter {
       socket.close(CLOSE_GOING_AWAY, 'sidecar shutting down');
       return;
     }
-    const connection = new ModConnection(randomUUID(), socket, remoteOf(request), (sent) => {
+    const connection = new ModConnection(randomUUID(), socket, request.socket, remoteOf(request), (sent) => {
       this.#afterSend(sent);
     });
     this.#connections.set(connection.id, connection);
@@ -384,7 +406,17 @@ export class WebSocketAdapter implements Adapter {
       case 'player.leave':
         sink.playerLeft(toPlayerIdentity(message.player));
         return;
-      case 'chat':
+      case 'chat': {
+        // The common case, a cached player, is answered in this tick: no promise, no await.
+        const verdict = sink.chatNow?.(toPlayerIdentity(message.player), message.channel, message.text);
+        if (verdict !== undefined) {
+          this.#send(connection, verdictFrame(message.id, verdict));
+          return;
+        }
+        this.#inFlight++;
+        void this.#answer(connection, sink, message);
+        return;
+      }
       case 'mute.check':
       case 'review':
       case 'server.action':
@@ -414,14 +446,8 @@ export class WebSocketAdapter implements Adapter {
 
   async #replyTo(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<string> {
     switch (message.type) {
-      case 'chat': {
-        const verdict = await sink.chat(toPlayerIdentity(message.player), message.channel, message.text);
-        return JSON.stringify(
-          verdict.allow
-            ? { type: 'chat.verdict', id: message.id, allow: true, reason: verdict.reason }
-            : { type: 'chat.verdict', id: message.id, allow: false, reason: verdict.reason, alert: verdict.alert },
-        );
-      }
+      case 'chat':
+        return verdictFrame(message.id, await sink.chat(toPlayerIdentity(message.player), message.channel, message.text));
       case 'mute.check': {
         const verdict = await sink.checkMute(toPlayerIdentity(message.player));
         return JSON.stringify({
@@ -477,6 +503,7 @@ export class WebSocketAdapter implements Adapter {
       socket.terminate();
       return false;
     }
+    connection.holdWritesForThisTurn();
     socket.send(frame, connection.afterSend);
     if (!connection.paused && socket.bufferedAmount > HIGH_WATER_BYTES) {
       // Every reply is caused by a frame we read: not reading stops the growth at its source.
@@ -662,6 +689,18 @@ function idInFrame(bytes: Buffer): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+// chat.verdict frames are built as text: fixed shapes, and the allow answers are the same for every chat line
+// but the id. Field order and content are what JSON.stringify of the ChatVerdictMessage gives.
+const ALLOW_OK_TAIL = ',"allow":true,"reason":"ok"}';
+const ALLOW_UNKNOWN_TAIL = ',"allow":true,"reason":"unknown"}';
+const VERDICT_HEAD = '{"type":"chat.verdict"';
+
+function verdictFrame(id: string | undefined, verdict: ChatVerdict): string {
+  const head = id === undefined ? VERDICT_HEAD : `${VERDICT_HEAD},"id":${JSON.stringify(id)}`;
+  if (verdict.allow) return head + (verdict.reason === 'ok' ? ALLOW_OK_TAIL : ALLOW_UNKNOWN_TAIL);
+  return `${head},"allow":false,"reason":"${verdict.reason}","alert":${JSON.stringify(verdict.alert)}}`;
 }
 
 function errorFrame(code: ProtocolErrorCode, message: string, id?: string, path?: string): string {

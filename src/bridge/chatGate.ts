@@ -4,6 +4,7 @@
 // It never blocks past mute.decisionTimeoutMs and never rejects.
 
 import type { MuteConfig } from '../config/index.js';
+import { withDeadline } from '../time/deadline.js';
 import type { MuteCache, MuteEntry } from './muteCache.js';
 import type { ChatVerdict, MuteVerdict, PlayerIdentity } from './port.js';
 
@@ -29,9 +30,19 @@ export class ChatGate {
 
   /** The verdict for one chat line. Resolves within the decision timeout, whatever GSA does. */
   decide(player: PlayerIdentity): Promise<ChatVerdict> {
-    const cached = this.#cache.peek(player);
-    if (cached !== undefined) return Promise.resolve(this.#verdictFor(cached));
+    const known = this.decideNow(player);
+    if (known !== undefined) return Promise.resolve(known);
     return this.#withinDeadline(player, (entry) => this.#verdictFor(entry), this.#unknownVerdict);
+  }
+
+  /**
+   * The verdict at once when the cache knows the player (fresh or stale; a stale one refreshes in the
+   * background), else undefined and nothing is asked: the caller then uses decide(). Lets an adapter answer a
+   * cache hit in the same tick, with no promise.
+   */
+  decideNow(player: PlayerIdentity): ChatVerdict | undefined {
+    const cached = this.#cache.peek(player);
+    return cached === undefined ? undefined : this.#verdictFor(cached);
   }
 
   /** The player's mute status, saying where it came from. Resolves within the decision timeout. */
@@ -49,23 +60,12 @@ export class ChatGate {
     return entry.muted ? { muted: true, alert: entry.alert ?? this.#options.defaultAlert, source } : { muted: false, source };
   }
 
-  /** Races the (shared) lookup against the decision timeout; the lookup keeps running to warm the cache. */
+  /**
+   * Races the (shared) lookup against the decision timeout; the lookup keeps running to warm the cache. A failed
+   * lookup answers with the policy at once rather than at the deadline.
+   */
   #withinDeadline<T>(player: PlayerIdentity, answer: (entry: MuteEntry) => T, fallback: T): Promise<T> {
-    const lookup = this.#cache.lookup(player);
-    return new Promise<T>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve(fallback);
-      }, this.#options.decisionTimeoutMs);
-      lookup.then(
-        (entry) => {
-          clearTimeout(timer);
-          resolve(answer(entry));
-        },
-        () => {
-          clearTimeout(timer);
-          resolve(fallback);
-        },
-      );
-    });
+    const answered = this.#cache.lookup(player).then(answer, () => fallback);
+    return withDeadline(answered, this.#options.decisionTimeoutMs, () => fallback);
   }
 }

@@ -73,6 +73,11 @@ export interface BridgeSink {
   readonly serverName: string;
   /** Never slower than mute.decisionTimeoutMs; never rejects. */
   chat(player: PlayerIdentity, channel: string, text: string): Promise<ChatVerdict>;
+  /**
+   * The verdict chat() would give, when it is known at once (the player is cached); undefined means "call
+   * chat()". Synchronous and never throws, so an adapter can answer the common case in the same tick.
+   */
+  chatNow?(player: PlayerIdentity, channel: string, text: string): ChatVerdict | undefined;
   /** Never slower than mute.decisionTimeoutMs; never rejects. */
   checkMute(player: PlayerIdentity): Promise<MuteVerdict>;
   /**

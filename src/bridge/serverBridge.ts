@@ -97,6 +97,10 @@ export class ServerBridge implements BridgeSink {
     return this.#gate.decide(player);
   }
 
+  chatNow(player: PlayerIdentity, _channel: string, _text: string): ChatVerdict | undefined {
+    return this.#gate.decideNow(player);
+  }
+
   checkMute(player: PlayerIdentity): Promise<MuteVerdict> {
     return this.#gate.status(player);
   }

@@ -311,6 +311,45 @@ describe('chat and mute checks', () => {
     expect(await peer.next((frame) => frame['type'] === 'chat.verdict')).toEqual({ type: 'chat.verdict', allow: true, reason: 'ok' });
   });
 
+  it('writes verdict frames exactly as JSON.stringify would, for a first lookup and for a cached player', async () => {
+    const { url, emulator } = await startHarness();
+    const alert = 'Say "sorry" \\ then wait\n10 min, ü ✓';
+    emulator.mute(SERVER, STEAM_2, alert);
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const texts: string[] = [];
+    socket.on('message', (data: Buffer) => texts.push(data.toString('utf8')));
+    await new Promise((resolve) => socket.once('open', resolve));
+    const verdictText = async (frame: Frame): Promise<string> => {
+      const before = texts.length;
+      socket.send(JSON.stringify(frame));
+      await eventually(() => texts.slice(before).some((text) => text.includes('"chat.verdict"')));
+      return texts.slice(before).find((text) => text.includes('"chat.verdict"')) ?? '';
+    };
+    const id = 'q"1\\ ü';
+    // The first line of each player is a lookup (answered later); the second comes from the cache in the same tick.
+    for (const round of ['lookup', 'cached']) {
+      expect(await verdictText(chat(`${id}${round}`, STEAM_2)), round).toBe(
+        JSON.stringify({ type: 'chat.verdict', id: `${id}${round}`, allow: false, reason: 'muted', alert }),
+      );
+      expect(await verdictText(chat(`${id}${round}`, STEAM))).toBe(JSON.stringify({ type: 'chat.verdict', id: `${id}${round}`, allow: true, reason: 'ok' }));
+      expect(await verdictText({ type: 'chat', player: { steam_id: STEAM }, channel: 'global', text: 'no id' })).toBe(
+        JSON.stringify({ type: 'chat.verdict', allow: true, reason: 'ok' }),
+      );
+    }
+    socket.close();
+  });
+
+  it('answers a batch of cached chat lines sent at once, one verdict each', async () => {
+    const { url } = await startHarness();
+    const peer = await Peer.connect(url);
+    await peer.request(chat('warm', STEAM));
+    const ids = Array.from({ length: 200 }, (_, index) => `b${index}`);
+    for (const id of ids) peer.send(chat(id, STEAM));
+    const verdicts = await Promise.all(ids.map((id) => peer.reply(id)));
+    expect(verdicts.map((verdict) => verdict['id'])).toEqual(ids);
+    expect(verdicts.every((verdict) => verdict['allow'] === true && verdict['reason'] === 'ok')).toBe(true);
+  });
+
   it('answers mute.check with the player and where the answer came from', async () => {
     const { url, emulator } = await startHarness();
     emulator.mute(SERVER, EOS, 'quiet please');

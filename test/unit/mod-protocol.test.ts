@@ -1,7 +1,13 @@
 // parseModMessage: every mod → sidecar message type parses, and every kind of bad frame yields exactly one error
 // with the protocol's code, the offending field's path in the protocol's names, and the request id when valid.
 import { describe, expect, it } from 'vitest';
-import { MOD_MESSAGE_TYPES, MOD_SERVER_ACTIONS, parseModMessage, type ModMessageError } from '../../adapters/websocket/protocol.js';
+import {
+  MOD_MESSAGE_TYPES,
+  MOD_SERVER_ACTIONS,
+  parseModMessage,
+  parseModMessageBySchema,
+  type ModMessageError,
+} from '../../adapters/websocket/protocol.js';
 
 const STEAM = '76561198000000001';
 const EOS = '0123456789abcdef0123456789ABCDEF';
@@ -207,5 +213,42 @@ describe('parseModMessage: fields of each message', () => {
     expect(errorOf({ type: 'review', id: '', player: {}, stars: 'x' })).toMatchObject({ path: 'id' });
     expect(errorOf({ type: 'review', id: 'r', player: { steam_id: '1' }, stars: 'x' })).toMatchObject({ path: 'player.steam_id', id: 'r' });
     expect(errorOf({ type: 'review', id: 'r', player: PLAYER, stars: 'x' })).toMatchObject({ path: 'stars', id: 'r' });
+  });
+});
+
+describe('parseModMessage: the fast path for chat and mute.check', () => {
+  const frames: readonly string[] = [
+    '{"type":"chat","id":"c1","player":{"steam_id":"76561198000000001"},"channel":"global","text":"hi"}',
+    // Fields in another order, unknown fields, both ids and a name: the schema's field order and no extras come out.
+    '{"text":"hi","extra":1,"channel":"g","player":{"name":"Rex","eos_id":"0123456789abcdef0123456789ABCDEF","steam_id":"76561198000000001","x":2},"type":"chat"}',
+    '{"type":"chat","player":{"eos_id":"0123456789abcdef0123456789abcdef"},"channel":"","text":""}',
+    '{"type":"mute.check","id":"m","player":{"steam_id":"76561198000000001","name":""}}',
+    '{"player":{"steam_id":"76561198000000001"},"type":"mute.check"}',
+    `{"type":"chat","id":"${'i'.repeat(64)}","player":{"steam_id":"76561198000000001","name":"${'n'.repeat(64)}"},"channel":"g","text":"t"}`,
+    // Every kind of bad chat or mute.check: the fast path must hand these to the schema, which words the error.
+    `{"type":"chat","id":"${'i'.repeat(65)}","player":{"steam_id":"76561198000000001"},"channel":"g","text":"t"}`,
+    '{"type":"chat","id":"","player":{"steam_id":"76561198000000001"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":7,"player":{"steam_id":"76561198000000001"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":null,"player":{"steam_id":"76561198000000001"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"steam_id":"7656119800000000"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"steam_id":76561198000000001},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"steam_id":"76561198000000001\\n"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"eos_id":"0123456789abcdef0123456789abcdeg"},"channel":"g","text":"t"}',
+    `{"type":"chat","id":"c","player":{"steam_id":"76561198000000001","name":"${'n'.repeat(65)}"},"channel":"g","text":"t"}`,
+    '{"type":"chat","id":"c","player":{"steam_id":"76561198000000001","name":null},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"name":"Rex"},"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":[],"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":null,"channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","channel":"g","text":"t"}',
+    '{"type":"chat","id":"c","player":{"steam_id":"76561198000000001"},"text":"t"}',
+    '{"type":"chat","id":"c","player":{"steam_id":"76561198000000001"},"channel":"g","text":5}',
+    '{"type":"mute.check","id":"m","player":{}}',
+    '{"type":"mute.check","id":"m"}',
+    '{"type":"chat ","id":"c","player":{"steam_id":"76561198000000001"},"channel":"g","text":"t"}',
+  ];
+
+  it.each(frames)('gives exactly what the schema gives for %s', (frame) => {
+    // Compared as JSON text, so that the field order of the message (echoed in mute.status) counts too.
+    expect(JSON.stringify(parseModMessage(frame))).toBe(JSON.stringify(parseModMessageBySchema(frame)));
   });
 });
