@@ -111,17 +111,18 @@ export class GsaClient {
       wipePath: options.wipePath ?? 'wipe',
     };
     this.#ownsDispatcher = options.dispatcher === undefined;
+    const connections = options.rateLimit?.maxInFlight ?? POOL_CONNECTIONS;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#transport = {
       origin: url.origin,
-      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections: POOL_CONNECTIONS, maxResponseSize: MAX_RESPONSE_BYTES }),
+      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections, maxResponseSize: MAX_RESPONSE_BYTES }),
       timeoutMs,
       deadlines: new SharedDeadlines(timeoutMs),
     };
     this.#clock = options.clock ?? systemClock;
     // Only as many calls leave as there are connections, so each is counted when it really goes out. An injected
     // dispatcher (tests, a host's own agent) brings its own queueing; there the limiter does not bound the wire.
-    const maxInFlight = options.dispatcher === undefined ? POOL_CONNECTIONS : undefined;
+    const maxInFlight = options.dispatcher === undefined ? connections : options.rateLimit?.maxInFlight;
     this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit, maxInFlight }, this.#clock);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#retry = { ...retry, maxRetryAfterMs: clampTimerMs(retry.maxRetryAfterMs) };

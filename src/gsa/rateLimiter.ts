@@ -33,7 +33,8 @@ export interface RateLimitOptions {
   /**
    * Calls on the wire at once. A start is counted when the limiter lets it go, so it must really leave then: a call
    * let go while every connection is busy would wait in the HTTP pool and could reach the service in a later
-   * window than the one it was counted in. The client sets this to its pool's connections. Default no bound.
+   * window than the one it was counted in. GsaClient opens this many pool connections (default 16) and lets no
+   * more go; the limiter alone has no bound by default.
    */
   readonly maxInFlight?: number | undefined;
 }

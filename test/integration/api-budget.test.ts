@@ -44,7 +44,8 @@ describe('the API budget under heavy mute load (real client, real emulator)', ()
       clientSecret: emulator.clientSecret,
       // Longer than the whole test in fake time: nothing in flight is ever aborted by advancing the clock.
       timeoutMs: 600_000,
-      rateLimit: { requests: REQUESTS, intervalMs: INTERVAL_MS, maxQueued: 200 },
+      // A connection per slot of the window, so a whole window leaves at once and the counts below stay exact.
+      rateLimit: { requests: REQUESTS, intervalMs: INTERVAL_MS, maxQueued: 200, maxInFlight: REQUESTS },
       retry: { retries: 0 },
     });
     cleanup.push(() => client.close());
