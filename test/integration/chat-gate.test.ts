@@ -1,6 +1,6 @@
 // MuteCache + ChatGate against the emulator over loopback with a real client: single flight, TTLs,
 // stale-while-revalidate, the decision timeout, policies, aliases and change detection.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChatGate, type ChatGateOptions } from '../../src/bridge/chatGate.js';
 import { MuteCache, type MuteEntry } from '../../src/bridge/muteCache.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
@@ -92,13 +92,12 @@ describe('ChatGate', () => {
     const { gate } = setup({ decisionTimeoutMs: 100 });
     emulator.mute(SERVER, MALLORY.steamId!, 'late news');
     emulator.injectFault({ kind: 'latency', ms: 400, endpoint: 'mute' });
-    const started = performance.now();
-    const verdict = await gate.decide(MALLORY);
-    const waited = performance.now() - started;
-    expect(verdict).toEqual({ allow: true, reason: 'unknown' });
-    expect(waited).toBeGreaterThanOrEqual(95);
-    expect(waited).toBeLessThan(350);
-    await sleep(450);
+    // When exactly the policy answers is tested on fake timers (chat-gate-deadline.test.ts); here, that it does
+    // while the real service is still thinking, and that the late answer then lands in the cache.
+    expect(await gate.decide(MALLORY)).toEqual({ allow: true, reason: 'unknown' });
+    await vi.waitFor(() => {
+      expect(gate.decideNow(MALLORY)).toEqual({ allow: false, reason: 'muted', alert: 'late news' });
+    }, 10_000);
     expect(await gate.decide(MALLORY)).toEqual({ allow: false, reason: 'muted', alert: 'late news' });
     expect(muteCalls()).toBe(1);
   });

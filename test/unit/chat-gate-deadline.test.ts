@@ -1,12 +1,14 @@
-// ChatGate's deadline, driven by fake timers: a verdict comes at exactly mute.decisionTimeoutMs with the policy's
+// ChatGate's deadline, driven by fake timers: a verdict comes a margin before mute.decisionTimeoutMs with the policy's
 // answer when the lookup is slower, as soon as the lookup answers when it is faster, at once when it fails, and
 // a cached player is answered synchronously. The lookup is the MuteCache's injected service call.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChatGate } from '../../src/bridge/chatGate.js';
+import { ChatGate, policyAnswerAfterMs } from '../../src/bridge/chatGate.js';
 import { MuteCache } from '../../src/bridge/muteCache.js';
 import type { MuteStatus, PlayerIds } from '../../src/gsa/index.js';
 
 const TIMEOUT_MS = 300;
+/** When the policy answers: 20 ms early, to leave room for the event loop and the write (see policyAnswerAfterMs). */
+const POLICY_AT_MS = 280;
 const PLAYER = { steamId: '76561198000000001' };
 const MUTED: MuteStatus = { muted: true, alert: 'quiet please', steamId: PLAYER.steamId, eosId: null };
 
@@ -32,6 +34,12 @@ function gateWith(lookup: (player: PlayerIds) => Promise<MuteStatus>, onUnknown:
   return new ChatGate(cache, { decisionTimeoutMs: TIMEOUT_MS, onUnknown, defaultAlert: 'You are muted.' });
 }
 
+describe('policyAnswerAfterMs', () => {
+  it('answers 10% early, never more than 20 ms early', () => {
+    expect([300, 150, 100, 5000, 1, 9, 10].map(policyAnswerAfterMs)).toEqual([280, 135, 90, 4980, 1, 9, 9]);
+  });
+});
+
 /** Records when (in fake ms since the start) a promise settled, and with what. */
 function track<T>(promise: Promise<T>): { settledAt: number | undefined; value: T | undefined } {
   const started = Date.now();
@@ -51,22 +59,22 @@ describe('ChatGate deadline', () => {
     vi.useRealTimers();
   });
 
-  it('answers with the policy at exactly decisionTimeoutMs when the lookup is slower', async () => {
+  it('answers with the policy a margin before decisionTimeoutMs when the lookup is slower', async () => {
     const gate = gateWith(slowLookup(1000, MUTED).lookup);
     const verdict = track(gate.decide(PLAYER));
-    await vi.advanceTimersByTimeAsync(TIMEOUT_MS - 1);
+    await vi.advanceTimersByTimeAsync(POLICY_AT_MS - 1);
     expect(verdict.settledAt).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(verdict).toEqual({ settledAt: TIMEOUT_MS, value: { allow: true, reason: 'unknown' } });
+    expect(verdict).toEqual({ settledAt: POLICY_AT_MS, value: { allow: true, reason: 'unknown' } });
   });
 
   it('blocks at the deadline when the policy says block', async () => {
     const gate = gateWith(slowLookup(1000, MUTED).lookup, 'block');
     const verdict = track(gate.decide(PLAYER));
     const status = track(gate.status(PLAYER));
-    await vi.advanceTimersByTimeAsync(TIMEOUT_MS);
-    expect(verdict).toEqual({ settledAt: TIMEOUT_MS, value: { allow: false, reason: 'unknown', alert: 'You are muted.' } });
-    expect(status).toEqual({ settledAt: TIMEOUT_MS, value: { muted: true, alert: 'You are muted.', source: 'policy' } });
+    await vi.advanceTimersByTimeAsync(POLICY_AT_MS);
+    expect(verdict).toEqual({ settledAt: POLICY_AT_MS, value: { allow: false, reason: 'unknown', alert: 'You are muted.' } });
+    expect(status).toEqual({ settledAt: POLICY_AT_MS, value: { muted: true, alert: 'You are muted.', source: 'policy' } });
   });
 
   it('answers as soon as a faster lookup does, and never again at the deadline', async () => {
@@ -90,9 +98,9 @@ describe('ChatGate deadline', () => {
     const gate = gateWith(service.lookup);
     expect(gate.decideNow(PLAYER)).toBeUndefined();
     const first = track(gate.decide(PLAYER));
-    await vi.advanceTimersByTimeAsync(TIMEOUT_MS);
+    await vi.advanceTimersByTimeAsync(POLICY_AT_MS);
     expect(first.value).toEqual({ allow: true, reason: 'unknown' });
-    await vi.advanceTimersByTimeAsync(1000 - TIMEOUT_MS);
+    await vi.advanceTimersByTimeAsync(1000 - POLICY_AT_MS);
     expect(gate.decideNow(PLAYER)).toEqual({ allow: false, reason: 'muted', alert: 'quiet please' });
     const second = track(gate.decide(PLAYER));
     await vi.advanceTimersByTimeAsync(0);
@@ -105,8 +113,8 @@ describe('ChatGate deadline', () => {
     const gate = gateWith(service.lookup);
     const players = Array.from({ length: 100 }, (_, index) => ({ steamId: `765611980000${String(index).padStart(5, '0')}` }));
     const verdicts = players.flatMap((player) => [track(gate.decide(player)), track(gate.decide(player))]);
-    await vi.advanceTimersByTimeAsync(TIMEOUT_MS);
-    expect(verdicts.every((verdict) => verdict.settledAt === TIMEOUT_MS && verdict.value?.reason === 'unknown')).toBe(true);
+    await vi.advanceTimersByTimeAsync(POLICY_AT_MS);
+    expect(verdicts.every((verdict) => verdict.settledAt === POLICY_AT_MS && verdict.value?.reason === 'unknown')).toBe(true);
     expect(service.calls()).toBe(players.length);
   });
 });
