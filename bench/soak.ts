@@ -374,7 +374,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const rows: InvariantRow[] = [
       lostReviewsRow(audit),
       windowRow(window, windowReports.length),
-      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs),
+      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince),
       ...starvationRows({
         boundMs,
         reviewFateMs,

@@ -59,6 +59,9 @@ export class SoakSidecar {
     return this.#generation;
   }
 
+  /** When each generation logged "running", on the soak's clock. */
+  readonly runningSince: number[] = [];
+
   /** Everything every generation wrote to stdout and stderr. */
   output(): string {
     return this.#allOutput.join('');
@@ -96,6 +99,7 @@ export class SoakSidecar {
       if (this.#now() > deadline) throw new Error(`the sidecar did not log "running" within ${START_TIMEOUT_MS} ms:\n${this.#tail}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    this.runningSince.push(this.#now());
   }
 
   /** True while the current generation runs. */

@@ -1,38 +1,25 @@
 // Reviews that must never be lost, as a host runs the sidecar: real `gsa-bridge run` processes on one data
 // directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
 // cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
-import { chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chown, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { main } from '../../src/cli/main.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { freePort } from '../fixtures/freePort.js';
-import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
-import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import { tempDir } from '../fixtures/tempDir.js';
+import type { ModSocket } from '../fixtures/modSocket.js';
+import { useProcessHarness } from '../fixtures/processHarness.js';
+import type { SidecarProcess } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-lock-4b1d';
 const CLIENT_SECRET = 'client-secret-lock-77aa';
-const RUNNING = /gsa-bridge running/;
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
 
-const running: SidecarProcess[] = [];
-const emulators: GsaEmulator[] = [];
-const sockets: ModSocket[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  for (const sidecar of running.splice(0)) {
-    if (sidecar.child.exitCode === null && sidecar.child.signalCode === null) sidecar.child.kill('SIGKILL');
-    await sidecar.exited();
-  }
-  await Promise.all(emulators.splice(0).map((emulator) => emulator.close()));
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN });
 
 interface Setup {
   readonly dir: string;
@@ -43,8 +30,7 @@ interface Setup {
 }
 
 async function writeSetup(reviews: Record<string, unknown> = {}): Promise<Setup> {
-  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-lock-'));
-  dirs.push(dir);
+  const dir = await tempDir('lock');
   const gsaPort = await freePort();
   const modPort = await freePort();
   const configPath = join(dir, 'config.json');
@@ -66,24 +52,16 @@ async function writeSetup(reviews: Record<string, unknown> = {}): Promise<Setup>
   return { dir, configPath, dataDir: join(dir, 'data'), gsaPort, modPort };
 }
 
-async function startGsa(port: number): Promise<GsaEmulator> {
-  const emulator = await GsaEmulator.start({ port, clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
-  emulators.push(emulator);
-  return emulator;
+function startGsa(port: number): Promise<GsaEmulator> {
+  return harness.startGsa(port);
 }
 
-async function startSidecar(setup: Setup): Promise<SidecarProcess> {
-  const sidecar = spawnSidecar(setup.configPath);
-  running.push(sidecar);
-  await waitForOutput(sidecar, RUNNING);
-  return sidecar;
+function startSidecar(setup: Setup): Promise<SidecarProcess> {
+  return harness.startSidecar(setup.configPath);
 }
 
-async function connect(setup: Setup): Promise<ModSocket> {
-  const socket = await connectMod(`ws://127.0.0.1:${setup.modPort}/`, TOKEN);
-  sockets.push(socket);
-  await socket.waitFor((frame) => frame.type === 'welcome');
-  return socket;
+function connect(setup: Setup): Promise<ModSocket> {
+  return harness.connect(setup.modPort);
 }
 
 /** Sends one review and returns the sidecar's answer to it (review.queued or an error). */
@@ -146,8 +124,7 @@ describe('one sidecar per data directory', () => {
     await waitUntil(async () => (await readFile(journal, 'utf8')).split('\n').length === 7, 'three delivered records');
     const before = { bytes: await readFile(journal), inode: (await stat(journal)).ino };
 
-    const second = spawnSidecar(setup.configPath);
-    running.push(second);
+    const second = harness.spawn(setup.configPath);
     expect(await second.exited()).toBe(2);
     expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, version`);
     expect(second.output()).not.toMatch(/review journal/);

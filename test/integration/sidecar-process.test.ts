@@ -3,30 +3,19 @@
 // restart, SIGTERM and SIGHUP, and secrets in the log.
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { freePort } from '../fixtures/freePort.js';
-import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
-import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import type { ModSocket } from '../fixtures/modSocket.js';
+import { useProcessHarness } from '../fixtures/processHarness.js';
+import { waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-7c0ffee';
 const CLIENT_SECRET = 'client-secret-d00dfeed';
-const RUNNING = /gsa-bridge running/;
 
-const running: SidecarProcess[] = [];
-const emulators: GsaEmulator[] = [];
-const sockets: ModSocket[] = [];
-
-afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  for (const sidecar of running.splice(0)) {
-    if (sidecar.child.exitCode === null && sidecar.child.signalCode === null) sidecar.child.kill('SIGKILL');
-    await sidecar.exited();
-  }
-  await Promise.all(emulators.splice(0).map((emulator) => emulator.close()));
-});
+const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN });
 
 interface Setup {
   readonly configPath: string;
@@ -59,24 +48,16 @@ async function writeSetup(overrides: { reviews?: Record<string, unknown> } = {})
   return { configPath, dataDir, gsaPort, modPort };
 }
 
-async function startGsa(port: number): Promise<GsaEmulator> {
-  const emulator = await GsaEmulator.start({ port, clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
-  emulators.push(emulator);
-  return emulator;
+function startGsa(port: number): Promise<GsaEmulator> {
+  return harness.startGsa(port);
 }
 
-async function startSidecar(setup: Setup): Promise<SidecarProcess> {
-  const sidecar = spawnSidecar(setup.configPath);
-  running.push(sidecar);
-  await waitForOutput(sidecar, RUNNING);
-  return sidecar;
+function startSidecar(setup: Setup): Promise<SidecarProcess> {
+  return harness.startSidecar(setup.configPath);
 }
 
-async function connect(setup: Setup): Promise<ModSocket> {
-  const socket = await connectMod(`ws://127.0.0.1:${setup.modPort}/`, TOKEN);
-  sockets.push(socket);
-  await socket.waitFor((frame) => frame.type === 'welcome');
-  return socket;
+function connect(setup: Setup): Promise<ModSocket> {
+  return harness.connect(setup.modPort);
 }
 
 function steamId(index: number): string {
@@ -182,8 +163,7 @@ describe('gsa-bridge run', () => {
     const dir = await tempDir('bad');
     const path = join(dir, 'config.json');
     await writeFile(path, '{ "api": { "clientId": "a", "clientSecret": "b" }, "servers": [{ "name": "x", "adapters": [{ "type": "websocket", "port": 0 }] }] }');
-    const sidecar = spawnSidecar(path);
-    running.push(sidecar);
+    const sidecar = harness.spawn(path);
     expect(await sidecar.exited()).toBe(2);
     expect(sidecar.output()).toContain('servers[0].adapters[0].port: must be 1–65535');
   });
