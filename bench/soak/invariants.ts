@@ -68,15 +68,16 @@ export function windowRow(window: WindowReport, lifetimes: number): InvariantRow
   };
 }
 
-/** Pings in flight from this long before a verdict arrived to shortly after share its trip through both event loops. */
-const BASELINE_BEFORE_MS = 150;
+/** Pings sent up to this long after a verdict arrived still share its trip through both event loops. */
 const BASELINE_AFTER_MS = 50;
 
 /**
- * The sidecar's share of each verdict's latency: the latency minus the transport delay of that moment, taken as
- * the slowest ping echo on the same connection in flight around the verdict's arrival, above the run's fastest echo.
- * A machine-wide stall (another process on the cores, this process's GC) delays the echo as much as the
- * verdict, so it cancels; a sidecar timer that fires late does not.
+ * The sidecar's share of each verdict's latency: the latency minus the transport delay of its lifetime, taken as
+ * the slowest ping echo on the same connection that was in flight at any time between the chat line's send and
+ * shortly after its verdict arrived, above the run's fastest echo. A stall of the machine (another process on the
+ * cores, either process's GC) while the line was on its way in, while its timer ran or while the verdict was on
+ * its way back delays an echo in flight then as much as the verdict, so it cancels. A late verdict with every
+ * ping around it answered promptly does not.
  */
 export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed[]): number[] {
   const byConnection = new Map<number, Timed[]>();
@@ -96,7 +97,7 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
       const mid = (low + high) >>> 1;
       // One ping in flight per connection: sorted by send time, the echoes are sorted by arrival too.
       const ping = list[mid];
-      if (ping !== undefined && ping.sentAt + ping.ms < arrived - BASELINE_BEFORE_MS) low = mid + 1;
+      if (ping !== undefined && ping.sentAt + ping.ms < verdict.sentAt) low = mid + 1;
       else high = mid;
     }
     let baseline = 0;

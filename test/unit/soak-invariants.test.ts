@@ -80,6 +80,10 @@ describe('verdict latency: the sidecar share', () => {
       { connection: 0, sentAt: 1000, ms: 310 }, // no ping near: nothing to subtract
     ];
     expect(sidecarShareMs(verdicts, pings)).toStrictEqual([300, 310]);
+    // A stall while the line was on its way in counts too: a ping in flight then was held as long.
+    expect(sidecarShareMs([{ connection: 3, sentAt: 0, ms: 330 }], [{ connection: 3, sentAt: 10, ms: 30 }, { connection: 3, sentAt: 60, ms: 1 }])).toStrictEqual([301]);
+    // A ping that came back before the line was sent says nothing about it.
+    expect(sidecarShareMs([{ connection: 3, sentAt: 100, ms: 330 }], [{ connection: 3, sentAt: 10, ms: 30 }, { connection: 3, sentAt: 60, ms: 1 }])).toStrictEqual([330]);
     // A stall that held a ping sent long before the verdict still counts: the echo was in flight when it arrived.
     expect(sidecarShareMs([{ connection: 2, sentAt: 0, ms: 900 }], [{ connection: 2, sentAt: 100, ms: 800 }, { connection: 2, sentAt: 5000, ms: 1 }])).toStrictEqual([101]);
     const row = verdictRow(verdicts, pings, 300);
