@@ -13,11 +13,11 @@ export type ChatGateOptions = Pick<MuteConfig, 'decisionTimeoutMs' | 'onUnknown'
 const ALLOW: ChatVerdict = Object.freeze({ allow: true, reason: 'ok' });
 
 /** The most the policy's answer is brought forward, whatever the decision timeout. */
-const MAX_DEADLINE_MARGIN_MS = 20;
+const MAX_DEADLINE_MARGIN_MS = 30;
 
 /**
  * When the policy answers a line the service has not decided: a little before `decisionTimeoutMs` (10% of it, at
- * most 20 ms; 280 ms of the default 300). The timer starts when the sidecar reads the line, which can be some ms
+ * most 30 ms; 270 ms of the default 300). The timer starts when the sidecar reads the line, which can be some ms
  * after the mod sent it (the event loop was busy, a GC ran), and the verdict still has to be written; the margin
  * keeps the mod's wait within `decisionTimeoutMs` through that. A lookup that answers later still warms the cache.
  */
