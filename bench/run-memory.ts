@@ -20,6 +20,8 @@ const IDLE_SETTLE_MS = 3000;
 /** V8's memory reducer runs about 8 s after the last full GC when the process allocates little: idle for good. */
 const IDLE_LATER_MS = 12_000;
 const AFTER_SETTLE_MS = 3000;
+/** The quiet collector (src/ops/quietCollector.ts) runs 5 s after the last request: read again after it. */
+const AFTER_QUIET_MS = 8000;
 /** Then a steady chat load from the cached players, the way a running server sees it. */
 const CHAT_PER_SECOND = 200;
 const CHAT_SECONDS = 20;
@@ -31,6 +33,7 @@ interface RunResult {
   readonly idleLaterMb: number;
   readonly rightAfterMb: number;
   readonly settledMb: number;
+  readonly quietMb: number;
   readonly afterChatMb: number;
   readonly peakMb: number;
   readonly seconds: number;
@@ -127,8 +130,10 @@ async function oneRun(emulatorUrl: string, dir: string, index: number): Promise<
     const rightAfterMb = await residentMb(pid);
     await sleep(AFTER_SETTLE_MS);
     const settledMb = await residentMb(pid);
+    await sleep(AFTER_QUIET_MS - AFTER_SETTLE_MS);
+    const quietMb = await residentMb(pid);
     await steadyChat(`ws://127.0.0.1:${port}/`);
-    return { idleMb, idleLaterMb, rightAfterMb, settledMb, afterChatMb: await residentMb(pid), peakMb: await residentMb(pid, 'VmHWM'), seconds, policyAnswers };
+    return { idleMb, idleLaterMb, rightAfterMb, settledMb, quietMb, afterChatMb: await residentMb(pid), peakMb: await residentMb(pid, 'VmHWM'), seconds, policyAnswers };
   } finally {
     await stopProcess(child);
   }
@@ -157,6 +162,7 @@ async function main(): Promise<void> {
   console.log(`| idle, ${IDLE_LATER_MS / 1000} s after start | ${cell((r) => r.idleLaterMb)} | ≤ ${GOALS.idle} MB |`);
   console.log(`| right after ${players} lookups | ${cell((r) => r.rightAfterMb)} | |`);
   console.log(`| ${AFTER_SETTLE_MS / 1000} s later | ${cell((r) => r.settledMb)} | ≤ ${GOALS.afterLookups} MB |`);
+  console.log(`| ${AFTER_QUIET_MS / 1000} s later | ${cell((r) => r.quietMb)} | |`);
   console.log(`| after ${CHAT_SECONDS} s more of ${CHAT_PER_SECOND} cache-hot chats/s | ${cell((r) => r.afterChatMb)} | |`);
   console.log(`| peak (VmHWM) | ${cell((r) => r.peakMb)} | |`);
   const policy = results.reduce((sum, r) => sum + r.policyAnswers, 0);
