@@ -4,6 +4,7 @@
 
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -17,14 +18,17 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /**
  * Spawns `gsa-bridge ...args` with default Node flags and resolves once its output matches `ready`, with the
- * match. BENCH_NODE_ARGS (e.g. "--trace-gc") adds Node flags, for investigating only.
+ * match. BENCH_NODE_ARGS (e.g. "--trace-gc") adds Node flags, and BENCH_CHILD_LOG=<file> appends all the
+ * processes' output to a file (to read that trace), for investigating only.
  */
 export async function spawnCli(args: readonly string[], ready: RegExp): Promise<{ child: CliProcess; match: RegExpExecArray }> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const childLog = process.env.BENCH_CHILD_LOG;
   const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
   let output = '';
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
+      if (childLog !== undefined) appendFileSync(childLog, chunk);
       // Only the start-up output is kept: a long run must not grow this process's memory.
       if (output.length < 100_000) output += chunk.toString();
       const found = ready.exec(output);

@@ -9,6 +9,7 @@ import { GsaClient, reviewConcurrency } from './gsa/index.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
 import { ServerBridge } from './bridge/serverBridge.js';
+import { QuietCollector } from './ops/quietCollector.js';
 import { ServiceHealth } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
 
@@ -53,7 +54,16 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     logger: logger.child({ component: 'gsa' }),
     servers: config.servers.map((server, index) => ({ name: server.name, id: server.id, configPath: `servers[${index}]` })),
   });
-  const client = new GsaClient({ ...serviceClientOptions(config), logger: logger.child({ component: 'gsa' }), onRequest: health.observe });
+  // Gives a burst's garbage back once requests stop (see quietCollector.ts); it counts the client's requests.
+  const quiet = new QuietCollector();
+  const client = new GsaClient({
+    ...serviceClientOptions(config),
+    logger: logger.child({ component: 'gsa' }),
+    onRequest: (event) => {
+      health.observe(event);
+      quiet.noteRequest();
+    },
+  });
   const bridges = new Map<string, ServerBridge>();
   const outbox = await ReviewOutbox.open({
     dataDir: config.reviews.dataDir,
@@ -89,6 +99,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      quiet.close();
       for (const bridge of bridges.values()) bridge.close();
       await Promise.allSettled(adapters.map((adapter) => adapter.stop()));
       // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),

@@ -1,9 +1,12 @@
 // Remembers who is muted on one game server, so most chat lines are decided without asking GSA.
-// Built on lru-cache's fetch(): concurrent lookups of a player share one request, a stale entry is served
-// while it refreshes in the background, muted and unmuted players keep for different TTLs, and the size is
-// bounded. A player known by both ids is stored under both, so either finds them. It reports a refresh that
-// changed a player's status, and tells the lookup whether it is a first lookup or a refresh, so the client can put
-// first lookups ahead in the API budget (under pressure a stale answer is served longer rather than refreshed).
+// An lru-cache (bounded size, per-entry TTLs: muted and unmuted players keep for different times) plus a map of
+// lookups in flight: concurrent lookups of a player, under either id, share one request, and a stale entry is
+// served while one refresh runs in the background. A player known by both ids is stored under both, so either
+// finds them. It reports a refresh that changed a player's status, and tells the lookup whether it is a first
+// lookup or a refresh, so the client can put first lookups ahead in the API budget (under pressure a stale answer
+// is served longer rather than refreshed).
+// Not lru-cache's fetch(): that gives every lookup an AbortController, its AbortSignal and a listener (about 1 KB,
+// promoted to old space during a burst of lookups) and was half the CPU of a cache miss. See docs/performance.md.
 // It never decides a chat line (ChatGate does) and never waits on a timer; its clock is injectable.
 
 import { LRUCache } from 'lru-cache';
@@ -59,14 +62,19 @@ function idsOf(player: PlayerIdentity): PlayerIds {
 }
 
 export class MuteCache {
-  readonly #cache: LRUCache<string, MuteEntry, PlayerIdentity>;
+  readonly #cache: LRUCache<string, MuteEntry>;
   readonly #options: MuteCacheOptions;
+  /**
+   * The lookup in flight for a player, under each of its keys, so a second lookup under either id joins it. An
+   * entry is removed when its lookup settles; the cache itself holds only answers.
+   */
+  readonly #inFlight = new Map<string, Promise<MuteEntry>>();
   /** Reused by peek() (synchronous), so the hot path allocates no status object. */
-  readonly #status: LRUCache.Status<string, MuteEntry, PlayerIdentity> = {};
+  readonly #status: LRUCache.Status<string, MuteEntry> = {};
 
   constructor(options: MuteCacheOptions) {
     this.#options = options;
-    this.#cache = new LRUCache<string, MuteEntry, PlayerIdentity>({
+    this.#cache = new LRUCache<string, MuteEntry>({
       // Bounded by maxSize (one unit per entry) rather than `max`: with `max`, lru-cache allocates its arrays for
       // every possible entry up front (about 9 MB for 200 000 players on an empty cache); this way they grow
       // with the players actually seen.
@@ -75,11 +83,9 @@ export class MuteCache {
       ttl: options.unmutedTtlMs,
       // Expired entries are dropped lazily on access or by LRU pressure: no timer per entry.
       ttlAutopurge: false,
+      // A stale entry is served (and refreshed, see #peekKey) until an answer replaces it: a failed refresh keeps it.
       allowStale: true,
       noDeleteOnStaleGet: true,
-      // A failed refresh keeps the stale entry for the next peek(); a failed first lookup rejects (see lookup()).
-      noDeleteOnFetchRejection: true,
-      fetchMethod: (key, stale, { options: fetchOptions, context }) => this.#fetch(key, stale, fetchOptions, context),
       ...(options.clock === undefined ? {} : { perf: options.clock }),
     });
   }
@@ -101,26 +107,29 @@ export class MuteCache {
     return player.eosId === undefined ? undefined : this.#peekKey(player.eosId.toLowerCase(), player);
   }
 
-  /** The player's answer, asking the service when nothing is cached. Lookups of one player share one request. */
+  /**
+   * The player's answer, asking the service when nothing is cached under its first id (a stale answer is returned
+   * at once and refreshed in the background). Lookups of one player share one request. Rejects when the service
+   * cannot answer and nothing is cached.
+   */
   lookup(player: PlayerIdentity): Promise<MuteEntry> {
-    const key = keysOf(player)[0];
+    const keys = keysOf(player);
+    const key = keys[0];
     if (key === undefined) return Promise.reject(new Error('a player needs a steam_id or an eos_id'));
-    return this.#cache.fetch(key, { context: player }).then((entry) => {
-      if (entry === undefined) throw new Error('the mute lookup gave no answer');
-      return entry;
-    });
+    const cached = this.#peekKey(key, player);
+    return cached === undefined ? this.#ask(keys, player) : Promise.resolve(cached);
   }
 
   /** Asks the service again in the background (a player joined: their status may have changed meanwhile). */
   refresh(player: PlayerIdentity): void {
-    const key = keysOf(player)[0];
-    if (key !== undefined) this.#startFetch(key, player, true);
+    const keys = keysOf(player);
+    if (keys.length > 0) this.#refreshInBackground(keys, player);
   }
 
   #peekKey(key: string, player: PlayerIdentity): MuteEntry | undefined {
     delete this.#status.get;
     const entry = this.#cache.get(key, { status: this.#status });
-    if (entry !== undefined && this.#lastGetWasStale()) this.#startFetch(key, player, false);
+    if (entry !== undefined && this.#lastGetWasStale()) this.#refreshInBackground(keysOf(player), player);
     return entry;
   }
 
@@ -129,32 +138,51 @@ export class MuteCache {
     return this.#status.get === 'stale';
   }
 
-  #startFetch(key: string, player: PlayerIdentity, forceRefresh: boolean): void {
-    // A failed refresh keeps the stale entry (noDeleteOnFetchRejection); nobody awaits this promise.
-    this.#cache.fetch(key, { context: player, forceRefresh }).catch(() => undefined);
+  #refreshInBackground(keys: readonly string[], player: PlayerIdentity): void {
+    // A failed refresh leaves the stale entry in place (nothing is set); nobody awaits this promise.
+    this.#ask(keys, player).catch(() => undefined);
   }
 
-  async #fetch(
-    key: string,
-    stale: MuteEntry | undefined,
-    fetchOptions: LRUCache.FetcherFetchOptions<string, MuteEntry, PlayerIdentity>,
-    player: PlayerIdentity,
-  ): Promise<MuteEntry> {
+  /** The lookup in flight for the player under any of its keys, else a new one, registered under all of them. */
+  #ask(keys: readonly string[], player: PlayerIdentity): Promise<MuteEntry> {
+    for (const key of keys) {
+      const flying = this.#inFlight.get(key);
+      if (flying !== undefined) return flying;
+    }
     // Read before the lookup: what the cache held when it was asked decides its place in the API budget.
-    const previous = stale ?? this.#peekAliases(key, player);
-    const status = await this.#options.lookup(idsOf(player), previous === undefined ? 'first' : 'refresh');
-    const entry = status.muted ? { muted: true, alert: status.alert } : NOT_MUTED;
-    const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
-    fetchOptions.ttl = ttl;
-    for (const alias of keysOf(player)) if (alias !== key) this.#cache.set(alias, entry, { ttl });
-    if (previous !== undefined && previous.muted !== entry.muted) this.#options.onChange(player, entry);
-    return entry;
+    const previous = this.#peekAny(keys);
+    const settled = (): void => {
+      for (const key of keys) if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+    };
+    let asked: Promise<MuteStatus>;
+    try {
+      asked = this.#options.lookup(idsOf(player), previous === undefined ? 'first' : 'refresh');
+    } catch (error) {
+      // A lookup that throws instead of rejecting still ends as a rejection: lookup() never throws.
+      asked = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    const flight = asked.then(
+      (status) => {
+        settled();
+        const entry = status.muted ? { muted: true, alert: status.alert } : NOT_MUTED;
+        const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
+        for (const key of keys) this.#cache.set(key, entry, { ttl });
+        if (previous !== undefined && previous.muted !== entry.muted) this.#options.onChange(player, entry);
+        return entry;
+      },
+      (error: unknown) => {
+        settled();
+        throw error;
+      },
+    );
+    for (const key of keys) this.#inFlight.set(key, flight);
+    return flight;
   }
 
-  #peekAliases(key: string, player: PlayerIdentity): MuteEntry | undefined {
-    for (const alias of keysOf(player)) {
-      if (alias === key) continue;
-      const entry = this.#cache.peek(alias, { allowStale: true });
+  /** The answer cached under any of the keys, fresh or stale, without touching recency or starting a refresh. */
+  #peekAny(keys: readonly string[]): MuteEntry | undefined {
+    for (const key of keys) {
+      const entry = this.#cache.peek(key, { allowStale: true });
       if (entry !== undefined) return entry;
     }
     return undefined;

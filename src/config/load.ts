@@ -4,7 +4,6 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
-import { locateJsonSyntaxError } from './jsonSyntax.js';
 import { parseConfig } from './parse.js';
 import type { BridgeConfig } from './schema.js';
 
@@ -43,7 +42,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     }
     return { config: withAbsoluteDataDir(parseConfig({ servers: [] }, env, { requireCredentials }), cwd), path: null };
   }
-  const raw = parseJson(text, path);
+  const raw = await parseJson(text, path);
   return { config: withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials, file: path }), dirname(absolute)), path: absolute };
 }
 
@@ -67,13 +66,15 @@ async function readConfigText(absolute: string, shown: string): Promise<string |
   }
 }
 
-function parseJson(text: string, path: string): unknown {
+async function parseJson(text: string, path: string): Promise<unknown> {
   // Editors on Windows save a byte-order mark that JSON.parse rejects.
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
     return JSON.parse(json) as unknown;
   } catch {
     // The SyntaxError is dropped on purpose: V8 quotes the text around the error, which may be a secret.
+    // Loaded only here: jsonc-parser is needed only to place a syntax error, and a running sidecar never needs it.
+    const { locateJsonSyntaxError } = await import('./jsonSyntax.js');
     const located = locateJsonSyntaxError(json);
     const where = located === null ? '' : `, line ${located.line}, column ${located.column}: ${located.reason}`;
     throw fileProblem(path, `config file is not valid JSON: ${path}${where}`);

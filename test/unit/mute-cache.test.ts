@@ -91,4 +91,60 @@ describe('MuteCache', () => {
     expect(cache.peek(ALICE)).toEqual({ muted: false, alert: null });
     expect(changes).toEqual([{ muted: false, alert: null }]);
   });
+  it('shares one request among concurrent lookups of a player under either id, and a join refresh joins it too', async () => {
+    let answer: (value: MuteStatus) => void = () => undefined;
+    const { cache, asked } = makeCache(() => new Promise<MuteStatus>((resolve) => (answer = resolve)));
+    const first = cache.lookup(BOTH);
+    const bySteam = cache.lookup({ steamId: BOTH.steamId });
+    const byEos = cache.lookup({ eosId: BOTH.eosId?.toUpperCase() });
+    cache.refresh(BOTH);
+    expect(asked).toHaveLength(1);
+    expect(cache.size).toBe(0);
+    answer(status(true));
+    for (const lookup of [first, bySteam, byEos]) expect(await lookup).toEqual({ muted: true, alert: 'muted' });
+    expect(cache.size).toBe(2);
+    // Settled: the next join asks again (a refresh now), once.
+    cache.refresh(BOTH);
+    cache.refresh(BOTH);
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+  });
+
+  it('rejects a failed first lookup, caches nothing, and asks again on the next lookup', async () => {
+    let fail = true;
+    const { cache, asked } = makeCache(() => (fail ? Promise.reject(new Error('GSA is down')) : Promise.resolve(status(false))));
+    await expect(cache.lookup(ALICE)).rejects.toThrow('GSA is down');
+    expect(cache.size).toBe(0);
+    expect(cache.peek(ALICE)).toBeUndefined();
+    fail = false;
+    expect(await cache.lookup(ALICE)).toEqual({ muted: false, alert: null });
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'first']);
+  });
+
+  it('turns a lookup that throws instead of rejecting into a rejection', async () => {
+    const { cache } = makeCache(() => {
+      throw new Error('bad lookup');
+    });
+    await expect(cache.lookup(ALICE)).rejects.toThrow('bad lookup');
+  });
+
+  it('serves a stale answer from lookup() at once with one background refresh, and reports the flip', async () => {
+    let answer: (value: MuteStatus) => void = () => undefined;
+    let muted = true;
+    const { cache, asked, changes } = makeCache(() => (muted ? Promise.resolve(status(true)) : new Promise<MuteStatus>((resolve) => (answer = resolve))));
+    await cache.lookup(ALICE);
+    muted = false;
+    vi.advanceTimersByTime(60_001);
+    expect(await cache.lookup(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    expect(await cache.lookup(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'muted' });
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+    answer(status(false));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(cache.peek(ALICE)).toEqual({ muted: false, alert: null });
+    expect(changes).toEqual([{ muted: false, alert: null }]);
+    // Unmuted answers keep for unmutedTtlMs.
+    vi.advanceTimersByTime(300_000);
+    cache.peek(ALICE);
+    expect(asked).toHaveLength(2);
+  });
 });
