@@ -3,8 +3,7 @@
 // retried by the policy for its kind, and answered with a typed result or a GsaError with a stable code.
 // It knows nothing of games, chat or adapters, and never logs or throws a credential.
 
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import { Credentials } from './credentials.js';
@@ -20,20 +19,6 @@ import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
-
-/**
- * undici's Pool and its request API, loaded from their own files: undici's index loads all of undici (fetch,
- * WebSocket, EventSource, caches, mocks: about 110 modules and 3 MB of resident memory that an idle sidecar keeps)
- * for the one class the client uses. Same undici: this does what its index does for the request API (assigns
- * lib/api to Dispatcher.prototype; the same functions, so loading the index later changes nothing). undici has
- * no `exports` map, so the paths are reachable, and every client test fails at once if an update moves them.
- */
-const Pool = ((): typeof UndiciPool => {
-  const load = createRequire(import.meta.url);
-  const dispatcher = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
-  if (!('request' in dispatcher.prototype)) Object.assign(dispatcher.prototype, load('undici/lib/api/index.js'));
-  return load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-})();
 
 export interface GsaClientOptions {
   /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
