@@ -86,7 +86,9 @@ export class MuteCache {
       // A stale entry is served (and refreshed, see #peekKey) until an answer replaces it: a failed refresh keeps it.
       allowStale: true,
       noDeleteOnStaleGet: true,
-      ...(options.clock === undefined ? {} : { perf: options.clock }),
+      // An injected clock is read on every check: lru-cache otherwise reuses one reading for a millisecond of real
+      // time, so a clock moved by hand would not be seen until a real timer ran.
+      ...(options.clock === undefined ? {} : { perf: options.clock, ttlResolution: 0 }),
     });
   }
 

@@ -1,5 +1,6 @@
 // MuteCache + ChatGate against the emulator over loopback with a real client: single flight, TTLs,
-// stale-while-revalidate, the decision timeout, policies, aliases and change detection.
+// stale-while-revalidate, the decision timeout, policies, aliases and change detection. The cache's TTLs read a
+// hand-moved clock, and background refreshes are awaited by what reached the emulator, never by sleeping.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChatGate, type ChatGateOptions } from '../../src/bridge/chatGate.js';
 import { MuteCache, type MuteEntry } from '../../src/bridge/muteCache.js';
@@ -27,6 +28,8 @@ afterAll(async () => {
 });
 
 interface Setup {
+  /** Moves the cache's clock (its TTLs) forward. */
+  readonly advance: (ms: number) => void;
   readonly cache: MuteCache;
   readonly gate: ChatGate;
   readonly changes: { player: PlayerIdentity; entry: MuteEntry }[];
@@ -42,7 +45,9 @@ function setup(options: Partial<ChatGateOptions & { mutedTtlMs: number; unmutedT
   });
   clients.push(client);
   const changes: Setup['changes'] = [];
+  let now = 1_000_000;
   const cache = new MuteCache({
+    clock: { now: () => now },
     mutedTtlMs: options.mutedTtlMs ?? 60_000,
     unmutedTtlMs: options.unmutedTtlMs ?? 300_000,
     lookup: (player) => client.checkMuted(SERVER, player),
@@ -53,11 +58,16 @@ function setup(options: Partial<ChatGateOptions & { mutedTtlMs: number; unmutedT
     onUnknown: options.onUnknown ?? 'allow',
     defaultAlert: options.defaultAlert ?? 'You are muted on this server.',
   });
-  return { cache, gate, changes };
+  return { advance: (ms) => (now += ms), cache, gate, changes };
 }
 
 const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits, on real I/O, until the emulator has answered `count` mute checks in all. */
+async function muteCallsReach(count: number): Promise<void> {
+  await vi.waitFor(() => {
+    expect(muteCalls()).toBeGreaterThanOrEqual(count);
+  }, 10_000);
+}
 
 describe('ChatGate', () => {
   it('allows an unmuted player and blocks a muted one with the service alert', async () => {
@@ -118,31 +128,36 @@ describe('ChatGate', () => {
 
 describe('MuteCache', () => {
   it('keeps muted players for the short TTL and unmuted ones for the long TTL', async () => {
-    const { gate } = setup({ mutedTtlMs: 50, unmutedTtlMs: 60_000 });
+    const { advance, gate } = setup({ mutedTtlMs: 50, unmutedTtlMs: 60_000 });
     emulator.mute(SERVER, MALLORY.steamId!, 'x');
     await gate.decide(MALLORY);
     await gate.decide(ALICE);
-    await sleep(80);
-    await gate.decide(ALICE); // fresh: no call
-    await gate.decide(MALLORY); // stale: served, refreshed in the background
-    await sleep(50);
-    const calls = emulator.calls.map((call) => call.endpoint);
-    expect(calls).toHaveLength(3);
+    advance(49);
+    await gate.decide(MALLORY); // still fresh: no call
+    expect(muteCalls()).toBe(2);
+    advance(11);
+    await gate.decide(ALICE); // fresh for a minute: no call
+    expect(await gate.decide(MALLORY)).toMatchObject({ reason: 'muted' }); // stale: served, refreshed in the background
+    await muteCallsReach(3);
+    advance(60_000);
+    await gate.decide(ALICE); // now stale too
+    await muteCallsReach(4);
+    expect(emulator.calls.map((call) => call.endpoint)).toEqual(['mute', 'mute', 'mute', 'mute']);
   });
 
   it('serves a stale entry at once while it refreshes, then the new answer', async () => {
-    const { gate, changes } = setup({ mutedTtlMs: 30 });
+    const { advance, gate, changes } = setup({ mutedTtlMs: 30 });
     emulator.mute(SERVER, MALLORY.steamId!, 'x');
     await gate.decide(MALLORY);
-    await sleep(50);
+    advance(50);
     emulator.unmute(SERVER, MALLORY.steamId!);
     emulator.injectFault({ kind: 'latency', ms: 200, endpoint: 'mute' });
-    const started = performance.now();
-    expect(await gate.decide(MALLORY)).toMatchObject({ allow: false, reason: 'muted' });
-    expect(performance.now() - started).toBeLessThan(50);
-    await sleep(300);
+    // Answered in the same tick from the stale entry, while the slow refresh is still out.
+    expect(gate.decideNow(MALLORY)).toMatchObject({ allow: false, reason: 'muted' });
+    await vi.waitFor(() => {
+      expect(changes).toEqual([{ player: MALLORY, entry: { muted: false, alert: null } }]);
+    }, 10_000);
     expect(await gate.decide(MALLORY)).toEqual({ allow: true, reason: 'ok' });
-    expect(changes).toEqual([{ player: MALLORY, entry: { muted: false, alert: null } }]);
   });
 
   it('finds a player known by both ids by either id', async () => {
@@ -158,19 +173,21 @@ describe('MuteCache', () => {
     await cache.lookup(ALICE);
     emulator.mute(SERVER, ALICE.steamId!, 'now muted');
     cache.refresh(ALICE);
-    await sleep(100);
-    expect(changes).toEqual([{ player: ALICE, entry: { muted: true, alert: 'now muted' } }]);
+    await vi.waitFor(() => {
+      expect(changes).toEqual([{ player: ALICE, entry: { muted: true, alert: 'now muted' } }]);
+    }, 10_000);
     expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'now muted' });
   });
 
   it('keeps the stale answer when a refresh fails', async () => {
-    const { cache } = setup({ mutedTtlMs: 30 });
+    const { advance, cache } = setup({ mutedTtlMs: 30 });
     emulator.mute(SERVER, MALLORY.steamId!, 'x');
     await cache.lookup(MALLORY);
     emulator.injectFault({ kind: 'status', status: 503, count: Infinity });
-    await sleep(50);
+    advance(50);
     cache.refresh(MALLORY);
-    await sleep(100);
+    await muteCallsReach(2); // the refresh was answered 503
+    await new Promise((resolve) => setImmediate(resolve));
     expect(cache.peek(MALLORY)).toEqual({ muted: true, alert: 'x' });
   });
 
