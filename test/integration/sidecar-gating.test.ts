@@ -83,13 +83,11 @@ describe('chat gating over the mod WebSocket', () => {
     const mod = await start({ mute: { decisionTimeoutMs: 150, onUnknown: 'block', defaultAlert: 'Chat is checking you.' } });
     emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted by admin');
     emulator.injectFault({ kind: 'latency', ms: 600, endpoint: 'mute' });
-    const sent = performance.now();
     mod.send({ type: 'chat', id: 'slow', player: NEWCOMER, channel: 'global', text: 'hello' });
+    // The policy's answer, so it came before the slow lookup did (that would have said "muted"). When exactly it
+    // comes is tested on fake timers (test/unit/chat-gate-deadline.test.ts), not against a wall clock here.
     const first = await mod.waitFor((frame) => frame.id === 'slow');
-    const waited = performance.now() - sent;
     expect(first).toMatchObject({ type: 'chat.verdict', allow: false, reason: 'unknown', alert: 'Chat is checking you.' });
-    expect(waited).toBeGreaterThanOrEqual(140);
-    expect(waited).toBeLessThan(500);
     await until(() => emulator.calls.some((call) => call.endpoint === 'mute' && call.status === 200), 'the slow lookup to finish');
     mod.send({ type: 'chat', id: 'warm', player: NEWCOMER, channel: 'global', text: 'hello again' });
     expect(await mod.waitFor((frame) => frame.id === 'warm')).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted by admin' });
@@ -101,13 +99,13 @@ describe('chat gating over the mod WebSocket', () => {
     emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted');
     mod.send({ type: 'chat', id: 'a', player: NEWCOMER, channel: 'global', text: '1' });
     expect(await mod.waitFor((frame) => frame.id === 'a')).toMatchObject({ allow: false, reason: 'muted' });
+    // Past the 50 ms TTL (a timer never fires early, so this cannot be flaky).
     await new Promise((resolve) => setTimeout(resolve, 80));
     emulator.unmute(SERVER, NEWCOMER.steam_id);
     emulator.injectFault({ kind: 'latency', ms: 300, endpoint: 'mute' });
-    const sent = performance.now();
     mod.send({ type: 'chat', id: 'b', player: NEWCOMER, channel: 'global', text: '2' });
+    // Still "muted" although GSA now says otherwise: the stale answer, served without waiting for the refresh.
     expect(await mod.waitFor((frame) => frame.id === 'b')).toMatchObject({ allow: false, reason: 'muted' });
-    expect(performance.now() - sent).toBeLessThan(100);
     await mod.waitFor((frame) => frame.type === 'mute.changed');
     mod.send({ type: 'chat', id: 'c', player: NEWCOMER, channel: 'global', text: '3' });
     expect(await mod.waitFor((frame) => frame.id === 'c')).toMatchObject({ allow: true, reason: 'ok' });
