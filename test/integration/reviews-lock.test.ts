@@ -1,16 +1,14 @@
 // Reviews that must never be lost, as a host runs the sidecar: real `gsa-bridge run` processes on one data
 // directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
 // cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
-import { chown, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { main } from '../../src/cli/main.js';
 import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { freePort } from '../fixtures/freePort.js';
-import { tempDir } from '../fixtures/tempDir.js';
 import type { ModSocket } from '../fixtures/modSocket.js';
-import { useProcessHarness } from '../fixtures/processHarness.js';
+import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import type { SidecarProcess } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
@@ -19,37 +17,12 @@ const CLIENT_SECRET = 'client-secret-lock-77aa';
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
 
-const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN });
+const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'lock' });
 
-interface Setup {
-  readonly dir: string;
-  readonly configPath: string;
-  readonly dataDir: string;
-  readonly gsaPort: number;
-  readonly modPort: number;
-}
+type Setup = ProcessSetup;
 
-async function writeSetup(reviews: Record<string, unknown> = {}): Promise<Setup> {
-  const dir = await tempDir('lock');
-  const gsaPort = await freePort();
-  const modPort = await freePort();
-  const configPath = join(dir, 'config.json');
-  const config = {
-    api: {
-      baseUrl: `http://127.0.0.1:${gsaPort}`,
-      clientId: 'demo-client',
-      clientSecret: CLIENT_SECRET,
-      timeoutMs: 2000,
-      rateLimit: { requests: 1000, intervalMs: 1000 },
-      retry: { retries: 0, minDelayMs: 50, maxDelayMs: 100 },
-    },
-    servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: modPort, token: TOKEN }] }],
-    // Relative on purpose: resolved against the config file's directory, whatever the test runner's cwd is.
-    reviews: { dataDir: 'data', cooldownMs: 0, ...reviews },
-    log: { level: 'debug' },
-  };
-  await writeFile(configPath, JSON.stringify(config));
-  return { dir, configPath, dataDir: join(dir, 'data'), gsaPort, modPort };
+function writeSetup(reviews?: Record<string, unknown>): Promise<Setup> {
+  return harness.writeSetup(reviews);
 }
 
 function startGsa(port: number): Promise<GsaEmulator> {

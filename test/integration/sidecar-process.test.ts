@@ -5,9 +5,8 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { freePort } from '../fixtures/freePort.js';
 import type { ModSocket } from '../fixtures/modSocket.js';
-import { useProcessHarness } from '../fixtures/processHarness.js';
+import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import { waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -15,37 +14,12 @@ const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-7c0ffee';
 const CLIENT_SECRET = 'client-secret-d00dfeed';
 
-const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN });
+const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'sidecar' });
 
-interface Setup {
-  readonly configPath: string;
-  readonly dataDir: string;
-  readonly gsaPort: number;
-  readonly modPort: number;
-}
+type Setup = ProcessSetup;
 
-async function writeSetup(overrides: { reviews?: Record<string, unknown> } = {}): Promise<Setup> {
-  const dir = await tempDir('sidecar');
-  const gsaPort = await freePort();
-  const modPort = await freePort();
-  const dataDir = join(dir, 'data');
-  const configPath = join(dir, 'config.json');
-  const config = {
-    api: {
-      baseUrl: `http://127.0.0.1:${gsaPort}`,
-      clientId: 'demo-client',
-      clientSecret: CLIENT_SECRET,
-      timeoutMs: 2000,
-      // These tests are about durability and signals, not the window: 300 reviews must not take 3 minutes.
-      rateLimit: { requests: 1000, intervalMs: 1000 },
-      retry: { retries: 0, minDelayMs: 100, maxDelayMs: 200 },
-    },
-    servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: modPort, token: TOKEN }] }],
-    reviews: { dataDir, cooldownMs: 0, ...overrides.reviews },
-    log: { level: 'debug' },
-  };
-  await writeFile(configPath, JSON.stringify(config));
-  return { configPath, dataDir, gsaPort, modPort };
+function writeSetup(reviews?: Record<string, unknown>): Promise<Setup> {
+  return harness.writeSetup(reviews);
 }
 
 function startGsa(port: number): Promise<GsaEmulator> {
