@@ -205,7 +205,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   say(
     `api.retry.maxRetryAfterMs ${retry.maxRetryAfterMs} (one window, as 60 s is one window of the service); starvation bound ${fmt(boundMs)} ` +
       `outside Retry-After holds; the review share carries ${reviewShareCapacityPerSecond(options).toFixed(1)}/s under full chat load ` +
-      `before holds (two 429s and a review 503 per rotation take ~30 s of every ~52 s), so reviews are offered at ${options.reviewsPerSecond}/s`,
+      `before holds (at the defaults, two 429s and a review 503 per rotation hold reviews ~30 s of a rotation of at least 52 s: ≥ 1.3/s left); reviews offered at ${options.reviewsPerSecond}/s`,
   );
   say(`temp dir ${dir}`);
 
