@@ -40,8 +40,8 @@ const SPEC = {
   'chats-per-second': { type: 'string', default: '200' },
   'joins-per-second': { type: 'string', default: '5' },
   // 1/s: the review share carries 3/s at the default window (30 of 100 per 10 s), but the fault rotation keeps the
-  // key or the review class under a Retry-After hold ~30 s of every rotation of at least 52 s (two 429s and a review 503, 10 s
-  // each), leaving ~1.3/s; at 2/s the backlog grew for the whole run (docs/soak.md).
+  // key or the review class under a Retry-After hold ~30 s of every rotation of at least 52 s (two 429s and a
+  // review 503, 10 s each), leaving ≥ 1.3/s; at 2/s the backlog grew for the whole run (docs/soak.md).
   'reviews-per-second': { type: 'string', default: '1' },
   connections: { type: 'string', default: '4' },
   // Scaled from the service's 100 per 60 s so a short run still fills and drains the window many times.

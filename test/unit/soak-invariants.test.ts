@@ -9,8 +9,8 @@ import { heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationRows, ver
 import { reviewShareCapacityPerSecond, soakRetry, starvationBoundMs } from '../../bench/soak/options.js';
 import type { SentReview } from '../../bench/soak/modFleet.js';
 import { auditReviews } from '../../bench/soak/reviewAudit.js';
-import type { ResourceSample } from '../../bench/soak/sidecarProcess.js';
-import { tempDir } from '../fixtures/tempDir.js';
+import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
+import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -186,5 +186,20 @@ describe('RSS and handles flat after warm-up', () => {
 
   it('fails when there are too few samples to judge', () => {
     expect(resourceRows(samples(() => 1, () => 1, 3)).every((r) => !r.ok)).toBe(true);
+  });
+});
+
+describe('the soak sidecar when its directory is gone', () => {
+  it('fails that start with a clear error instead of crashing the soak on an unhandled spawn error', async () => {
+    const logs = await tempDir('soak-sidecar-log');
+    const gone = await tempDir('soak-sidecar-gone');
+    await removeTempDir(gone);
+    const sidecar = new SoakSidecar(join(gone, 'config.json'), join(logs, 'sidecar.log'), () => performance.now());
+    try {
+      await expect(sidecar.start()).rejects.toThrow(/could not be started: .*ENOENT.*still exist/);
+      expect(sidecar.alive()).toBe(false);
+    } finally {
+      await sidecar.close();
+    }
   });
 });
