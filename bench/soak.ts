@@ -19,11 +19,11 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { GsaEmulator, type FaultSpec, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
-  EXPECTED_RETRY_AFTER_CAP_MS,
   parseSoakOptions,
+  reviewShareCapacityPerSecond,
   SOAK_API_TIMEOUT_MS,
-  SOAK_RETRY,
   SOAK_USAGE,
+  soakRetry,
   SoakUsageError,
   starvationBoundMs,
   type SoakOptions,
@@ -33,13 +33,16 @@ import { auditReviews, contentKey } from './soak/reviewAudit.js';
 import { SoakSidecar } from './soak/sidecarProcess.js';
 import {
   fmt,
+  heldMs,
   lostReviewsRow,
   renderTable,
   resourceRows,
+  serviceHolds,
   starvationRows,
   verdictRow,
   windowRow,
   worstWindow,
+  type HoldFault,
   type InvariantRow,
 } from './soak/invariants.js';
 
@@ -92,23 +95,35 @@ interface FaultStep {
 
 /**
  * A fault for the next `count` matching requests, cleared once they have all had it or after `maxHoldMs`: under
- * a strict window requests come in bursts, so a fault held for a fixed time would often meet none.
+ * a strict window requests come in bursts, so a fault held for a fixed time would often meet none. A fault with a
+ * Retry-After is noted in `holdFaults` with the time it was armed, so the judgement can find the holds it caused.
  */
-function faultFor(name: string, fault: FaultSpec, maxHoldMs: number): FaultStep {
+function faultStep(name: string, fault: FaultSpec, maxHoldMs: number, holdFaults: HoldFault[]): FaultStep {
   return {
     name,
     run: async (emulator) => {
+      const armedAt = now();
       emulator.injectFault(fault);
       const until = now() + maxHoldMs;
       while (emulator.snapshot().faults.length > 0 && now() < until) await sleep(50);
       emulator.clearFaults();
+      if (fault.kind === 'status' && fault.retryAfter !== undefined) {
+        holdFaults.push({
+          armedAt,
+          clearedAt: now(),
+          status: fault.status,
+          ...(fault.endpoint === undefined ? {} : { endpoint: fault.endpoint }),
+          retryAfterMs: Number(fault.retryAfter) * 1000,
+        });
+      }
     },
   };
 }
 
-function faultRotation(clientSecret: string, options: SoakOptions): FaultStep[] {
+function faultRotation(clientSecret: string, options: SoakOptions, holdFaults: HoldFault[]): FaultStep[] {
   // At most a window's length: by then the sidecar has sent again, if it sends at all.
   const hold = options.windowMs;
+  const faultFor = (name: string, fault: FaultSpec, maxHoldMs: number): FaultStep => faultStep(name, fault, maxHoldMs, holdFaults);
   return [
     faultFor('503 burst (20 answers)', { kind: 'status', status: 503, count: 20 }, hold),
     faultFor('429 Retry-After: 86400', { kind: 'status', status: 429, retryAfter: '86400' }, hold),
@@ -140,6 +155,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const clientSecret = `soak+Secret/${randomBytes(12).toString('hex')}="&`;
   const modToken = `soak-mod-token-${randomBytes(12).toString('hex')}`;
   const boundMs = starvationBoundMs(options);
+  const retry = soakRetry(options);
   const loadMs = options.minutes * 60_000;
 
   const emulator = await GsaEmulator.start({
@@ -147,6 +163,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     clientSecret,
     servers: [SERVER],
     window: { requests: options.windowRequests, intervalMs: options.windowMs },
+    // Every call of the run: the judgement finds the Retry-After answers in it (a 10-minute run makes ~10k).
+    callLogLimit: 1_000_000,
   });
   const modPort = await freePort();
   // Not created here: the sidecar creates it 0700, as it would for a host.
@@ -163,7 +181,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           clientSecret,
           timeoutMs: SOAK_API_TIMEOUT_MS,
           rateLimit: { requests: options.windowRequests, intervalMs: options.windowMs },
-          retry: SOAK_RETRY,
+          retry,
         },
         servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
         mute: { decisionTimeoutMs: options.decisionTimeoutMs },
@@ -183,6 +201,11 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   say(
     `soak ${runId}: ${options.minutes} min, ${options.players} players, ${options.chatsPerSecond} chats/s over ${options.connections} mods, ` +
       `${options.reviewsPerSecond} reviews/s, window ${options.windowRequests}/${options.windowMs} ms, a fault every ${options.faultEverySeconds} s, ${options.kills} kill -9`,
+  );
+  say(
+    `api.retry.maxRetryAfterMs ${retry.maxRetryAfterMs} (one window, as 60 s is one window of the service); starvation bound ${fmt(boundMs)} ` +
+      `outside Retry-After holds; the review share carries ${reviewShareCapacityPerSecond(options).toFixed(1)}/s under full chat load ` +
+      `before holds (at the defaults, two 429s and a review 503 per rotation hold reviews ~30 s of a rotation of at least 52 s: ≥ 1.3/s left); reviews offered at ${options.reviewsPerSecond}/s`,
   );
   say(`temp dir ${dir}`);
 
@@ -282,7 +305,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
 
     // Faults one at a time, each `faultEverySeconds` after the previous one ended; the kills on their own schedule,
     // at fixed points of the first half, whatever fault is under way.
-    const rotation = faultRotation(clientSecret, options);
+    const holdFaults: HoldFault[] = [];
+    const rotation = faultRotation(clientSecret, options, holdFaults);
     const faultCounts = new Map<string, number>();
     const count = (name: string): void => {
       faultCounts.set(name, (faultCounts.get(name) ?? 0) + 1);
@@ -312,7 +336,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     await Promise.all([faults, kills]);
     loadOn = false;
     emulator.clearFaults();
-    say(`load stopped; draining (up to ${fmt(boundMs)}) until every acknowledged review and server action has an answer`);
+    // A hold armed just before the stop may still run for up to the cap.
+    const drainMs = boundMs + retry.maxRetryAfterMs;
+    say(`load stopped; draining (up to ${fmt(drainMs)}) until every acknowledged review and server action has an answer`);
 
     const storedKeys = (): Set<string> => new Set(emulator.reviews.map((r) => contentKey(r.steamId ?? '', r.comment)));
     const drainStarted = now();
@@ -322,7 +348,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         (r) => r.ackAt !== undefined && r.resultAt === undefined && !stored.has(contentKey(r.steamId, r.comment)),
       ).length;
       const unanswered = [...fleet.actions.values()].filter((a) => a.answeredAt === undefined && a.orphaned !== true).length;
-      if ((open === 0 && unanswered === 0) || now() - drainStarted > boundMs) {
+      if ((open === 0 && unanswered === 0) || now() - drainStarted > drainMs) {
         say(`drained: ${open} review(s) and ${unanswered} action(s) still open after ${fmt(now() - drainStarted)}`);
         break;
       }
@@ -344,13 +370,19 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     rewatchWindow();
     const window = worstWindow(windowReports);
     const counters = emulator.counters();
-    const reviewFateMs: number[] = [];
+    const calls = emulator.calls;
+    const holds = serviceHolds(holdFaults, calls, retry.maxRetryAfterMs);
+    const wait = (scope: 'review' | 'action', from: number, to: number): { ms: number; heldMs: number } => ({
+      ms: Math.max(0, to - from),
+      heldMs: heldMs(holds, scope, from, to),
+    });
+    const reviewWaits: { ms: number; heldMs: number }[] = [];
     let reviewsWithoutFate = 0;
     for (const audited of audit.reviews) {
       const ackAt = audited.review.ackAt ?? audited.review.sentAt;
-      if (audited.fateAt !== undefined) reviewFateMs.push(Math.max(0, audited.fateAt - ackAt));
+      if (audited.fateAt !== undefined) reviewWaits.push(wait('review', ackAt, Math.max(ackAt, audited.fateAt)));
       else if (audited.fate === 'pending' || audited.fate === 'lost') reviewsWithoutFate += 1;
-      else reviewFateMs.push(endedAt - ackAt); // a fate with no time: charge it the whole wait, to be safe
+      else reviewWaits.push(wait('review', ackAt, endedAt)); // a fate with no time: charge it the whole wait, to be safe
     }
     const actionList = [...fleet.actions.values()];
     const outcomes = new Map<string, number>();
@@ -362,7 +394,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     // (the sidecar's own queue was full: issue 6 says mute lookups must never crowd out a server action).
     const refused = new Map<string, number>();
     for (const [outcome, n] of outcomes) if (outcome.startsWith('error:')) refused.set(outcome.slice(6), n);
-    const webhook429s = emulator.calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
+    const webhook429s = calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
     const localRateLimited = (outcomes.get('rate_limited') ?? 0) - webhook429s;
     if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
     const refusedIds = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
@@ -377,9 +409,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince),
       ...starvationRows({
         boundMs,
-        reviewFateMs,
+        retryAfterCapMs: retry.maxRetryAfterMs,
+        reviewWaits,
         reviewsWithoutFate,
-        actionAnswerMs: actionList.filter((a) => a.answeredAt !== undefined && !refusedIds(a)).map((a) => (a.answeredAt ?? 0) - a.sentAt),
+        actionWaits: actionList.filter((a) => a.answeredAt !== undefined && !refusedIds(a)).map((a) => wait('action', a.sentAt, a.answeredAt ?? a.sentAt)),
         actionsUnanswered: actionList.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
         actionsRefused: refused,
         actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
@@ -413,7 +446,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}`,
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
-          ` (Retry-After cap assumed ${fmt(EXPECTED_RETRY_AFTER_CAP_MS)})`,
+          `; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide), covering ${fmt(heldMs(holds, 'review', started, endedAt))} of the reviews' time`,
         ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
         ...(audit.byFate.lost === 0

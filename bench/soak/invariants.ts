@@ -133,40 +133,125 @@ export function verdictRow(verdicts: readonly Timed[], pings: readonly Timed[], 
   };
 }
 
+/**
+ * A pause the service asked for: a `429` or `503` with a `Retry-After`, from the moment its answer arrived for as
+ * long as the sidecar honours it (the Retry-After, capped at `api.retry.maxRetryAfterMs`). A 429 pauses every call
+ * on the key (the limiter holds); a 503 pauses only the class whose call got it (its retry or the outbox's next
+ * round). The invariant is "sent within a bounded time whatever the chat load", and the service's own Retry-After
+ * is allowed to pause everything, so time under a hold is not held against the sidecar.
+ */
+export interface ServiceHold {
+  readonly from: number;
+  readonly to: number;
+  /** 'all' for a 429 (the whole key), else the class whose call got the 503. */
+  readonly scope: 'all' | 'review' | 'action';
+}
+
+/** A Retry-After fault as the soak injected it, and the time it was armed. */
+export interface HoldFault {
+  readonly armedAt: number;
+  readonly clearedAt: number;
+  readonly status: number;
+  readonly endpoint?: string;
+  /** What the Retry-After asked for, in ms (before the sidecar's cap). */
+  readonly retryAfterMs: number;
+}
+
+/** The emulator's call log, as much of it as the holds need. */
+export interface LoggedCall {
+  readonly at: number;
+  readonly endpoint: string;
+  readonly status: number;
+}
+
+const scopeOf = (endpoint: string): ServiceHold['scope'] => (endpoint === 'review' ? 'review' : endpoint === 'webhook' ? 'action' : 'all');
+
+/**
+ * The holds the emulator actually sent: each call answered with a fault's status while that fault was armed (faults
+ * run one at a time, so nothing else answers that status then), held for min(Retry-After, cap) from its arrival.
+ */
+export function serviceHolds(faults: readonly HoldFault[], calls: readonly LoggedCall[], capMs: number): ServiceHold[] {
+  const holds: ServiceHold[] = [];
+  for (const fault of faults) {
+    for (const call of calls) {
+      if (call.at < fault.armedAt || call.at > fault.clearedAt || call.status !== fault.status) continue;
+      if (fault.endpoint !== undefined && call.endpoint !== fault.endpoint) continue;
+      const scope = fault.status === 429 ? 'all' : scopeOf(call.endpoint);
+      holds.push({ from: call.at, to: call.at + Math.min(fault.retryAfterMs, capMs), scope });
+    }
+  }
+  return holds;
+}
+
+/** How much of [from, to] a hold covered for this class, overlapping holds counted once. */
+export function heldMs(holds: readonly ServiceHold[], scope: 'review' | 'action', from: number, to: number): number {
+  const spans = holds
+    .filter((h) => (h.scope === 'all' || h.scope === scope) && h.to > from && h.from < to)
+    .map((h) => [Math.max(from, h.from), Math.min(to, h.to)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let covered = 0;
+  let reached = from;
+  for (const [start, end] of spans) {
+    if (end <= reached) continue;
+    covered += end - Math.max(start, reached);
+    reached = end;
+  }
+  return covered;
+}
+
+/** One review's or action's wait: all of it, and the part under a service-requested hold. */
+export interface Wait {
+  readonly ms: number;
+  readonly heldMs: number;
+}
+
 export interface StarvationFigures {
+  /** The base bound, for time not under a hold (options.ts, starvationBoundMs). */
   readonly boundMs: number;
+  /** The sidecar's Retry-After cap, for the bound column. */
+  readonly retryAfterCapMs: number;
   /** Fate latency (ack → fate) of reviews that reached one. */
-  readonly reviewFateMs: readonly number[];
+  readonly reviewWaits: readonly Wait[];
   /** Acked reviews with no fate at the end. */
   readonly reviewsWithoutFate: number;
   /** Answer latency of server actions that got an answer. */
-  readonly actionAnswerMs: readonly number[];
+  readonly actionWaits: readonly Wait[];
   readonly actionsUnanswered: number;
   /** Server actions refused on the spot (`error` frame: rate_limited, unavailable …) by code. */
   readonly actionsRefused: ReadonlyMap<string, number>;
   readonly actionsOrphaned: number;
 }
 
+/** A wait starved when the part of it not under a service-requested hold exceeds the base bound. */
+export function starved(wait: Wait, boundMs: number): boolean {
+  return wait.ms - wait.heldMs > boundMs;
+}
+
 export function starvationRows(f: StarvationFigures): InvariantRow[] {
-  const slowReviews = f.reviewFateMs.filter((ms) => ms > f.boundMs).length;
-  const slowActions = f.actionAnswerMs.filter((ms) => ms > f.boundMs).length;
+  const slowReviews = f.reviewWaits.filter((w) => starved(w, f.boundMs)).length;
+  const slowActions = f.actionWaits.filter((w) => starved(w, f.boundMs)).length;
   const refused = [...f.actionsRefused].map(([code, n]) => `${n} ${code}`).join(', ');
+  const ms = (waits: readonly Wait[]): number[] => waits.map((w) => w.ms);
+  const unheld = (waits: readonly Wait[]): number => waits.reduce((max, w) => Math.max(max, w.ms - w.heldMs), 0);
+  const held = (waits: readonly Wait[]): number => waits.reduce((max, w) => Math.max(max, w.heldMs), 0);
+  const bound = `each ≤ ${fmt(f.boundMs)} + the Retry-After hold (each ≤ ${fmt(f.retryAfterCapMs)}) that overlapped its wait`;
   return [
     {
       name: 'reviews never starved (ack → fate)',
       ok: slowReviews === 0 && f.reviewsWithoutFate === 0,
       measured:
-        `${f.reviewFateMs.length} reached a fate: p50 ${fmt(percentile(f.reviewFateMs, 0.5))}, max ${fmt(Math.max(0, ...f.reviewFateMs))}; ` +
+        `${f.reviewWaits.length} reached a fate: p50 ${fmt(percentile(ms(f.reviewWaits), 0.5))}, max ${fmt(Math.max(0, ...ms(f.reviewWaits)))}; ` +
+        `max outside holds ${fmt(unheld(f.reviewWaits))}, max under holds ${fmt(held(f.reviewWaits))}; ` +
         `${slowReviews} over the bound; ${f.reviewsWithoutFate} without a fate at the end`,
-      bound: `each ≤ ${fmt(f.boundMs)}`,
+      bound,
     },
     {
       name: 'server actions never starved (send → answer)',
       ok: slowActions === 0 && f.actionsUnanswered === 0 && f.actionsRefused.size === 0,
       measured:
-        `${f.actionAnswerMs.length} answered: max ${fmt(Math.max(0, ...f.actionAnswerMs))}; ${slowActions} over the bound; ` +
-        `${f.actionsUnanswered} unanswered; refused on the spot: ${refused === '' ? 'none' : refused}; ${f.actionsOrphaned} cut by a kill`,
-      bound: `each ≤ ${fmt(f.boundMs)}, none refused`,
+        `${f.actionWaits.length} answered: max ${fmt(Math.max(0, ...ms(f.actionWaits)))}, max outside holds ${fmt(unheld(f.actionWaits))}; ` +
+        `${slowActions} over the bound; ${f.actionsUnanswered} unanswered; refused on the spot: ${refused === '' ? 'none' : refused}; ${f.actionsOrphaned} cut by a kill`,
+      bound: `${bound}, none refused`,
     },
   ];
 }

@@ -2,6 +2,8 @@
 // derived bounds the invariants are judged against. Must never read the environment or a config file: a soak
 // run is reproducible from its command line alone.
 import { parseArgs } from 'node:util';
+import { BUDGET_WEIGHTS } from '../../src/gsa/budgetShares.js';
+import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 
 export interface SoakOptions {
   /** Length of the load phase; fractions allowed (0.5 = 30 s). */
@@ -37,7 +39,10 @@ const SPEC = {
   players: { type: 'string', default: '10000' },
   'chats-per-second': { type: 'string', default: '200' },
   'joins-per-second': { type: 'string', default: '5' },
-  'reviews-per-second': { type: 'string', default: '2' },
+  // 1/s: the review share carries 3/s at the default window (30 of 100 per 10 s), but the fault rotation keeps the
+  // key or the review class under a Retry-After hold ~30 s of every rotation of at least 52 s (two 429s and a
+  // review 503, 10 s each), leaving ≥ 1.3/s; at 2/s the backlog grew for the whole run (docs/soak.md).
+  'reviews-per-second': { type: 'string', default: '1' },
   connections: { type: 'string', default: '4' },
   // Scaled from the service's 100 per 60 s so a short run still fills and drains the window many times.
   'window-requests': { type: 'string', default: '100' },
@@ -91,15 +96,43 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
 
 /** The sidecar's own timing settings, chosen so the bounds below stay well inside a short run. */
 export const SOAK_API_TIMEOUT_MS = 2_000;
-export const SOAK_RETRY = { retries: 3, minDelayMs: 200, maxDelayMs: 5_000 } as const;
-/** The longest Retry-After the sidecar should honour: api.retry.maxRetryAfterMs's default (issue 6, section 2). */
-export const EXPECTED_RETRY_AFTER_CAP_MS = 60_000;
+
+/** The `api.retry` block of the soak's sidecar config. */
+export interface SoakRetry {
+  readonly retries: number;
+  readonly minDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxRetryAfterMs: number;
+}
 
 /**
- * How long a review or a server action may wait for its fate before it counts as starved. With a guaranteed
- * share per class, a call waits at most: a capped Retry-After pause, two windows for its share to come round,
- * the longest retry backoff, and one request timeout. Anything slower is starvation, whatever the chat load.
+ * The soak scales the service's window (100 per 60 s) down to `windowMs`, so it scales the Retry-After cap the
+ * same way: `maxRetryAfterMs` = one window, as the default 60 s is one window of the real service. Left at 60 s,
+ * the two 429 holds and the review 503 of every fault rotation (~52 s) would keep the key paused nearly all the
+ * time and the soak would measure the fault mix, not the sidecar.
  */
-export function starvationBoundMs(options: SoakOptions): number {
-  return EXPECTED_RETRY_AFTER_CAP_MS + 2 * options.windowMs + SOAK_RETRY.maxDelayMs + 2 * SOAK_API_TIMEOUT_MS;
+export function soakRetry(options: Pick<SoakOptions, 'windowMs'>): SoakRetry {
+  return { retries: 3, minDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: options.windowMs };
+}
+
+/**
+ * How long a review or a server action may wait, outside the service-requested holds, before it counts as
+ * starved; derived from the soak's sidecar config. With a guaranteed share per class (docs/api-budget.md), a call
+ * waits at most: two windows as the sidecar counts them (T′ = intervalMs widened by 1%) for its share to come
+ * round, the longest client retry backoff, two request timeouts (an attempt that timed out and the one that
+ * succeeded), and one pause of the sidecar's own between rounds (the outbox's next try after a failed round; with
+ * this fault mix its backoff stays under the Retry-After cap, so the cap bounds it). Holds are added per call
+ * (invariants.ts, heldMs): time under a Retry-After the service sent is not starvation by chat load.
+ */
+export function starvationBoundMs(options: Pick<SoakOptions, 'windowMs'>, timeoutMs = SOAK_API_TIMEOUT_MS): number {
+  const retry = soakRetry(options);
+  return retry.maxRetryAfterMs + 2 * guardedIntervalMs(options.windowMs) + retry.maxDelayMs + 2 * timeoutMs;
+}
+
+/**
+ * What the review share carries under full chat load, per second, outside holds: 30 of every 100 slots
+ * (docs/api-budget.md), scaled to the soak's window.
+ */
+export function reviewShareCapacityPerSecond(options: Pick<SoakOptions, 'windowRequests' | 'windowMs'>): number {
+  return (options.windowRequests * (BUDGET_WEIGHTS.review / (BUDGET_WEIGHTS.mute + BUDGET_WEIGHTS.review + BUDGET_WEIGHTS.action))) / (options.windowMs / 1000);
 }

@@ -88,6 +88,11 @@ export class SoakSidecar {
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
+    // A spawn that fails (its cwd, the soak's temp dir, was removed under it) must fail this start, not the soak.
+    let spawnError: Error | undefined;
+    child.once('error', (error) => {
+      spawnError = error;
+    });
     child.once('exit', (code, signal) => {
       const pid = child.pid ?? 0;
       this.exits.push({ at: this.#now(), pid, code, signal, deliberate: this.#deliberate, tail: this.#tail });
@@ -95,6 +100,7 @@ export class SoakSidecar {
     });
     const deadline = this.#now() + START_TIMEOUT_MS;
     while (!RUNNING.test(seen)) {
+      if (spawnError !== undefined) throw new Error(`the sidecar could not be started: ${spawnError.message} (does ${dirname(this.#configPath)} still exist?)`);
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the sidecar exited while starting:\n${this.#tail}`);
       if (this.#now() > deadline) throw new Error(`the sidecar did not log "running" within ${START_TIMEOUT_MS} ms:\n${this.#tail}`);
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,14 +1,16 @@
 // The soak's judgement, on made-up measurements: the review audit's fates, the sidecar's share of a verdict's
-// latency, the worst window over sidecar lifetimes, and the memory/handle trend. The soak itself is too long
+// latency, the worst window over sidecar lifetimes, the starvation bound net of Retry-After holds, and the
+// memory/handle trend. The soak itself is too long
 // for `npm test`; these keep its arithmetic honest.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resourceRows, sidecarShareMs, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
+import { heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationRows, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
+import { reviewShareCapacityPerSecond, soakRetry, starvationBoundMs } from '../../bench/soak/options.js';
 import type { SentReview } from '../../bench/soak/modFleet.js';
 import { auditReviews } from '../../bench/soak/reviewAudit.js';
-import type { ResourceSample } from '../../bench/soak/sidecarProcess.js';
-import { tempDir } from '../fixtures/tempDir.js';
+import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
+import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -109,6 +111,63 @@ describe('window over sidecar lifetimes', () => {
   });
 });
 
+describe('starvation: the bound, net of service-requested holds', () => {
+  it('derives the bound from the soak config: the cap scaled to the window, two guarded windows, backoff, timeouts', () => {
+    expect(soakRetry({ windowMs: 10_000 }).maxRetryAfterMs).toBe(10_000);
+    // 10 s cap + 2 × 10.1 s (T′) + 5 s client backoff + 2 × 2 s timeouts
+    expect(starvationBoundMs({ windowMs: 10_000 })).toBe(39_200);
+    expect(starvationBoundMs({ windowMs: 60_000 }, 3_000)).toBe(60_000 + 2 * 60_600 + 5_000 + 6_000);
+    // 30 of every 100 slots per 10 s
+    expect(reviewShareCapacityPerSecond({ windowRequests: 100, windowMs: 10_000 })).toBeCloseTo(3);
+  });
+
+  const calls = [
+    { at: 1_000, endpoint: 'mute', status: 200 },
+    { at: 2_000, endpoint: 'mute', status: 429 }, // the 86400 fault, armed 1_500..2_100
+    { at: 2_050, endpoint: 'mute', status: 200 },
+    { at: 5_000, endpoint: 'review', status: 503 }, // the review 503, armed 4_000..6_000
+    { at: 5_500, endpoint: 'mute', status: 503 }, // a 503 outside the fault's endpoint: no hold
+    { at: 9_000, endpoint: 'webhook', status: 429 }, // a 429 with no fault armed: not the service's Retry-After
+  ];
+  const faults = [
+    { armedAt: 1_500, clearedAt: 2_100, status: 429, retryAfterMs: 86_400_000 },
+    { armedAt: 4_000, clearedAt: 6_000, status: 503, endpoint: 'review', retryAfterMs: 3_600_000 },
+  ];
+
+  it('finds the holds the emulator sent, capped as the sidecar caps them, key-wide for a 429', () => {
+    expect(serviceHolds(faults, calls, 10_000)).toStrictEqual([
+      { from: 2_000, to: 12_000, scope: 'all' },
+      { from: 5_000, to: 15_000, scope: 'review' },
+    ]);
+  });
+
+  it('counts the held part of a wait once where holds overlap, and only holds that apply to the class', () => {
+    const holds = serviceHolds(faults, calls, 10_000);
+    expect(heldMs(holds, 'review', 0, 20_000)).toBe(13_000); // 2..12 ∪ 5..15
+    expect(heldMs(holds, 'action', 0, 20_000)).toBe(10_000); // the review 503 does not pause actions
+    expect(heldMs(holds, 'review', 13_000, 14_000)).toBe(1_000);
+    expect(heldMs(holds, 'action', 12_000, 30_000)).toBe(0);
+    expect(heldMs([], 'review', 0, 1_000)).toBe(0);
+  });
+
+  it('judges only the time outside holds against the bound, and still fails a review left without a fate', () => {
+    const base = { boundMs: 39_200, retryAfterCapMs: 10_000, actionsUnanswered: 0, actionsRefused: new Map<string, number>(), actionsOrphaned: 0 };
+    // 45 s with 10 s under a hold: 35 s outside, within the bound. 45 s with 5 s held: 40 s outside, starved.
+    const [reviews, actions] = starvationRows({
+      ...base,
+      reviewWaits: [{ ms: 45_000, heldMs: 10_000 }],
+      reviewsWithoutFate: 0,
+      actionWaits: [{ ms: 45_000, heldMs: 5_000 }],
+    });
+    expect(reviews?.ok).toBe(true);
+    expect(reviews?.bound).toContain('39.2 s + the Retry-After hold');
+    expect(actions?.ok).toBe(false);
+    expect(actions?.measured).toContain('1 over the bound');
+    const [pending] = starvationRows({ ...base, reviewWaits: [{ ms: 1_000, heldMs: 0 }], reviewsWithoutFate: 1, actionWaits: [] });
+    expect(pending?.ok).toBe(false);
+  });
+});
+
 describe('RSS and handles flat after warm-up', () => {
   function samples(rss: (i: number) => number, fds: (i: number) => number, count = 40): ResourceSample[] {
     return Array.from({ length: count }, (_, i) => ({ at: i * 1000, pid: 7, generation: 2, rssKb: rss(i), fds: fds(i) }));
@@ -127,5 +186,20 @@ describe('RSS and handles flat after warm-up', () => {
 
   it('fails when there are too few samples to judge', () => {
     expect(resourceRows(samples(() => 1, () => 1, 3)).every((r) => !r.ok)).toBe(true);
+  });
+});
+
+describe('the soak sidecar when its directory is gone', () => {
+  it('fails that start with a clear error instead of crashing the soak on an unhandled spawn error', async () => {
+    const logs = await tempDir('soak-sidecar-log');
+    const gone = await tempDir('soak-sidecar-gone');
+    await removeTempDir(gone);
+    const sidecar = new SoakSidecar(join(gone, 'config.json'), join(logs, 'sidecar.log'), () => performance.now());
+    try {
+      await expect(sidecar.start()).rejects.toThrow(/could not be started: .*ENOENT.*still exist/);
+      expect(sidecar.alive()).toBe(false);
+    } finally {
+      await sidecar.close();
+    }
   });
 });
