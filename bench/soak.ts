@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { LoopStallRecorder } from './soak/loopStalls.js';
 import { GsaEmulator, type FaultSpec, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
@@ -213,6 +214,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const soakStalls = new LoopStallRecorder(now);
+  soakStalls.start();
   let restarting = false;
   let startFailures = 0;
 
@@ -358,6 +361,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     await fleet.stop();
     const shutdownCode = await sidecar.stop();
     loopDelay.disable();
+    soakStalls.stop();
     const endedAt = now();
 
     // The audit, from the emulator and the data directory.
@@ -406,7 +410,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const rows: InvariantRow[] = [
       lostReviewsRow(audit),
       windowRow(window, windowReports.length),
-      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince),
+      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls),
       ...starvationRows({
         boundMs,
         retryAfterCapMs: retry.maxRetryAfterMs,

@@ -11,6 +11,7 @@ import type { SentReview } from '../../bench/soak/modFleet.js';
 import { auditReviews } from '../../bench/soak/reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
 import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
+import { stallBefore } from '../../bench/soak/loopStalls.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -91,6 +92,20 @@ describe('verdict latency: the sidecar share', () => {
     const row = verdictRow(verdicts, pings, 300);
     expect(row.ok).toBe(false);
     expect(row.measured).toContain('1 late');
+  });
+
+  it("does not charge the sidecar for a verdict this process read late because it was stalled itself", () => {
+    const late = [{ connection: 0, sentAt: 0, ms: 350 }];
+    expect(verdictRow(late, [], 300).ok).toBe(false);
+    // A 60 ms stall of the soak process ended 4 ms before it read the verdict: 350 - 60 = 290.
+    const row = verdictRow(late, [], 300, [], [{ endedAt: 346, ms: 60 }]);
+    expect(row.ok).toBe(true);
+    expect(row.measured).toContain('1 more read late by a stall of this process');
+    // A stall long before the read (more than 20 ms) explains nothing.
+    expect(verdictRow(late, [], 300, [], [{ endedAt: 300, ms: 60 }]).ok).toBe(false);
+    expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 110)).toBe(40);
+    expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 99)).toBe(0);
+    expect(stallBefore([], 99)).toBe(0);
   });
 
   it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {

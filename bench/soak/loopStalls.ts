@@ -1,0 +1,57 @@
+// The soak process's own event-loop stalls, kept as a timeline so a verdict read late because *this* process was
+// busy (it also runs the emulator and four mods at 200 chats/s) is not charged to the sidecar. A stall is seen
+// by a short interval timer that runs late: it ended when the late tick ran and lasted as long as the tick was late.
+// It never blocks and never changes what it measures beyond one timer every few ms.
+
+/** One stall of this process: it ended at `endedAt` (the soak's clock) and lasted `ms`. */
+export interface LoopStall {
+  readonly endedAt: number;
+  readonly ms: number;
+}
+
+const TICK_MS = 5;
+/** A tick this much late or more is a stall worth keeping. */
+const MIN_STALL_MS = 2;
+/** After a stall the process first works off what piled up; a verdict read this soon after it was read late by it. */
+const BACKLOG_MS = 20;
+
+export class LoopStallRecorder {
+  readonly stalls: LoopStall[] = [];
+  readonly #now: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #last = 0;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  start(): void {
+    this.#last = this.#now();
+    this.#timer = setInterval(() => {
+      const at = this.#now();
+      const late = at - this.#last - TICK_MS;
+      if (late >= MIN_STALL_MS) this.stalls.push({ endedAt: at, ms: late });
+      this.#last = at;
+    }, TICK_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/**
+ * How long this process was stalled just before it read something at `readAt`: the stall that ended at most
+ * BACKLOG_MS before it, or 0. `stalls` must be in time order.
+ */
+export function stallBefore(stalls: readonly LoopStall[], readAt: number): number {
+  let low = 0;
+  let high = stalls.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((stalls[mid]?.endedAt ?? Infinity) <= readAt) low = mid + 1;
+    else high = mid;
+  }
+  const stall = stalls[low - 1];
+  return stall !== undefined && readAt - stall.endedAt <= BACKLOG_MS ? stall.ms : 0;
+}
