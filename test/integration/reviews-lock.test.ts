@@ -6,10 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { main } from '../../src/cli/main.js';
-import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import type { ModSocket } from '../fixtures/modSocket.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
-import type { SidecarProcess } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-lock-4b1d';
@@ -18,24 +16,7 @@ const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
 
 const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'lock' });
-
-type Setup = ProcessSetup;
-
-function writeSetup(reviews?: Record<string, unknown>): Promise<Setup> {
-  return harness.writeSetup(reviews);
-}
-
-function startGsa(port: number): Promise<GsaEmulator> {
-  return harness.startGsa(port);
-}
-
-function startSidecar(setup: Setup): Promise<SidecarProcess> {
-  return harness.startSidecar(setup.configPath);
-}
-
-function connect(setup: Setup): Promise<ModSocket> {
-  return harness.connect(setup.modPort);
-}
+const { writeSetup, startGsa, startSidecar, connect } = harness;
 
 /** Sends one review and returns the sidecar's answer to it (review.queued or an error). */
 async function review(mod: ModSocket, id: string, steamId: string, comment: string): Promise<Record<string, unknown>> {
@@ -73,7 +54,7 @@ interface ListedReview {
   readonly reason: { readonly code: string } | null;
 }
 
-async function listed(setup: Setup): Promise<ListedReview[]> {
+async function listed(setup: ProcessSetup): Promise<ListedReview[]> {
   const run = await cli(['reviews', 'list', '--json', '--config', setup.configPath]);
   expect(run.code).toBe(0);
   return run.stdout

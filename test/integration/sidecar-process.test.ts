@@ -4,10 +4,8 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import type { ModSocket } from '../fixtures/modSocket.js';
-import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
-import { waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import { useProcessHarness } from '../fixtures/processHarness.js';
+import { waitForOutput } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -15,24 +13,7 @@ const TOKEN = 'mod-token-7c0ffee';
 const CLIENT_SECRET = 'client-secret-d00dfeed';
 
 const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'sidecar' });
-
-type Setup = ProcessSetup;
-
-function writeSetup(reviews?: Record<string, unknown>): Promise<Setup> {
-  return harness.writeSetup(reviews);
-}
-
-function startGsa(port: number): Promise<GsaEmulator> {
-  return harness.startGsa(port);
-}
-
-function startSidecar(setup: Setup): Promise<SidecarProcess> {
-  return harness.startSidecar(setup.configPath);
-}
-
-function connect(setup: Setup): Promise<ModSocket> {
-  return harness.connect(setup.modPort);
-}
+const { writeSetup, startGsa, startSidecar, connect } = harness;
 
 function steamId(index: number): string {
   return `7656119${String(index).padStart(10, '0')}`;
