@@ -49,24 +49,8 @@ export type ControlReply = { readonly ok: true; readonly [key: string]: unknown 
 
 export type ControlHandler = (request: ControlRequest) => Promise<ControlReply>;
 
-export type DataDirLockErrorCode =
-  /** Another live process holds the directory. */
-  | 'locked'
-  /** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
-  | 'unavailable';
-
-export class DataDirLockError extends Error {
-  readonly code: DataDirLockErrorCode;
-  /** What the holder said about itself; undefined when it did not answer. */
-  readonly holder: LockHolder | undefined;
-
-  constructor(code: DataDirLockErrorCode, message: string, holder?: LockHolder, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DataDirLockError';
-    this.code = code;
-    this.holder = holder;
-  }
-}
+export { DataDirLockError, type DataDirLockErrorCode } from './errors.js';
+import { DataDirLockError } from './errors.js';
 
 /** "pid 1234, gsa-bridge 0.1.0, started 2026-11-21T11:00:00.000Z", or a note that it did not answer. */
 export function describeHolder(holder: LockHolder | undefined): string {

@@ -67,24 +67,8 @@ export interface ReviewOutboxOptions {
   readonly random?: () => number;
 }
 
-export type ReviewOutboxErrorCode =
-  /** The outbox was closed (the sidecar is shutting down); nothing was stored. */
-  | 'closed'
-  /** The review cannot be stored as given (e.g. no steam_id or eos_id); a caller bug, nothing was stored. */
-  | 'invalid'
-  /** The journal could not be written or fsynced; nothing was acknowledged. */
-  | 'storage';
-
-/** Why `enqueue` refused a review. In every case the review was not stored and must not be acknowledged. */
-export class ReviewOutboxError extends Error {
-  readonly code: ReviewOutboxErrorCode;
-
-  constructor(code: ReviewOutboxErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ReviewOutboxError';
-    this.code = code;
-  }
-}
+export { ReviewOutboxError, type ReviewOutboxErrorCode } from './errors.js';
+import { ReviewOutboxError } from './errors.js';
 
 const DEFAULT_RETRY_MIN_DELAY_MS = 1000;
 const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
@@ -271,7 +255,7 @@ export class ReviewOutbox {
       comment: input.comment,
       origin: {
         adapter: input.origin.adapter,
-        connectionId: input.origin.connectionId,
+        ref: input.origin.ref,
         ...(input.origin.requestId === undefined ? {} : { requestId: input.origin.requestId }),
       },
       queuedAt: this.#clock.now(),

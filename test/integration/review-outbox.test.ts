@@ -129,7 +129,7 @@ function review(n: number, overrides: Partial<NewReview> = {}): NewReview {
     player: ALICE,
     stars: 5,
     comment: `review ${n}`,
-    origin: { adapter: 'websocket', connectionId: 'conn-1', requestId: `req-${n}` },
+    origin: { adapter: 'websocket', ref: 'conn-1', requestId: `req-${n}` },
     ...overrides,
   };
 }
@@ -308,7 +308,7 @@ describe('GSA unreachable', () => {
     const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
     const first = await openOutbox(dir, { client: offline });
     const queued: OutboxReview[] = [];
-    for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', connectionId: `conn-${n}` } })));
+    for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', ref: `conn-${n}` } })));
     first.outbox.start();
     await vi.waitFor(() => {
       expect(first.log.containing('cannot deliver reviews to GSA')).toHaveLength(1);

@@ -1,0 +1,13 @@
+// The websocket adapter type as the registry sees it: its schema and a factory. Must never start anything:
+// the composition root starts what the factory builds.
+import type { AdapterType } from '../registryTypes.js';
+import { websocketOptionsSchema, type WebsocketOptions } from './options.js';
+import { WebSocketAdapter } from './websocketAdapter.js';
+
+export const websocketAdapterType: AdapterType<WebsocketOptions> = {
+  type: 'websocket',
+  schema: websocketOptionsSchema,
+  create(options, context) {
+    return new WebSocketAdapter({ options, id: context.id, serverName: context.serverName, sidecar: context.sidecar, logger: context.logger });
+  },
+};
