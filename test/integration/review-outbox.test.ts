@@ -216,7 +216,7 @@ describe('delivery', () => {
         player: { steam_id: ALICE.steamId, eos_id: EVE.eosId, name: 'Zoë "the" Tester' },
         stars: 5,
         comment: 'review 1',
-        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+        origin: { adapter: 'websocket', ref: 'conn-1', request_id: 'req-1' },
       },
     ]);
     expect(outbox.pending).toBe(1);
@@ -367,7 +367,7 @@ describe('permanent refusals', () => {
         player: { steam_id: BOB.steamId, name: 'Bob' },
         stars: 5,
         comment: 'review 1',
-        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+        origin: { adapter: 'websocket', ref: 'conn-1', request_id: 'req-1' },
         error: { code: 'forbidden', status: 403, message: expect.stringContaining(message) as string },
       },
     ]);
@@ -528,6 +528,25 @@ describe('a 2xx that is not GSA\'s answer', () => {
     } finally {
       await agent.close();
     }
+  });
+});
+
+describe('journals from before adapter ids', () => {
+  it('reads an old origin (a config path and connection_id) as the adapter and its ref, and writes ref from then on', async () => {
+    const dir = await dataDir();
+    const file = path.join(dir, 'reviews.jsonl');
+    const old = queuedLine('r-old', 'written by 0.1').replace('"adapter":"websocket"', '"adapter":"servers[0].adapters[1]"');
+    await writeFile(file, old);
+    const { outbox, results } = await openOutbox(dir);
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]?.review.origin).toEqual({ adapter: 'servers[0].adapters[1]', ref: 'conn-0' });
+    const fresh = await outbox.enqueue(review(7, { origin: { adapter: 'ovddykvbs-websocket-8787', ref: 'conn-7' } }));
+    await outbox.close();
+    const written = (await journalOf(dir)).find((line) => line.id === fresh.id);
+    expect(written?.origin).toEqual({ adapter: 'ovddykvbs-websocket-8787', ref: 'conn-7' });
   });
 });
 

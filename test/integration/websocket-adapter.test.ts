@@ -481,7 +481,7 @@ describe('server actions', () => {
       type: 'error',
       id: 'a2',
       code: 'forbidden',
-      message: expect.stringMatching(/allowActions/) as unknown,
+      message: expect.stringMatching(/does not allow mods to stop/) as unknown,
     });
     expect(emulator.actions(SERVER_ID)).toEqual([]);
   });
