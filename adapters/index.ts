@@ -9,7 +9,7 @@ import type { AdapterContext, AdapterType, CommonAdapterOptions } from './regist
 import { websocketAdapterType } from './websocket/websocketAdapterType.js';
 import { websocketOptionsSchema } from './websocket/options.js';
 
-export type { AdapterContext, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+export type { AdapterContext, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './registryTypes.js';
 export { RCON_PROFILES, type RconOptions, type RconProfileName } from './rcon/options.js';
 export type { WebsocketOptions } from './websocket/options.js';
 

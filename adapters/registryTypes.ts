@@ -23,6 +23,13 @@ export interface CommonAdapterOptions {
   readonly port: number;
 }
 
+/** One line of `config check --connect`: whether the adapter's game endpoint is usable, and why not. */
+export interface AdapterProbeResult {
+  readonly ok: boolean;
+  /** For a person: "port 8787 on 127.0.0.1 is free", "RCON login failed: check the password of adapter ark-main". */
+  readonly message: string;
+}
+
 export interface AdapterType<Options extends CommonAdapterOptions> {
   /** The `type` value in the config file. */
   readonly type: Options['type'];
@@ -30,4 +37,9 @@ export interface AdapterType<Options extends CommonAdapterOptions> {
   readonly schema: z.ZodType<Options>;
   /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */
   create(options: Options, context: AdapterContext): Adapter | undefined;
+  /**
+   * Checks, without starting the adapter, that it could run (`config check --connect`): a listener's port is free,
+   * an RCON endpoint accepts the password. Never leaves anything open; never rejects. Absent: nothing to check.
+   */
+  probe?(options: Options, context: Pick<AdapterContext, 'serverName' | 'id'>): Promise<AdapterProbeResult>;
 }
