@@ -188,6 +188,41 @@ describe('Sidecar.reconfigure', () => {
     expect(muteCalls()).toBe(2);
   });
 
+  it('applies server, mute and review settings in place, keeping the cached players and the cooldowns', async () => {
+    const dir = await tempDir('reload');
+    emulator.mute(ALPHA, BOB.steam_id);
+    const withCooldown = (extra: Record<string, unknown>, defaultAlert: string): BridgeConfig =>
+      parseConfig(
+        {
+          api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 1, maxDelayMs: 2 } },
+          servers: [{ name: ALPHA, id: 1, adapters: [ws('mod')], ...extra }],
+          reviews: { dataDir: dir, cooldownMs: 600_000 },
+          mute: { defaultAlert },
+        },
+        {},
+      );
+    const sidecar = await start(withCooldown({}, 'muted (old words)'));
+    const mod = await connect(sidecar, ALPHA, 'mod');
+    expect(await chat(mod, BOB)).toMatchObject({ allow: false, alert: 'muted (old words)' });
+    mod.send({ type: 'review', id: 'rv1', player: ALICE, stars: 5, comment: 'good' });
+    await mod.waitFor((frame) => frame['type'] === 'review.queued' && frame['id'] === 'rv1');
+    mod.send({ type: 'server.action', id: 'a1', action: 'restart' });
+    expect(await mod.waitFor((frame) => frame['id'] === 'a1')).toMatchObject({ type: 'error', code: 'forbidden' });
+
+    const report = await sidecar.reconfigure(withCooldown({ allowActions: ['restart'] }, 'muted (new words)'));
+    expect(report).toMatchObject({ unchanged: ['alpha/mod'], restarted: [] });
+
+    // The cached muted player is answered in the new words without asking the service again.
+    const callsBefore = muteCalls();
+    expect(await chat(mod, BOB)).toMatchObject({ allow: false, alert: 'muted (new words)' });
+    expect(muteCalls()).toBe(callsBefore);
+    // The cooldown survived; the newly allowed action runs.
+    mod.send({ type: 'review', id: 'rv2', player: ALICE, stars: 4, comment: 'again' });
+    expect(await mod.waitFor((frame) => frame['id'] === 'rv2')).toMatchObject({ type: 'error', code: 'rate_limited' });
+    mod.send({ type: 'server.action', id: 'a2', action: 'restart' });
+    expect(await mod.waitFor((frame) => frame['id'] === 'a2')).toMatchObject({ type: 'server.action.result', ok: true });
+  });
+
   it('adds and removes whole servers', async () => {
     const dir = await tempDir('reload');
     const sidecar = await start(configOf(dir, [{ name: ALPHA, adapters: [ws('a-mod')] }]));
