@@ -186,6 +186,11 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     concurrency: reviewConcurrency(config.api.rateLimit.requests),
     // Finished reviews stay in the journal while they count for their player's cooldown, so it survives a restart.
     retainAcceptedMs: config.reviews.cooldownMs,
+    // The host fixes these in the config file, so the log names its keys.
+    describeHostFix: (error, server) =>
+      error.code === 'unauthorized'
+        ? 'GSA refused the API credentials: check api.clientId / api.clientSecret (and that the server is bound to these keys)'
+        : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
   });
 
   const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>

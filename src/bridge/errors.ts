@@ -55,15 +55,29 @@ export type ReviewOutboxErrorCode =
   /** The journal could not be written or fsynced; nothing was acknowledged. */
   | 'storage';
 
-/** Why `enqueue` refused a review. In every case the review was not stored and must not be acknowledged. */
-export class ReviewOutboxError extends Error {
-  readonly code: ReviewOutboxErrorCode;
+/** Why `enqueue` (or a re-queue) refused a review. In every case the review was not stored and must not be acknowledged. */
+export abstract class ReviewOutboxError extends Error {
+  abstract readonly code: ReviewOutboxErrorCode;
 
-  constructor(code: ReviewOutboxErrorCode, message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'ReviewOutboxError';
-    this.code = code;
+    this.name = new.target.name;
   }
+}
+
+/** The outbox was closed (the sidecar is shutting down). */
+export class OutboxClosedError extends ReviewOutboxError {
+  readonly code = 'closed';
+}
+
+/** The review cannot be stored as given: a caller bug. */
+export class UnstorableReviewError extends ReviewOutboxError {
+  readonly code = 'invalid';
+}
+
+/** The journal could not be written or fsynced. */
+export class JournalWriteError extends ReviewOutboxError {
+  readonly code = 'storage';
 }
 
 export type DataDirLockErrorCode =
@@ -72,15 +86,24 @@ export type DataDirLockErrorCode =
   /** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
   | 'unavailable';
 
-export class DataDirLockError extends Error {
-  readonly code: DataDirLockErrorCode;
+export abstract class DataDirLockError extends Error {
+  abstract readonly code: DataDirLockErrorCode;
   /** What the holder said about itself; undefined when it did not answer. */
   readonly holder: LockHolder | undefined;
 
-  constructor(code: DataDirLockErrorCode, message: string, holder?: LockHolder, options?: ErrorOptions) {
+  constructor(message: string, holder?: LockHolder, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'DataDirLockError';
-    this.code = code;
+    this.name = new.target.name;
     this.holder = holder;
   }
+}
+
+/** Another live process holds the directory. */
+export class DataDirLockedError extends DataDirLockError {
+  readonly code = 'locked';
+}
+
+/** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
+export class DataDirUnavailableError extends DataDirLockError {
+  readonly code = 'unavailable';
 }

@@ -409,8 +409,8 @@ describe('permanent refusals', () => {
 
 describe('refusals the host must fix', () => {
   it.each([
-    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check api.clientId / api.clientSecret', code: 'unauthorized' },
-    { what: 'an unknown server (404)', fix: 'GSA does not know server nosuchserver: check servers[].name', code: 'not_found' },
+    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check the client id and secret', code: 'unauthorized' },
+    { what: 'an unknown server (404)', fix: "GSA does not know server nosuchserver: check the server's name", code: 'not_found' },
   ])('keeps a review refused for $what pending, says what to fix, and delivers it once fixed', async ({ fix, code }) => {
     const dir = await dataDir();
     const wrongSecret = makeClient({ clientSecret: 'not-the-secret' });
@@ -450,7 +450,7 @@ describe('refusals the host must fix', () => {
     }, WAIT);
     expect(results.every((result) => result.outcome.ok)).toBe(true);
     expect(outbox.pending).toBe(2);
-    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check servers\[\]\.name.*other servers' reviews go on/);
+    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check the server's name.*other servers' reviews go on/);
 
     emulator.addServer('misnamed');
     await vi.waitFor(() => {

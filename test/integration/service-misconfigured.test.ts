@@ -106,6 +106,14 @@ describe('a sidecar whose setup GSA refuses', () => {
     expect(line?.msg).toContain('check servers[0].name "nosuchserver"');
     expect(lines.filter((candidate) => candidate.level >= 50)).toHaveLength(1);
   });
+
+  it('a wrong server name: the outbox holds the review and the sidecar names the config keys to fix', async () => {
+    const { mod, lines } = await setUp({ secret: 'demo-secret', serverName: 'nosuchserver' });
+    mod.send({ type: 'review', id: 'r', player: player(1), stars: 5, comment: 'held' });
+    await mod.waitFor((frame) => frame.id === 'r' && frame.type === 'review.queued');
+    const held = await waitForLine(lines, (line) => line.msg.includes('reviews stay pending'));
+    expect(held.msg).toMatch(/^GSA does not know server nosuchserver: check servers\[\]\.name \(the GSA container name\) and api\.baseUrl/);
+  });
 });
 
 describe('GSA unreachable', () => {
