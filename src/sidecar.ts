@@ -242,9 +242,13 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));
   slots = plannedSlots(config).map((slot) => build(slot, logger));
 
+  // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
+  let reloading: Promise<unknown> = Promise.resolve();
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      // A reload under way finishes first (it is quick: binds and closes), so nothing it starts is left running.
+      await reloading;
       quiet.close();
       for (const bridge of bridges.values()) bridge.close();
       await Promise.allSettled(slots.map(async (slot) => slot.adapter?.stop()));
@@ -367,8 +371,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     };
   };
 
-  // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
-  let reloading: Promise<unknown> = Promise.resolve();
   const reconfigure = (next: BridgeConfig, reloadOptions: ReconfigureOptions = {}): Promise<ReconfigureReport> => {
     const run = reloading.then(() => apply(next, reloadOptions));
     reloading = run.catch(() => undefined);

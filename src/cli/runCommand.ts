@@ -61,8 +61,11 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     logger.error({ dataDir: running.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
     reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
   }
-  // New secrets (a new token, new API keys) are scrubbed by the logger of what this reload creates.
-  const nextLogger = createLogger({ level: reloaded.log.level, secrets: collectSecrets(reloaded), destination: context.stderr });
+  // New secrets (a new token, new API keys) are scrubbed by the logger of what this reload creates; with the same
+  // secrets the running logger serves (its level follows log.level), so reloads do not pile up loggers.
+  const secrets = collectSecrets(reloaded);
+  const sameSecrets = JSON.stringify([...secrets].sort()) === JSON.stringify([...collectSecrets(running)].sort());
+  const nextLogger = sameSecrets ? logger : createLogger({ level: reloaded.log.level, secrets, destination: context.stderr });
   try {
     const report = await sidecar.reconfigure(reloaded, { logger: nextLogger });
     const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
