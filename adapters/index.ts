@@ -46,6 +46,6 @@ export function createAdapter(options: AdapterOptions, context: AdapterContext):
  * The adapter's stable id: the configured `id`, else `<server>-<type>-<port>`, which survives a reordering of the
  * file (two adapters that derive the same id are a config error asking for an explicit `id`).
  */
-export function adapterIdOf(serverName: string, options: CommonAdapterOptions): string {
+export function adapterIdOf(serverName: string, options: Pick<CommonAdapterOptions, 'type' | 'id' | 'port'>): string {
   return options.id ?? `${serverName}-${options.type}-${String(options.port)}`;
 }

@@ -20,6 +20,7 @@ export interface AdapterContext {
 export interface CommonAdapterOptions {
   readonly type: string;
   readonly id?: string | undefined;
+  readonly host: string;
   readonly port: number;
 }
 
@@ -33,6 +34,11 @@ export interface AdapterProbeResult {
 export interface AdapterType<Options extends CommonAdapterOptions> {
   /** The `type` value in the config file. */
   readonly type: Options['type'];
+  /**
+   * `listener`: the adapter binds host:port on this machine (a listener beyond loopback needs a strong `token`);
+   * `target`: it connects to host:port (a game server's RCON). The config's port-clash rules read this.
+   */
+  readonly endpoint: 'listener' | 'target';
   /** Validates one entry of `servers[].adapters[]` of this type, applying its defaults. */
   readonly schema: z.ZodType<Options>;
   /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */

@@ -6,6 +6,7 @@ import { rconOptionsSchema, type RconOptions } from './options.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
   type: 'rcon',
+  endpoint: 'target',
   schema: rconOptionsSchema,
   create(options, context) {
     context.logger.warn(`rcon adapter ${context.id} (profile ${options.profile}) is not available in this version yet; skipped`);

@@ -8,6 +8,7 @@ import { WebSocketAdapter } from './websocketAdapter.js';
 
 export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   type: 'websocket',
+  endpoint: 'listener',
   schema: websocketOptionsSchema,
   create(options, context) {
     return new WebSocketAdapter({ options, id: context.id, serverName: context.serverName, sidecar: context.sidecar, logger: context.logger });

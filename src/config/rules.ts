@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { formatPath } from './format.js';
 import { isLoopbackHost, isWildcardHost } from '../net/loopback.js';
 import type { BridgeConfig } from './schema.js';
-import { adapterIdOf } from '../../adapters/index.js';
+import { adapterIdOf, adapterTypeOf } from '../../adapters/index.js';
 
 type Path = readonly (string | number)[];
 
@@ -80,17 +80,20 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
         // A broken `type` means the value never matched an adapter shape, so none of its fields can be trusted.
         if (!usable([...path, 'type'])) return;
         if (usable([...serverPath, 'name'], [...path, 'id'], [...path, 'port'])) checkAdapterId(server.name, adapter, path);
-        if (adapter.type === 'websocket' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
-          if (adapter.token === undefined || adapter.token.trim() === '') {
+        // What the adapter's type says it is (the registry), not a list of types here.
+        const kind = adapterTypeOf(adapter).endpoint;
+        if (kind === 'listener' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
+          const token = 'token' in adapter && typeof adapter.token === 'string' ? adapter.token : undefined;
+          if (token === undefined || token.trim() === '') {
             report([...path, 'token'], 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token');
           } else {
-            const weakness = tokenWeakness(adapter.token);
+            const weakness = tokenWeakness(token);
             if (weakness !== undefined) report([...path, 'token'], `${weakness}; binding beyond loopback needs a random token of at least ${MIN_REMOTE_TOKEN_LENGTH} characters. ${MAKE_TOKEN_HINT}`);
           }
         }
         if (usable([...path, 'host'], [...path, 'port'])) {
           // Port 0 asks the system for a free port: it cannot clash.
-          if (adapter.port !== 0) endpoints.push({ path, kind: adapter.type === 'websocket' ? 'listener' : 'target', host: adapter.host, port: adapter.port });
+          if (adapter.port !== 0) endpoints.push({ path, kind, host: adapter.host, port: adapter.port });
         }
       });
     });
