@@ -350,7 +350,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       clientOptions = nextClientOptions;
       for (const bridge of bridges.values()) bridge.useClient(client, muteCacheCleared);
       // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
-      void old.close();
+      old.close().catch((error: unknown) => {
+        logger.warn({ err: error }, 'the replaced service client did not close cleanly');
+      });
     }
     health.setServers(watchedServersOf(next));
     loggers.add(nextLogger);
