@@ -73,12 +73,12 @@ async function main(): Promise<void> {
   const config = parseConfig(
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, rateLimit: { requests: 100_000, intervalMs: 1000 } },
-      servers: [{ name: 'ovddykvbs', adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
+      servers: [{ name: 'ovddykvbs', adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
       reviews: { dataDir },
     },
     {},
   );
-  const sidecar = await startSidecar(config, { logger: silentLogger(), portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
+  const sidecar = await startSidecar(config, { logger: silentLogger() });
   const adapter = sidecar.adapters[0];
   if (!(adapter instanceof WebSocketAdapter)) throw new Error('no websocket adapter');
   const sidecarUrl = `ws://127.0.0.1:${adapter.port}/`;

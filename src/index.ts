@@ -4,5 +4,5 @@ export { ConfigError, loadConfig, parseConfig, maskSecrets, type BridgeConfig, t
 export { GsaEmulator, type EmulatorOptions, type FaultSpec } from './gsa/emulator/index.js';
 export { createLogger, type LoggerOptions } from './log/logger.js';
 export { VERSION } from './version.js';
-export { startSidecar, type Sidecar, type SidecarOptions } from './sidecar.js';
+export { SidecarReloadError, startSidecar, type ReconfigureOptions, type ReconfigureReport, type RunningAdapter, type Sidecar, type SidecarOptions } from './sidecar.js';
 export { ModClient, ModClientError, type ModClientOptions } from '../adapters/websocket/referenceClient.js';

@@ -45,7 +45,7 @@ export interface ReviewReceipt {
 }
 
 /**
- * `code` is the sidecar's error code (bad_message, forbidden, rate_limited, …), or one of the client's own:
+ * `code` is the sidecar's wire code (bad_message, forbidden, rate_limited, not_eligible, …), or one of the client's own:
  * `timeout` (no reply in time), `not_connected` (sent while disconnected), `disconnected` (the connection
  * dropped before the reply), `closed` (close() was called).
  */

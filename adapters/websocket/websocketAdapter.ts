@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as afterThisTurn } from 'node:timers';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { isLoopbackHost, type WebsocketAdapterConfig } from '../../src/config/index.js';
+import { isLoopbackHost } from '../../src/net/loopback.js';
 import { describeListenError } from '../../src/net/listenFailure.js';
 import type { Clock } from '../../src/time/clock.js';
 import {
@@ -35,15 +35,17 @@ import {
   type ReviewMessage,
   type ServerActionMessage,
 } from './protocol.js';
+import type { WebsocketOptions } from './options.js';
 import { UpgradeThrottle, type FailureSummary } from './upgradeThrottle.js';
+import { refusalWireCode, resultWireCode } from './wireCodes.js';
 
 export interface WebSocketAdapterOptions {
   /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond. */
-  readonly config: WebsocketAdapterConfig;
+  readonly options: WebsocketOptions;
+  /** The adapter's stable id (see adapters/index.ts adapterIdOf): review origins, log lines and messages name it. */
+  readonly id: string;
   /** GSA container name of the game server this listener belongs to; sent in the welcome. */
   readonly serverName: string;
-  /** Where this adapter sits in the config file, e.g. 'servers[0].adapters[0]', named in errors hosts act on. */
-  readonly configPath: string;
   /** '<name>/<version>' of the sidecar, sent in the welcome. */
   readonly sidecar: string;
   readonly logger: Logger;
@@ -119,10 +121,9 @@ class ModConnection {
 
 export class WebSocketAdapter implements Adapter {
   readonly type = 'websocket';
-  /** The config path: names this listener in review origins and messages. */
+  /** The stable id: names this listener in review origins and messages. */
   readonly id: string;
-  readonly #config: WebsocketAdapterConfig;
-  readonly #configPath: string;
+  readonly #config: WebsocketOptions;
   readonly #logger: Logger;
   readonly #heartbeatMs: number;
   readonly #welcome: string;
@@ -147,14 +148,13 @@ export class WebSocketAdapter implements Adapter {
   #onIdle: (() => void) | undefined;
 
   constructor(options: WebSocketAdapterOptions) {
-    this.#config = options.config;
-    this.#configPath = options.configPath;
-    this.id = options.configPath;
+    this.#config = options.options;
+    this.id = options.id;
     this.#logger = options.logger;
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.#welcome = JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, server: options.serverName, sidecar: options.sidecar });
     // A blank token is no token: config validation already refuses it wherever a token is mandatory.
-    const token = options.config.token?.trim() === '' ? undefined : options.config.token;
+    const token = options.options.token?.trim() === '' ? undefined : options.options.token;
     this.#tokenDigest = token === undefined ? undefined : sha256(token);
     this.#throttle =
       token === undefined
@@ -173,7 +173,7 @@ export class WebSocketAdapter implements Adapter {
       this.#onUpgrade(request, socket, head);
     });
     // Invalid UTF-8 is answered with bad_json below rather than closing the socket (ws would close with 1007).
-    this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.config.maxFrameBytes, skipUTF8Validation: true, perMessageDeflate: false });
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.options.maxFrameBytes, skipUTF8Validation: true, perMessageDeflate: false });
   }
 
   /** The port actually bound (differs from the config when it asked for 0); the configured port before start(). */
@@ -191,12 +191,12 @@ export class WebSocketAdapter implements Adapter {
   }
 
   async start(sink: BridgeSink): Promise<void> {
-    if (this.#sink !== undefined) throw new Error(`${this.#configPath}: the websocket adapter was already started`);
+    if (this.#sink !== undefined) throw new Error(`websocket adapter ${this.id} was already started`);
     const { host, port } = this.#config;
-    const where = `${host.includes(':') ? `[${host}]` : host}:${port} (${this.#configPath})`;
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port} (adapter ${this.id})`;
     // Defence in depth: config validation refuses this too, but an open listener off this machine would let anyone mute-check and review.
     if (this.#tokenDigest === undefined && !isLoopbackHost(host)) {
-      throw new Error(`refusing to listen on ${where} without a token: set ${this.#configPath}.token, or bind 127.0.0.1`);
+      throw new Error(`refusing to listen on ${where} without a token: set its token, or bind 127.0.0.1`);
     }
     this.#sink = sink;
     await new Promise<void>((resolve, reject) => {
@@ -244,9 +244,9 @@ export class WebSocketAdapter implements Adapter {
       const frame = JSON.stringify(
         outcome.ok
           ? { type: 'review.result', id: origin.requestId, ok: true }
-          : { type: 'review.result', id: origin.requestId, ok: false, error: { code: outcome.error.code, message: outcome.error.message } },
+          : { type: 'review.result', id: origin.requestId, ok: false, error: { code: resultWireCode(outcome.error.code), message: outcome.error.message } },
       );
-      const original = this.#connections.get(origin.connectionId);
+      const original = this.#connections.get(origin.ref);
       if (original !== undefined && this.#send(original, frame)) return;
       // The mod reconnected (or restarted): its new connection is the one that cares.
       const newest = this.#newestConnection();
@@ -464,7 +464,7 @@ export class WebSocketAdapter implements Adapter {
           player: toPlayerIdentity(message.player),
           stars: message.stars,
           comment: message.comment,
-          origin: { adapter: this.id, connectionId: connection.id, requestId: message.id },
+          origin: { adapter: this.id, ref: connection.id, requestId: message.id },
         });
         return JSON.stringify({ type: 'review.queued', id: message.id });
       }
@@ -473,7 +473,7 @@ export class WebSocketAdapter implements Adapter {
         return JSON.stringify(
           outcome.ok
             ? { type: 'server.action.result', id: message.id, ok: true, status: outcome.status, message: outcome.message }
-            : { type: 'server.action.result', id: message.id, ok: false, error: { code: outcome.error.code, message: outcome.error.message } },
+            : { type: 'server.action.result', id: message.id, ok: false, error: { code: resultWireCode(outcome.error.code), message: outcome.error.message } },
         );
       }
     }
@@ -482,7 +482,7 @@ export class WebSocketAdapter implements Adapter {
   #errorReply(connection: ModConnection, message: ModMessage, error: unknown): string {
     if (error instanceof BridgeRefusal) {
       this.#logger.debug({ connectionId: connection.id, type: message.type, code: error.code, path: error.path }, 'request refused');
-      return errorFrame(error.code, error.message, message.id, error.path);
+      return errorFrame(refusalWireCode(error.code), error.message, message.id, error.path);
     }
     this.#logger.error({ connectionId: connection.id, type: message.type, err: error }, 'mod request failed');
     return errorFrame('internal', INTERNAL_ERROR_MESSAGE, message.id);

@@ -3,12 +3,12 @@
 // (reason "unknown") while the lookup goes on in the background to warm the cache.
 // It never blocks past mute.decisionTimeoutMs (it answers a margin before it, see policyAnswerAfterMs) and never rejects.
 
-import type { MuteConfig } from '../config/index.js';
 import { withDeadline } from '../time/deadline.js';
 import type { MuteCache, MuteEntry } from './muteCache.js';
+import type { MuteOptions } from './options.js';
 import type { ChatVerdict, MuteVerdict, PlayerIdentity } from './port.js';
 
-export type ChatGateOptions = Pick<MuteConfig, 'decisionTimeoutMs' | 'onUnknown' | 'defaultAlert'>;
+export type ChatGateOptions = Pick<MuteOptions, 'decisionTimeoutMs' | 'onUnknown' | 'defaultAlert'>;
 
 const ALLOW: ChatVerdict = Object.freeze({ allow: true, reason: 'ok' });
 

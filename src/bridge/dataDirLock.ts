@@ -49,24 +49,8 @@ export type ControlReply = { readonly ok: true; readonly [key: string]: unknown 
 
 export type ControlHandler = (request: ControlRequest) => Promise<ControlReply>;
 
-export type DataDirLockErrorCode =
-  /** Another live process holds the directory. */
-  | 'locked'
-  /** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
-  | 'unavailable';
-
-export class DataDirLockError extends Error {
-  readonly code: DataDirLockErrorCode;
-  /** What the holder said about itself; undefined when it did not answer. */
-  readonly holder: LockHolder | undefined;
-
-  constructor(code: DataDirLockErrorCode, message: string, holder?: LockHolder, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DataDirLockError';
-    this.code = code;
-    this.holder = holder;
-  }
-}
+export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from './errors.js';
+import { DataDirLockedError, DataDirUnavailableError } from './errors.js';
 
 /** "pid 1234, gsa-bridge 0.1.0, started 2026-11-21T11:00:00.000Z", or a note that it did not answer. */
 export function describeHolder(holder: LockHolder | undefined): string {
@@ -182,7 +166,7 @@ export class DataDirLock {
     try {
       await makeDataDir(dataDir);
     } catch (error) {
-      throw new DataDirLockError('unavailable', `could not create the data directory ${path.resolve(dataDir)}: ${(error as Error).message}`, undefined, { cause: error });
+      throw new DataDirUnavailableError(`could not create the data directory ${path.resolve(dataDir)}: ${(error as Error).message}`, undefined, { cause: error });
     }
     const { address, file, real } = await lockAddress(dataDir);
     const holder: LockHolder = { pid: process.pid, version: options.version, startedAt: options.startedAt ?? Date.now(), dataDir: real };
@@ -193,12 +177,11 @@ export class DataDirLock {
       } catch (error) {
         server.close();
         if (!isErrno(error, 'EADDRINUSE')) {
-          throw new DataDirLockError('unavailable', `could not lock the data directory ${real}: ${(error as Error).message}`, undefined, { cause: error });
+          throw new DataDirUnavailableError(`could not lock the data directory ${real}: ${(error as Error).message}`, undefined, { cause: error });
         }
         const other = await askWho(address);
         if (other.alive || file === undefined || attempt > 0) {
-          throw new DataDirLockError(
-            'locked',
+          throw new DataDirLockedError(
             `the data directory ${real} is in use by another gsa-bridge (${describeHolder(other.holder)}); ` +
               'stop that one first, or give this one its own reviews.dataDir. Nothing was changed.',
             other.holder,
@@ -218,7 +201,7 @@ export class DataDirLock {
         await writeFile(path.join(real, CONTROL_TOKEN_FILE), `${token}\n`, { mode: 0o600 });
       } catch (error) {
         await lock.release();
-        throw new DataDirLockError('unavailable', `could not write ${path.join(real, CONTROL_TOKEN_FILE)}: ${(error as Error).message}`, undefined, { cause: error });
+        throw new DataDirUnavailableError(`could not write ${path.join(real, CONTROL_TOKEN_FILE)}: ${(error as Error).message}`, undefined, { cause: error });
       }
       return lock;
     }
@@ -330,13 +313,13 @@ export async function askHolder(dataDir: string, request: ControlRequest, timeou
   try {
     token = (await readFile(path.join(real, CONTROL_TOKEN_FILE), 'utf8')).trim();
   } catch (error) {
-    throw new DataDirLockError('unavailable', `could not read ${path.join(real, CONTROL_TOKEN_FILE)}: ${(error as Error).message}`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not read ${path.join(real, CONTROL_TOKEN_FILE)}: ${(error as Error).message}`, undefined, { cause: error });
   }
   let reply: unknown;
   try {
     reply = await exchange(address, { ...request, token }, timeoutMs);
   } catch (error) {
-    throw new DataDirLockError('unavailable', `could not ask the process holding ${real}: ${(error as Error).message}`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not ask the process holding ${real}: ${(error as Error).message}`, undefined, { cause: error });
   }
   if (typeof reply !== 'object' || reply === null || typeof (reply as { ok?: unknown }).ok !== 'boolean') {
     return { ok: false, error: 'the lock holder sent an answer this version does not understand' };

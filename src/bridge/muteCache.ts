@@ -63,7 +63,7 @@ function idsOf(player: PlayerIdentity): PlayerIds {
 
 export class MuteCache {
   readonly #cache: LRUCache<string, MuteEntry>;
-  readonly #options: MuteCacheOptions;
+  #options: MuteCacheOptions;
   /**
    * The lookup in flight for a player, under each of its keys, so a second lookup under either id joins it. An
    * entry is removed when its lookup settles; the cache itself holds only answers.
@@ -94,6 +94,16 @@ export class MuteCache {
 
   get size(): number {
     return this.#cache.size;
+  }
+
+  /** New TTLs (a config reload): answers stored from now on keep for the new times; cached ones keep theirs. */
+  setTtls(ttls: Pick<MuteCacheOptions, 'mutedTtlMs' | 'unmutedTtlMs'>): void {
+    this.#options = { ...this.#options, mutedTtlMs: ttls.mutedTtlMs, unmutedTtlMs: ttls.unmutedTtlMs };
+  }
+
+  /** Forgets every answer (the API key changed: what the old key's service said is not this one's). */
+  clear(): void {
+    this.#cache.clear();
   }
 
   /**

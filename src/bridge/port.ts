@@ -1,7 +1,9 @@
 // The one interface between adapters and the bridge. An adapter turns what the game says into calls on a
 // BridgeSink and gets verdicts back; the bridge pushes unsolicited news (mute changes, review results)
 // through the adapter's AdapterPushes. Data flows adapter → bridge → service client → verdict → adapter.
-// This file holds types only: the bridge imports no adapter, and adapters import nothing else of the bridge.
+// It speaks in capabilities, not in any game's or mod's messages: a review's origin is an adapter id plus that
+// adapter's own reference, and telling a player something is a capability an adapter may lack.
+// This file holds types only (and re-exports the refusals): the bridge imports no adapter, and adapters import nothing else of the bridge.
 
 /** A player as the game knows them: at least one of the ids; the display name is for logs and commands. */
 export interface PlayerIdentity {
@@ -25,11 +27,14 @@ export interface MuteVerdict {
 
 /** Where a review came from, so its result can be routed back: stored with the review, it survives restarts. */
 export interface ReviewOrigin {
-  /** The id of the adapter that received it (its config path, e.g. 'servers[0].adapters[0]'). */
+  /** The stable id of the adapter that received it (configured, or `<server>-<type>-<port>`). */
   readonly adapter: string;
-  /** The adapter's connection that sent it; after a reconnect it no longer exists, and the adapter picks the current one. */
-  readonly connectionId: string;
-  /** The mod's own request id, echoed in the result. */
+  /**
+   * The adapter's own reference, opaque to the bridge: the mod connection for websocket (after a reconnect it no
+   * longer exists, and the adapter picks the current one), the chat session for rcon.
+   */
+  readonly ref: string;
+  /** The requester's own request id, echoed in the result. */
   readonly requestId?: string | undefined;
 }
 
@@ -50,22 +55,8 @@ export type ServerActionOutcome =
   | { readonly ok: true; readonly status: number; readonly message: string }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
-/**
- * Refusals an adapter turns into a protocol `error`: input the bridge will not take (`bad_message`, with the
- * field in `path`), a cooldown or cap (`rate_limited`), an action the config does not allow (`forbidden`),
- * or the sidecar shutting down (`unavailable`).
- */
-export class BridgeRefusal extends Error {
-  readonly code: 'bad_message' | 'rate_limited' | 'forbidden' | 'unavailable';
-  readonly path: string | undefined;
-
-  constructor(code: BridgeRefusal['code'], message: string, path?: string) {
-    super(message);
-    this.name = 'BridgeRefusal';
-    this.code = code;
-    this.path = path;
-  }
-}
+// The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
+export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
 
 /** What an adapter calls: the bridge for the one game server the adapter belongs to. */
 export interface BridgeSink {
@@ -88,26 +79,33 @@ export interface BridgeSink {
   /** Warms the player's mute cache entry. */
   playerJoined(player: PlayerIdentity): void;
   playerLeft(player: PlayerIdentity): void;
-  /** Rejects with BridgeRefusal('forbidden') unless servers[].allowActions lists the action. */
+  /** Rejects with ActionNotAllowedRefusal unless the server's allowActions lists the action. */
   serverAction(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome>;
 }
 
 /** What the bridge calls on an adapter. Both must return at once and never throw. */
 export interface AdapterPushes {
   muteChanged(player: PlayerIdentity, muted: boolean, alert: string | undefined): void;
-  reviewResult(origin: ReviewOrigin, outcome: ReviewOutcome): void;
+  /** `player` is the reviewer: an adapter that talks to players itself (rcon) tells them the outcome. */
+  reviewResult(origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void;
 }
 
 /** A way the game talks to the sidecar: the mod WebSocket, RCON. */
 export interface Adapter extends AdapterPushes {
   /** 'websocket' | 'rcon' */
   readonly type: string;
-  /** Unique among the sidecar's adapters: its config path, e.g. 'servers[0].adapters[0]'. */
+  /** Stable and unique in the sidecar: configured, or derived as `<server>-<type>-<port>` (never an array position). */
   readonly id: string;
-  /** Starts listening or connecting; rejects when it cannot (port in use, …) with a message naming the config path. */
+  /** Starts listening or connecting; rejects when it cannot (port in use, …) with a message naming the adapter id. */
   start(sink: BridgeSink): Promise<void>;
   /** Stops taking events, answers what is in flight, closes. */
   stop(): Promise<void>;
   /** For readiness: listening (websocket) or connected (rcon). */
   readonly ready: boolean;
+  /**
+   * The "tell this player" capability: a private message to one player (an alert to a muted speaker, a review's
+   * confirmation). Absent when the adapter cannot (the websocket mod gets verdicts and shows them itself); the
+   * bridge asks with ServerBridge.canTellPlayers(). Resolves once sent; rejects when the game refused it.
+   */
+  tellPlayer?(player: PlayerIdentity, text: string): Promise<void>;
 }

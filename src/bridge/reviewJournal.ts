@@ -8,7 +8,9 @@
 // control character inside strings, so a raw newline only ever ends a record and a line without one is a
 // write that never finished. Each record is validated on read; a record we could not read back is never written.
 //   {"v":1,"op":"queued","id":"…","at":<ms>,"server":"ovddykvbs","player":{"steam_id":"…","eos_id":"…","name":"…"},
-//    "stars":5,"comment":"…","origin":{"adapter":"websocket","connection_id":"…","request_id":"…"}}
+//    "stars":5,"comment":"…","origin":{"adapter":"<adapter id>","ref":"…","request_id":"…"}}
+//    (files written before adapter ids have "connection_id" instead of "ref" and a config path as the adapter: read
+//    as the ref, and an adapter id that no longer exists routes to the server's first adapter)
 //   {"v":1,"op":"delivered","id":"…","at":<ms>}
 //   {"v":1,"op":"unconfirmed","id":"…","at":<ms>,"error":{"code":"timeout","status":null,"message":"…"}}
 //   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"forbidden","status":403,"message":"…"}}
@@ -128,7 +130,16 @@ const recordTime = z.number().int().nonnegative();
 const playerRecord = z
   .object({ steam_id: z.string().min(1).optional(), eos_id: z.string().min(1).optional(), name: z.string().optional() })
   .refine((player) => player.steam_id !== undefined || player.eos_id !== undefined, { message: 'needs a steam_id or an eos_id' });
-const originRecord = z.object({ adapter: z.string(), connection_id: z.string(), request_id: z.string().optional() });
+const originRecord = z.union([
+  z.object({ adapter: z.string(), ref: z.string(), request_id: z.string().optional() }),
+  // Written before adapter ids and the game-neutral origin; never written any more.
+  z.object({ adapter: z.string(), connection_id: z.string(), request_id: z.string().optional() }),
+]);
+
+/** The adapter's reference of an origin record, old or new. */
+function refOf(origin: z.infer<typeof originRecord>): string {
+  return 'ref' in origin ? origin.ref : origin.connection_id;
+}
 const failureRecord = z.object({ code: z.string().min(1), status: z.number().int().nullable(), message: z.string() });
 
 const queuedRecord = z.object({
@@ -202,7 +213,7 @@ function toQueuedRecord(review: OutboxReview): QueuedRecord {
     comment: review.comment,
     origin: {
       adapter: origin.adapter,
-      connection_id: origin.connectionId,
+      ref: origin.ref,
       ...(origin.requestId === undefined ? {} : { request_id: origin.requestId }),
     },
   };
@@ -222,7 +233,7 @@ function toReview(record: QueuedRecord): OutboxReview {
     comment: record.comment,
     origin: {
       adapter: origin.adapter,
-      connectionId: origin.connection_id,
+      ref: refOf(origin),
       ...(origin.request_id === undefined ? {} : { requestId: origin.request_id }),
     },
     queuedAt: record.at,

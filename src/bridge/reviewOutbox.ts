@@ -65,26 +65,12 @@ export interface ReviewOutboxOptions {
   readonly clock?: Clock;
   /** Backoff jitter, in [0, 1); default Math.random. */
   readonly random?: () => number;
+  /** What a host must fix when GSA refuses our setup (401, 404), for the log. @default defaultHostFix */
+  readonly describeHostFix?: (error: GsaError, server: string) => string;
 }
 
-export type ReviewOutboxErrorCode =
-  /** The outbox was closed (the sidecar is shutting down); nothing was stored. */
-  | 'closed'
-  /** The review cannot be stored as given (e.g. no steam_id or eos_id); a caller bug, nothing was stored. */
-  | 'invalid'
-  /** The journal could not be written or fsynced; nothing was acknowledged. */
-  | 'storage';
-
-/** Why `enqueue` refused a review. In every case the review was not stored and must not be acknowledged. */
-export class ReviewOutboxError extends Error {
-  readonly code: ReviewOutboxErrorCode;
-
-  constructor(code: ReviewOutboxErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ReviewOutboxError';
-    this.code = code;
-  }
-}
+export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from './errors.js';
+import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from './errors.js';
 
 const DEFAULT_RETRY_MIN_DELAY_MS = 1000;
 const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
@@ -113,11 +99,14 @@ function classify(error: unknown): Failure {
   return PERMANENT_CODES.has(error.code) ? { kind: 'dead', error } : { kind: 'retry' };
 }
 
-/** What the host has to fix, in the words of the config file. */
-function hostFix(error: GsaError, server: string): string {
+/**
+ * What the host has to fix, without naming config keys (the outbox knows no config file): the composition root
+ * passes `describeHostFix` to say it in the config file's words.
+ */
+export function defaultHostFix(error: GsaError, server: string): string {
   return error.code === 'unauthorized'
-    ? 'GSA refused the API credentials: check api.clientId / api.clientSecret (and that the server is bound to these keys)'
-    : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`;
+    ? 'GSA refused the API credentials: check the client id and secret (and that the server is bound to these keys)'
+    : `GSA does not know server ${server}: check the server's name (the GSA container name) and the service URL`;
 }
 
 function reasonOf(error: GsaError): FailureReason {
@@ -166,6 +155,7 @@ export class ReviewOutbox {
   readonly #concurrency: number;
   readonly #clock: Clock;
   readonly #random: () => number;
+  readonly #hostFix: (error: GsaError, server: string) => string;
   /** What the journal still knows was accepted when it was opened: for the cooldowns. */
   readonly #accepted: readonly AcceptedReview[];
   /** Accepted and not in flight, oldest first. */
@@ -192,6 +182,7 @@ export class ReviewOutbox {
     this.#journal = journal;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
+    this.#hostFix = options.describeHostFix ?? defaultHostFix;
     this.#accepted = accepted;
     this.#send = options.send;
     this.#onResult = options.onResult;
@@ -231,12 +222,12 @@ export class ReviewOutbox {
    * delivered like new ones, after those already waiting. Rejects with a ReviewOutboxError('closed') once closing.
    */
   async requeue(selection: RequeueSelection): Promise<RequeueResult> {
-    if (this.#closing) throw new ReviewOutboxError('closed', 'the review outbox is closed (the sidecar is shutting down); nothing was re-queued');
+    if (this.#closing) throw new OutboxClosedError('the review outbox is closed (the sidecar is shutting down); nothing was re-queued');
     let result: RequeueResult;
     try {
       result = await this.#journal.requeue(selection);
     } catch (error) {
-      throw new ReviewOutboxError('storage', `the reviews could not be re-queued: ${describeFailure(error)}`, { cause: error });
+      throw new JournalWriteError(`the reviews could not be re-queued: ${describeFailure(error)}`, { cause: error });
     }
     for (const review of result.requeued) {
       this.#waiting.push({ review, seq: this.#nextSeq++ });
@@ -257,7 +248,7 @@ export class ReviewOutbox {
    * player it was queued. Rejects with a ReviewOutboxError, and then nothing was stored.
    */
   async enqueue(input: NewReview): Promise<OutboxReview> {
-    if (this.#closing) throw new ReviewOutboxError('closed', 'the review outbox is closed (the sidecar is shutting down); the review was not stored');
+    if (this.#closing) throw new OutboxClosedError('the review outbox is closed (the sidecar is shutting down); the review was not stored');
     // Copied field by field: what is journaled must be exactly what is later sent, whatever the caller does with its object.
     const review: OutboxReview = {
       id: randomUUID(),
@@ -271,17 +262,17 @@ export class ReviewOutbox {
       comment: input.comment,
       origin: {
         adapter: input.origin.adapter,
-        connectionId: input.origin.connectionId,
+        ref: input.origin.ref,
         ...(input.origin.requestId === undefined ? {} : { requestId: input.origin.requestId }),
       },
       queuedAt: this.#clock.now(),
     };
     const problem = unstorableReason(review);
-    if (problem !== undefined) throw new ReviewOutboxError('invalid', `the review cannot be stored: ${problem}`);
+    if (problem !== undefined) throw new UnstorableReviewError(`the review cannot be stored: ${problem}`);
     try {
       await this.#journal.appendQueued(review);
     } catch (error) {
-      throw new ReviewOutboxError('storage', `the review could not be stored durably: ${describeFailure(error)}`, { cause: error });
+      throw new JournalWriteError(`the review could not be stored durably: ${describeFailure(error)}`, { cause: error });
     }
     this.#waiting.push({ review, seq: this.#nextSeq++ });
     this.#unfinished += 1;
@@ -372,7 +363,7 @@ export class ReviewOutbox {
         case 'host':
           // Bad credentials stop every review; an unknown server only its own.
           if (classified.error.code === 'not_found') this.#holdServer(entry, classified.error);
-          else this.#retryLater(entry, classified.error, hostFix(classified.error, review.server));
+          else this.#retryLater(entry, classified.error, this.#hostFix(classified.error, review.server));
           return;
         case 'retry':
           this.#retryLater(entry, failure);
@@ -460,7 +451,7 @@ export class ReviewOutbox {
     const waiting = this.#waiting.filter((waiting) => waiting.review.server === server).length;
     this.#logger.error(
       { ...failureFields(error), server, pending: waiting, delayMs, streak },
-      `${hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
+      `${this.#hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
     );
     const timer = setTimeout(() => {
       this.#heldServers.delete(server);

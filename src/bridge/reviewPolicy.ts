@@ -4,9 +4,10 @@
 // the caller releases the reservation when storing fails. It never stores or sends a review; it only admits it
 // (the outbox stores, the client sends). It forgets on restart: the caller restores it from the journal.
 
-import type { ReviewsConfig } from '../config/index.js';
 import { characterCount, cleanComment } from '../gsa/index.js';
-import { BridgeRefusal, type PlayerIdentity } from './port.js';
+import type { ReviewOptions } from './options.js';
+import { BadInputRefusal, CooldownRefusal } from './errors.js';
+import type { PlayerIdentity } from './port.js';
 
 
 export function playerKey(player: PlayerIdentity): string {
@@ -21,33 +22,38 @@ export interface Admission {
 }
 
 export class ReviewPolicy {
-  readonly #config: Pick<ReviewsConfig, 'minStars' | 'maxStars' | 'maxCommentLength' | 'cooldownMs'>;
+  #config: ReviewOptions;
   readonly #now: () => number;
   /** Player key → when their last review was accepted (an object, so a release can tell its own slot). Pruned as entries expire. */
   readonly #lastAccepted = new Map<string, { readonly at: number }>();
 
-  constructor(config: Pick<ReviewsConfig, 'minStars' | 'maxStars' | 'maxCommentLength' | 'cooldownMs'>, now: () => number = Date.now) {
+  constructor(config: ReviewOptions, now: () => number = Date.now) {
     this.#config = config;
     this.#now = now;
   }
 
+  /** New limits (a config reload); the players' cooldowns so far are kept and measured against the new period. */
+  setOptions(config: ReviewOptions): void {
+    this.#config = config;
+  }
+
   /**
    * Checks the review and reserves the player's cooldown at once (no await between them: the check and the record
-   * are one step). Throws BridgeRefusal when the review may not be queued, and then reserves nothing.
+   * are one step). Throws a BridgeRefusal (BadInputRefusal, CooldownRefusal) when the review may not be queued, and then reserves nothing.
    */
   admit(player: PlayerIdentity, stars: number, comment: string): Admission {
     const { minStars, maxStars, maxCommentLength } = this.#config;
     if (!Number.isInteger(stars) || stars < minStars || stars > maxStars) {
-      throw new BridgeRefusal('bad_message', `stars must be a whole number from ${minStars} to ${maxStars}`, 'stars');
+      throw new BadInputRefusal(`stars must be a whole number from ${minStars} to ${maxStars}`, 'stars');
     }
     const cleaned = cleanComment(comment);
     if (characterCount(cleaned) > maxCommentLength) {
-      throw new BridgeRefusal('bad_message', `comment must be at most ${maxCommentLength} characters`, 'comment');
+      throw new BadInputRefusal(`comment must be at most ${maxCommentLength} characters`, 'comment');
     }
     const key = playerKey(player);
     const waitMs = this.#cooldownLeftMs(key);
     if (waitMs > 0) {
-      throw new BridgeRefusal('rate_limited', `this player reviewed recently; try again in ${Math.ceil(waitMs / 1000)} s`);
+      throw new CooldownRefusal(`this player reviewed recently; try again in ${Math.ceil(waitMs / 1000)} s`);
     }
     if (this.#config.cooldownMs === 0) return { comment: cleaned, release: () => undefined };
     const slot = { at: this.#now() };

@@ -1,31 +1,37 @@
-// Runs a server action (webhook) on behalf of a mod, only when the server's config allows that action.
-// It never lets a mod trigger an action the host did not list in servers[].allowActions, and never shows a mod
-// the service's words for the host's own setup problem (hostSideErrors.ts).
+// Runs a server action (webhook) on behalf of a mod, only when the server's options allow that action.
+// It never lets a mod trigger an action the host did not allow, and never shows a mod the service's words for the
+// host's own setup problem (hostSideErrors.ts). It never names a config key: the host-facing context is added by
+// the composition root.
 
-import type { ServerConfig } from '../config/index.js';
 import { GsaError, type GsaClient } from '../gsa/index.js';
 import { messageForPlayers } from './hostSideErrors.js';
-import { BridgeRefusal, type ServerActionName, type ServerActionOutcome } from './port.js';
+import type { ServerOptions } from './options.js';
+import { ActionNotAllowedRefusal, NoGameserverIdRefusal } from './errors.js';
+import type { ServerActionName, ServerActionOutcome } from './port.js';
 
 export class ServerActions {
-  readonly #server: ServerConfig;
-  readonly #configPath: string;
-  readonly #client: GsaClient;
+  #server: ServerOptions;
+  #client: GsaClient;
 
-  constructor(server: ServerConfig, configPath: string, client: GsaClient) {
+  constructor(server: ServerOptions, client: GsaClient) {
     this.#server = server;
-    this.#configPath = configPath;
+    this.#client = client;
+  }
+
+  /** A config reload: new allowed actions or GAMESERVER_ID, or a new client (the API key changed). */
+  reconfigure(server: ServerOptions, client: GsaClient): void {
+    this.#server = server;
     this.#client = client;
   }
 
   /** Rejects with BridgeRefusal when the action is not allowed; otherwise resolves with the service's answer. */
   async run(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome> {
     if (!this.#server.allowActions.includes(action)) {
-      throw new BridgeRefusal('forbidden', `the host does not allow mods to ${action} this server (${this.#configPath}.allowActions)`, 'action');
+      throw new ActionNotAllowedRefusal(`the host does not allow mods to ${action} this server`, 'action');
     }
     const serverId = this.#server.id;
     if (serverId === undefined) {
-      throw new BridgeRefusal('unavailable', `this server has no GAMESERVER_ID configured (${this.#configPath}.id); server actions need it`);
+      throw new NoGameserverIdRefusal('this server has no GAMESERVER_ID configured; server actions need it');
     }
     try {
       const result = await this.#client.serverAction(serverId, action, action === 'update' ? countdownMinutes : undefined);

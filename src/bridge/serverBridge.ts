@@ -1,16 +1,17 @@
 // The bridge for one game server: what its adapters call (BridgeSink) and what pushes news back to them.
 // It gates chat through the ChatGate, admits reviews into the shared durable outbox, runs allowed server
-// actions, and routes mute changes and review results to the adapters. It imports no adapter: adapters
-// attach themselves through the AdapterPushes interface.
+// actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
+// themselves through the AdapterPushes interface) and no config file: it takes its own options (options.ts).
+// A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 
 import type { Logger } from 'pino';
-import type { MuteConfig, ReviewsConfig, ServerConfig } from '../config/index.js';
 import type { GsaClient } from '../gsa/index.js';
 import { ChatGate } from './chatGate.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
+import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
+import { UnavailableRefusal } from './errors.js';
 import {
-  BridgeRefusal,
   type Adapter,
   type BridgeSink,
   type ChatVerdict,
@@ -27,20 +28,26 @@ import { ReviewPolicy } from './reviewPolicy.js';
 import { ServerActions } from './serverActions.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
-export interface ServerBridgeOptions {
-  readonly server: ServerConfig;
-  /** Where this server sits in the config file, e.g. 'servers[0]', for messages hosts can act on. */
-  readonly configPath: string;
-  readonly mute: MuteConfig;
-  readonly reviews: ReviewsConfig;
+/** What a reload may change in place. */
+export interface ServerBridgeSettings {
+  readonly server: ServerOptions;
+  readonly mute: MuteOptions;
+  readonly reviews: ReviewOptions;
+}
+
+export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly client: GsaClient;
   readonly outbox: ReviewOutbox;
+  /** The bridge logs with a `server` field added. */
   readonly logger: Logger;
-  /** Most players the mute cache remembers. Default 200 000. */
+  /** Most players the mute cache remembers. @default 200000 */
   readonly maxCachedPlayers?: number | undefined;
-  /** The review cooldown's clock; default the system clock (the journal's times are wall-clock ms). */
+  /** The review cooldown's clock. @default the system clock (the journal's times are wall-clock ms) */
   readonly clock?: Clock | undefined;
 }
+
+/** An adapter that has the "tell this player" capability. */
+export type PlayerTeller = Adapter & Required<Pick<Adapter, 'tellPlayer'>>;
 
 function describePlayer(player: PlayerIdentity): string {
   return player.steamId ?? player.eosId ?? '?';
@@ -49,26 +56,29 @@ function describePlayer(player: PlayerIdentity): string {
 export class ServerBridge implements BridgeSink {
   readonly serverName: string;
   readonly #cache: MuteCache;
-  readonly #gate: ChatGate;
+  #gate: ChatGate;
   readonly #policy: ReviewPolicy;
   readonly #actions: ServerActions;
   readonly #outbox: ReviewOutbox;
   readonly #logger: Logger;
-  readonly #defaultAlert: string;
+  #settings: ServerBridgeSettings;
+  #client: GsaClient;
   readonly #adapters: Adapter[] = [];
   #closed = false;
 
   constructor(options: ServerBridgeOptions) {
-    const { server, client } = options;
+    const { server } = options;
     this.serverName = server.name;
+    this.#settings = { server, mute: options.mute, reviews: options.reviews };
+    this.#client = options.client;
     this.#logger = options.logger.child({ server: server.name });
     this.#outbox = options.outbox;
-    this.#defaultAlert = options.mute.defaultAlert;
     this.#cache = new MuteCache({
       mutedTtlMs: options.mute.mutedTtlMs,
       unmutedTtlMs: options.mute.unmutedTtlMs,
       maxEntries: options.maxCachedPlayers,
-      lookup: (player, kind) => client.checkMuted(server.name, player, { kind }),
+      // Read at each lookup: a reload with a new API key swaps the client under the cache.
+      lookup: (player, kind) => this.#client.checkMuted(this.serverName, player, { kind }),
       onChange: (player, entry) => {
         this.#muteChanged(player, entry);
       },
@@ -80,7 +90,7 @@ export class ServerBridge implements BridgeSink {
     for (const accepted of options.outbox.accepted) {
       if (accepted.server === server.name) this.#policy.restore(accepted.player, accepted.at);
     }
-    this.#actions = new ServerActions(server, options.configPath, client);
+    this.#actions = new ServerActions(server, this.#client);
   }
 
   /** Players in the mute cache (for metrics and the memory benchmark). */
@@ -88,9 +98,48 @@ export class ServerBridge implements BridgeSink {
     return this.#cache.size;
   }
 
+  /** The settings in force (a reload compares against them). */
+  get settings(): ServerBridgeSettings {
+    return this.#settings;
+  }
+
+  /** The adapters attached now, in attach order. */
+  get adapters(): readonly Adapter[] {
+    return this.#adapters;
+  }
+
   /** An adapter of this server that wants pushes (mute changes, review results). */
   attach(adapter: Adapter): void {
     this.#adapters.push(adapter);
+  }
+
+  /** The adapter was stopped by a reload: it gets no more pushes. */
+  detach(adapter: Adapter): void {
+    const index = this.#adapters.indexOf(adapter);
+    if (index >= 0) this.#adapters.splice(index, 1);
+  }
+
+  /**
+   * A reload changed this server's settings: allowed actions and GAMESERVER_ID, the gate's policy and timeout,
+   * the cache's TTLs (for answers stored from now on) and the review limits. The cached players and the
+   * cooldowns are kept.
+   */
+  reconfigure(settings: ServerBridgeSettings): void {
+    this.#settings = settings;
+    this.#actions.reconfigure(settings.server, this.#client);
+    this.#cache.setTtls(settings.mute);
+    this.#gate = new ChatGate(this.#cache, settings.mute);
+    this.#policy.setOptions(settings.reviews);
+  }
+
+  /**
+   * A reload brought a new service client. `keyChanged`: it speaks for other API credentials or another service,
+   * so what the old one said about players is forgotten.
+   */
+  useClient(client: GsaClient, keyChanged: boolean): void {
+    this.#client = client;
+    this.#actions.reconfigure(this.#settings.server, client);
+    if (keyChanged) this.#cache.clear();
   }
 
   chat(player: PlayerIdentity, _channel: string, _text: string): Promise<ChatVerdict> {
@@ -106,7 +155,7 @@ export class ServerBridge implements BridgeSink {
   }
 
   async submitReview(review: ReviewRequest): Promise<void> {
-    if (this.#closed) throw new BridgeRefusal('unavailable', 'the sidecar is shutting down; send the review again after it restarts');
+    if (this.#closed) throw new UnavailableRefusal('the sidecar is shutting down; send the review again after it restarts');
     // Reserves the cooldown synchronously: a second review of the same player arriving while this one is being
     // fsynced is refused, not admitted too.
     const admission = this.#policy.admit(review.player, review.stars, review.comment);
@@ -119,9 +168,9 @@ export class ServerBridge implements BridgeSink {
       if (!(error instanceof ReviewOutboxError)) throw error;
       // The host's problem (disk full, shutting down), not the mod's: say it was not stored, so it is sent again.
       this.#logger.error({ err: error }, 'a review could not be stored');
-      throw new BridgeRefusal('unavailable', 'the review could not be stored right now; send it again later');
+      throw new UnavailableRefusal('the review could not be stored right now; send it again later');
     }
-    this.#logger.info({ review: queued.id, player: describePlayer(review.player), stars: review.stars }, 'review queued');
+    this.#logger.info({ review: queued.id, player: describePlayer(review.player), stars: review.stars, adapter: review.origin.adapter }, 'review queued');
   }
 
   playerJoined(player: PlayerIdentity): void {
@@ -133,16 +182,39 @@ export class ServerBridge implements BridgeSink {
   }
 
   serverAction(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome> {
-    if (this.#closed) return Promise.reject(new BridgeRefusal('unavailable', 'the sidecar is shutting down'));
+    if (this.#closed) return Promise.reject(new UnavailableRefusal('the sidecar is shutting down'));
     this.#logger.info({ action, countdownMinutes }, 'server action requested by a mod');
     return this.#actions.run(action, countdownMinutes);
   }
 
+  /** Whether an adapter can send a player a private message (the "tell this player" capability). */
+  canTellPlayers(adapter: Adapter): adapter is PlayerTeller {
+    return typeof adapter.tellPlayer === 'function';
+  }
+
   /**
-   * The outbox learned a review's fate: tell the one adapter that received it, or, when the config changed
-   * since, the server's first adapter (a mod reconnecting there still gets its result).
+   * Tells one player something privately, through the named adapter or else the first that can. False when no
+   * adapter of this server can (a websocket mod shows verdicts itself); never rejects.
    */
-  deliverReviewResult(origin: ReviewOrigin, outcome: ReviewOutcome): void {
+  async tellPlayer(player: PlayerIdentity, text: string, adapterId?: string): Promise<boolean> {
+    const tellers = this.#adapters.filter((adapter): adapter is PlayerTeller => this.canTellPlayers(adapter));
+    const teller = tellers.find((adapter) => adapter.id === adapterId) ?? tellers[0];
+    if (teller === undefined) return false;
+    try {
+      await teller.tellPlayer(player, text);
+      return true;
+    } catch (error) {
+      this.#logger.warn({ adapter: teller.id, player: describePlayer(player), err: error }, 'could not tell a player');
+      return false;
+    }
+  }
+
+  /**
+   * The outbox learned a review's fate: tell the one adapter that received it (by its stable id), or, when that
+   * adapter is gone since (or the review predates adapter ids), the server's first adapter (a mod reconnecting
+   * there still gets its result).
+   */
+  deliverReviewResult(origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void {
     const adapter = this.#adapters.find((candidate) => candidate.id === origin.adapter) ?? this.#adapters[0];
     if (adapter === undefined) {
       this.#logger.warn({ adapter: origin.adapter }, 'review result has no adapter to go to; the review itself was handled');
@@ -150,7 +222,7 @@ export class ServerBridge implements BridgeSink {
     }
     // A refusal caused by the host's setup (401, 404) is told to the host in the log, not in the service's words to the player.
     const shown = outcome.ok || !isHostSideCode(outcome.error.code) ? outcome : { ok: false as const, error: { code: outcome.error.code, message: HOST_SIDE_MESSAGE } };
-    adapter.reviewResult(origin, shown);
+    adapter.reviewResult(origin, shown, player);
   }
 
   /** Refuses new reviews and actions (chat keeps being answered until the adapters stop). */
@@ -160,7 +232,7 @@ export class ServerBridge implements BridgeSink {
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {
     this.#logger.info({ player: describePlayer(player), muted: entry.muted }, 'mute status changed');
-    const alert = entry.muted ? (entry.alert ?? this.#defaultAlert) : undefined;
+    const alert = entry.muted ? (entry.alert ?? this.#settings.mute.defaultAlert) : undefined;
     for (const adapter of this.#adapters) adapter.muteChanged(player, entry.muted, alert);
   }
 }

@@ -22,7 +22,7 @@ import { UsageError } from './usageError.js';
 export const DEMO_USAGE = 'gsa-bridge demo [--once] [--port P]';
 
 const SERVER = { name: 'ovddykvbs', id: 4711 };
-const ADAPTER_PATH = 'servers[0].adapters[0]';
+const DEMO_ADAPTER_ID = 'demo-mod';
 const ALICE: Player = { steam_id: '76561198000000001', name: 'Alice' };
 const MALLORY: Player = { steam_id: '76561198000000002', name: 'Mallory' };
 const MALLORY_ALERT = 'You are muted for spamming global chat. Appeal on our Discord.';
@@ -49,7 +49,7 @@ async function playScript(mod: ModClient, emulator: GsaEmulator, say: (line: str
 }
 
 function boundPort(sidecar: Sidecar): number {
-  const adapter = sidecar.adapters.find((candidate) => candidate.id === ADAPTER_PATH);
+  const adapter = sidecar.adapters.find((candidate) => candidate.id === DEMO_ADAPTER_ID);
   if (!(adapter instanceof WebSocketAdapter)) throw new Error('the demo sidecar has no WebSocket listener');
   return adapter.port;
 }
@@ -69,7 +69,7 @@ export async function demoCommand(args: readonly string[], context: CliContext):
   const config = parseConfig(
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-      servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token }] }],
+      servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', id: DEMO_ADAPTER_ID, port, token }] }],
       reviews: { dataDir, cooldownMs: 0 },
       log: { level: 'warn' },
     },
@@ -79,7 +79,7 @@ export async function demoCommand(args: readonly string[], context: CliContext):
   let sidecar: Sidecar | undefined;
   let mod: ModClient | undefined;
   try {
-    sidecar = await startSidecar(config, { logger, portOverrides: new Map([[ADAPTER_PATH, port]]) });
+    sidecar = await startSidecar(config, { logger });
     const modUrl = `ws://127.0.0.1:${boundPort(sidecar)}/`;
     mod = new ModClient({ url: modUrl, token });
     await mod.connected();

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { createLogger } from '../log/logger.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
-import { startSidecar, type Sidecar } from '../sidecar.js';
+import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
+import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
@@ -26,13 +27,59 @@ const STOP_DEADLINE_MS = 9000;
 
 function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
   const lines: string[] = [];
-  config.servers.forEach((server) => {
-    for (const adapter of server.adapters) {
-      if (adapter.type === 'websocket') lines.push(`mod WebSocket for ${server.name}: ws://${adapter.host}:${adapter.port}/`);
-    }
-  });
+  for (const { server, id, type, options, adapter } of sidecar.listAdapters()) {
+    // A listener's bound port (port 0 asks for any free one) is read back from the adapter.
+    const port = adapter instanceof WebSocketAdapter ? adapter.port : options.port;
+    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+    if (adapter === undefined) lines.push(`${type} adapter ${id} for ${server}: not running`);
+    else if (type === 'websocket') lines.push(`mod WebSocket ${id} for ${server}: ws://${host}:${String(port)}/`);
+    else lines.push(`${type} adapter ${id} for ${server}: ${host}:${String(port)}`);
+  }
   lines.push(`review outbox: ${config.reviews.dataDir} (${sidecar.outbox.pending} pending)`);
   return lines;
+}
+
+/** How a SIGHUP ended, for the log and the reload metric (gsa_bridge_config_reloads_total{result}). */
+export type ReloadResult = 'success' | 'failed' | 'invalid';
+
+/**
+ * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
+ * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
+ */
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger): Promise<ReloadResult> {
+  const running = sidecar.config;
+  let reloaded: BridgeConfig;
+  try {
+    reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    logger.error({ problems: error.problems.map(formatProblem) }, 'SIGHUP: the config file is invalid; keeping the running config');
+    return 'invalid';
+  }
+  if (reloaded.reviews.dataDir !== running.reviews.dataDir) {
+    // The lock is for the directory this process started with; moving reviews needs a restart.
+    logger.error({ dataDir: running.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
+    reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
+  }
+  // New secrets (a new token, new API keys) are scrubbed by the logger of what this reload creates; with the same
+  // secrets the running logger serves (its level follows log.level), so reloads do not pile up loggers.
+  const secrets = collectSecrets(reloaded);
+  const sameSecrets = JSON.stringify([...secrets].sort()) === JSON.stringify([...collectSecrets(running)].sort());
+  const nextLogger = sameSecrets ? logger : createLogger({ level: reloaded.log.level, secrets, destination: context.stderr });
+  try {
+    const report = await sidecar.reconfigure(reloaded, { logger: nextLogger });
+    const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
+    nextLogger.info(
+      { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared },
+      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
+    );
+    nextLogger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
+    return 'success';
+  } catch (error) {
+    if (!(error instanceof SidecarReloadError)) throw error;
+    logger.error({ code: error.code }, `SIGHUP: ${error.message}`);
+    return 'failed';
+  }
 }
 
 async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
@@ -69,7 +116,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
 
   // Signals are queued from the start, so a SIGTERM during startup is not lost.
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
-  let logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  const logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
@@ -100,28 +147,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       logger.info('stopped');
       return EXIT_OK;
     }
-    try {
-      let reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
-      if (reloaded.reviews.dataDir !== config.reviews.dataDir) {
-        // The lock is for the directory this process started with; moving reviews needs a restart.
-        logger.error({ dataDir: config.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${config.reviews.dataDir} stays in use`);
-        reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: config.reviews.dataDir } };
-      }
-      logger.info('SIGHUP: config is valid; restarting the sidecar with it');
-      await sidecar.stop();
-      const nextLogger = createLogger({ level: reloaded.log.level, secrets: collectSecrets(reloaded), destination: context.stderr });
-      try {
-        sidecar = await startSidecar(reloaded, { logger: nextLogger });
-        config = reloaded;
-        logger = nextLogger;
-      } catch (error) {
-        logger.error({ err: error }, 'SIGHUP: the new config could not start; going back to the old one');
-        sidecar = await startSidecar(config, { logger });
-      }
-      logger.info(`${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      logger.error({ problems: error.problems.map(formatProblem) }, 'SIGHUP: the config file is invalid; keeping the running config');
-    }
+    const result = await reload(sidecar, configPath, context, logger);
+    logger.debug({ result }, 'SIGHUP handled');
   }
 }

@@ -13,7 +13,7 @@ export {
 } from './environment.js';
 export { formatPath } from './format.js';
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load.js';
-export { isLoopbackHost } from './loopback.js';
+export { isLoopbackHost } from '../net/loopback.js';
 export { collectSecrets, maskSecrets, SECRET_MASK } from './mask.js';
 export { parseConfig, type ParseConfigOptions } from './parse.js';
 export {

@@ -3,8 +3,9 @@
 // ancestor's) already has a problem: that value is raw input of unknown shape. Never echoes values in messages.
 import type { z } from 'zod';
 import { formatPath } from './format.js';
-import { isLoopbackHost, isWildcardHost } from './loopback.js';
+import { isLoopbackHost, isWildcardHost } from '../net/loopback.js';
 import type { BridgeConfig } from './schema.js';
+import { adapterIdOf, adapterTypeOf } from '../../adapters/index.js';
 
 type Path = readonly (string | number)[];
 
@@ -42,6 +43,21 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
     report(['reviews', 'minStars'], 'must not be greater than reviews.maxStars');
   }
 
+  // Adapter id → where it was first seen and whether it was written or derived (the fix differs).
+  const adapterIds = new Map<string, { readonly path: Path; readonly derived: boolean }>();
+  // An adapter's id names it in the journal, logs and metrics: two adapters with one id would mix their reviews up.
+  const checkAdapterId = (serverName: string, adapter: { type: string; id?: string | undefined; port: number }, path: Path): void => {
+    const id = adapterIdOf(serverName, adapter);
+    const derived = adapter.id === undefined;
+    const first = adapterIds.get(id);
+    if (first === undefined) {
+      adapterIds.set(id, { path, derived });
+      return;
+    }
+    if (!derived) report([...path, 'id'], `duplicate: ${formatPath(first.path)} has the same id "${id}"`);
+    else report(path, `its id "${id}" (derived from server, type and port) is already taken by ${formatPath(first.path)}; give one of them an "id"`);
+  };
+
   const endpoints: Endpoint[] = [];
   if (usable(['servers'])) {
     const names = new Map<string, number>();
@@ -63,16 +79,21 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
         const path = [...serverPath, 'adapters', adapterIndex] as const;
         // A broken `type` means the value never matched an adapter shape, so none of its fields can be trusted.
         if (!usable([...path, 'type'])) return;
-        if (adapter.type === 'websocket' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
-          if (adapter.token === undefined || adapter.token.trim() === '') {
+        if (usable([...serverPath, 'name'], [...path, 'id'], [...path, 'port'])) checkAdapterId(server.name, adapter, path);
+        // What the adapter's type says it is (the registry), not a list of types here.
+        const kind = adapterTypeOf(adapter).endpoint;
+        if (kind === 'listener' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
+          const token = 'token' in adapter && typeof adapter.token === 'string' ? adapter.token : undefined;
+          if (token === undefined || token.trim() === '') {
             report([...path, 'token'], 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token');
           } else {
-            const weakness = tokenWeakness(adapter.token);
+            const weakness = tokenWeakness(token);
             if (weakness !== undefined) report([...path, 'token'], `${weakness}; binding beyond loopback needs a random token of at least ${MIN_REMOTE_TOKEN_LENGTH} characters. ${MAKE_TOKEN_HINT}`);
           }
         }
         if (usable([...path, 'host'], [...path, 'port'])) {
-          endpoints.push({ path, kind: adapter.type === 'websocket' ? 'listener' : 'target', host: adapter.host, port: adapter.port });
+          // Port 0 asks the system for a free port: it cannot clash.
+          if (adapter.port !== 0) endpoints.push({ path, kind, host: adapter.host, port: adapter.port });
         }
       });
     });

@@ -4,10 +4,11 @@
 import { z } from 'zod';
 import { checkCrossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
+import { ADAPTER_SCHEMAS } from '../../adapters/index.js';
+import { count, countOrZero, host, integer, MAX_TIMER_MS, milliseconds, nonEmpty, port } from '../validation/optionFields.js';
 
-/** Games with an RCON profile. A new game is one entry here plus its profile file under adapters/rcon/profiles/. */
-export const RCON_PROFILES = ['ark', 'squad', 'rust'] as const;
-export type RconProfileName = (typeof RCON_PROFILES)[number];
+// Each adapter type owns its schema (adapters/index.ts, the registry); the file's adapter union is composed from it.
+export { RCON_PROFILES, type RconProfileName } from '../../adapters/index.js';
 
 // Server actions a mod may be allowed to trigger are the webhook actions; one list, owned by the client.
 export { SERVER_ACTIONS, type ServerAction, type ApiFlavor } from '../gsa/types.js';
@@ -20,25 +21,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const MUTE_POLICIES = ['allow', 'block'] as const;
 export type MutePolicy = (typeof MUTE_POLICIES)[number];
 
-// setTimeout silently turns anything above 2^31-1 ms into 1 ms, so a "very long" interval would become a busy loop.
-const MAX_TIMER_MS = 2_147_483_647;
-
 const URL_SEGMENT = /^[A-Za-z0-9._~-]+$/;
-// Letters, digits, dots, dashes, underscores, colons and zone ids cover host names, IPv4 and bracket-less IPv6.
-const HOST = /^[A-Za-z0-9.:%_-]+$/;
-
-// One refinement per number so a bad value yields one message, and refinements (unlike z.int()) do not abort the
-// parse: the cross-field rules still run and the host sees every problem at once.
-function integer(min: number, max: number, message: string) {
-  return z.number().refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, message);
-}
-
-const port = () => integer(1, 65_535, 'must be 1–65535');
-const milliseconds = () => integer(1, MAX_TIMER_MS, `must be a positive integer (milliseconds, at most ${MAX_TIMER_MS})`);
-const count = () => integer(1, Number.MAX_SAFE_INTEGER, 'must be a positive integer');
-const countOrZero = () => integer(0, Number.MAX_SAFE_INTEGER, 'must be 0 or a positive integer');
-const host = () => z.string().regex(HOST, 'must be a host name or IP address (no scheme, port or brackets)');
-const nonEmpty = () => z.string().min(1, 'must not be empty');
 
 function httpUrlProblem(value: string): string | null {
   if (!URL.canParse(value)) return 'must be an http(s) URL';
@@ -85,28 +68,7 @@ export const apiSchema = z.strictObject({
   wipePath: z.string().regex(URL_SEGMENT, 'must be one URL path segment, like "wipe"').default('wipe'),
 });
 
-export const websocketAdapterSchema = z.strictObject({
-  type: z.literal('websocket'),
-  host: host().default('127.0.0.1'),
-  port: port().default(8787),
-  token: z.string().optional(),
-  maxFrameBytes: count().default(16_384),
-  // 0 = no per-connection cap: a local mod is trusted and the API budget has its own rate limiter.
-  maxMessagesPerSecond: countOrZero().default(0),
-});
-
-// Loose on purpose: profiles add their own keys (a Rust reply template, Squad's warn command).
-export const rconAdapterSchema = z.looseObject({
-  type: z.literal('rcon'),
-  profile: z.enum(RCON_PROFILES),
-  host: host().default('127.0.0.1'),
-  port: port(),
-  password: nonEmpty(),
-  pollChatMs: milliseconds().default(1_000),
-  pollPlayersMs: milliseconds().default(5_000),
-});
-
-export const adapterSchema = z.discriminatedUnion('type', [websocketAdapterSchema, rconAdapterSchema]);
+export const adapterSchema = z.discriminatedUnion('type', ADAPTER_SCHEMAS);
 
 export const serverSchema = z.strictObject({
   // The GSA container name; it is the {name} in /gameserver/{name}/…, hence URL-safe.

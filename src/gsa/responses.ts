@@ -67,7 +67,7 @@ export function errorFromResponse(response: RawResponse, scrub: Scrub, nowMs: nu
   switch (status) {
     case 401:
       return new UnauthorizedError(
-        describe('the service refused the API credentials (401): check api.clientId and api.clientSecret, and that the server is bound to these keys', serviceMessage),
+        describe('the service refused the API credentials (401): check the client id and secret, and that the server is bound to these keys', serviceMessage),
         details,
       );
     case 403:
@@ -170,7 +170,7 @@ export function parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewR
   }
   const type = firstHeader(response, 'content-type') ?? 'no content type';
   throw new BadResponseError(
-    `the review answer (${response.status}, ${type.split(';')[0] ?? type}) is not the service's JSON; a proxy or a wrong api.baseUrl may have answered, so the review may not be stored`,
+    `the review answer (${response.status}, ${type.split(';')[0] ?? type}) is not the service's JSON; a proxy or a wrong base URL may have answered, so the review may not be stored`,
     { status: response.status, maybeProcessed: true },
   );
 }

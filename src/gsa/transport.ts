@@ -59,7 +59,7 @@ export async function sendRequest(transport: TransportOptions, request: ApiReque
   } catch (error) {
     // Only the deadline aborts this signal.
     if (signal.aborted) {
-      throw new TimeoutError(`the service did not answer within ${timeoutMs} ms (api.timeoutMs)`, { maybeProcessed: true });
+      throw new TimeoutError(`the service did not answer within ${timeoutMs} ms (the request timeout)`, { maybeProcessed: true });
     }
     const code = errorCode(error);
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {

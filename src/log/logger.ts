@@ -40,18 +40,43 @@ export function scrubSecrets(text: string, forms: readonly string[]): string {
   return replaceForms(text, forms, MASK);
 }
 
+/** Every child of a logger made by createLogger, so a level change reaches them (pino children keep their own level). */
+const families = new WeakMap<Logger, Set<WeakRef<Logger>>>();
+
 export function createLogger(options: LoggerOptions): Logger {
   const destination = options.destination ?? process.stderr;
   const forms = scrubbableForms(options.secrets ?? []);
   const stream = forms.length === 0 ? destination : { write: (line: string) => destination.write(scrubSecrets(line, forms)) };
-  return pino(
+  const family = new Set<WeakRef<Logger>>();
+  const logger = pino(
     {
       level: options.level,
       base: { name: 'gsa-bridge' },
       redact: { paths: REDACTED_PATHS, censor: MASK },
+      // Children inherit this hook, so grandchildren are registered too.
+      onChild: (child) => {
+        family.add(new WeakRef(child));
+      },
     },
     stream,
   );
+  families.set(logger, family);
+  return logger;
+}
+
+/**
+ * Sets the level of a logger made by createLogger and of every child made from it since (a config reload: the
+ * running adapters keep their loggers). Children already collected are forgotten.
+ */
+export function setLoggerLevel(logger: Logger, level: LogLevel): void {
+  logger.level = level;
+  const family = families.get(logger);
+  if (family === undefined) return;
+  for (const ref of family) {
+    const child = ref.deref();
+    if (child === undefined) family.delete(ref);
+    else child.level = level;
+  }
 }
 
 /** A logger that writes nothing, the default wherever one is injected. */

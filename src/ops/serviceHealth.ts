@@ -86,8 +86,8 @@ export class ServiceHealth {
   readonly #repeatMs: number;
   readonly #summaryMs: number;
   readonly #outageAfterFailures: number;
-  readonly #serversByName: ReadonlyMap<string, WatchedServer>;
-  readonly #serversById: ReadonlyMap<string, WatchedServer>;
+  #serversByName: ReadonlyMap<string, WatchedServer>;
+  #serversById: ReadonlyMap<string, WatchedServer>;
   readonly #problems = new Map<string, TrackedProblem>();
   #outage: Outage | undefined;
   /** Failures in a row with no answer in between, and when the first of them came. */
@@ -101,9 +101,16 @@ export class ServiceHealth {
     this.#repeatMs = options.repeatMs ?? DEFAULT_REPEAT_MS;
     this.#summaryMs = options.summaryMs ?? DEFAULT_SUMMARY_MS;
     this.#outageAfterFailures = Math.max(1, options.outageAfterFailures ?? DEFAULT_OUTAGE_AFTER_FAILURES);
-    this.#serversByName = new Map(options.servers.map((server) => [server.name, server]));
-    this.#serversById = new Map(options.servers.flatMap((server) => (server.id === undefined ? [] : [[String(server.id), server] as const])));
+    this.#serversByName = new Map();
+    this.#serversById = new Map();
+    this.setServers(options.servers);
   }
+  /** The configured servers after a reload, so problems keep naming the right keys. */
+  setServers(servers: readonly WatchedServer[]): void {
+    this.#serversByName = new Map(servers.map((server) => [server.name, server]));
+    this.#serversById = new Map(servers.flatMap((server) => (server.id === undefined ? [] : [[String(server.id), server] as const])));
+  }
+
 
   /** The client's onRequest observer. Never throws. */
   readonly observe = (event: RequestEvent): void => {

@@ -219,7 +219,7 @@ describe('config check', () => {
     });
     const run = await cli(['config', 'check', '--config', path], {});
     expect(run.code).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual(['api.flavor: must be one of: v1, v2', 'servers[0].adapters[0].port: must be 1–65535']);
+    expect(run.stderr.trim().split('\n')).toEqual(['api.flavor: must be one of: v1, v2', 'servers[0].adapters[0].port: must be 0–65535 (0: any free port)']);
   });
 
   it('exits 2 for a missing file and for an unknown subcommand', async () => {

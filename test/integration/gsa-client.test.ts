@@ -81,7 +81,7 @@ describe.each(['v1', 'v2'] as const)('mod API, flavour %s', (flavor) => {
     const error = await failureOf(client.checkMuted(SERVER, { steamId: ALICE }));
     expect(error.code).toBe('unauthorized');
     expect(error.status).toBe(401);
-    expect(error.message).toContain('api.clientSecret');
+    expect(error.message).toContain('check the client id and secret');
     expect(callsTo('mute')).toBe(1);
   });
 });

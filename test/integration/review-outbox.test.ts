@@ -129,7 +129,7 @@ function review(n: number, overrides: Partial<NewReview> = {}): NewReview {
     player: ALICE,
     stars: 5,
     comment: `review ${n}`,
-    origin: { adapter: 'websocket', connectionId: 'conn-1', requestId: `req-${n}` },
+    origin: { adapter: 'websocket', ref: 'conn-1', requestId: `req-${n}` },
     ...overrides,
   };
 }
@@ -216,7 +216,7 @@ describe('delivery', () => {
         player: { steam_id: ALICE.steamId, eos_id: EVE.eosId, name: 'Zoë "the" Tester' },
         stars: 5,
         comment: 'review 1',
-        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+        origin: { adapter: 'websocket', ref: 'conn-1', request_id: 'req-1' },
       },
     ]);
     expect(outbox.pending).toBe(1);
@@ -308,7 +308,7 @@ describe('GSA unreachable', () => {
     const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
     const first = await openOutbox(dir, { client: offline });
     const queued: OutboxReview[] = [];
-    for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', connectionId: `conn-${n}` } })));
+    for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', ref: `conn-${n}` } })));
     first.outbox.start();
     await vi.waitFor(() => {
       expect(first.log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
@@ -367,7 +367,7 @@ describe('permanent refusals', () => {
         player: { steam_id: BOB.steamId, name: 'Bob' },
         stars: 5,
         comment: 'review 1',
-        origin: { adapter: 'websocket', connection_id: 'conn-1', request_id: 'req-1' },
+        origin: { adapter: 'websocket', ref: 'conn-1', request_id: 'req-1' },
         error: { code: 'forbidden', status: 403, message: expect.stringContaining(message) as string },
       },
     ]);
@@ -409,8 +409,8 @@ describe('permanent refusals', () => {
 
 describe('refusals the host must fix', () => {
   it.each([
-    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check api.clientId / api.clientSecret', code: 'unauthorized' },
-    { what: 'an unknown server (404)', fix: 'GSA does not know server nosuchserver: check servers[].name', code: 'not_found' },
+    { what: 'bad credentials (401)', fix: 'GSA refused the API credentials: check the client id and secret', code: 'unauthorized' },
+    { what: 'an unknown server (404)', fix: "GSA does not know server nosuchserver: check the server's name", code: 'not_found' },
   ])('keeps a review refused for $what pending, says what to fix, and delivers it once fixed', async ({ fix, code }) => {
     const dir = await dataDir();
     const wrongSecret = makeClient({ clientSecret: 'not-the-secret' });
@@ -450,7 +450,7 @@ describe('refusals the host must fix', () => {
     }, WAIT);
     expect(results.every((result) => result.outcome.ok)).toBe(true);
     expect(outbox.pending).toBe(2);
-    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check servers\[\]\.name.*other servers' reviews go on/);
+    expect(log.lines.find((line) => line.level === ERROR)?.msg).toMatch(/GSA does not know server misnamed: check the server's name.*other servers' reviews go on/);
 
     emulator.addServer('misnamed');
     await vi.waitFor(() => {
@@ -528,6 +528,25 @@ describe('a 2xx that is not GSA\'s answer', () => {
     } finally {
       await agent.close();
     }
+  });
+});
+
+describe('journals from before adapter ids', () => {
+  it('reads an old origin (a config path and connection_id) as the adapter and its ref, and writes ref from then on', async () => {
+    const dir = await dataDir();
+    const file = path.join(dir, 'reviews.jsonl');
+    const old = queuedLine('r-old', 'written by 0.1').replace('"adapter":"websocket"', '"adapter":"servers[0].adapters[1]"');
+    await writeFile(file, old);
+    const { outbox, results } = await openOutbox(dir);
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]?.review.origin).toEqual({ adapter: 'servers[0].adapters[1]', ref: 'conn-0' });
+    const fresh = await outbox.enqueue(review(7, { origin: { adapter: 'ovddykvbs-websocket-8787', ref: 'conn-7' } }));
+    await outbox.close();
+    const written = (await journalOf(dir)).find((line) => line.id === fresh.id);
+    expect(written?.origin).toEqual({ adapter: 'ovddykvbs-websocket-8787', ref: 'conn-7' });
   });
 });
 

@@ -43,14 +43,14 @@ async function setUp(options: { secret: string; serverName: string; baseUrl?: st
         clientSecret: options.secret,
         retry: { retries: options.retries ?? 0, minDelayMs: 1, maxDelayMs: 2 },
       },
-      servers: [{ name: options.serverName, id: 4711, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 8787, token: TOKEN }] }],
+      servers: [{ name: options.serverName, id: 4711, allowActions: ['restart'], adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
       reviews: { dataDir },
     },
     {},
   );
   const lines: Line[] = [];
   const logger = createLogger({ level: 'info', secrets: [options.secret, TOKEN], destination: { write: (line: string) => lines.push(JSON.parse(line) as Line) } });
-  const sidecar = await startSidecar(config, { logger, portOverrides: new Map([['servers[0].adapters[0]', 0]]) });
+  const sidecar = await startSidecar(config, { logger });
   cleanups.push(() => sidecar.stop());
   const adapter = sidecar.adapters[0];
   if (!(adapter instanceof WebSocketAdapter)) throw new Error('no WebSocket listener');
@@ -106,6 +106,14 @@ describe('a sidecar whose setup GSA refuses', () => {
     expect(line?.msg).toContain('check servers[0].name "nosuchserver"');
     expect(lines.filter((candidate) => candidate.level >= 50)).toHaveLength(1);
   });
+
+  it('a wrong server name: the outbox holds the review and the sidecar names the config keys to fix', async () => {
+    const { mod, lines } = await setUp({ secret: 'demo-secret', serverName: 'nosuchserver' });
+    mod.send({ type: 'review', id: 'r', player: player(1), stars: 5, comment: 'held' });
+    await mod.waitFor((frame) => frame.id === 'r' && frame.type === 'review.queued');
+    const held = await waitForLine(lines, (line) => line.msg.includes('reviews stay pending'));
+    expect(held.msg).toMatch(/^GSA does not know server nosuchserver: check servers\[\]\.name \(the GSA container name\) and api\.baseUrl/);
+  });
 });
 
 describe('GSA unreachable', () => {
@@ -133,7 +141,7 @@ describe('a review result for a host-side refusal', () => {
     cleanups.push(() => outbox.close());
     const server = config.servers[0];
     if (server === undefined) throw new Error('no server');
-    const bridge = new ServerBridge({ server, configPath: 'servers[0]', mute: config.mute, reviews: config.reviews, client, outbox, logger: silentLogger() });
+    const bridge = new ServerBridge({ server, mute: config.mute, reviews: config.reviews, client, outbox, logger: silentLogger() });
     const results: ReviewOutcome[] = [];
     const adapter: Adapter = {
       type: 'test',
@@ -145,10 +153,11 @@ describe('a review result for a host-side refusal', () => {
       reviewResult: (_origin, outcome) => results.push(outcome),
     };
     bridge.attach(adapter);
-    const origin = { adapter: 'test-adapter', connectionId: 'c' };
-    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'unauthorized', message: 'Unauthenticated.' } });
-    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'not_found', message: 'Server ovddykvbs not found' } });
-    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'forbidden', message: 'Play 2 more hours before reviewing.' } });
+    const origin = { adapter: 'test-adapter', ref: 'c' };
+    const player = { steamId: '76561198000000001' };
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'unauthorized', message: 'Unauthenticated.' } }, player);
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'not_found', message: 'Server ovddykvbs not found' } }, player);
+    bridge.deliverReviewResult(origin, { ok: false, error: { code: 'forbidden', message: 'Play 2 more hours before reviewing.' } }, player);
     expect(results).toEqual([
       { ok: false, error: { code: 'unauthorized', message: HOST_SIDE_MESSAGE } },
       { ok: false, error: { code: 'not_found', message: HOST_SIDE_MESSAGE } },

@@ -117,10 +117,10 @@ describe('gsa-bridge run', () => {
   it('exits 2 with the problem for an invalid config', async () => {
     const dir = await tempDir('bad');
     const path = join(dir, 'config.json');
-    await writeFile(path, '{ "api": { "clientId": "a", "clientSecret": "b" }, "servers": [{ "name": "x", "adapters": [{ "type": "websocket", "port": 0 }] }] }');
+    await writeFile(path, '{ "api": { "clientId": "a", "clientSecret": "b" }, "servers": [{ "name": "x", "adapters": [{ "type": "websocket", "port": -1 }] }] }');
     const sidecar = harness.spawn(path);
     expect(await sidecar.exited()).toBe(2);
-    expect(sidecar.output()).toContain('servers[0].adapters[0].port: must be 1–65535');
+    expect(sidecar.output()).toContain('servers[0].adapters[0].port: must be 0–65535 (0: any free port)');
   });
 
   it('never logs the client secret or the mod token, even at debug level', async () => {

@@ -42,9 +42,9 @@ async function start(): Promise<{ url: string; lines: string[]; clock: { now: nu
   const lines: string[] = [];
   const clock = { now: 1_000_000 };
   const adapter = new WebSocketAdapter({
-    config: { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0 },
+    options: { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0 },
+    id: 'guessed',
     serverName: HARNESS_SERVER,
-    configPath: 'servers[0].adapters[9]',
     sidecar: 'gsa-bridge/test',
     logger: createLogger({ level: 'debug', secrets: [TOKEN], destination: { write: (line: string) => lines.push(line) } }),
     clock: { now: () => clock.now },

@@ -41,9 +41,9 @@ function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): Websock
 /** A second listener on the harness's bridge, built directly so a test can set what the config does not expose. */
 async function startDirectAdapter(harness: SidecarHarness, options: { config?: WebsocketAdapterConfig; heartbeatMs?: number } = {}): Promise<WebSocketAdapter> {
   const adapter = new WebSocketAdapter({
-    config: options.config ?? adapterConfig(),
+    options: options.config ?? adapterConfig(),
+    id: 'direct',
     serverName: SERVER,
-    configPath: 'servers[0].adapters[9]',
     sidecar: 'gsa-bridge/test',
     logger: silentLogger(),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
@@ -246,27 +246,27 @@ describe('connecting', () => {
   it('refuses to start without a token on a host other than loopback', async () => {
     const harness = await startHarness();
     const adapter = new WebSocketAdapter({
-      config: adapterConfig({ host: '0.0.0.0', token: undefined }),
+      options: adapterConfig({ host: '0.0.0.0', token: undefined }),
+      id: 'open-door',
       serverName: SERVER,
-      configPath: 'servers[0].adapters[3]',
       sidecar: 'gsa-bridge/test',
       logger: silentLogger(),
     });
-    await expect(adapter.start(harness.sidecar.bridges.get(SERVER)!)).rejects.toThrow(/refusing to listen on 0\.0\.0\.0:0 \(servers\[0\]\.adapters\[3\]\) without a token/);
+    await expect(adapter.start(harness.sidecar.bridges.get(SERVER)!)).rejects.toThrow(/refusing to listen on 0\.0\.0\.0:0 \(adapter open-door\) without a token/);
     expect(adapter.ready).toBe(false);
   });
 
-  it('fails to start with a message naming the config path when the port is in use', async () => {
+  it('fails to start with a message naming the adapter id when the port is in use', async () => {
     const harness = await startHarness();
     const adapter = new WebSocketAdapter({
-      config: adapterConfig({ port: harness.port }),
+      options: adapterConfig({ port: harness.port }),
+      id: 'second-mod',
       serverName: SERVER,
-      configPath: 'servers[0].adapters[1]',
       sidecar: 'gsa-bridge/test',
       logger: silentLogger(),
     });
     await expect(adapter.start(harness.sidecar.bridges.get(SERVER)!)).rejects.toThrow(
-      `cannot listen on 127.0.0.1:${harness.port} (servers[0].adapters[1]): port in use`,
+      `cannot listen on 127.0.0.1:${harness.port} (adapter second-mod): port in use`,
     );
     expect(adapter.ready).toBe(false);
   });
@@ -430,7 +430,7 @@ describe('reviews', () => {
     const peer = await Peer.connect(url);
     expect(await peer.request({ type: 'review', id: 'rx', player: { steam_id: STEAM_2 }, stars: 2, comment: 'meh' })).toMatchObject({ type: 'review.queued' });
     const result = await peer.reply('rx');
-    expect(result).toEqual({ type: 'review.result', id: 'rx', ok: false, error: { code: 'forbidden', message: 'You need 2 hours of playtime to review.' } });
+    expect(result).toEqual({ type: 'review.result', id: 'rx', ok: false, error: { code: 'not_eligible', message: 'You need 2 hours of playtime to review.' } });
   });
 
   it('delivers review.result to the new connection after a reconnect', async () => {
@@ -481,7 +481,7 @@ describe('server actions', () => {
       type: 'error',
       id: 'a2',
       code: 'forbidden',
-      message: expect.stringMatching(/allowActions/) as unknown,
+      message: expect.stringMatching(/does not allow mods to stop/) as unknown,
     });
     expect(emulator.actions(SERVER_ID)).toEqual([]);
   });

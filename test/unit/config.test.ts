@@ -13,6 +13,7 @@ import {
   type BridgeConfig,
   type ConfigProblem,
 } from '../../src/config/index.js';
+import { adapterIdOf } from '../../adapters/index.js';
 
 const CREDENTIALS = { GSA_CLIENT_ID: 'id-from-env', GSA_CLIENT_SECRET: 'secret-from-env' };
 
@@ -184,9 +185,9 @@ describe('parseConfig', () => {
   });
 
   describe('field rules', () => {
-    it.each([0, 65536, 80.5, -1])('rejects port %s', (port) => {
+    it.each([65536, 80.5, -1])('rejects listener port %s', (port) => {
       expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ port })] }))).toEqual([
-        { path: 'servers[0].adapters[0].port', message: 'must be 1–65535' },
+        { path: 'servers[0].adapters[0].port', message: 'must be 0–65535 (0: any free port)' },
       ]);
     });
 
@@ -295,6 +296,44 @@ describe('parseConfig', () => {
     });
   });
 
+  describe('adapter ids', () => {
+    it('keeps a configured id and derives <server>-<type>-<port> without one, whatever the order', () => {
+      const config = parseConfig(withServers({ name: 'a', adapters: [websocket({ id: 'mod-main' }), websocket({ port: 8788 }), rcon()] }));
+      const ids = config.servers[0]!.adapters.map((adapter) => adapterIdOf('a', adapter));
+      expect(ids).toEqual(['mod-main', 'a-websocket-8788', 'a-rcon-27020']);
+      const reordered = parseConfig(withServers({ name: 'a', adapters: [rcon(), websocket({ port: 8788 }), websocket({ id: 'mod-main' })] }));
+      expect(reordered.servers[0]!.adapters.map((adapter) => adapterIdOf('a', adapter))).toEqual(['a-rcon-27020', 'a-websocket-8788', 'mod-main']);
+    });
+
+    it.each(['', '-lead', 'has space', 'x'.repeat(65), 'a/b'])('rejects the id %j', (id) => {
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ id })] }))).toEqual([
+        { path: 'servers[0].adapters[0].id', message: 'must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit' },
+      ]);
+    });
+
+    it('rejects an id used twice anywhere in the file, naming the first', () => {
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ id: 'mod' })] }, { name: 'b', adapters: [rcon({ id: 'mod' })] }))).toEqual([
+        { path: 'servers[1].adapters[0].id', message: 'duplicate: servers[0].adapters[0] has the same id "mod"' },
+      ]);
+    });
+
+    it('asks for an id when two adapters derive the same one (two port-0 listeners)', () => {
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ port: 0 }), websocket({ port: 0, host: 'localhost' })] }))).toEqual([
+        {
+          path: 'servers[0].adapters[1]',
+          message: 'its id "a-websocket-0" (derived from server, type and port) is already taken by servers[0].adapters[0]; give one of them an "id"',
+        },
+      ]);
+      expect(parseConfig(withServers({ name: 'a', adapters: [websocket({ port: 0 }), websocket({ id: 'second', port: 0 })] })).servers[0]!.adapters).toHaveLength(2);
+    });
+
+    it('rejects a configured id that equals another adapter\'s derived one', () => {
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket(), websocket({ id: 'a-websocket-8787', port: 8788 })] }))).toEqual([
+        { path: 'servers[0].adapters[1].id', message: 'duplicate: servers[0].adapters[0] has the same id "a-websocket-8787"' },
+      ]);
+    });
+  });
+
   describe('cross-field rules', () => {
     it.each(['0.0.0.0', '192.168.1.10', '::', 'gameserver.lan'])('requires a token on a websocket listener bound to %s', (host) => {
       expect(problemsOf(withServers({ name: 'a', adapters: [websocket({ host })] }))).toEqual([
@@ -361,7 +400,7 @@ describe('parseConfig', () => {
       expect(
         problemsOf(
           minimal({
-            servers: [{ name: 'a', adapters: [websocket(), websocket({ token: 't', host: 'localhost' }), websocket({ port: 9464 })] }, { name: 'b', adapters: [websocket()] }],
+            servers: [{ name: 'a', adapters: [websocket(), websocket({ id: 'local', token: 't', host: 'localhost' }), websocket({ port: 9464 })] }, { name: 'b', adapters: [websocket()] }],
           }),
         ),
       ).toEqual([
@@ -371,7 +410,7 @@ describe('parseConfig', () => {
     });
 
     it('treats the any-address as overlapping every listener on the same port', () => {
-      expect(problemsOf(withServers({ name: 'a', adapters: [websocket(), websocket({ host: '0.0.0.0', token: '0123456789abcdef' })] }))).toEqual([
+      expect(problemsOf(withServers({ name: 'a', adapters: [websocket(), websocket({ id: 'everywhere', host: '0.0.0.0', token: '0123456789abcdef' })] }))).toEqual([
         { path: 'servers[0].adapters[1].port', message: 'same port as servers[0].adapters[0], and one of them binds every address' },
       ]);
     });
@@ -418,7 +457,7 @@ describe('parseConfig', () => {
     expect(configError.code).toBe('invalid_config');
     expect(configError.problems).toEqual([
       { path: 'api.clientSecret', message: 'must be a string' },
-      { path: 'servers[0].adapters[0].port', message: 'must be 1–65535' },
+      { path: 'servers[0].adapters[0].port', message: 'must be 0–65535 (0: any free port)' },
       { path: 'servers[0].adapters[1].port', message: 'must be a number' },
       { path: 'mute', message: 'unknown key "mutedTTLms" (did you mean "mutedTtlMs"?)' },
       { path: 'reviews.minStars', message: 'must not be greater than reviews.maxStars' },

@@ -40,14 +40,14 @@ describe('ReviewPolicy', () => {
     expect(new ReviewPolicy(LIMITS).admit(ALICE, 5, 'good\nfun').comment).toBe('good fun');
   });
 
-  it.each([0, 6, 2.5, Number.NaN])('refuses stars %s with bad_message at path stars', (stars) => {
-    expect(refusalOf(() => new ReviewPolicy(LIMITS).admit(ALICE, stars, ''))).toMatchObject({ code: 'bad_message', path: 'stars' });
+  it.each([0, 6, 2.5, Number.NaN])('refuses stars %s with bad_input at path stars', (stars) => {
+    expect(refusalOf(() => new ReviewPolicy(LIMITS).admit(ALICE, stars, ''))).toMatchObject({ code: 'bad_input', path: 'stars' });
   });
 
   it('refuses a comment over the limit, counted after cleaning and in characters', () => {
     const policy = new ReviewPolicy({ ...LIMITS, cooldownMs: 0 });
     expect(policy.admit(ALICE, 3, '🎮'.repeat(10)).comment).toHaveLength(20);
-    expect(refusalOf(() => policy.admit(ALICE, 3, 'x'.repeat(11)))).toMatchObject({ code: 'bad_message', path: 'comment' });
+    expect(refusalOf(() => policy.admit(ALICE, 3, 'x'.repeat(11)))).toMatchObject({ code: 'bad_input', path: 'comment' });
     expect(policy.admit(ALICE, 3, `${'x'.repeat(10)}\u0000\u0001`).comment).toBe('x'.repeat(10));
   });
 
@@ -56,11 +56,11 @@ describe('ReviewPolicy', () => {
     const policy = new ReviewPolicy(LIMITS, () => now);
     policy.admit(ALICE, 5, '');
     const refusal = refusalOf(() => policy.admit(ALICE, 5, ''));
-    expect(refusal.code).toBe('rate_limited');
+    expect(refusal.code).toBe('cooldown');
     expect(refusal.message).toMatch(/try again in 1 s/);
     expect(policy.admit(BOB, 5, '').comment).toBe('');
     now += 999;
-    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('rate_limited');
+    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('cooldown');
     now += 1;
     expect(policy.admit(ALICE, 5, '').comment).toBe('');
   });
@@ -72,7 +72,7 @@ describe('ReviewPolicy', () => {
     admission.release();
     const second = policy.admit(ALICE, 5, '');
     admission.release(); // a stale release must not free the slot the second review holds
-    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('rate_limited');
+    expect(refusalOf(() => policy.admit(ALICE, 5, '')).code).toBe('cooldown');
     second.release();
     expect(policy.admit(ALICE, 5, '').comment).toBe('');
   });

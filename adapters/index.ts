@@ -1,0 +1,51 @@
+// The adapter registry: each adapter type (and later each game profile) with its option schema and its factory,
+// in one place. The config schema composes its `servers[].adapters[]` union from ADAPTER_SCHEMAS and the
+// composition root builds adapters through createAdapter(); neither has a list of types of its own, so adding a
+// type touches this file and the type's own folder only. Must never start an adapter or read a config file.
+import type { Adapter } from '../src/bridge/port.js';
+import { rconAdapterType } from './rcon/rconAdapterType.js';
+import { rconOptionsSchema } from './rcon/options.js';
+import type { AdapterContext, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+import { websocketAdapterType } from './websocket/websocketAdapterType.js';
+import { websocketOptionsSchema } from './websocket/options.js';
+
+export type { AdapterContext, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+export { RCON_PROFILES, type RconOptions, type RconProfileName } from './rcon/options.js';
+export type { WebsocketOptions } from './websocket/options.js';
+
+/** Every adapter type's schema, for the config file's discriminated union on `type`. */
+export const ADAPTER_SCHEMAS = [websocketOptionsSchema, rconOptionsSchema] as const;
+
+/** One entry of `servers[].adapters[]`, with its defaults applied: the union of every registered type's options. */
+export type AdapterOptions = (typeof ADAPTER_SCHEMAS)[number] extends infer Schema
+  ? Schema extends { _zod: { output: infer Output } }
+    ? Output
+    : never
+  : never;
+
+const REGISTRY: { readonly [Type in AdapterOptions['type']]: AdapterType<Extract<AdapterOptions, { type: Type }>> } = {
+  websocket: websocketAdapterType,
+  rcon: rconAdapterType,
+};
+
+/** The registered adapter types, e.g. for `config check --connect` to ask each type for a connection probe. */
+export const ADAPTER_TYPES: readonly AdapterType<AdapterOptions>[] = Object.values(REGISTRY);
+
+/** The registry entry for one type. */
+export function adapterTypeOf<Options extends AdapterOptions>(options: Options): AdapterType<Options> {
+  // The mapped type above ties each key to its own options; TypeScript cannot follow that through an index.
+  return REGISTRY[options.type] as unknown as AdapterType<Options>;
+}
+
+/** Builds one adapter (not started) through its type's factory; undefined when the type skips it. */
+export function createAdapter(options: AdapterOptions, context: AdapterContext): Adapter | undefined {
+  return adapterTypeOf(options).create(options, context);
+}
+
+/**
+ * The adapter's stable id: the configured `id`, else `<server>-<type>-<port>`, which survives a reordering of the
+ * file (two adapters that derive the same id are a config error asking for an explicit `id`).
+ */
+export function adapterIdOf(serverName: string, options: Pick<CommonAdapterOptions, 'type' | 'id' | 'port'>): string {
+  return options.id ?? `${serverName}-${options.type}-${String(options.port)}`;
+}

@@ -1,0 +1,51 @@
+// What an adapter type registers: the schema of its options in the config file and a factory that builds one
+// adapter from them. Types only: the registry itself is adapters/index.ts.
+import type { z } from 'zod';
+import type { Adapter } from '../src/bridge/port.js';
+import type { Logger } from 'pino';
+
+/** Everything an adapter gets from the composition root besides its own options. */
+export interface AdapterContext {
+  /** The GSA container name of the game server this adapter belongs to. */
+  readonly serverName: string;
+  /** The adapter's stable id (configured, or derived as `<server>-<type>-<port>`). */
+  readonly id: string;
+  /** Already carries `server` and `adapter` fields. */
+  readonly logger: Logger;
+  /** '<name>/<version>' of the sidecar, e.g. for a welcome message. */
+  readonly sidecar: string;
+}
+
+/** The options every adapter type has, whatever else its schema adds. */
+export interface CommonAdapterOptions {
+  readonly type: string;
+  readonly id?: string | undefined;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One line of `config check --connect`: whether the adapter's game endpoint is usable, and why not. */
+export interface AdapterProbeResult {
+  readonly ok: boolean;
+  /** For a person: "port 8787 on 127.0.0.1 is free", "RCON login failed: check the password of adapter ark-main". */
+  readonly message: string;
+}
+
+export interface AdapterType<Options extends CommonAdapterOptions> {
+  /** The `type` value in the config file. */
+  readonly type: Options['type'];
+  /**
+   * `listener`: the adapter binds host:port on this machine (a listener beyond loopback needs a strong `token`);
+   * `target`: it connects to host:port (a game server's RCON). The config's port-clash rules read this.
+   */
+  readonly endpoint: 'listener' | 'target';
+  /** Validates one entry of `servers[].adapters[]` of this type, applying its defaults. */
+  readonly schema: z.ZodType<Options>;
+  /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */
+  create(options: Options, context: AdapterContext): Adapter | undefined;
+  /**
+   * Checks, without starting the adapter, that it could run (`config check --connect`): a listener's port is free,
+   * an RCON endpoint accepts the password. Never leaves anything open; never rejects. Absent: nothing to check.
+   */
+  probe?(options: Options, context: Pick<AdapterContext, 'serverName' | 'id'>): Promise<AdapterProbeResult>;
+}

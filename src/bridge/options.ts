@@ -1,0 +1,41 @@
+// The options the bridge core takes: what one game server allows, how chat is gated and how reviews are
+// admitted. The composition root (src/sidecar.ts) maps the config file onto these; the core never sees the file.
+// Types only; must never import src/config.
+
+import type { ServerActionName } from './port.js';
+
+/** One game server as the bridge knows it. */
+export interface ServerOptions {
+  /** The GSA container name: the `{name}` of /gameserver/{name}/…, and the server's identity in a reload. */
+  readonly name: string;
+  /** GAMESERVER_ID for webhooks; without it server actions are refused. @default undefined */
+  readonly id?: number | undefined;
+  /** Server actions a mod may trigger. @default [] */
+  readonly allowActions: readonly ServerActionName[];
+}
+
+/** How chat is gated. */
+export interface MuteOptions {
+  /** How long a "muted" answer is trusted. @default 60000 */
+  readonly mutedTtlMs: number;
+  /** How long a "not muted" answer is trusted. @default 300000 */
+  readonly unmutedTtlMs: number;
+  /** The longest a chat verdict or mute check waits for the service. @default 300 */
+  readonly decisionTimeoutMs: number;
+  /** What the gate answers when the service cannot: allow the line or block it. @default 'allow' */
+  readonly onUnknown: 'allow' | 'block';
+  /** The alert shown to a muted player when the service sends none. @default 'You are muted on this server.' */
+  readonly defaultAlert: string;
+}
+
+/** How reviews are admitted (the outbox delivers them). */
+export interface ReviewOptions {
+  /** @default 1 */
+  readonly minStars: number;
+  /** @default 5 */
+  readonly maxStars: number;
+  /** Characters, after control characters are stripped. @default 500 */
+  readonly maxCommentLength: number;
+  /** One review per player per this period; 0 turns it off. @default 600000 */
+  readonly cooldownMs: number;
+}

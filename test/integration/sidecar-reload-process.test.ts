@@ -1,0 +1,106 @@
+// SIGHUP on a real `gsa-bridge run` process: a good reload keeps an unchanged adapter's mod connection open and
+// serves a cached player with no new service call (counted at the emulator), and starts an added adapter; an
+// invalid file and a config that cannot be applied (a port taken) both leave the running config serving.
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { freePort } from '../fixtures/freePort.js';
+import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
+import { waitForOutput } from '../fixtures/sidecarProcess.js';
+
+const SERVER = 'ovddykvbs';
+const TOKEN = 'reload-token-5eed';
+const CLIENT_SECRET = 'client-secret-reload-0f';
+const ALICE = { steam_id: '76561198000000001' };
+
+const { writeSetup, startGsa, startSidecar, connect } = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'reload' });
+
+type ConfigFile = { servers: { adapters: Record<string, unknown>[] }[]; log: { level: string } };
+
+async function editConfig(setup: ProcessSetup, edit: (config: ConfigFile) => void): Promise<void> {
+  const config = JSON.parse(await readFile(setup.configPath, 'utf8')) as ConfigFile;
+  edit(config);
+  await writeFile(setup.configPath, JSON.stringify(config));
+}
+
+let counter = 0;
+async function chat(mod: ModSocket): Promise<Record<string, unknown>> {
+  const id = `c${String(++counter)}`;
+  mod.send({ type: 'chat', id, player: ALICE, channel: 'global', text: 'hi' });
+  return mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === id);
+}
+
+/** Occurrences of `pattern` in the output, to wait for the next one after a second SIGHUP. */
+function count(output: string, pattern: RegExp): number {
+  return output.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+}
+
+describe('SIGHUP', () => {
+  it('reloads by difference: the unchanged listener keeps its mod and its cache, an added one starts', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    const sidecar = await startSidecar(setup);
+    const mod = await connect(setup);
+    expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
+    const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+    expect(muteCalls()).toBe(1);
+
+    const addedPort = await freePort();
+    await editConfig(setup, (config) => {
+      config.servers[0]?.adapters.push({ type: 'websocket', id: 'second', port: addedPort, token: TOKEN });
+      config.log.level = 'info';
+    });
+    sidecar.child.kill('SIGHUP');
+    await waitForOutput(sidecar, /SIGHUP: config reloaded \(1 started, 0 stopped, 0 restarted, 1 unchanged\)/);
+
+    expect(mod.socket.readyState).toBe(WebSocket.OPEN);
+    expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
+    expect(muteCalls()).toBe(1);
+    const second = await connectMod(`ws://127.0.0.1:${String(addedPort)}/`, TOKEN);
+    try {
+      await second.waitFor((frame) => frame.type === 'welcome');
+    } finally {
+      await second.close();
+    }
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited()).toBe(0);
+  });
+
+  it('keeps the running config, and the mod connected, after an invalid file and after a reload that cannot bind', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    const sidecar = await startSidecar(setup);
+    const mod = await connect(setup);
+    await chat(mod);
+    const valid = await readFile(setup.configPath, 'utf8');
+
+    await writeFile(setup.configPath, '{ "servers": [{ "name": "x", "adapters": [{ "type": "websocket", "id": "bad id" }] }] }');
+    sidecar.child.kill('SIGHUP');
+    await waitForOutput(sidecar, /config file is invalid; keeping the running config/);
+    expect(sidecar.output()).toContain('servers[0].adapters[0].id: must be 1–64 letters');
+
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const taken = (blocker.address() as AddressInfo).port;
+    try {
+      await writeFile(setup.configPath, valid);
+      await editConfig(setup, (config) => {
+        config.servers[0]?.adapters.push({ type: 'websocket', id: 'blocked', port: taken, token: TOKEN });
+      });
+      const failedBefore = count(sidecar.output(), /the old config is running again/);
+      sidecar.child.kill('SIGHUP');
+      await waitForOutput(sidecar, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${String(taken)} \\(adapter blocked\\)[^\\n]*the old config is running again`));
+      expect(count(sidecar.output(), /the old config is running again/)).toBe(failedBefore + 1);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+
+    expect(mod.socket.readyState).toBe(WebSocket.OPEN);
+    expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
+    expect(emulator.calls.filter((call) => call.endpoint === 'mute')).toHaveLength(1);
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited()).toBe(0);
+  });
+});
