@@ -5,21 +5,28 @@
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
-import { createLogger } from '../log/logger.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
-import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
+import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 
-export const RUN_USAGE = 'gsa-bridge run [--config FILE]';
+// The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
+export const RUN_COMMAND = defineCommand({
+  name: 'run',
+  synopsis: '[--config FILE] [--pretty]',
+  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
+  details: ['Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.'],
+  options: { ...CONFIG_OPTION, ...PRETTY_OPTION },
+});
 
 /** interfaces.md: exit within 10 s of SIGTERM; leave a margin for the process to wind down. */
 const STOP_DEADLINE_MS = 9000;
@@ -45,8 +52,8 @@ async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
 }
 
 export async function runCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, CONFIG_OPTION);
-  const configPath = stringFlag(parsed, 'config');
+  const { options } = parseCommandLine(RUN_COMMAND, args);
+  const { config: configPath, pretty } = options;
   let config: BridgeConfig;
   let loadedPath: string | null;
   try {
@@ -69,7 +76,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
 
   // Signals are queued from the start, so a SIGTERM during startup is not lost.
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
-  let logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  let logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty });
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
@@ -109,7 +116,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       }
       logger.info('SIGHUP: config is valid; restarting the sidecar with it');
       await sidecar.stop();
-      const nextLogger = createLogger({ level: reloaded.log.level, secrets: collectSecrets(reloaded), destination: context.stderr });
+      const nextLogger = commandLogger(context, { level: reloaded.log.level, secrets: collectSecrets(reloaded), pretty });
       try {
         sidecar = await startSidecar(reloaded, { logger: nextLogger });
         config = reloaded;

@@ -114,10 +114,10 @@ describe('server', () => {
   it.each([
     [['server'], /name an action/],
     [['server', 'explode', '--id', '1'], /unknown action "explode"/],
-    [['server', 'restart'], /--id GAMESERVER_ID is required/],
+    [['server', 'restart'], /--id GAMESERVER_ID or --server NAME is required/],
     [['server', 'restart', '--id', 'abc'], /--id must be a whole number/],
     [['server', 'restart', '--id', '1', '--countdown', '5'], /--countdown applies to update only/],
-    [['server', 'restart', '--id', '0'], /id: must be a positive whole number/],
+    [['server', 'restart', '--id', '0'], /--id must be a whole number of at least 1, got "0"/],
   ])('exits 2 on usage errors: %j', async (args, message) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
@@ -142,7 +142,7 @@ describe('mute-check', () => {
     expect(unknown.stderr).toMatch(/not_found/);
     expect((await cli(['mute-check', '--server', SERVER, '--steam-id', '123'])).code).toBe(2);
     expect((await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED, '--eos-id', '0123456789abcdef0123456789abcdef'])).code).toBe(2);
-    expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server is required/);
+    expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server NAME is required/);
   });
 
   it('refuses secrets on the command line', async () => {

@@ -1,0 +1,169 @@
+// The checks of `gsa-bridge config check --connect`, one line each: that the service accepts the credentials, that it
+// knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
+// free; RCON: nothing yet, issue 8 adds a login), plus the operations endpoint's port. The service is asked one mute
+// lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
+// It never changes anything on the service, never retries, and never prints a secret.
+
+import { createServer } from 'node:net';
+import type { Logger } from 'pino';
+import { serviceClientOptions, type AdapterConfig, type BridgeConfig, type ServerConfig } from '../config/index.js';
+import { GsaClient, GsaError } from '../gsa/index.js';
+import { describeListenError } from '../net/listenFailure.js';
+
+export type CheckOutcome = 'ok' | 'fail' | 'skip';
+
+export interface CheckLine {
+  readonly outcome: CheckOutcome;
+  /** What was checked: "credentials", "server ovddykvbs", "listener ovddykvbs/ws-main 127.0.0.1:8787". */
+  readonly subject: string;
+  /** What was found, and what to do about a failure. */
+  readonly detail: string;
+}
+
+/** The lowest individual SteamID64 (account number 0): well-formed, and no player has it. */
+export const PROBE_STEAM_ID = '76561197960265728';
+
+/** Where an adapter sits, for its check lines. */
+export interface AdapterPlace {
+  readonly server: ServerConfig;
+  /** The adapter's id: its own `id`, else one derived from server, type and port (never an array position). */
+  readonly id: string;
+}
+
+/** What one adapter type checks for itself; a new type adds its entry to ADAPTER_PROBES, and the compiler insists. */
+export type AdapterProbe<A extends AdapterConfig> = (adapter: A, place: AdapterPlace) => Promise<CheckLine[]>;
+
+type AdapterProbes = { readonly [T in AdapterConfig['type']]: AdapterProbe<Extract<AdapterConfig, { type: T }>> };
+
+/** Binds host:port and lets go at once: free (or 0, any free port), or why not. */
+export async function probeListener(subject: string, host: string, port: number): Promise<CheckLine> {
+  if (port === 0) return { outcome: 'ok', subject, detail: 'port 0: any free port, read back when it starts' };
+  const server = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    const why = describeListenError(error as NodeJS.ErrnoException);
+    const hint = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? '; if a sidecar with this config runs, that is expected' : '';
+    return { outcome: 'fail', subject, detail: `${why}${hint}` };
+  }
+  await new Promise((resolve) => server.close(resolve));
+  return { outcome: 'ok', subject, detail: 'free' };
+}
+
+export const ADAPTER_PROBES: AdapterProbes = {
+  websocket: async (adapter, place) => [await probeListener(`listener ${place.server.name}/${place.id} ${adapter.host}:${adapter.port}`, adapter.host, adapter.port)],
+  // Issue 8 replaces this with a login and one harmless command.
+  rcon: (adapter, place) =>
+    Promise.resolve([{ outcome: 'skip', subject: `rcon ${place.server.name}/${place.id} ${adapter.host}:${adapter.port}`, detail: 'not checked yet (issue 8)' }]),
+};
+
+function adapterId(server: ServerConfig, adapter: AdapterConfig): string {
+  const own = (adapter as { readonly id?: unknown }).id;
+  return typeof own === 'string' && own !== '' ? own : `${server.name}-${adapter.type}-${adapter.port}`;
+}
+
+async function probeAdapter(adapter: AdapterConfig, place: AdapterPlace): Promise<CheckLine[]> {
+  // The table is keyed by type, so the entry for adapter.type takes exactly this adapter's config.
+  const probe = ADAPTER_PROBES[adapter.type] as AdapterProbe<AdapterConfig>;
+  return probe(adapter, place);
+}
+
+function answerOf(error: GsaError): string {
+  const status = error.status === undefined ? '' : `${error.status}`;
+  const words = error.serviceMessage !== undefined && error.serviceMessage !== '' ? error.serviceMessage : error.message;
+  return status === '' ? words : `${status}: ${words}`;
+}
+
+/** Whether the service let the call past its credential check. */
+function passedCredentials(error: GsaError | undefined): boolean {
+  return error === undefined || error.code === 'not_found' || error.code === 'forbidden' || error.code === 'invalid';
+}
+
+function serverLine(server: ServerConfig, index: number, error: GsaError | undefined): CheckLine {
+  const subject = `server ${server.name}`;
+  if (error === undefined) return { outcome: 'ok', subject, detail: 'known to the service' };
+  switch (error.code) {
+    case 'not_found':
+      return {
+        outcome: 'fail',
+        subject,
+        detail: `the service does not know it (${answerOf(error)}); servers[${index}].name must be the container name from the dashboard (like ovddykvbs), not the display name or the id`,
+      };
+    case 'unauthorized':
+      return { outcome: 'fail', subject, detail: `refused (${answerOf(error)}): this server is not bound to these API keys` };
+    default:
+      return { outcome: 'fail', subject, detail: `unexpected answer (${error.code}, ${answerOf(error)})` };
+  }
+}
+
+function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError): CheckLine {
+  const subject = 'credentials';
+  if (error.code === 'unauthorized') {
+    return {
+      outcome: 'fail',
+      subject,
+      detail: `refused (${answerOf(error)}): check api.clientId and api.clientSecret (dashboard: /configure/api), and that server ${first.name} is bound to these keys`,
+    };
+  }
+  return {
+    outcome: 'fail',
+    subject,
+    detail: `no usable answer from ${config.api.baseUrl} (${error.code}: ${answerOf(error)}); check api.baseUrl and api.flavor, and the network`,
+  };
+}
+
+/** Credentials and server names: one mute lookup per server, in order; none after the credentials are refused. */
+export async function serviceChecks(config: BridgeConfig, logger: Logger): Promise<CheckLine[]> {
+  const [first] = config.servers;
+  if (first === undefined) return [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }];
+  // No retries: a check reports what the service says now, and spends no more of the budget than one call a server.
+  const client = new GsaClient({ ...serviceClientOptions(config), retry: { ...config.api.retry, retries: 0 }, logger });
+  const lines: CheckLine[] = [];
+  try {
+    for (const [index, server] of config.servers.entries()) {
+      let failure: GsaError | undefined;
+      try {
+        await client.checkMuted(server.name, { steamId: PROBE_STEAM_ID });
+      } catch (error) {
+        if (!(error instanceof GsaError)) throw error;
+        failure = error;
+      }
+      if (index === 0) {
+        if (failure !== undefined && !passedCredentials(failure)) {
+          lines.push(credentialsFailure(config, first, failure));
+          lines.push(...config.servers.map((other) => ({ outcome: 'skip' as const, subject: `server ${other.name}`, detail: 'not checked: the credentials check failed' })));
+          return lines;
+        }
+        lines.push({ outcome: 'ok', subject: 'credentials', detail: `accepted by ${config.api.baseUrl} (${config.api.flavor})` });
+      }
+      lines.push(serverLine(server, index, failure));
+    }
+    return lines;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every listener the sidecar would open, and whatever each adapter type probes. Nothing on the service. */
+export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
+  const lines: CheckLine[] = [];
+  for (const server of config.servers) {
+    for (const adapter of server.adapters) lines.push(...(await probeAdapter(adapter, { server, id: adapterId(server, adapter) })));
+  }
+  lines.push(await probeListener(`listener http ${config.http.host}:${config.http.port}`, config.http.host, config.http.port));
+  return lines;
+}
+
+/** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
+export async function connectionChecks(config: BridgeConfig, logger: Logger): Promise<CheckLine[]> {
+  return [...(await serviceChecks(config, logger)), ...(await localChecks(config))];
+}
+
+const TAGS: Readonly<Record<CheckOutcome, string>> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };
+
+export function formatCheckLine(line: CheckLine): string {
+  return `${TAGS[line.outcome]}  ${line.subject}: ${line.detail}`;
+}
