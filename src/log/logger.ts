@@ -90,8 +90,9 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       base: { name: 'gsa-bridge' },
       redact: { paths: REDACTED_PATHS, censor: MASK },
-      // A line's own fields win over these (pino's default merge), so `logger.info({ server }, …)` still works.
-      mixin: (_object, _level, logger) => missingScope(logger as Logger),
+      // A line's own fields win over these (pino's default merge), so `logger.info({ server }, …)` still works. A
+      // fresh object each line: pino merges the line's fields into the one mixin returns.
+      mixin: (_object, _level, logger) => ({ ...missingScope(logger as Logger) }),
     },
     outputStream(options),
   );
