@@ -98,7 +98,8 @@ describe('logs on a terminal', () => {
     });
     let output = '';
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const sidecar: SidecarProcess = { child, output: () => output, exited: async () => once(child, 'exit').then(([code]) => code as number) };
+    const exit = once(child, 'exit').then(([code]) => code as number);
+    const sidecar: SidecarProcess = { child, output: () => output, exited: () => exit };
     sidecars.push(sidecar);
     await waitForOutput(sidecar, /gsa-bridge running/);
     child.kill('SIGTERM');
