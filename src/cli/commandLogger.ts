@@ -4,6 +4,7 @@
 // It never decides anything about secrets beyond passing them on to be scrubbed.
 
 import type { Logger } from 'pino';
+import { LOG_LEVELS } from '../config/index.js';
 import { createLogger, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { CliContext } from './context.js';
 
@@ -28,9 +29,14 @@ function colorsFor(context: CliContext): boolean {
   return context.stderr.isTTY === true && (context.env.NO_COLOR ?? '') === '' && context.env.TERM !== 'dumb';
 }
 
-/** warn, or quieter when the file says so; whatever GSA_BRIDGE_LOG_LEVEL says when it is set. */
+function isLogLevel(value: string | undefined): value is LogLevel {
+  return value !== undefined && (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/** warn, or quieter when the file says so; whatever GSA_BRIDGE_LOG_LEVEL says when it is set (also without a file). */
 export function oneShotLevel(level: LogLevel, env: CliContext['env']): LogLevel {
-  if ((env.GSA_BRIDGE_LOG_LEVEL ?? '') !== '') return level;
+  const asked = env.GSA_BRIDGE_LOG_LEVEL;
+  if (isLogLevel(asked)) return asked;
   return QUIETER_THAN_WARN.includes(level) ? level : 'warn';
 }
 

@@ -54,9 +54,10 @@ export async function configCommand(args: readonly string[], context: CliContext
   if (!options.connect) return EXIT_OK;
 
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
-  const lines = await connectionChecks(config, logger);
+  const { lines, serviceCalls } = await connectionChecks(config, logger);
   for (const line of lines) context.stdout.write(`${formatCheckLine(line)}\n`);
   const failed = lines.filter((line) => line.outcome === 'fail').length;
-  context.stderr.write(failed === 0 ? `every check passed\n` : `${failed} ${failed === 1 ? 'check' : 'checks'} failed\n`);
+  const spent = `${serviceCalls} read-only ${serviceCalls === 1 ? 'request' : 'requests'} to the service, of its ${config.api.rateLimit.requests} per ${config.api.rateLimit.intervalMs / 1000} s`;
+  context.stderr.write(`${failed === 0 ? 'every check passed' : `${failed} ${failed === 1 ? 'check' : 'checks'} failed`} (${spent})\n`);
   return failed === 0 ? EXIT_OK : EXIT_REFUSED;
 }

@@ -115,16 +115,26 @@ function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: Gs
   };
 }
 
+export interface ConnectionReport {
+  readonly lines: readonly CheckLine[];
+  /** Requests sent to the service (each one of the api.rateLimit budget): one per server checked. */
+  readonly serviceCalls: number;
+}
+
 /** Credentials and server names: one mute lookup per server, in order; none after the credentials are refused. */
-export async function serviceChecks(config: BridgeConfig, logger: Logger): Promise<CheckLine[]> {
+export async function serviceChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
   const [first] = config.servers;
-  if (first === undefined) return [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }];
+  if (first === undefined) {
+    return { lines: [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }], serviceCalls: 0 };
+  }
   // No retries: a check reports what the service says now, and spends no more of the budget than one call a server.
   const client = new GsaClient({ ...serviceClientOptions(config), retry: { ...config.api.retry, retries: 0 }, logger });
   const lines: CheckLine[] = [];
+  let serviceCalls = 0;
   try {
     for (const [index, server] of config.servers.entries()) {
       let failure: GsaError | undefined;
+      serviceCalls++;
       try {
         await client.checkMuted(server.name, { steamId: PROBE_STEAM_ID });
       } catch (error) {
@@ -135,13 +145,13 @@ export async function serviceChecks(config: BridgeConfig, logger: Logger): Promi
         if (failure !== undefined && !passedCredentials(failure)) {
           lines.push(credentialsFailure(config, first, failure));
           lines.push(...config.servers.map((other) => ({ outcome: 'skip' as const, subject: `server ${other.name}`, detail: 'not checked: the credentials check failed' })));
-          return lines;
+          return { lines, serviceCalls };
         }
         lines.push({ outcome: 'ok', subject: 'credentials', detail: `accepted by ${config.api.baseUrl} (${config.api.flavor})` });
       }
       lines.push(serverLine(server, index, failure));
     }
-    return lines;
+    return { lines, serviceCalls };
   } finally {
     await client.close();
   }
@@ -158,8 +168,9 @@ export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
 }
 
 /** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
-export async function connectionChecks(config: BridgeConfig, logger: Logger): Promise<CheckLine[]> {
-  return [...(await serviceChecks(config, logger)), ...(await localChecks(config))];
+export async function connectionChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
+  const service = await serviceChecks(config, logger);
+  return { lines: [...service.lines, ...(await localChecks(config))], serviceCalls: service.serviceCalls };
 }
 
 const TAGS: Readonly<Record<CheckOutcome, string>> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };

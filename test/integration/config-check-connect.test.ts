@@ -91,7 +91,7 @@ describe('config check --connect', () => {
       expect.stringMatching(/^ok {4}listener connect-srv\/\S+ 127\.0\.0\.1:\d+: free$/),
       expect.stringMatching(/^ok {4}listener http 127\.0\.0\.1:\d+: free$/),
     ]);
-    expect(run.stderr).toMatch(/every check passed/);
+    expect(run.stderr).toMatch(/^every check passed \(1 read-only request to the service, of its 100 per 60 s\)$/m);
     expect(emulator.calls.map((call) => call.path)).toEqual([`/api/v1/gameserver/${SERVER}/mute`]);
   });
 

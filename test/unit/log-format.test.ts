@@ -69,5 +69,7 @@ describe('one-shot commands', () => {
     expect(oneShotLevel('debug', {})).toBe('warn');
     expect(oneShotLevel('error', {})).toBe('error');
     expect(oneShotLevel('debug', { GSA_BRIDGE_LOG_LEVEL: 'debug' })).toBe('debug');
+    // The demo has no config file to overlay the variable on: it still counts.
+    expect(oneShotLevel('warn', { GSA_BRIDGE_LOG_LEVEL: 'info' })).toBe('info');
   });
 });
