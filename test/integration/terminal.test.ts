@@ -132,6 +132,24 @@ describe('logs on a terminal', () => {
   });
 });
 
+describe('one-shot commands on a terminal', () => {
+  it('mute-check prints its JSON result and nothing else: no log line in between', async () => {
+    const terminal = onTerminal(['mute-check', '--server', SERVER, '--steam-id', '76561198000000001', '--config', configPath]);
+    expect(await terminal.exited()).toBe(0);
+    expect(terminal.output().trim()).toBe(`{"server":"${SERVER}","steam_id":"76561198000000001","eos_id":null,"muted":false,"alert":null}`);
+  });
+
+  it('config check --connect prints its check lines for a person, no JSON log line, no secret', async () => {
+    const terminal = onTerminal(['config', 'check', '--connect', '--config', configPath]);
+    expect(await terminal.exited()).toBe(0);
+    const output = terminal.output();
+    expect(output).toMatch(/^ok {4}credentials: accepted by /m);
+    expect(output).toMatch(/^ok {4}server tty-server: known to the service$/m);
+    expect(output).not.toContain('{"level"');
+    for (const secret of [SECRET, TOKEN]) expect(output).not.toContain(secret);
+  });
+});
+
 describe('server wipe asks on a terminal', () => {
   it('"n": not confirmed, exit 1, nothing sent', async () => {
     const terminal = onTerminal(['server', 'wipe', '--server', SERVER, '--config', configPath]);
