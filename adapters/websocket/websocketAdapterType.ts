@@ -1,7 +1,6 @@
 // The websocket adapter type as the registry sees it: its schema and a factory. Must never start anything:
 // the composition root starts what the factory builds.
-import { createServer } from 'node:net';
-import { describeListenError } from '../../src/net/listenFailure.js';
+import { probePort } from '../../src/net/portProbe.js';
 import type { AdapterType } from '../registryTypes.js';
 import { websocketOptionsSchema, type WebsocketOptions } from './options.js';
 import { WebSocketAdapter } from './websocketAdapter.js';
@@ -13,19 +12,9 @@ export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   create(options, context) {
     return new WebSocketAdapter({ options, id: context.id, serverName: context.serverName, sidecar: context.sidecar, logger: context.logger });
   },
-  // The listener's port must be free: binds it for a moment and lets go. Port 0 is always free.
-  probe(options, context) {
-    const where = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${String(options.port)}`;
-    return new Promise((resolve) => {
-      const server = createServer();
-      server.once('error', (error: NodeJS.ErrnoException) => {
-        resolve({ ok: false, message: `adapter ${context.id}: cannot listen on ${where}: ${describeListenError(error)}` });
-      });
-      server.listen(options.port, options.host, () => {
-        server.close(() => {
-          resolve({ ok: true, message: `adapter ${context.id}: ${where} is free to listen on` });
-        });
-      });
-    });
+  // The listener's port must be free (port 0 always is).
+  async probe(options) {
+    const found = await probePort(options.host, options.port);
+    return { ok: found.free, message: found.detail };
   },
 };

@@ -1,26 +1,63 @@
-// `gsa-bridge config check [--config FILE]`: validates the file with the environment applied and prints the
-// effective config with every secret masked. Exit 0 valid, 2 invalid (one line per problem with its path).
+// `gsa-bridge config check [--config FILE] [--connect]`: validates the file with the environment applied, prints the
+// effective config with every secret masked, and warns about values left from config.example.json. With --connect it
+// also checks, one line each, that the service accepts the credentials and knows each server, and that each listener
+// port is free (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a check failed, 2 invalid.
+// Without --connect it contacts nothing.
 
-import { ConfigError, loadConfig, maskSecrets } from '../config/index.js';
-import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import { ConfigError, collectSecrets, loadConfig, maskSecrets } from '../config/index.js';
+import { commandLogger } from './commandLogger.js';
+import { connectionChecks, formatCheckLine } from './connectionChecks.js';
+import { placeholderWarnings } from './configPlaceholders.js';
 import type { CliContext } from './context.js';
-import { EXIT_OK } from './exitCodes.js';
+import { UsageError } from './errors.js';
+import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine, type CommandGroupSpec } from './options.js';
 import { reportConfigError } from './serviceSession.js';
-import { UsageError } from './usageError.js';
 
-export const CONFIG_CHECK_USAGE = 'gsa-bridge config check [--config FILE]';
+export const CONFIG_CHECK_COMMAND = defineCommand({
+  name: 'config check',
+  synopsis: '[--config FILE] [--connect] [--pretty]',
+  summary: 'validate the config and print it with secrets masked; --connect also tries the service and the ports',
+  details: [
+    'With --connect: one line per check. The credentials and each server name cost one read-only mute lookup per server',
+    '(of the 100/min budget); each listener port (WebSocket adapters, http) is bound and released; RCON is not checked yet.',
+    'Exit 0 valid (and, with --connect, every check passed), 1 a check failed, 2 invalid: one line per problem with its path.',
+  ],
+  options: {
+    ...CONFIG_OPTION,
+    connect: { type: 'boolean', description: 'also check the credentials, the server names and the listener ports', defaultText: 'off: nothing is contacted' },
+    ...PRETTY_OPTION,
+  },
+});
+
+export const CONFIG_COMMANDS: CommandGroupSpec = {
+  name: 'config',
+  summary: 'check the configuration',
+  subcommands: [CONFIG_CHECK_COMMAND],
+};
 
 export async function configCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, CONFIG_OPTION, 1);
-  const subcommand = parsed.positionals[0];
+  const [subcommand, ...rest] = args;
   if (subcommand !== 'check') throw new UsageError(subcommand === undefined ? 'name a subcommand: check' : `unknown subcommand "config ${subcommand}"; use: config check`);
+  const { options } = parseCommandLine(CONFIG_CHECK_COMMAND, rest);
+  let loaded;
   try {
-    const loaded = await loadConfig({ path: stringFlag(parsed, 'config'), env: context.env, requireFile: true, cwd: context.cwd });
-    context.stdout.write(`${JSON.stringify(maskSecrets(loaded.config), null, 2)}\n`);
-    context.stderr.write(`config OK: ${loaded.path ?? '(environment only)'}\n`);
-    return EXIT_OK;
+    loaded = await loadConfig({ path: options.config, env: context.env, requireFile: true, cwd: context.cwd });
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
   }
+  const { config } = loaded;
+  context.stdout.write(`${JSON.stringify(maskSecrets(config), null, 2)}\n`);
+  context.stderr.write(`config OK: ${loaded.path ?? '(environment only)'}\n`);
+  for (const warning of placeholderWarnings(config)) context.stderr.write(`warning: ${warning}\n`);
+  if (!options.connect) return EXIT_OK;
+
+  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
+  const { lines, serviceCalls } = await connectionChecks(config, logger);
+  for (const line of lines) context.stdout.write(`${formatCheckLine(line)}\n`);
+  const failed = lines.filter((line) => line.outcome === 'fail').length;
+  const spent = `${serviceCalls} read-only ${serviceCalls === 1 ? 'request' : 'requests'} to the service, of its ${config.api.rateLimit.requests} per ${config.api.rateLimit.intervalMs / 1000} s`;
+  context.stderr.write(`${failed === 0 ? 'every check passed' : `${failed} ${failed === 1 ? 'check' : 'checks'} failed`} (${spent})\n`);
+  return failed === 0 ? EXIT_OK : EXIT_REFUSED;
 }

@@ -11,15 +11,24 @@ import { ModClient, type Player } from '../../adapters/websocket/referenceClient
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { parseConfig } from '../config/index.js';
 import { GsaEmulator } from '../gsa/emulator/index.js';
-import { createLogger } from '../log/logger.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
-import { integerFlag, parseCommandArguments } from './arguments.js';
+import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK } from './exitCodes.js';
+import { PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { shutdownSignal } from './shutdownSignal.js';
-import { UsageError } from './usageError.js';
 
-export const DEMO_USAGE = 'gsa-bridge demo [--once] [--port P]';
+export const DEMO_COMMAND = defineCommand({
+  name: 'demo',
+  synopsis: '[--once] [--port P] [--pretty]',
+  summary: 'the GSA emulator, the sidecar and a mod client on loopback: a scripted session, no account needed',
+  details: ['It stays up for your own mod afterwards (Ctrl-C stops it), or exits with --once. Logs at warn unless GSA_BRIDGE_LOG_LEVEL says otherwise.'],
+  options: {
+    once: { type: 'boolean', description: 'play the session and exit' },
+    port: { type: 'integer', value: 'P', min: 0, max: 65535, default: 0, defaultText: '0, any free port', description: "the sidecar's mod WebSocket port" },
+    ...PRETTY_OPTION,
+  },
+});
 
 const SERVER = { name: 'ovddykvbs', id: 4711 };
 const DEMO_ADAPTER_ID = 'demo-mod';
@@ -55,9 +64,8 @@ function boundPort(sidecar: Sidecar): number {
 }
 
 export async function demoCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, { once: { type: 'boolean' }, port: { type: 'string' } });
-  const port = integerFlag(parsed, 'port') ?? 0;
-  if (port < 0 || port > 65535) throw new UsageError('--port must be 0–65535 (0 picks a free port)');
+  const { options } = parseCommandLine(DEMO_COMMAND, args);
+  const { port } = options;
   const say = (line: string): void => {
     context.stdout.write(`${line}\n`);
   };
@@ -75,7 +83,7 @@ export async function demoCommand(args: readonly string[], context: CliContext):
     },
     {},
   );
-  const logger = createLogger({ level: 'warn', secrets: [token], destination: context.stderr });
+  const logger = commandLogger(context, { level: 'warn', secrets: [token], pretty: options.pretty, oneShot: true });
   let sidecar: Sidecar | undefined;
   let mod: ModClient | undefined;
   try {
@@ -89,7 +97,7 @@ export async function demoCommand(args: readonly string[], context: CliContext):
     say('');
     await playScript(mod, emulator, say);
     say('');
-    if (parsed.values.once === true) {
+    if (options.once) {
       say('demo finished.');
       return EXIT_OK;
     }

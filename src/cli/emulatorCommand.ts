@@ -3,15 +3,25 @@
 
 import { ConfigError, loadConfig } from '../config/index.js';
 import { GsaEmulator, type EmulatorOptions } from '../gsa/emulator/index.js';
-import { CONFIG_OPTION, integerFlag, parseCommandArguments, stringFlag } from './arguments.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK } from './exitCodes.js';
+import { defineCommand, parseCommandLine } from './options.js';
 import { reportConfigError } from './serviceSession.js';
 import { shutdownSignal } from './shutdownSignal.js';
-import { UsageError } from './usageError.js';
 
-export const EMULATOR_USAGE = 'gsa-bridge emulator [--host H] [--port P] [--config FILE]';
 export const DEFAULT_EMULATOR_PORT = 8790;
+
+export const EMULATOR_COMMAND = defineCommand({
+  name: 'emulator',
+  synopsis: '[--host H] [--port P] [--config FILE]',
+  summary: 'the GSA-compatible emulator alone, for mod authors and tests (Ctrl-C stops it)',
+  details: ['Its credentials and servers come from --config, else GSA_CLIENT_ID / GSA_CLIENT_SECRET, else demo defaults (printed).'],
+  options: {
+    host: { type: 'string', value: 'H', default: '127.0.0.1', description: 'the address to listen on' },
+    port: { type: 'integer', value: 'P', min: 0, max: 65535, default: DEFAULT_EMULATOR_PORT, description: 'the port to listen on (0: any free port)' },
+    config: { type: 'string', value: 'FILE', description: 'a config file whose api credentials and servers the emulator accepts', defaultText: 'none: the environment or demo defaults' },
+  },
+});
 
 async function optionsFromConfig(path: string, context: CliContext): Promise<EmulatorOptions> {
   const { config } = await loadConfig({ path, env: context.env, requireFile: true });
@@ -29,11 +39,7 @@ function optionsFromEnvironment(context: CliContext): EmulatorOptions {
 }
 
 export async function emulatorCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, host: { type: 'string' }, port: { type: 'string' } });
-  const port = integerFlag(parsed, 'port') ?? DEFAULT_EMULATOR_PORT;
-  if (port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
-  const host = stringFlag(parsed, 'host') ?? '127.0.0.1';
-  const configPath = stringFlag(parsed, 'config');
+  const { host, port, config: configPath } = parseCommandLine(EMULATOR_COMMAND, args).options;
 
   let options: EmulatorOptions;
   try {

@@ -1,72 +1,70 @@
-// The CLI's entry: picks the command, runs it, and turns usage errors into exit 2 with a hint.
-// Commands live one per file; this file only dispatches.
+// The CLI's entry: picks the command, prints its help when asked, runs it, and turns the CLI's own errors into their
+// exit codes (spec/interfaces.md: 0 ok, 1 refused or not done, 2 usage or configuration). Commands live one per
+// file, each with the option table that drives its parsing and its help; this file only dispatches.
 
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { processContext, type CliContext } from './context.js';
+import { CliError, UsageError } from './errors.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
-import { UsageError } from './usageError.js';
+import { commandHelp, groupHelp } from './help.js';
+import { helpRequested, usageLine, type CommandGroupSpec, type CommandSpec } from './options.js';
 
 type Command = (args: readonly string[], context: CliContext) => Promise<number>;
 
-/** A command's code and usage line, loaded on demand. */
+/** A command's code and its option table(s), loaded on demand. */
 interface LoadedCommand {
   readonly run: Command;
-  readonly usage: string;
+  readonly spec: CommandSpec | CommandGroupSpec;
+}
+
+function isGroup(spec: CommandSpec | CommandGroupSpec): spec is CommandGroupSpec {
+  return 'subcommands' in spec;
 }
 
 // Each command is imported only when it is the one asked for: `run` must not carry the emulator, the demo or
 // the reference client in its memory (a long-lived process pays for every module it ever loaded).
-const COMMANDS: Readonly<Record<string, { load: () => Promise<LoadedCommand>; summary: string }>> = {
-  run: {
-    load: async () => import('./runCommand.js').then((m) => ({ run: m.runCommand, usage: m.RUN_USAGE })),
-    summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
-  },
-  demo: {
-    load: async () => import('./demoCommand.js').then((m) => ({ run: m.demoCommand, usage: m.DEMO_USAGE })),
-    summary: 'emulator + client on loopback, a scripted session; --once exits after it',
-  },
-  emulator: {
-    load: async () => import('./emulatorCommand.js').then((m) => ({ run: m.emulatorCommand, usage: m.EMULATOR_USAGE })),
-    summary: 'the GSA-compatible emulator alone (default port 8790)',
-  },
-  server: {
-    load: async () => import('./serverCommand.js').then((m) => ({ run: m.serverCommand, usage: m.SERVER_USAGE })),
-    summary: 'one webhook call: exit 0 accepted, 1 refused',
-  },
-  'mute-check': {
-    load: async () => import('./muteCheckCommand.js').then((m) => ({ run: m.muteCheckCommand, usage: m.MUTE_CHECK_USAGE })),
-    summary: 'one mute check, JSON on stdout',
-  },
-  review: {
-    load: async () => import('./reviewCommand.js').then((m) => ({ run: m.reviewCommand, usage: m.REVIEW_USAGE })),
-    summary: 'one review, sent directly',
-  },
-  config: {
-    load: async () => import('./configCheckCommand.js').then((m) => ({ run: m.configCommand, usage: m.CONFIG_CHECK_USAGE })),
-    summary: 'validate the config; print it with secrets masked',
-  },
-  reviews: {
-    load: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, usage: m.REVIEWS_USAGE })),
-    summary: 'list the outbox (pending, unconfirmed, dead); re-queue chosen reviews',
-  },
+const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
+  run: async () => import('./runCommand.js').then((m) => ({ run: m.runCommand, spec: m.RUN_COMMAND })),
+  demo: async () => import('./demoCommand.js').then((m) => ({ run: m.demoCommand, spec: m.DEMO_COMMAND })),
+  emulator: async () => import('./emulatorCommand.js').then((m) => ({ run: m.emulatorCommand, spec: m.EMULATOR_COMMAND })),
+  server: async () => import('./serverCommand.js').then((m) => ({ run: m.serverCommand, spec: m.SERVER_COMMAND })),
+  'mute-check': async () => import('./muteCheckCommand.js').then((m) => ({ run: m.muteCheckCommand, spec: m.MUTE_CHECK_COMMAND })),
+  review: async () => import('./reviewCommand.js').then((m) => ({ run: m.reviewCommand, spec: m.REVIEW_COMMAND })),
+  config: async () => import('./configCheckCommand.js').then((m) => ({ run: m.configCommand, spec: m.CONFIG_COMMANDS })),
+  reviews: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, spec: m.REVIEWS_COMMANDS })),
 };
 
-/** The full help loads every command for its usage line: fine once, for a person reading it. */
+/** The full help loads every command for its table: fine once, for a person reading it. */
 async function helpText(): Promise<string> {
-  const commands = await Promise.all(Object.values(COMMANDS).map(async (command) => ({ ...(await command.load()), summary: command.summary })));
+  const specs = await Promise.all(Object.values(COMMANDS).map(async (load) => (await load()).spec));
+  const leaves = specs.flatMap((spec) => (isGroup(spec) ? spec.subcommands : [spec]));
   return [
     `${PRODUCT_NAME} ${VERSION}: connects a game server to GameServerApp (chat gating, reviews, server actions).`,
     '',
     'Usage:',
-    ...commands.flatMap((command) => [`  ${command.usage}`, `      ${command.summary}`]),
+    ...leaves.flatMap((spec) => [`  ${usageLine(spec)}`, `      ${spec.summary}`]),
     `  ${PRODUCT_NAME} --version | --help`,
     '',
+    `Every command's flags and their defaults: ${PRODUCT_NAME} <command> --help.`,
     'Environment (overrides the config file): GSA_API_URL, GSA_CLIENT_ID, GSA_CLIENT_SECRET, GSA_BRIDGE_CONFIG, GSA_BRIDGE_LOG_LEVEL.',
     'Secrets are read from the config file or the environment, never from arguments.',
-    'Exit codes: 0 ok, 1 refused by the service or unreachable, 2 usage or configuration error.',
+    'Logs go to stderr: JSON, or human-readable when stderr is a terminal or with --pretty. Commands other than run log',
+    'at warn unless GSA_BRIDGE_LOG_LEVEL asks for more.',
+    'Exit codes: 0 ok, 1 refused by the service, unreachable or not confirmed, 2 usage or configuration error.',
     '',
   ].join('\n');
+}
+
+/** The table `args` are parsed by: the command's, or its subcommand's when args name one. */
+function specFor(spec: CommandSpec | CommandGroupSpec, args: readonly string[]): { readonly spec: CommandSpec | CommandGroupSpec; readonly args: readonly string[] } {
+  if (!isGroup(spec)) return { spec, args };
+  const sub = spec.subcommands.find((candidate) => candidate.name === `${spec.name} ${args[0] ?? ''}`);
+  return sub === undefined ? { spec, args } : { spec: sub, args: args.slice(1) };
+}
+
+function usageOf(spec: CommandSpec | CommandGroupSpec): string {
+  return isGroup(spec) ? spec.subcommands.map((sub) => usageLine(sub)).join('\n       ') : usageLine(spec);
 }
 
 export async function main(argv: readonly string[], context: CliContext = processContext()): Promise<number> {
@@ -79,22 +77,24 @@ export async function main(argv: readonly string[], context: CliContext = proces
     context.stdout.write(await helpText());
     return EXIT_OK;
   }
-  const entry = name === undefined ? undefined : COMMANDS[name];
-  if (entry === undefined) {
-    context.stderr.write(name === undefined ? await helpText() : `unknown command "${name}"; see ${PRODUCT_NAME} --help\n`);
+  const load = name === undefined ? undefined : COMMANDS[name];
+  if (load === undefined) {
+    context.stderr.write(name === undefined ? await helpText() : `error: unknown command "${name}"; see ${PRODUCT_NAME} --help\n`);
     return EXIT_USAGE;
   }
-  const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
-    context.stdout.write(`usage: ${command.usage}\n`);
+  const command = await load();
+  const chosen = specFor(command.spec, rest);
+  if (isGroup(chosen.spec) ? chosen.args.some((arg) => arg === '--help' || arg === '-h') : helpRequested(chosen.spec, chosen.args)) {
+    context.stdout.write(isGroup(chosen.spec) ? groupHelp(chosen.spec) : commandHelp(chosen.spec));
     return EXIT_OK;
   }
   try {
     return await command.run(rest, context);
   } catch (error) {
-    if (error instanceof UsageError) {
-      context.stderr.write(`error: ${error.message}\nusage: ${command.usage}\n`);
-      return EXIT_USAGE;
+    if (error instanceof CliError) {
+      const usage = error instanceof UsageError ? `usage: ${usageOf(chosen.spec)}\n` : '';
+      context.stderr.write(`error: ${error.message}\n${usage}`);
+      return error.exitCode;
     }
     // A port in use is the host's configuration to fix (interfaces.md): one line with the address, no stack.
     const listenFailure = listenFailureMessage(error);

@@ -1,31 +1,35 @@
 // `gsa-bridge review --server NAME (--steam-id ID | --eos-id ID) --stars N --comment TEXT`: one review,
 // sent directly (no outbox). When the outcome is unknown it says so rather than sending it twice.
 
-import { CONFIG_OPTION, PLAYER_OPTIONS, integerFlag, parseCommandArguments, playerFlags, requiredFlag, stringFlag } from './arguments.js';
+import { GsaError } from '../gsa/index.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK } from './exitCodes.js';
+import { CONFIG_OPTION, PLAYER_OPTIONS, PRETTY_OPTION, defineCommand, parseCommandLine, playerOf } from './options.js';
 import { withServiceSession } from './serviceSession.js';
-import { GsaError } from '../gsa/index.js';
-import { UsageError } from './usageError.js';
 
-export const REVIEW_USAGE = 'gsa-bridge review --server NAME (--steam-id ID | --eos-id ID) --stars N --comment TEXT [--config FILE]';
+export const REVIEW_COMMAND = defineCommand({
+  name: 'review',
+  synopsis: '--server NAME (--steam-id ID | --eos-id ID) --stars N [--comment TEXT] [--config FILE] [--pretty]',
+  summary: 'one review, sent directly (not through the outbox)',
+  details: ['Exit 0 delivered, 1 refused or not delivered (it says when the service may have stored it anyway), 2 on a usage or config error.'],
+  options: {
+    server: { type: 'string', value: 'NAME', required: true, description: 'the GSA container name, as in the config' },
+    ...PLAYER_OPTIONS,
+    stars: { type: 'integer', value: 'N', required: true, description: 'the rating (reviews.minStars to reviews.maxStars)' },
+    comment: { type: 'string', value: 'TEXT', default: '', defaultText: 'empty', description: 'what the player wrote' },
+    ...CONFIG_OPTION,
+    ...PRETTY_OPTION,
+  },
+});
 
 export async function reviewCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, {
-    ...CONFIG_OPTION,
-    ...PLAYER_OPTIONS,
-    server: { type: 'string' },
-    stars: { type: 'string' },
-    comment: { type: 'string' },
-  });
-  const server = requiredFlag(parsed, 'server');
-  const player = playerFlags(parsed);
-  const stars = integerFlag(parsed, 'stars');
-  if (stars === undefined) throw new UsageError('--stars is required');
-  const comment = stringFlag(parsed, 'comment') ?? '';
-  return withServiceSession(context, stringFlag(parsed, 'config'), async ({ client }) => {
+  const { options } = parseCommandLine(REVIEW_COMMAND, args);
+  const server = options.server;
+  const player = playerOf(options);
+  const { stars } = options;
+  return withServiceSession(context, { configPath: options.config, pretty: options.pretty }, async ({ client }) => {
     try {
-      const receipt = await client.submitReview(server, player, stars, comment);
+      const receipt = await client.submitReview(server, player, stars, options.comment);
       context.stdout.write(`review delivered: ${receipt.message}\n`);
       return EXIT_OK;
     } catch (error) {

@@ -9,17 +9,13 @@ import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
 import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
 import { readOutboxContents, ReviewJournal, type LetterKind, type RequeueResult, type RequeueSelection } from '../bridge/reviewJournal.js';
 import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
-import { createLogger } from '../log/logger.js';
 import { VERSION } from '../version.js';
-import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
+import { UsageError } from './errors.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine, type CommandGroupSpec } from './options.js';
 import { reportConfigError } from './serviceSession.js';
-import { UsageError } from './usageError.js';
-
-export const REVIEWS_USAGE =
-  'gsa-bridge reviews list [--state pending|unconfirmed|dead] [--json] [--config FILE]\n' +
-  '       gsa-bridge reviews retry (ID… | --all-dead | --all-unconfirmed) [--config FILE]';
 
 const STATES = ['pending', 'unconfirmed', 'dead'] as const;
 type State = (typeof STATES)[number];
@@ -27,6 +23,38 @@ type State = (typeof STATES)[number];
 const PREVIEW_WORDS = 8;
 /** Most ids one retry request may name. */
 const MAX_IDS = 10_000;
+
+export const REVIEWS_LIST_COMMAND = defineCommand({
+  name: 'reviews list',
+  synopsis: '[--state pending|unconfirmed|dead] [--json] [--config FILE]',
+  summary: 'what the review outbox holds, one review a line (id, state, server, player, stars, first words, reason)',
+  details: ['It only reads, so it is safe next to a running sidecar. Exit 0.'],
+  options: {
+    state: { type: 'string', value: 'STATE', choices: STATES, description: 'only reviews in this state', defaultText: 'every state' },
+    json: { type: 'boolean', description: 'one JSON object a line, for scripts' },
+    ...CONFIG_OPTION,
+  },
+});
+
+export const REVIEWS_RETRY_COMMAND = defineCommand({
+  name: 'reviews retry',
+  synopsis: '(ID… | --all-dead | --all-unconfirmed) [--config FILE] [--pretty]',
+  summary: 're-queues chosen dead or unconfirmed reviews for delivery',
+  details: ['A running sidecar on the same data directory does it (and delivers at once); otherwise it is written to the journal. Exit 0, or 1 when an id is unknown.'],
+  maxPositionals: MAX_IDS,
+  options: {
+    'all-dead': { type: 'boolean', description: 'every dead review' },
+    'all-unconfirmed': { type: 'boolean', description: 'every unconfirmed review' },
+    ...CONFIG_OPTION,
+    ...PRETTY_OPTION,
+  },
+});
+
+export const REVIEWS_COMMANDS: CommandGroupSpec = {
+  name: 'reviews',
+  summary: 'the review outbox: list what it holds (pending, unconfirmed, dead); re-queue chosen reviews',
+  subcommands: [REVIEWS_LIST_COMMAND, REVIEWS_RETRY_COMMAND],
+};
 
 interface Row {
   readonly state: State;
@@ -101,12 +129,9 @@ async function foreignOwner(dir: string): Promise<string | undefined> {
 }
 
 async function listCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, state: { type: 'string' }, json: { type: 'boolean' } });
-  const state = stringFlag(parsed, 'state');
-  if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
-    throw new UsageError(`--state must be one of ${STATES.join(', ')}, got "${state}"`);
-  }
-  const config = await loadDataDir(context, stringFlag(parsed, 'config'));
+  const { options } = parseCommandLine(REVIEWS_LIST_COMMAND, args);
+  const { state } = options;
+  const config = await loadDataDir(context, options.config);
   if (typeof config === 'number') return config;
   const { dataDir } = config.reviews;
   const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [] };
@@ -114,21 +139,21 @@ async function listCommand(args: readonly string[], context: CliContext): Promis
     ...contents.pending.map((review): Row => ({ state: 'pending', review, reason: null })),
     ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason })),
   ].filter((row) => state === undefined || row.state === state);
-  const json = parsed.values.json === true;
+  const { json } = options;
   for (const row of rows) context.stdout.write(`${json ? jsonLine(row) : textLine(row)}\n`);
   if (!json) context.stderr.write(`${rows.length} ${rows.length === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
   return EXIT_OK;
 }
 
-function retryArguments(args: readonly string[]): { readonly selection: RequeueSelection; readonly configPath: string | undefined } {
-  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, 'all-dead': { type: 'boolean' }, 'all-unconfirmed': { type: 'boolean' } }, MAX_IDS);
-  const allDead = parsed.values['all-dead'] === true;
-  const allUnconfirmed = parsed.values['all-unconfirmed'] === true;
-  if ([allDead, allUnconfirmed, parsed.positionals.length > 0].filter(Boolean).length !== 1) {
+function retryArguments(args: readonly string[]): { readonly selection: RequeueSelection; readonly configPath: string | undefined; readonly pretty: boolean } {
+  const { options, positionals } = parseCommandLine(REVIEWS_RETRY_COMMAND, args);
+  const allDead = options['all-dead'];
+  const allUnconfirmed = options['all-unconfirmed'];
+  if ([allDead, allUnconfirmed, positionals.length > 0].filter(Boolean).length !== 1) {
     throw new UsageError('give review ids, or --all-dead, or --all-unconfirmed (one of them)');
   }
-  const selection: RequeueSelection = allDead ? { all: 'dead' } : allUnconfirmed ? { all: 'unconfirmed' } : { ids: parsed.positionals };
-  return { selection, configPath: stringFlag(parsed, 'config') };
+  const selection: RequeueSelection = allDead ? { all: 'dead' } : allUnconfirmed ? { all: 'unconfirmed' } : { ids: positionals };
+  return { selection, configPath: options.config, pretty: options.pretty };
 }
 
 /** The retry request's wire form, shared by the CLI and the handler below. */
@@ -172,7 +197,7 @@ function report(context: CliContext, result: { requeued: string[]; alreadyPendin
 }
 
 async function retryCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const { selection, configPath } = retryArguments(args);
+  const { selection, configPath, pretty } = retryArguments(args);
   const config = await loadDataDir(context, configPath);
   if (typeof config === 'number') return config;
   const { dataDir } = config.reviews;
@@ -210,7 +235,7 @@ async function retryCommand(args: readonly string[], context: CliContext): Promi
   }
 
   try {
-    const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: context.stderr });
+    const logger = commandLogger(context, { level: config.log.level, pretty, oneShot: true });
     const { journal } = await ReviewJournal.open({ dataDir, logger, compactAfterFinished: Number.MAX_SAFE_INTEGER, retainAcceptedMs: config.reviews.cooldownMs });
     try {
       return report(context, summary(await journal.requeue(selection)), 'in the journal; the sidecar delivers them when it next runs');

@@ -5,22 +5,29 @@
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
-import { createLogger } from '../log/logger.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
-import { CONFIG_OPTION, parseCommandArguments, stringFlag } from './arguments.js';
+import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
+import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 
-export const RUN_USAGE = 'gsa-bridge run [--config FILE]';
+// The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
+export const RUN_COMMAND = defineCommand({
+  name: 'run',
+  synopsis: '[--config FILE] [--pretty]',
+  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
+  details: ['Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.'],
+  options: { ...CONFIG_OPTION, ...PRETTY_OPTION },
+});
 
 /** interfaces.md: exit within 10 s of SIGTERM; leave a margin for the process to wind down. */
 const STOP_DEADLINE_MS = 9000;
@@ -46,7 +53,7 @@ export type ReloadResult = 'success' | 'failed' | 'invalid';
  * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
  * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, pretty: boolean): Promise<ReloadResult> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
@@ -65,7 +72,7 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   // secrets the running logger serves (its level follows log.level), so reloads do not pile up loggers.
   const secrets = collectSecrets(reloaded);
   const sameSecrets = JSON.stringify([...secrets].sort()) === JSON.stringify([...collectSecrets(running)].sort());
-  const nextLogger = sameSecrets ? logger : createLogger({ level: reloaded.log.level, secrets, destination: context.stderr });
+  const nextLogger = sameSecrets ? logger : commandLogger(context, { level: reloaded.log.level, secrets, pretty });
   try {
     const report = await sidecar.reconfigure(reloaded, { logger: nextLogger });
     const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
@@ -92,8 +99,8 @@ async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
 }
 
 export async function runCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, CONFIG_OPTION);
-  const configPath = stringFlag(parsed, 'config');
+  const { options } = parseCommandLine(RUN_COMMAND, args);
+  const { config: configPath, pretty } = options;
   let config: BridgeConfig;
   let loadedPath: string | null;
   try {
@@ -116,7 +123,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
 
   // Signals are queued from the start, so a SIGTERM during startup is not lost.
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
-  const logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty });
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
@@ -147,7 +154,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       logger.info('stopped');
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger);
+    const result = await reload(sidecar, configPath, context, logger, pretty);
     logger.debug({ result }, 'SIGHUP handled');
   }
 }

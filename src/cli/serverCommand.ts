@@ -1,35 +1,88 @@
-// `gsa-bridge server <action> --id GAMESERVER_ID [--countdown MIN]`: one webhook call.
+// `gsa-bridge server <action> (--id GAMESERVER_ID | --server NAME) [--countdown MIN] [--yes]`: one webhook call.
+// On a terminal a wipe asks first (--yes skips it); without one it never asks, so scheduled wipes keep working.
+// An answer that never came means the action may still have run: it says so rather than inviting a blind retry.
 
 import { SERVER_ACTIONS, type ServerAction } from '../gsa/index.js';
-import { CONFIG_OPTION, integerFlag, parseCommandArguments, stringFlag } from './arguments.js';
-import type { CliContext } from './context.js';
+import type { BridgeConfig } from '../config/index.js';
+import { confirmAtTerminal } from './confirmation.js';
+import { atTerminal, type CliContext } from './context.js';
+import { NotConfirmedError, ServerWithoutIdError, UnknownServerError, UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';
+import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { withServiceSession } from './serviceSession.js';
-import { UsageError } from './usageError.js';
+import { GsaError } from '../gsa/index.js';
 
-export const SERVER_USAGE = `gsa-bridge server <${SERVER_ACTIONS.join('|')}> --id GAMESERVER_ID [--countdown MIN] [--config FILE]`;
+export const SERVER_COMMAND = defineCommand({
+  name: 'server',
+  synopsis: `<${SERVER_ACTIONS.join('|')}> (--id GAMESERVER_ID | --server NAME) [--countdown MIN] [--yes] [--config FILE] [--pretty]`,
+  summary: 'one webhook call to GSA: start, stop, restart, update, wipe or cancel-scheduled',
+  details: [
+    'Exit 0 accepted, 1 refused by the service (status and message printed), not answered in time, or a wipe not confirmed;',
+    '2 on a usage or config error. A wipe on a terminal asks first; without a terminal (cron, scripts) it never asks.',
+  ],
+  maxPositionals: 1,
+  options: {
+    id: { type: 'integer', value: 'GAMESERVER_ID', min: 1, description: 'the GAMESERVER_ID to act on', defaultText: "the config's only server with an id" },
+    server: { type: 'string', value: 'NAME', description: 'the configured server (container name) whose "id" to act on', defaultText: 'none; or --id' },
+    countdown: { type: 'integer', value: 'MIN', min: 0, description: 'minutes of warning before an update (update only)', defaultText: "the service's, 30" },
+    yes: { type: 'boolean', description: 'wipe without asking', defaultText: 'off: a wipe on a terminal asks first' },
+    ...CONFIG_OPTION,
+    ...PRETTY_OPTION,
+  },
+});
 
 function isServerAction(value: string): value is ServerAction {
   return (SERVER_ACTIONS as readonly string[]).includes(value);
 }
 
+interface Target {
+  readonly id: number;
+  /** How messages name it: "ovddykvbs (id 4711)" or "4711". */
+  readonly label: string;
+}
+
+function resolveTarget(config: BridgeConfig, id: number | undefined, name: string | undefined): Target {
+  if (name !== undefined) {
+    const server = config.servers.find((candidate) => candidate.name === name);
+    if (server === undefined) throw new UnknownServerError(name, config.servers.map((candidate) => candidate.name));
+    if (server.id === undefined) throw new ServerWithoutIdError(name);
+    return { id: server.id, label: `${name} (id ${server.id})` };
+  }
+  if (id !== undefined) return { id, label: String(id) };
+  // Without --id or --server, a config with exactly one server that has an id is unambiguous.
+  const withIds = config.servers.filter((server) => server.id !== undefined);
+  const [only] = withIds;
+  if (withIds.length !== 1 || only?.id === undefined) throw new UsageError('--id GAMESERVER_ID or --server NAME is required');
+  return { id: only.id, label: `${only.name} (id ${only.id})` };
+}
+
 export async function serverCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArguments(args, { ...CONFIG_OPTION, id: { type: 'string' }, countdown: { type: 'string' } }, 1);
-  const action = parsed.positionals[0];
+  const { options, positionals } = parseCommandLine(SERVER_COMMAND, args);
+  const action = positionals[0];
   if (action === undefined) throw new UsageError(`name an action: ${SERVER_ACTIONS.join(', ')}`);
   if (!isServerAction(action)) throw new UsageError(`unknown action "${action}"; use one of: ${SERVER_ACTIONS.join(', ')}`);
-  const countdown = integerFlag(parsed, 'countdown');
-  if (countdown !== undefined && action !== 'update') throw new UsageError('--countdown applies to update only');
-  const flagId = integerFlag(parsed, 'id');
+  if (options.countdown !== undefined && action !== 'update') throw new UsageError('--countdown applies to update only');
+  if (options.id !== undefined && options.server !== undefined) throw new UsageError('give --id GAMESERVER_ID or --server NAME, not both');
 
-  return withServiceSession(context, stringFlag(parsed, 'config'), async ({ client, config }) => {
-    // Without --id, a config with exactly one server that has an id is unambiguous.
-    const configured = config.servers.flatMap((server) => (server.id === undefined ? [] : [server.id]));
-    const serverId = flagId ?? (configured.length === 1 ? configured[0] : undefined);
-    if (serverId === undefined) throw new UsageError('--id GAMESERVER_ID is required');
-    const result = await client.serverAction(serverId, action, countdown);
-    const message = result.message.length > 0 ? `: ${result.message}` : '';
-    context.stdout.write(`${action} server ${serverId}: accepted (${result.status})${message}\n`);
-    return EXIT_OK;
+  return withServiceSession(context, { configPath: options.config, pretty: options.pretty }, async ({ client, config }) => {
+    const target = resolveTarget(config, options.id, options.server);
+    const stdin = context.stdin;
+    if (action === 'wipe' && !options.yes && stdin !== undefined && atTerminal(context)) {
+      const agreed = await confirmAtTerminal({ ...context, stdin }, `Wipe server ${target.label}? This cannot be undone.`);
+      if (!agreed) throw new NotConfirmedError(`wipe of server ${target.label} not confirmed; nothing was sent (--yes skips the question)`);
+    }
+    try {
+      const result = await client.serverAction(target.id, action, options.countdown);
+      const message = result.message.length > 0 ? `: ${result.message}` : '';
+      context.stdout.write(`${action} server ${target.label}: accepted (${result.status})${message}\n`);
+      return EXIT_OK;
+    } catch (error) {
+      if (error instanceof GsaError && error.maybeProcessed) {
+        context.stderr.write(
+          `note: no clear answer came, so the ${action} of server ${target.label} may have run anyway; check the server or the dashboard before sending it again\n`,
+        );
+      }
+      throw error;
+    }
   });
 }

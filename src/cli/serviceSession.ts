@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, type BridgeConfig } from '../config/index.js';
 import { GsaClient, GsaError } from '../gsa/index.js';
-import { createLogger } from '../log/logger.js';
+import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 
@@ -13,6 +13,13 @@ export interface ServiceSession {
   readonly client: GsaClient;
   readonly config: BridgeConfig;
   readonly logger: Logger;
+}
+
+export interface ServiceSessionOptions {
+  /** --config, if given. */
+  readonly configPath: string | undefined;
+  /** --pretty was given. */
+  readonly pretty: boolean;
 }
 
 /** Prints every problem of an invalid config on its own line, as `path: message`. */
@@ -23,20 +30,20 @@ export function reportConfigError(context: CliContext, error: ConfigError): numb
 
 export async function withServiceSession(
   context: CliContext,
-  configPath: string | undefined,
+  options: ServiceSessionOptions,
   run: (session: ServiceSession) => Promise<number>,
 ): Promise<number> {
   let config: BridgeConfig;
   try {
     // One-shot commands need no file when the environment supplies the URL and credentials; a file the host
     // named (flag or GSA_BRIDGE_CONFIG) must exist, though.
-    const named = configPath !== undefined || (context.env.GSA_BRIDGE_CONFIG ?? '') !== '';
-    ({ config } = await loadConfig({ path: configPath, env: context.env, requireFile: named, cwd: context.cwd }));
+    const named = options.configPath !== undefined || (context.env.GSA_BRIDGE_CONFIG ?? '') !== '';
+    ({ config } = await loadConfig({ path: options.configPath, env: context.env, requireFile: named, cwd: context.cwd }));
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
   }
-  const logger = createLogger({ level: config.log.level, secrets: collectSecrets(config), destination: context.stderr });
+  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
   const client = new GsaClient({ ...serviceClientOptions(config), logger });
   try {
     return await run({ client, config, logger });

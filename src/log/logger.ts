@@ -1,18 +1,33 @@
-// Creates the process's pino logger: JSON lines on stderr (stdout stays free for command output), the
-// secret-bearing keys redacted by path, and every known secret value scrubbed from each line as a last
-// line of defence, in every encoding it may come back in (secretForms.ts). It must never be bypassed by writing secrets to the console directly.
+// Creates the process's pino logger: JSON lines by default, or human-readable lines (prettyLines.ts) for a person
+// at a terminal; on stderr by default (stdout stays free for command output). The secret-bearing keys are redacted
+// by path, and every known secret value is scrubbed from each line as a last line of defence, in every encoding it
+// may come back in (secretForms.ts), before the line is made pretty and again after. Every line carries `server`
+// and `adapter` (null when it is about the whole process). It must never be bypassed by writing secrets to the
+// console directly.
 
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { prettyLineFormatter } from './prettyLines.js';
 import { replaceForms, scrubbableForms } from './secretForms.js';
 
 export type LogLevel = LevelWithSilent;
+
+/** `json`: one pino JSON object a line, for machines. `pretty`: time, level, server/adapter, message, for people. */
+export type LogFormat = 'json' | 'pretty';
+
+export interface LogDestination {
+  write(line: string): unknown;
+}
 
 export interface LoggerOptions {
   readonly level: LogLevel;
   /** Literal secret values (client secret, RCON passwords, mod tokens) to scrub wherever they appear. */
   readonly secrets?: readonly string[];
   /** Where lines go; default process.stderr. */
-  readonly destination?: { write(line: string): unknown };
+  readonly destination?: LogDestination;
+  /** Default 'json'. */
+  readonly format?: LogFormat;
+  /** ANSI colours in the pretty format (a terminal only). Default false. */
+  readonly colors?: boolean;
 }
 
 /** Keys that hold secrets wherever they appear in a logged object, a level or two deep. */
@@ -40,13 +55,39 @@ export function scrubSecrets(text: string, forms: readonly string[]): string {
   return replaceForms(text, forms, MASK);
 }
 
+interface Scope {
+  readonly server?: null;
+  readonly adapter?: null;
+}
+
+// Whether a logger (root or child) already binds server and adapter, worked out once per logger: pino writes a
+// binding and a line field of the same name twice, so the nulls are added only where no binding exists.
+const scopes = new WeakMap<Logger, Scope>();
+
+function missingScope(logger: Logger): Scope {
+  let scope = scopes.get(logger);
+  if (scope === undefined) {
+    const bindings = logger.bindings();
+    scope = { ...('server' in bindings ? {} : { server: null }), ...('adapter' in bindings ? {} : { adapter: null }) };
+    scopes.set(logger, scope);
+  }
+  return scope;
+}
+
+function outputStream(options: LoggerOptions): LogDestination {
+  const destination = options.destination ?? process.stderr;
+  const forms = scrubbableForms(options.secrets ?? []);
+  const scrub = (line: string): string => (forms.length === 0 ? line : scrubSecrets(line, forms));
+  if (options.format !== 'pretty') return forms.length === 0 ? destination : { write: (line: string) => destination.write(scrub(line)) };
+  const pretty = prettyLineFormatter({ colors: options.colors ?? false });
+  // Scrubbed as JSON (where every encoding is known) and again as text, in case formatting un-escaped a form.
+  return { write: (line: string) => destination.write(scrub(pretty(scrub(line)))) };
+}
+
 /** Every child of a logger made by createLogger, so a level change reaches them (pino children keep their own level). */
 const families = new WeakMap<Logger, Set<WeakRef<Logger>>>();
 
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = options.destination ?? process.stderr;
-  const forms = scrubbableForms(options.secrets ?? []);
-  const stream = forms.length === 0 ? destination : { write: (line: string) => destination.write(scrubSecrets(line, forms)) };
   const family = new Set<WeakRef<Logger>>();
   const logger = pino(
     {
@@ -57,8 +98,11 @@ export function createLogger(options: LoggerOptions): Logger {
       onChild: (child) => {
         family.add(new WeakRef(child));
       },
+      // A line's own fields win over these (pino's default merge), so `logger.info({ server }, …)` still works. A
+      // fresh object each line: pino merges the line's fields into the one mixin returns.
+      mixin: (_object, _level, logger) => ({ ...missingScope(logger as Logger) }),
     },
-    stream,
+    outputStream(options),
   );
   families.set(logger, family);
   return logger;

@@ -111,13 +111,52 @@ describe('server', () => {
     expect((await cli(['server', 'restart'])).code).toBe(2);
   });
 
+  describe('--server NAME', () => {
+    async function twoServers(): Promise<string> {
+      return writeConfig('two-servers.json', {
+        api: { baseUrl: emulator.url, clientId: 'cli-client', clientSecret: SECRET, timeoutMs: 300, retry: { retries: 0 } },
+        servers: [
+          { name: SERVER, id: SERVER_ID, adapters: [] },
+          { name: 'no-id-server', adapters: [] },
+        ],
+      });
+    }
+
+    it('acts on the id the config gives that server', async () => {
+      const run = await cli(['server', 'restart', '--server', SERVER, '--config', await twoServers()], {});
+      expect(run).toMatchObject({ code: 0, stdout: `restart server ${SERVER} (id ${SERVER_ID}): accepted (200): Restart queued.\n` });
+      expect(emulator.actions(SERVER_ID).map((record) => record.action)).toEqual(['restart']);
+    });
+
+    it.each([
+      [['--server', 'nosuch'], 'error: --server nosuch: no such server in the config (it has: ovddykvbs, no-id-server); or pass --id GAMESERVER_ID'],
+      [['--server', 'no-id-server'], 'error: --server no-id-server: this server has no "id" in the config; add its GAMESERVER_ID there, or pass --id GAMESERVER_ID'],
+      [['--server', SERVER, '--id', String(SERVER_ID)], 'error: give --id GAMESERVER_ID or --server NAME, not both'],
+    ])('exits 2 and sends nothing: %j', async (flags, message) => {
+      const run = await cli(['server', 'restart', ...flags, '--config', await twoServers()], {});
+      expect(run.code).toBe(2);
+      expect(run.stderr.split('\n')[0]).toBe(message);
+      expect(emulator.calls).toHaveLength(0);
+    });
+
+    it('a timed-out action says it may have run; exit 1', async () => {
+      // The emulator acts on the webhook first and answers late: the action ran although the CLI got no answer.
+      emulator.injectFault({ kind: 'latency', ms: 1500, endpoint: 'webhook' });
+      const run = await cli(['server', 'stop', '--server', SERVER, '--config', await twoServers()], {});
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^error \(timeout\): /m);
+      expect(run.stderr).toContain(`the stop of server ${SERVER} (id ${SERVER_ID}) may have run anyway; check the server or the dashboard before sending it again`);
+      expect(emulator.actions(SERVER_ID).map((record) => record.action)).toEqual(['stop']);
+    });
+  });
+
   it.each([
     [['server'], /name an action/],
     [['server', 'explode', '--id', '1'], /unknown action "explode"/],
-    [['server', 'restart'], /--id GAMESERVER_ID is required/],
+    [['server', 'restart'], /--id GAMESERVER_ID or --server NAME is required/],
     [['server', 'restart', '--id', 'abc'], /--id must be a whole number/],
     [['server', 'restart', '--id', '1', '--countdown', '5'], /--countdown applies to update only/],
-    [['server', 'restart', '--id', '0'], /id: must be a positive whole number/],
+    [['server', 'restart', '--id', '0'], /--id must be a whole number of at least 1, got "0"/],
   ])('exits 2 on usage errors: %j', async (args, message) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
@@ -142,7 +181,7 @@ describe('mute-check', () => {
     expect(unknown.stderr).toMatch(/not_found/);
     expect((await cli(['mute-check', '--server', SERVER, '--steam-id', '123'])).code).toBe(2);
     expect((await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED, '--eos-id', '0123456789abcdef0123456789abcdef'])).code).toBe(2);
-    expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server is required/);
+    expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server NAME is required/);
   });
 
   it('refuses secrets on the command line', async () => {

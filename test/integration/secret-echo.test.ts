@@ -108,11 +108,27 @@ describe('a service that echoes the request', () => {
 });
 
 describe('the logger', () => {
-  it('scrubs every spelling of a secret from a line', () => {
+  it.each(['json', 'pretty'] as const)('scrubs every spelling of a secret from a line (%s)', (format) => {
     let written = '';
-    const logger = createLogger({ level: 'info', secrets: [SECRET], destination: { write: (line: string) => (written += line) } });
+    const logger = createLogger({ level: 'info', format, secrets: [SECRET], destination: { write: (line: string) => (written += line) } });
     for (const form of FORMS) logger.info({ echoed: `before ${form} after` }, `message ${form}`);
     expect(written.split('\n').filter(Boolean)).toHaveLength(FORMS.length);
     expectNoSecret(written);
+  });
+
+  it.each(['json', 'pretty'] as const)('redacts secret-named keys (%s)', (format) => {
+    let written = '';
+    const logger = createLogger({ level: 'info', format, destination: { write: (line: string) => (written += line) } });
+    logger.info({ token: 'unlisted-token-value', config: { api: { clientSecret: 'unlisted-secret-value' } } }, 'keys');
+    expect(written).toContain('***');
+    expect(written).not.toMatch(/unlisted-(token|secret)-value/);
+  });
+
+  it('the CLI with --pretty: no spelling of the secret in its pretty logs', async () => {
+    const { output } = await cli(['review', '--pretty', '--server', 'ovddykvbs', '--steam-id', '76561198000000001', '--stars', '5', '--comment', 'ok']);
+    // GSA_BRIDGE_LOG_LEVEL=debug: the client's debug lines are there, in the pretty format.
+    expect(output).toMatch(/\] DEBUG: \[gsa-bridge\] /);
+    expect(output).not.toContain('{"level"');
+    expectNoSecret(output);
   });
 });

@@ -1,0 +1,148 @@
+// The checks of `gsa-bridge config check --connect`, one line each: that the service accepts the credentials, that it
+// knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
+// free; RCON: nothing yet, issue 8 adds a login), plus the operations endpoint's port. The service is asked one mute
+// lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
+// It never changes anything on the service, never retries, and never prints a secret.
+
+import type { Logger } from 'pino';
+import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
+import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../config/index.js';
+import { GsaClient, GsaError } from '../gsa/index.js';
+import { probePort } from '../net/portProbe.js';
+
+export type CheckOutcome = 'ok' | 'fail' | 'skip';
+
+export interface CheckLine {
+  readonly outcome: CheckOutcome;
+  /** What was checked: "credentials", "server ovddykvbs", "listener ovddykvbs/ws-main 127.0.0.1:8787". */
+  readonly subject: string;
+  /** What was found, and what to do about a failure. */
+  readonly detail: string;
+}
+
+/** The lowest individual SteamID64 (account number 0): well-formed, and no player has it. */
+export const PROBE_STEAM_ID = '76561197960265728';
+
+/** Binds host:port and lets go at once: free (or 0, any free port), or why not. */
+export async function probeListener(subject: string, host: string, port: number): Promise<CheckLine> {
+  const found = await probePort(host, port);
+  return { outcome: found.free ? 'ok' : 'fail', subject, detail: found.detail };
+}
+
+/** What the adapter's type checks for itself (the registry's probe): a listener's port, later an RCON login. */
+async function probeAdapter(server: ServerConfig, adapter: AdapterOptions): Promise<CheckLine> {
+  const type = adapterTypeOf(adapter);
+  const id = adapterIdOf(server.name, adapter);
+  const subject = `${type.endpoint === 'listener' ? 'listener' : adapter.type} ${server.name}/${id} ${adapter.host}:${String(adapter.port)}`;
+  if (type.probe === undefined) return { outcome: 'skip', subject, detail: `${adapter.type} adapters have no connection check in this version` };
+  const result = await type.probe(adapter, { serverName: server.name, id });
+  return { outcome: result.ok ? 'ok' : 'fail', subject, detail: result.message };
+}
+
+function answerOf(error: GsaError): string {
+  const status = error.status === undefined ? '' : `${error.status}`;
+  const words = error.serviceMessage !== undefined && error.serviceMessage !== '' ? error.serviceMessage : error.message;
+  return status === '' ? words : `${status}: ${words}`;
+}
+
+/** Whether the service let the call past its credential check. */
+function passedCredentials(error: GsaError | undefined): boolean {
+  return error === undefined || error.code === 'not_found' || error.code === 'forbidden' || error.code === 'invalid';
+}
+
+function serverLine(server: ServerConfig, index: number, error: GsaError | undefined): CheckLine {
+  const subject = `server ${server.name}`;
+  if (error === undefined) return { outcome: 'ok', subject, detail: 'known to the service' };
+  switch (error.code) {
+    case 'not_found':
+      return {
+        outcome: 'fail',
+        subject,
+        detail: `the service does not know it (${answerOf(error)}); servers[${index}].name must be the container name from the dashboard (like ovddykvbs), not the display name or the id`,
+      };
+    case 'unauthorized':
+      return { outcome: 'fail', subject, detail: `refused (${answerOf(error)}): this server is not bound to these API keys` };
+    default:
+      return { outcome: 'fail', subject, detail: `unexpected answer (${error.code}, ${answerOf(error)})` };
+  }
+}
+
+function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError): CheckLine {
+  const subject = 'credentials';
+  if (error.code === 'unauthorized') {
+    return {
+      outcome: 'fail',
+      subject,
+      detail: `refused (${answerOf(error)}): check api.clientId and api.clientSecret (dashboard: /configure/api), and that server ${first.name} is bound to these keys`,
+    };
+  }
+  return {
+    outcome: 'fail',
+    subject,
+    detail: `no usable answer from ${config.api.baseUrl} (${error.code}: ${answerOf(error)}); check api.baseUrl and api.flavor, and the network`,
+  };
+}
+
+export interface ConnectionReport {
+  readonly lines: readonly CheckLine[];
+  /** Requests sent to the service (each one of the api.rateLimit budget): one per server checked. */
+  readonly serviceCalls: number;
+}
+
+/** Credentials and server names: one mute lookup per server, in order; none after the credentials are refused. */
+export async function serviceChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
+  const [first] = config.servers;
+  if (first === undefined) {
+    return { lines: [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }], serviceCalls: 0 };
+  }
+  // No retries: a check reports what the service says now, and spends no more of the budget than one call a server.
+  const client = new GsaClient({ ...serviceClientOptions(config), retry: { ...config.api.retry, retries: 0 }, logger });
+  const lines: CheckLine[] = [];
+  let serviceCalls = 0;
+  try {
+    for (const [index, server] of config.servers.entries()) {
+      let failure: GsaError | undefined;
+      serviceCalls++;
+      try {
+        await client.checkMuted(server.name, { steamId: PROBE_STEAM_ID });
+      } catch (error) {
+        if (!(error instanceof GsaError)) throw error;
+        failure = error;
+      }
+      if (index === 0) {
+        if (failure !== undefined && !passedCredentials(failure)) {
+          lines.push(credentialsFailure(config, first, failure));
+          lines.push(...config.servers.map((other) => ({ outcome: 'skip' as const, subject: `server ${other.name}`, detail: 'not checked: the credentials check failed' })));
+          return { lines, serviceCalls };
+        }
+        lines.push({ outcome: 'ok', subject: 'credentials', detail: `accepted by ${config.api.baseUrl} (${config.api.flavor})` });
+      }
+      lines.push(serverLine(server, index, failure));
+    }
+    return { lines, serviceCalls };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every listener the sidecar would open, and whatever each adapter type probes. Nothing on the service. */
+export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
+  const lines: CheckLine[] = [];
+  for (const server of config.servers) {
+    for (const adapter of server.adapters) lines.push(await probeAdapter(server, adapter));
+  }
+  lines.push(await probeListener(`listener http ${config.http.host}:${config.http.port}`, config.http.host, config.http.port));
+  return lines;
+}
+
+/** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
+export async function connectionChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
+  const service = await serviceChecks(config, logger);
+  return { lines: [...service.lines, ...(await localChecks(config))], serviceCalls: service.serviceCalls };
+}
+
+const TAGS: Readonly<Record<CheckOutcome, string>> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };
+
+export function formatCheckLine(line: CheckLine): string {
+  return `${TAGS[line.outcome]}  ${line.subject}: ${line.detail}`;
+}

@@ -1,0 +1,164 @@
+// `gsa-bridge config check --connect` through the real binary against the GSA emulator: one line per check and exit 0
+// when all pass; exit 1 for a wrong secret (never printed), an unknown server name or a listener port in use; RCON
+// adapters listed as not checked yet; placeholders from config.example.json warned about, not failed; and without
+// --connect nothing is contacted.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { freePort } from '../fixtures/freePort.js';
+import { tempDir } from '../fixtures/tempDir.js';
+
+const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
+const SERVER = 'connect-srv';
+const SECRET = 'connect-secret-4b7e0c9d';
+const WRONG_SECRET = 'wrong-secret-1a2b3c4d5e';
+
+let emulator: GsaEmulator;
+let dir: string;
+const blockers: Server[] = [];
+
+beforeAll(async () => {
+  emulator = await GsaEmulator.start({ clientId: 'connect-client', clientSecret: SECRET, servers: [{ name: SERVER, id: 77 }] });
+  dir = await tempDir('config-connect');
+});
+
+afterEach(async () => {
+  emulator.reset();
+  await Promise.all(blockers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The check lines: "ok  ", "FAIL" or "skip", the subject, the detail. */
+  readonly checks: string[];
+}
+
+async function writeConfig(name: string, overrides: { secret?: string; servers?: unknown[]; http?: unknown } = {}): Promise<string> {
+  const path = join(dir, name);
+  const config = {
+    api: { baseUrl: emulator.url, clientId: 'connect-client', clientSecret: overrides.secret ?? SECRET, timeoutMs: 3000 },
+    servers: overrides.servers ?? [{ name: SERVER, adapters: [{ type: 'websocket', port: await freePort(), token: 'connect-token-0000' }] }],
+    reviews: { dataDir: 'data' },
+    http: overrides.http ?? { port: await freePort() },
+  };
+  await writeFile(path, JSON.stringify(config), { mode: 0o600 });
+  return path;
+}
+
+async function check(args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, 'config', 'check', ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr, checks: stdout.split('\n').filter((line) => /^(ok {2}|FAIL|skip) {2}/.test(line)) };
+}
+
+async function occupy(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  blockers.push(server);
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('config check --connect', () => {
+  it('good credentials, a known server and free ports: one line each, exit 0, one mute lookup spent', async () => {
+    const path = await writeConfig('good.json');
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(0);
+    expect(run.checks).toEqual([
+      `ok    credentials: accepted by ${emulator.url} (v1)`,
+      `ok    server ${SERVER}: known to the service`,
+      expect.stringMatching(/^ok {4}listener connect-srv\/\S+ 127\.0\.0\.1:\d+: free$/),
+      expect.stringMatching(/^ok {4}listener http 127\.0\.0\.1:\d+: free$/),
+    ]);
+    expect(run.stderr).toMatch(/^every check passed \(1 read-only request to the service, of its 100 per 60 s\)$/m);
+    expect(emulator.calls.map((call) => call.path)).toEqual([`/api/v1/gameserver/${SERVER}/mute`]);
+  });
+
+  it('a wrong secret: credentials FAIL, servers not checked, exit 1, and the secret appears nowhere', async () => {
+    const path = await writeConfig('wrong.json', { secret: WRONG_SECRET });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(1);
+    expect(run.checks[0]).toMatch(/^FAIL {2}credentials: refused \(401: .*\): check api\.clientId and api\.clientSecret/);
+    expect(run.checks[1]).toBe(`skip  server ${SERVER}: not checked: the credentials check failed`);
+    expect(run.stdout + run.stderr).not.toContain(WRONG_SECRET);
+    // One refused call, and no retry of it.
+    expect(emulator.calls).toHaveLength(1);
+  });
+
+  it('an unknown server name: that server FAILs with what to fix, the known one passes, exit 1', async () => {
+    const path = await writeConfig('unknown.json', {
+      servers: [
+        { name: SERVER, adapters: [] },
+        { name: 'not-a-container', adapters: [] },
+      ],
+    });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(1);
+    expect(run.checks.slice(0, 3)).toEqual([
+      expect.stringMatching(/^ok {4}credentials: /),
+      `ok    server ${SERVER}: known to the service`,
+      expect.stringMatching(/^FAIL {2}server not-a-container: the service does not know it \(404: .*\); servers\[1\]\.name must be the container name/),
+    ]);
+  });
+
+  it('a listener port in use (an adapter and http): FAIL naming the address, exit 1', async () => {
+    const taken = await occupy();
+    const takenToo = await occupy();
+    const path = await writeConfig('busy.json', {
+      servers: [{ name: SERVER, adapters: [{ type: 'websocket', port: taken, token: 'connect-token-0000' }] }],
+      http: { port: takenToo },
+    });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(1);
+    expect(run.checks).toContainEqual(
+      expect.stringMatching(new RegExp(`^FAIL {2}listener ${SERVER}/\\S+ 127\\.0\\.0\\.1:${taken}: port in use \\(another program, or another adapter, listens there\\)`)),
+    );
+    expect(run.checks).toContainEqual(expect.stringMatching(new RegExp(`^FAIL {2}listener http 127\\.0\\.0\\.1:${takenToo}: port in use`)));
+    expect(run.stderr).toMatch(/2 checks failed/);
+  });
+
+  it('an RCON adapter is listed as not checked yet; it is no failure', async () => {
+    const path = await writeConfig('rcon.json', {
+      servers: [{ name: SERVER, adapters: [{ type: 'rcon', profile: 'ark', port: 27020, password: 'rcon-secret-55aa' }] }],
+    });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(0);
+    expect(run.checks).toContainEqual(expect.stringMatching(/^skip {2}rcon connect-srv\/\S+ 127\.0\.0\.1:27020: rcon adapters have no connection check in this version$/));
+    expect(run.stdout + run.stderr).not.toContain('rcon-secret-55aa');
+  });
+
+  it('without --connect nothing is contacted; placeholders from config.example.json are warnings, not failures', async () => {
+    const path = await writeConfig('placeholders.json', {
+      servers: [{ name: 'ovddykvbs', id: 4711, adapters: [{ type: 'websocket', port: 8787, token: 'change-me-to-a-long-random-string' }] }],
+    });
+    const run = await check(['--config', path]);
+    expect(run.code).toBe(0);
+    expect(run.checks).toEqual([]);
+    expect(emulator.calls).toHaveLength(0);
+    expect(run.stderr).toMatch(/^warning: servers\[0\]\.name is still the placeholder from config\.example\.json \("ovddykvbs"\)/m);
+    expect(run.stderr).toMatch(/^warning: servers\[0\]\.id is still the placeholder/m);
+    expect(run.stderr).toMatch(/^warning: servers\[0\]\.adapters\[0\]\.token is still the placeholder/m);
+    expect(run.stderr).not.toContain('change-me-to-a-long-random-string');
+  });
+});
