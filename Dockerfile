@@ -30,8 +30,7 @@ COPY --from=build /src/package-lock.json /tmp/package-lock.json
 RUN tar -xzf /tmp/gsa-bridge.tgz --strip-components=1 \
  && cp /tmp/package-lock.json ./package-lock.json \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && rm package-lock.json \
- && npm cache clean --force
+ && rm package-lock.json
 
 # 3. Runtime.
 FROM node:${NODE_VERSION}-bookworm-slim
