@@ -8,6 +8,7 @@ import { serviceClientOptions, type AdapterConfig, type BridgeConfig } from './c
 import { GsaClient, reviewConcurrency } from './gsa/index.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
+import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge } from './bridge/serverBridge.js';
 import { QuietCollector } from './ops/quietCollector.js';
 import { ServiceHealth } from './ops/serviceHealth.js';
@@ -17,6 +18,12 @@ export interface SidecarOptions {
   readonly logger: Logger;
   /** Replaces listener ports by config path (e.g. 'servers[0].adapters[0]' → 0 for an ephemeral port): demo and tests. */
   readonly portOverrides?: ReadonlyMap<string, number> | undefined;
+  /**
+   * Where the client and the bridges publish what happens (requests, verdicts, cache hits, outbox changes). The
+   * long-lived `run` passes its own, so metrics keep their subscription when a reload rebuilds the sidecar;
+   * default a new emitter nobody listens to.
+   */
+  readonly events?: BridgeEvents | undefined;
 }
 
 export interface Sidecar {
@@ -26,6 +33,10 @@ export interface Sidecar {
   readonly outbox: ReviewOutbox;
   readonly bridges: ReadonlyMap<string, ServerBridge>;
   readonly adapters: readonly Adapter[];
+  /** Each adapter with the server it serves: for readiness and the adapter gauge. */
+  readonly servedAdapters: readonly { readonly server: string; readonly adapter: Adapter }[];
+  /** What the client and the bridges publish; src/ops subscribes. */
+  readonly events: BridgeEvents;
   /** Stops taking events, answers what is in flight, persists the outbox, closes everything. Idempotent. */
   stop(): Promise<void>;
 }
@@ -50,6 +61,7 @@ function createAdapter(adapter: AdapterConfig, configPath: string, serverName: s
 
 export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
   const { logger } = options;
+  const events = options.events ?? new BridgeEvents();
   const health = new ServiceHealth({
     logger: logger.child({ component: 'gsa' }),
     servers: config.servers.map((server, index) => ({ name: server.name, id: server.id, configPath: `servers[${index}]` })),
@@ -62,6 +74,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     onRequest: (event) => {
       health.observe(event);
       quiet.noteRequest();
+      events.emit('request', event);
     },
   });
   const bridges = new Map<string, ServerBridge>();
@@ -71,6 +84,13 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       await client.submitReview(review.server, review.player, review.stars, review.comment);
     },
     onResult: (review, outcome) => {
+      // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
+      events.emit('review', {
+        server: review.server,
+        review: review.id,
+        ...(outcome.ok ? { result: 'delivered' } : { result: outcome.error.code === 'unconfirmed' ? 'unconfirmed' : 'refused', code: outcome.error.code }),
+      });
+      events.emit('outbox', { pending: outbox.pending });
       const bridge = bridges.get(review.server);
       if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
       else bridge.deliverReviewResult(review.origin, outcome);
@@ -85,7 +105,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const attached: { adapter: Adapter; bridge: ServerBridge }[] = [];
   config.servers.forEach((server, index) => {
     const configPath = `servers[${index}]`;
-    const bridge = new ServerBridge({ server, configPath, mute: config.mute, reviews: config.reviews, client, outbox, logger });
+    const bridge = new ServerBridge({ server, configPath, mute: config.mute, reviews: config.reviews, client, outbox, logger, events });
     bridges.set(server.name, bridge);
     server.adapters.forEach((adapterConfig, adapterIndex) => {
       const adapter = createAdapter(adapterConfig, `${configPath}.adapters[${adapterIndex}]`, server.name, options);
@@ -117,5 +137,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     throw error;
   }
   outbox.start();
-  return { client, health, outbox, bridges, adapters, stop };
+  const servedAdapters = attached.map(({ adapter, bridge }) => ({ server: bridge.serverName, adapter }));
+  return { client, health, outbox, bridges, adapters, servedAdapters, events, stop };
 }

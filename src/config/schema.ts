@@ -137,9 +137,19 @@ export const reviewsSchema = z.strictObject({
   chatCommand: z.string().regex(/^\S+$/, 'must be one word without spaces, like "!review"').default('!review'),
 });
 
+/** When /readyz turns 503 (src/ops/readiness.ts explains the defaults). */
+export const readinessSchema = z.strictObject({
+  // How long GSA may give no answer before the sidecar is not ready; the cache and the outbox ride out less.
+  unreachableForMs: milliseconds().default(60_000),
+  // More reviews waiting than this: they are not getting out.
+  outboxPendingMax: count().default(1_000),
+});
+
 export const httpSchema = z.strictObject({
   host: host().default('127.0.0.1'),
-  port: port().default(9464),
+  // 0: any free port; the bound address is logged.
+  port: integer(0, 65_535, 'must be 0–65535 (0: any free port)').default(9464),
+  readiness: readinessSchema.prefault({}),
 });
 
 export const logSchema = z.strictObject({
