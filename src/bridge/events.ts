@@ -66,14 +66,23 @@ type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
   readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [] };
+  /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
+  #chatHeard = false;
 
   /** Subscribes; returns the function that unsubscribes. A listener must return at once. */
   on<K extends BridgeEventName>(name: K, listener: BridgeEventListener<K>): () => void {
     // A fresh array on every change, so an emit in progress keeps iterating the list it started with.
     this.#listeners[name] = [...this.#listeners[name], listener] as ListenerLists[K];
+    this.#chatHeard = this.listens('verdict') || this.listens('muteCache');
     return () => {
       this.#listeners[name] = this.#listeners[name].filter((known) => known !== listener) as ListenerLists[K];
+      this.#chatHeard = this.listens('verdict') || this.listens('muteCache');
     };
+  }
+
+  /** Whether anyone listens to verdicts or mute cache hits and misses (the chat path's events). */
+  get chatHeard(): boolean {
+    return this.#chatHeard;
   }
 
   /** Whether anyone listens: publishers check it before measuring time or building an event. */

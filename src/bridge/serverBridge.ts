@@ -106,14 +106,14 @@ export class ServerBridge implements BridgeSink {
   chat(player: PlayerIdentity, _channel: string, _text: string): Promise<ChatVerdict> {
     // One check when nobody listens: the hot path measures nothing and builds no event.
     const events = this.#events;
-    if (events !== undefined && (events.listens('verdict') || events.listens('muteCache'))) return this.#observedChat(events, player);
+    if (events?.chatHeard === true) return this.#observedChat(events, player);
     return this.#gate.decide(player);
   }
 
   chatNow(player: PlayerIdentity, _channel: string, _text: string): ChatVerdict | undefined {
     const verdict = this.#gate.decideNow(player);
     // A miss is not counted here: the adapter then calls chat(), which counts it.
-    if (verdict !== undefined && this.#events !== undefined) this.#publishVerdict(this.#events, player, verdict, 'cache', 0);
+    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0);
     return verdict;
   }
 
