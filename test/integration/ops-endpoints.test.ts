@@ -147,7 +147,10 @@ describe('operations endpoints of gsa-bridge run', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
-  it('exits at once (143) on a second SIGTERM during the drain, without finishing it', async () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('exits at once on a second stop signal during the drain (%s: %i), without finishing it', async (second, code) => {
     const setup = await writeSetup();
     // A review whose answer never comes within the drain: the outbox would wait up to 5 s for it.
     await editConfig(setup, (config) => {
@@ -164,9 +167,9 @@ describe('operations endpoints of gsa-bridge run', () => {
 
     sidecar.child.kill('SIGTERM');
     await waitForOutput(sidecar, /stopping: answering what is in flight/);
-    sidecar.child.kill('SIGTERM');
-    expect(await sidecar.exited()).toBe(143);
-    expect(sidecar.output()).toMatch(/second SIGTERM while stopping: exiting at once \(code 143\)/);
+    sidecar.child.kill(second);
+    expect(await sidecar.exited()).toBe(code);
+    expect(sidecar.output()).toContain(`second ${second} while stopping: exiting at once (code ${code})`);
     expect(sidecar.output()).not.toMatch(/"msg":"stopped"/);
     // The review was acknowledged, so it is on disk for the next start.
     expect(await readFile(join(setup.dataDir, 'reviews.jsonl'), 'utf8')).toContain('In flight at the stop');
