@@ -107,6 +107,7 @@ async function main(): Promise<void> {
       servers: [{ name: 'ovddykvbs', adapters: [{ type: 'websocket', host: '127.0.0.1', port, token: TOKEN }] }],
       mute: { decisionTimeoutMs: DECISION_TIMEOUT_MS },
       reviews: { dataDir: join(dir, 'data') },
+      http: { port: 0 },
       log: { level: 'info' },
     }),
   );

@@ -3,7 +3,8 @@
 // separate process (bench/chatLoadClient). Then the latency at a fixed 2 000 chats/s. Ratios matter; the
 // absolute numbers on a shared 2-core machine do not.
 //
-//   npm run bench     or     node dist/bench/chat-verdicts.js [messages] [rounds]
+//   npm run bench     or     node dist/bench/chat-verdicts.js [messages] [rounds] [metrics]
+// With `metrics`, the sidecar's events are subscribed by the Prometheus metrics, as in `run`: the cost of listening.
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,9 +18,11 @@ import { parseConfig } from '../src/config/index.js';
 import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar } from '../src/sidecar.js';
+import { SidecarMetrics } from '../src/ops/metrics.js';
 
 const messages = Number(process.argv[2] ?? 40_000);
 const rounds = Number(process.argv[3] ?? 3);
+const withMetrics = process.argv[4] === 'metrics';
 const CONNECTIONS = 4;
 const IN_FLIGHT = 64;
 const PLAYERS = 1000;
@@ -79,6 +82,9 @@ async function main(): Promise<void> {
     {},
   );
   const sidecar = await startSidecar(config, { logger: silentLogger() });
+  const metrics = withMetrics
+    ? new SidecarMetrics({ events: sidecar.events, sources: { adapters: () => [], outboxPending: () => sidecar.outbox.pending } })
+    : undefined;
   const adapter = sidecar.adapters[0];
   if (!(adapter instanceof WebSocketAdapter)) throw new Error('no websocket adapter');
   const sidecarUrl = `ws://127.0.0.1:${adapter.port}/`;
@@ -111,8 +117,10 @@ async function main(): Promise<void> {
     console.log(row('gsa-bridge sidecar', results.sidecar, atRate.sidecar));
     console.log(`sidecar / echo throughput: ${ratio.toFixed(3)} (goal >= 0.9); p99 at 2000 chats/s: ${atRate.sidecar.p99Ms.toFixed(2)} ms (goal <= 1 ms; echo ${atRate.echo.p99Ms.toFixed(2)} ms)`);
     console.log(`GSA calls during the measured load: ${gsaCallsDuringLoad} (cache-hot: expected 0)`);
+    if (metrics !== undefined) console.log(`metrics listening: ${(await metrics.text()).match(/^gsa_bridge_chat_verdicts_total\{verdict="allow"\} .*$/m)?.[0] ?? '?'}`);
   } finally {
     await echo.close();
+    metrics?.close();
     await sidecar.stop();
     await emulator.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -115,6 +115,7 @@ async function oneRun(emulatorUrl: string, dir: string, index: number): Promise<
       servers: [{ name: 'ovddykvbs', adapters: [{ type: 'websocket', host: '127.0.0.1', port, token: TOKEN }] }],
       mute: { decisionTimeoutMs: 5000 },
       reviews: { dataDir: join(dir, `data-${index}`) },
+      http: { port: 0 },
       log: { level: 'info' },
     }),
   );

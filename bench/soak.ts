@@ -187,6 +187,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
         mute: { decisionTimeoutMs: options.decisionTimeoutMs },
         reviews: { dataDir },
+        http: { port: 0 },
         // Debug logs the most; a secret that survives it survives every level.
         log: { level: 'debug' },
       },

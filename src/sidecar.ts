@@ -11,6 +11,7 @@ import { GsaClient, reviewConcurrency, type GsaClientOptions } from './gsa/index
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
+import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
 import { setLoggerLevel } from './log/logger.js';
 import { QuietCollector } from './ops/quietCollector.js';
@@ -21,6 +22,12 @@ export interface SidecarOptions {
   readonly logger: Logger;
   /** Replaces listener ports by adapter id (e.g. 'ovddykvbs-websocket-8787' → 0 for any free port): demo and tests. */
   readonly portOverrides?: ReadonlyMap<string, number> | undefined;
+  /**
+   * Where the client and the bridges publish what happens (requests, verdicts, cache hits, outbox changes). The
+   * long-lived `run` passes its own, so metrics keep their subscription when a reload rebuilds the sidecar;
+   * default a new emitter nobody listens to.
+   */
+  readonly events?: BridgeEvents | undefined;
 }
 
 /** One configured adapter as the running sidecar has it: for /readyz, metrics and the startup line. */
@@ -97,6 +104,8 @@ export interface Sidecar {
    * Rejects with SidecarReloadError after rolling back; calls are serialized.
    */
   reconfigure(next: BridgeConfig, options?: ReconfigureOptions): Promise<ReconfigureReport>;
+  /** What the client and the bridges publish; src/ops subscribes. */
+  readonly events: BridgeEvents;
   /** Stops taking events, answers what is in flight, persists the outbox, closes everything. Idempotent. */
   stop(): Promise<void>;
 }
@@ -153,6 +162,7 @@ function slotKey(server: string, id: string): string {
 
 export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
   let logger = options.logger;
+  const events = options.events ?? new BridgeEvents();
   /** Every root logger the sidecar has used: a level change reaches the children of each. */
   const loggers = new Set<Logger>([logger]);
   const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config) });
@@ -165,6 +175,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       onRequest: (event) => {
         health.observe(event);
         quiet.noteRequest();
+        events.emit('request', event);
       },
     });
   let clientOptions = serviceClientOptions(config);
@@ -177,6 +188,13 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       await client.submitReview(review.server, review.player, review.stars, review.comment);
     },
     onResult: (review, outcome) => {
+      // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
+      events.emit('review', {
+        server: review.server,
+        review: review.id,
+        ...(outcome.ok ? { result: 'delivered' } : { result: outcome.error.code === 'unconfirmed' ? 'unconfirmed' : 'refused', code: outcome.error.code }),
+      });
+      events.emit('outbox', { pending: outbox.pending });
       const bridge = bridges.get(review.server);
       if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
       else bridge.deliverReviewResult(review.origin, outcome, review.player);
@@ -194,7 +212,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   });
 
   const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>
-    new ServerBridge({ ...bridgeSettingsOf(next, server), client, outbox, logger: bridgeLogger });
+    new ServerBridge({ ...bridgeSettingsOf(next, server), client, outbox, logger: bridgeLogger, events });
 
   /** The slots `next` asks for, in config order, not built yet. */
   const plannedSlots = (next: BridgeConfig): Omit<AdapterSlot, 'adapter'>[] =>
@@ -392,6 +410,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     get config() {
       return current;
     },
+    events,
     listAdapters: () => slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),
     reconfigure,
     stop,

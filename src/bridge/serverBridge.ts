@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { GsaClient } from '../gsa/index.js';
 import { ChatGate } from './chatGate.js';
+import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
@@ -44,6 +45,8 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly maxCachedPlayers?: number | undefined;
   /** The review cooldown's clock. @default the system clock (the journal's times are wall-clock ms) */
   readonly clock?: Clock | undefined;
+  /** Where verdicts, cache hits and misses and queued reviews are published (metrics, the host's log). Optional. */
+  readonly events?: BridgeEvents | undefined;
 }
 
 /** An adapter that has the "tell this player" capability. */
@@ -64,6 +67,10 @@ export class ServerBridge implements BridgeSink {
   #settings: ServerBridgeSettings;
   #client: GsaClient;
   readonly #adapters: Adapter[] = [];
+  readonly #events: BridgeEvents | undefined;
+  /** Made once: a cache hit is published for every chat line someone listens to. */
+  readonly #cacheHit: MuteCacheEvent;
+  readonly #cacheMiss: MuteCacheEvent;
   #closed = false;
 
   constructor(options: ServerBridgeOptions) {
@@ -91,6 +98,9 @@ export class ServerBridge implements BridgeSink {
       if (accepted.server === server.name) this.#policy.restore(accepted.player, accepted.at);
     }
     this.#actions = new ServerActions(server, this.#client);
+    this.#events = options.events;
+    this.#cacheHit = Object.freeze({ server: server.name, hit: true });
+    this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
   }
 
   /** Players in the mute cache (for metrics and the memory benchmark). */
@@ -143,15 +153,27 @@ export class ServerBridge implements BridgeSink {
   }
 
   chat(player: PlayerIdentity, _channel: string, _text: string): Promise<ChatVerdict> {
+    // One check when nobody listens: the hot path measures nothing and builds no event.
+    const events = this.#events;
+    if (events?.chatHeard === true) return this.#observedChat(events, player);
     return this.#gate.decide(player);
   }
 
   chatNow(player: PlayerIdentity, _channel: string, _text: string): ChatVerdict | undefined {
-    return this.#gate.decideNow(player);
+    const verdict = this.#gate.decideNow(player);
+    // A miss is not counted here: the adapter then calls chat(), which counts it.
+    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0);
+    return verdict;
   }
 
   checkMute(player: PlayerIdentity): Promise<MuteVerdict> {
-    return this.#gate.status(player);
+    const status = this.#gate.status(player);
+    const events = this.#events;
+    if (events?.listens('muteCache') !== true) return status;
+    return status.then((verdict) => {
+      events.emit('muteCache', verdict.source === 'cache' ? this.#cacheHit : this.#cacheMiss);
+      return verdict;
+    });
   }
 
   async submitReview(review: ReviewRequest): Promise<void> {
@@ -171,6 +193,10 @@ export class ServerBridge implements BridgeSink {
       throw new UnavailableRefusal('the review could not be stored right now; send it again later');
     }
     this.#logger.info({ review: queued.id, player: describePlayer(review.player), stars: review.stars, adapter: review.origin.adapter }, 'review queued');
+    if (this.#events !== undefined) {
+      this.#events.emit('review', { server: this.serverName, review: queued.id, result: 'queued' });
+      this.#events.emit('outbox', { pending: this.#outbox.pending });
+    }
   }
 
   playerJoined(player: PlayerIdentity): void {
@@ -228,6 +254,25 @@ export class ServerBridge implements BridgeSink {
   /** Refuses new reviews and actions (chat keeps being answered until the adapters stop). */
   close(): void {
     this.#closed = true;
+  }
+
+  /** chat() while someone listens: the same decision, timed and published with where it came from. */
+  async #observedChat(events: BridgeEvents, player: PlayerIdentity): Promise<ChatVerdict> {
+    const known = this.#gate.decideNow(player);
+    if (known !== undefined) {
+      this.#publishVerdict(events, player, known, 'cache', 0);
+      return known;
+    }
+    const started = performance.now();
+    const verdict = await this.#gate.decide(player);
+    this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started);
+    return verdict;
+  }
+
+  #publishVerdict(events: BridgeEvents, player: PlayerIdentity, verdict: ChatVerdict, source: 'cache' | 'service' | 'policy', durationMs: number): void {
+    if (events.listens('muteCache')) events.emit('muteCache', source === 'cache' ? this.#cacheHit : this.#cacheMiss);
+    if (!events.listens('verdict')) return;
+    events.emit('verdict', { server: this.serverName, player, verdict: verdict.allow ? 'allow' : 'block', reason: verdict.reason, source, durationMs });
   }
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {

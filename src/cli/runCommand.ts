@@ -19,6 +19,10 @@ import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
+import { BridgeEvents } from '../bridge/events.js';
+import { startOperations, type Operations } from '../ops/operations.js';
+import { installCrashHandlers } from './crashHandlers.js';
+import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
 export const RUN_COMMAND = defineCommand({
@@ -129,9 +133,37 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   }
   logger.info({ dataDir: lock.holder.dataDir }, `data directory ${lock.holder.dataDir} locked for this process (pid ${process.pid})`);
   let sidecar: Sidecar;
+
+  // Operations: the endpoints, metrics and host log lines live as long as this process, across reloads; they read
+  // the current sidecar through these sources. An error nobody caught is logged (redacted) and ends the process.
+  let sidecarRunning = false;
+  const uninstallCrashHandlers = installCrashHandlers({ logger: () => logger, context: () => ({ running: sidecarRunning }) });
+  const events = new BridgeEvents();
+  let operations: Operations;
   try {
-    sidecar = await startSidecar(config, { logger });
+    operations = await startOperations({
+      host: config.http.host,
+      port: config.http.port,
+      readiness: config.http.readiness,
+      events,
+      logger,
+      sources: sidecarOperationsSources(() => ({ sidecar: sidecarRunning ? sidecar : undefined, config })),
+    });
   } catch (error) {
+    uninstallCrashHandlers();
+    await lock.release();
+    signals.close();
+    // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
+    throw error;
+  }
+
+  try {
+    sidecar = await startSidecar(config, { logger, events });
+    sidecarRunning = true;
+    operations.setPhase('running');
+  } catch (error) {
+    await operations.close();
+    uninstallCrashHandlers();
     await lock.release();
     signals.close();
     // A listener that cannot bind is reported by main() as one line and exit 2.
@@ -148,13 +180,19 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     const signal = await signals.next();
     if (signal !== 'SIGHUP') {
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
+      operations.setPhase('stopping');
+      exitOnSecondStopSignal(signals, () => logger);
       await stopWithin(sidecar, logger);
       await lock.release();
+      // Last: /healthz answers until the drain is over.
+      await operations.close();
+      uninstallCrashHandlers();
       signals.close();
       logger.info('stopped');
       return EXIT_OK;
     }
     const result = await reload(sidecar, configPath, context, logger, pretty);
+    operations.recordReload(result);
     logger.debug({ result }, 'SIGHUP handled');
   }
 }

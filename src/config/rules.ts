@@ -98,7 +98,8 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
       });
     });
   }
-  if (usable(['http', 'host'], ['http', 'port'])) {
+  // Port 0 takes a free port at start, so it clashes with nothing.
+  if (usable(['http', 'host'], ['http', 'port']) && config.http.port !== 0) {
     endpoints.push({ path: ['http'], kind: 'listener', host: config.http.host, port: config.http.port });
   }
   reportEndpointClashes(endpoints, report);

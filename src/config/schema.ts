@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { checkCrossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { ADAPTER_SCHEMAS } from '../../adapters/index.js';
-import { count, countOrZero, host, integer, MAX_TIMER_MS, milliseconds, nonEmpty, port } from '../validation/optionFields.js';
+import { count, countOrZero, host, integer, MAX_TIMER_MS, listenPort, milliseconds, nonEmpty } from '../validation/optionFields.js';
 
 // Each adapter type owns its schema (adapters/index.ts, the registry); the file's adapter union is composed from it.
 export { RCON_PROFILES, type RconProfileName } from '../../adapters/index.js';
@@ -99,9 +99,19 @@ export const reviewsSchema = z.strictObject({
   chatCommand: z.string().regex(/^\S+$/, 'must be one word without spaces, like "!review"').default('!review'),
 });
 
+/** When /readyz turns 503 (src/ops/readiness.ts explains the defaults). */
+export const readinessSchema = z.strictObject({
+  // How long GSA may give no answer before the sidecar is not ready; the cache and the outbox ride out less.
+  unreachableForMs: milliseconds().default(60_000),
+  // More reviews waiting than this: they are not getting out.
+  outboxPendingMax: count().default(1_000),
+});
+
 export const httpSchema = z.strictObject({
   host: host().default('127.0.0.1'),
-  port: port().default(9464),
+  // 0: any free port; the bound address is logged.
+  port: listenPort().default(9464),
+  readiness: readinessSchema.prefault({}),
 });
 
 export const logSchema = z.strictObject({

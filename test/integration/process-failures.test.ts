@@ -65,6 +65,7 @@ async function writeConfig(dir: string, servers: unknown[]): Promise<string> {
     api: { baseUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret-of-the-failure-tests' },
     servers,
     reviews: { dataDir: join(dir, 'data') },
+    http: { port: 0 },
   };
   await writeFile(path, JSON.stringify(config), { mode: 0o600 });
   return path;

@@ -79,7 +79,7 @@ describe('parseConfig', () => {
         defaultAlert: 'You are muted on this server.',
       },
       reviews: { dataDir: './data', minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 600000, chatCommand: '!review' },
-      http: { host: '127.0.0.1', port: 9464 },
+      http: { host: '127.0.0.1', port: 9464, readiness: { unreachableForMs: 60000, outboxPendingMax: 1000 } },
       log: { level: 'info' },
     } satisfies BridgeConfig);
   });
@@ -191,10 +191,19 @@ describe('parseConfig', () => {
       ]);
     });
 
-    it('checks the rcon port and the http port with the same rule', () => {
-      expect(problemsOf(minimal({ servers: [{ name: 'a', adapters: [rcon({ port: 70000 })] }], http: { port: 0 } }))).toEqual([
+    it('checks the rcon port and the http port, where 0 means any free port', () => {
+      expect(problemsOf(minimal({ servers: [{ name: 'a', adapters: [rcon({ port: 70000 })] }], http: { port: 65536 } }))).toEqual([
         { path: 'servers[0].adapters[0].port', message: 'must be 1–65535' },
-        { path: 'http.port', message: 'must be 1–65535' },
+        { path: 'http.port', message: 'must be 0–65535 (0: any free port)' },
+      ]);
+      expect(parseConfig(minimal({ http: { port: 0 } })).http.port).toBe(0);
+    });
+
+    it('checks the readiness thresholds under http', () => {
+      expect(parseConfig(minimal({ http: { readiness: { unreachableForMs: 5000 } } })).http.readiness).toEqual({ unreachableForMs: 5000, outboxPendingMax: 1000 });
+      expect(problemsOf(minimal({ http: { readiness: { outboxPendingMax: 0, unreachableForMs: -1 } } })).map((problem) => problem.path).sort()).toEqual([
+        'http.readiness.outboxPendingMax',
+        'http.readiness.unreachableForMs',
       ]);
     });
 

@@ -1,0 +1,103 @@
+// What the core tells whoever listens, as typed events: each request to GSA, each chat verdict, each mute cache
+// hit or miss, each change of the review outbox. Metrics, readiness and the host's log lines subscribe (src/ops);
+// the core publishes and never knows who listens, so it never imports prom-client or anything of src/ops.
+// One emitter per sidecar, made by the composition root and handed down as an option, so a reload that rebuilds
+// bridges keeps its subscribers (and several sidecars in one test process keep theirs apart).
+// It must cost next to nothing when nobody listens: publishers ask listens() before building an event, and an
+// emit with no listener is one array-length check. A listener that throws is ignored: it never changes an outcome.
+
+import type { RequestEvent } from '../gsa/requestEvent.js';
+import type { PlayerIdentity } from './port.js';
+
+export type { RequestEvent } from '../gsa/requestEvent.js';
+
+/** One chat line decided. */
+export interface VerdictEvent {
+  /** The GSA container name of the game server. */
+  readonly server: string;
+  /** The adapter's id, when the publisher knows it. */
+  readonly adapter?: string | undefined;
+  /** For the host's log only (never a metric label); the message text is never part of an event. */
+  readonly player: PlayerIdentity;
+  readonly verdict: 'allow' | 'block';
+  /** ok: not muted; muted: muted; unknown: the service did not answer in time, the policy decided. */
+  readonly reason: 'ok' | 'muted' | 'unknown';
+  /** cache: the mute cache knew; service: asked just now; policy: mute.onUnknown decided. */
+  readonly source: 'cache' | 'service' | 'policy';
+  /** From the line reaching the bridge to its verdict; 0 when it was decided in the same tick (a cache hit). */
+  readonly durationMs: number;
+}
+
+/** One look into a server's mute cache for a chat line or a mute check: answered from it (hit) or not (miss). */
+export interface MuteCacheEvent {
+  readonly server: string;
+  readonly hit: boolean;
+}
+
+/** The number of reviews accepted and not yet finished changed. */
+export interface OutboxEvent {
+  readonly pending: number;
+}
+
+/** A review was queued, or its fate is known. */
+export interface ReviewEvent {
+  readonly server: string;
+  /** The outbox's id of the review. */
+  readonly review: string;
+  /** delivered: GSA stored it; refused: GSA refused it (dead letter); unconfirmed: GSA may have stored it. */
+  readonly result: 'queued' | 'delivered' | 'refused' | 'unconfirmed';
+  /** The refusal's code; undefined when queued or delivered. */
+  readonly code?: string | undefined;
+}
+
+export interface BridgeEventMap {
+  readonly request: RequestEvent;
+  readonly verdict: VerdictEvent;
+  readonly muteCache: MuteCacheEvent;
+  readonly outbox: OutboxEvent;
+  readonly review: ReviewEvent;
+}
+
+export type BridgeEventName = keyof BridgeEventMap;
+
+export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEventMap[K]) => void;
+
+type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
+
+export class BridgeEvents {
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [] };
+  /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
+  #chatHeard = false;
+
+  /** Subscribes; returns the function that unsubscribes. A listener must return at once. */
+  on<K extends BridgeEventName>(name: K, listener: BridgeEventListener<K>): () => void {
+    // A fresh array on every change, so an emit in progress keeps iterating the list it started with.
+    this.#listeners[name] = [...this.#listeners[name], listener] as ListenerLists[K];
+    this.#chatHeard = this.listens('verdict') || this.listens('muteCache');
+    return () => {
+      this.#listeners[name] = this.#listeners[name].filter((known) => known !== listener) as ListenerLists[K];
+      this.#chatHeard = this.listens('verdict') || this.listens('muteCache');
+    };
+  }
+
+  /** Whether anyone listens to verdicts or mute cache hits and misses (the chat path's events). */
+  get chatHeard(): boolean {
+    return this.#chatHeard;
+  }
+
+  /** Whether anyone listens: publishers check it before measuring time or building an event. */
+  listens(name: BridgeEventName): boolean {
+    return this.#listeners[name].length > 0;
+  }
+
+  emit<K extends BridgeEventName>(name: K, event: BridgeEventMap[K]): void {
+    const listeners = this.#listeners[name] as readonly BridgeEventListener<K>[];
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A subscriber's bug must not turn a verdict or a delivery into a failure.
+      }
+    }
+  }
+}

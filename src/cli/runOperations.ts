@@ -1,0 +1,46 @@
+// How `run` plugs the operations side (src/ops) into its sidecar: the sources readiness and the gauges read,
+// taken from whichever sidecar is current, and the second stop signal that ends a drain at once.
+// It holds no state of its own and never stops or changes the sidecar.
+
+import { constants } from 'node:os';
+import type { Logger } from 'pino';
+import type { BridgeConfig } from '../config/index.js';
+import type { OperationsSources } from '../ops/operations.js';
+import type { Sidecar } from '../sidecar.js';
+import type { SignalQueue } from './signalQueue.js';
+
+/** Readiness and gauge sources for the sidecar `current()` returns (undefined before it runs). */
+export function sidecarOperationsSources(current: () => { readonly sidecar: Sidecar | undefined; readonly config: BridgeConfig }): OperationsSources {
+  return {
+    // After a reload the sidecar's config is the one in force.
+    servers: () => (current().sidecar?.config ?? current().config).servers.map((server) => server.name),
+    // A configured adapter its type skipped (rcon in this version) is not up: it counts, so /readyz says so.
+    adapters: () => current().sidecar?.listAdapters().map(({ server, id, adapter }) => ({ server, id, ready: adapter?.ready ?? false })) ?? [],
+    serviceProblems: () => current().sidecar?.health.problems ?? [],
+    outboxPending: () => current().sidecar?.outbox.pending ?? 0,
+  };
+}
+
+/** 128 + the signal's number, the shell's convention for "ended by this signal": 143 for SIGTERM, 130 for SIGINT. */
+export function forcedExitCode(signal: NodeJS.Signals): number {
+  return 128 + constants.signals[signal];
+}
+
+/**
+ * While a drain runs: a second SIGTERM or SIGINT (a person pressing Ctrl-C again, a supervisor that lost patience)
+ * exits at once, with 128 + its number. SIGHUP during a drain is ignored. The outbox journal is fsynced as records
+ * are written, so what was acknowledged survives; sends in flight are sent again after the restart.
+ */
+export function exitOnSecondStopSignal(signals: SignalQueue, logger: () => Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
+  void (async () => {
+    for (;;) {
+      const signal = await signals.next();
+      if (signal === 'SIGHUP') continue;
+      const code = forcedExitCode(signal);
+      logger().warn({ signal }, `second ${signal} while stopping: exiting at once (code ${code}) without waiting for the drain`);
+      logger().flush();
+      exit(code);
+      return;
+    }
+  })();
+}

@@ -1,0 +1,104 @@
+// Writes what a host wants to see at info level, from the core's events: a blocked chat line (player and server,
+// never the message text) and a delivered review (server, review id). A refused or unconfirmed review is already
+// a warning of the outbox, with its code and where the letter went; the service going away and coming back is
+// ServiceHealth's. A muted player who keeps talking must not flood the log: the first blocked line of a player is
+// logged, then at most one line per window saying how many more were blocked.
+// It never logs a message text and never changes a verdict.
+
+import type { Logger } from 'pino';
+import type { BridgeEvents, ReviewEvent, VerdictEvent } from '../bridge/events.js';
+import type { PlayerIdentity } from '../bridge/port.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { describeDuration } from './serviceHealth.js';
+
+export interface HostEventLogOptions {
+  readonly events: BridgeEvents;
+  readonly logger: Logger;
+  /** A player's blocked lines are logged at most once per this window (the first at once). Default 60 000 ms. */
+  readonly blockedWindowMs?: number | undefined;
+  /** Players remembered for the window; beyond it the oldest are forgotten (and may be logged again). Default 10 000. */
+  readonly maxTrackedPlayers?: number | undefined;
+  /** Default the system clock; tests pass fake time. */
+  readonly clock?: Clock | undefined;
+}
+
+interface BlockedPlayer {
+  loggedAt: number;
+  /** Lines blocked since the last line logged. */
+  suppressed: number;
+}
+
+function playerId(player: PlayerIdentity): string {
+  return player.steamId ?? player.eosId ?? '?';
+}
+
+function blockCause(event: VerdictEvent): string {
+  return event.reason === 'muted' ? 'muted' : 'GSA did not answer in time and mute.onUnknown is "block"';
+}
+
+export class HostEventLog {
+  readonly #logger: Logger;
+  readonly #windowMs: number;
+  readonly #maxTracked: number;
+  readonly #clock: Clock;
+  /** Per server and player; a Map keeps insertion order, so the oldest are dropped first. */
+  readonly #blocked = new Map<string, BlockedPlayer>();
+  readonly #unsubscribe: (() => void)[];
+
+  constructor(options: HostEventLogOptions) {
+    this.#logger = options.logger;
+    this.#windowMs = options.blockedWindowMs ?? 60_000;
+    this.#maxTracked = options.maxTrackedPlayers ?? 10_000;
+    this.#clock = options.clock ?? systemClock;
+    this.#unsubscribe = [
+      options.events.on('verdict', (event) => {
+        if (event.verdict === 'block') this.#blockedChat(event);
+      }),
+      options.events.on('review', (event) => {
+        this.#review(event);
+      }),
+    ];
+  }
+
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    this.#blocked.clear();
+  }
+
+  #blockedChat(event: VerdictEvent): void {
+    const player = playerId(event.player);
+    const key = `${event.server}\u0000${player}`;
+    const now = this.#clock.now();
+    const known = this.#blocked.get(key);
+    const fields = { server: event.server, ...(event.adapter === undefined ? {} : { adapter: event.adapter }), player, reason: event.reason };
+    if (known === undefined) {
+      this.#remember(key, { loggedAt: now, suppressed: 0 });
+      this.#logger.info(fields, `chat blocked: player ${player} on ${event.server} (${blockCause(event)})`);
+      return;
+    }
+    if (now - known.loggedAt < this.#windowMs) {
+      known.suppressed += 1;
+      return;
+    }
+    const more = known.suppressed + 1;
+    this.#logger.info(
+      { ...fields, blocked: more },
+      `chat blocked: player ${player} on ${event.server}, ${more} lines in the last ${describeDuration(now - known.loggedAt)} (${blockCause(event)})`,
+    );
+    known.loggedAt = now;
+    known.suppressed = 0;
+  }
+
+  #remember(key: string, entry: BlockedPlayer): void {
+    if (this.#blocked.size >= this.#maxTracked) {
+      const oldest = this.#blocked.keys().next();
+      if (oldest.done !== true) this.#blocked.delete(oldest.value);
+    }
+    this.#blocked.set(key, entry);
+  }
+
+  #review(event: ReviewEvent): void {
+    if (event.result !== 'delivered') return;
+    this.#logger.info({ server: event.server, review: event.review }, `review ${event.review} for ${event.server} delivered to GSA`);
+  }
+}

@@ -1,0 +1,166 @@
+// The sidecar's Prometheus metrics (names and labels are the contract's, interfaces.md "Operations endpoints"):
+// counters and histograms fed by the core's events, gauges read at scrape time from functions it is given, and the
+// process defaults, all in a registry of its own (never prom-client's global one: several sidecars may share a
+// test process). Labels are bounded: an endpoint from a fixed set, an HTTP status or a fixed word, allow/block, the
+// configured servers and adapter ids; never a player id or a message.
+// It never changes what the core does and never throws into a publisher.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BridgeEvents, RequestEvent, VerdictEvent } from '../bridge/events.js';
+import { HotHistogram } from './hotHistogram.js';
+
+/** One adapter as readiness and the adapter gauge see it. */
+export interface AdapterState {
+  /** The GSA container name of its game server. */
+  readonly server: string;
+  /** The adapter's id (stable across reorderings of the config file). */
+  readonly id: string;
+  /** Up: a mod listener listening, an RCON session logged in. */
+  readonly ready: boolean;
+}
+
+/** What the gauges read at scrape time. Each must return at once and never throw. */
+export interface MetricsSources {
+  readonly adapters: () => readonly AdapterState[];
+  readonly outboxPending: () => number;
+}
+
+export interface SidecarMetricsOptions {
+  readonly events: BridgeEvents;
+  readonly sources: MetricsSources;
+  /** Process CPU, memory, event loop lag, GC… (prom-client's defaults). Default true; tests of labels turn it off. */
+  readonly processDefaults?: boolean | undefined;
+}
+
+/** The outcome of a SIGHUP, for gsa_bridge_config_reloads_total{result}. */
+export type ReloadResult = 'success' | 'invalid' | 'failed';
+
+export const RELOAD_RESULTS: readonly ReloadResult[] = ['success', 'invalid', 'failed'];
+
+/** The status label when no answer came (network error, timeout). */
+export const NO_ANSWER_STATUS = 'none';
+
+/** Requests to GSA: from a fast answer on loopback to the 5 s default timeout and a little beyond. */
+const REQUEST_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Chat verdicts: a cache hit is decided in microseconds; a service answer takes a round trip; the policy answers
+ * at 270 ms of the default 300 ms decision timeout (chatGate.ts), so there are buckets on both sides of it.
+ */
+const VERDICT_BUCKETS_S = [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1];
+
+/** An HTTP status as a label: the number, or a fixed word for none, so the label set stays bounded. */
+export function statusLabel(status: number | undefined): string {
+  if (status === undefined) return NO_ANSWER_STATUS;
+  return Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'other';
+}
+
+export class SidecarMetrics {
+  readonly registry = new Registry();
+  readonly #reloads: Counter<'result'>;
+  readonly #unsubscribe: (() => void)[];
+
+  constructor(options: SidecarMetricsOptions) {
+    const registers = [this.registry];
+    const { sources } = options;
+    const requests = new Counter({
+      name: 'gsa_bridge_api_requests_total',
+      help: 'Attempts at requests to GSA, by endpoint (mute, review, webhook) and HTTP status ("none": no answer).',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    });
+    const requestDuration = new Histogram({
+      name: 'gsa_bridge_api_request_duration_seconds',
+      help: 'Time from sending a request to GSA to its answer or failure (rate-limit waits not included).',
+      labelNames: ['endpoint'],
+      buckets: REQUEST_BUCKETS_S,
+      registers,
+    });
+    const hits = new Counter({ name: 'gsa_bridge_mute_cache_hits_total', help: 'Chat lines and mute checks answered from the mute cache.', registers });
+    const misses = new Counter({ name: 'gsa_bridge_mute_cache_misses_total', help: 'Chat lines and mute checks the mute cache could not answer.', registers });
+    // Every chat line counts here, so the hot listeners add to plain numbers and the counter takes them at scrape
+    // time: a labelled prom-client counter hashes its labels on each inc() (about 180 ns, more than a cached verdict).
+    const unscraped = { allow: 0, block: 0 };
+    new Counter({
+      name: 'gsa_bridge_chat_verdicts_total',
+      help: 'Chat lines decided, by verdict (allow, block).',
+      labelNames: ['verdict'],
+      registers,
+      collect() {
+        this.inc({ verdict: 'allow' }, unscraped.allow);
+        this.inc({ verdict: 'block' }, unscraped.block);
+        unscraped.allow = 0;
+        unscraped.block = 0;
+      },
+    });
+    const verdictDuration = new HotHistogram({
+      name: 'gsa_bridge_chat_verdict_duration_seconds',
+      help: 'Time to decide a chat line (mute.decisionTimeoutMs bounds it; a cache hit is near 0).',
+      buckets: VERDICT_BUCKETS_S,
+      registers,
+    });
+    new Gauge({
+      name: 'gsa_bridge_outbox_pending',
+      help: 'Reviews accepted and not yet delivered, refused or unconfirmed.',
+      registers,
+      collect() {
+        this.set(sources.outboxPending());
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_adapter_connected',
+      help: 'Whether each adapter is up (1) or not (0): a mod listener listening, an RCON session logged in.',
+      labelNames: ['server', 'adapter'],
+      registers,
+      collect() {
+        // Reset first: an adapter removed by a reload must disappear, not stay at its last value.
+        this.reset();
+        for (const adapter of sources.adapters()) this.set({ server: adapter.server, adapter: adapter.id }, adapter.ready ? 1 : 0);
+      },
+    });
+    this.#reloads = new Counter({
+      name: 'gsa_bridge_config_reloads_total',
+      help: 'SIGHUP reloads by result: success (applied), invalid (refused, old config kept), failed (could not be applied, rolled back).',
+      labelNames: ['result'],
+      registers,
+    });
+    // Every known label value from the start, so a rate() or an alert sees 0 rather than no series.
+    for (const result of RELOAD_RESULTS) this.#reloads.inc({ result }, 0);
+    if (options.processDefaults ?? true) collectDefaultMetrics({ register: this.registry });
+
+    const { events } = options;
+    this.#unsubscribe = [
+      events.on('request', (event: RequestEvent) => {
+        requests.inc({ endpoint: event.endpoint, status: statusLabel(event.status) });
+        requestDuration.observe({ endpoint: event.endpoint }, event.durationMs / 1000);
+      }),
+      events.on('muteCache', (event) => {
+        if (event.hit) hits.inc();
+        else misses.inc();
+      }),
+      events.on('verdict', (event: VerdictEvent) => {
+        unscraped[event.verdict] += 1;
+        verdictDuration.observe(event.durationMs / 1000);
+      }),
+    ];
+  }
+
+  /** The run command counts each SIGHUP's outcome here. */
+  recordReload(result: ReloadResult): void {
+    this.#reloads.inc({ result });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Stops listening to the events (the registry still answers scrapes). */
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+}

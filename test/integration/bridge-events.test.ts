@@ -1,0 +1,133 @@
+// What the core publishes, end to end: a real sidecar over a real mod WebSocket against the emulator, with the
+// emitter passed in as `run` does. A first chat line is a cache miss decided by the service, the next a hit; a
+// muted player is blocked; a mute check counts too; a review is queued then delivered, with the outbox depth; every
+// request to GSA is told with its endpoint and status. And a sidecar whose events nobody hears behaves the same.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeEvents, type BridgeEventMap, type BridgeEventName } from '../../src/bridge/events.js';
+import { parseConfig } from '../../src/config/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { freePort } from '../fixtures/freePort.js';
+import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { tempDir } from '../fixtures/tempDir.js';
+
+const SERVER = 'ovddykvbs';
+const TOKEN = 'events-token';
+const ALICE = '76561198000000101';
+const MALLORY = '76561198000000666';
+
+let emulator: GsaEmulator;
+const sidecars: Sidecar[] = [];
+const sockets: ModSocket[] = [];
+
+beforeAll(async () => {
+  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
+});
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
+  emulator.reset();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
+
+function record(events: BridgeEvents): Recorded {
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [] };
+  events.on('request', (event) => recorded.request.push(event));
+  events.on('verdict', (event) => recorded.verdict.push(event));
+  events.on('muteCache', (event) => recorded.muteCache.push(event));
+  events.on('outbox', (event) => recorded.outbox.push(event));
+  events.on('review', (event) => recorded.review.push(event));
+  return recorded;
+}
+
+async function start(events?: BridgeEvents): Promise<ModSocket> {
+  const port = await freePort();
+  const config = parseConfig(
+    {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
+      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
+      reviews: { dataDir: await tempDir('events'), cooldownMs: 0 },
+    },
+    {},
+  );
+  const sidecar = await startSidecar(config, { logger: silentLogger(), events });
+  sidecars.push(sidecar);
+  const socket = await connectMod(`ws://127.0.0.1:${port}/`, TOKEN);
+  sockets.push(socket);
+  await socket.waitFor((frame) => frame.type === 'welcome');
+  return socket;
+}
+
+async function chat(socket: ModSocket, id: string, steamId: string): Promise<Record<string, unknown>> {
+  socket.send({ type: 'chat', id, player: { steam_id: steamId }, channel: 'global', text: 'a secret message text' });
+  return socket.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === id);
+}
+
+describe('bridge events', () => {
+  it('publishes verdicts with their source, cache hits and misses, and each request', async () => {
+    const events = new BridgeEvents();
+    const recorded = record(events);
+    emulator.mute(SERVER, MALLORY, 'Muted for spam');
+    const socket = await start(events);
+
+    expect(await chat(socket, 'a1', ALICE)).toMatchObject({ allow: true });
+    expect(await chat(socket, 'a2', ALICE)).toMatchObject({ allow: true });
+    expect(await chat(socket, 'm1', MALLORY)).toMatchObject({ allow: false });
+    socket.send({ type: 'mute.check', id: 'c1', player: { steam_id: MALLORY } });
+    await socket.waitFor((frame) => frame.type === 'mute.status' && frame.id === 'c1');
+
+    expect(recorded.verdict.map(({ player, verdict, reason, source, server }) => ({ steamId: player.steamId, verdict, reason, source, server }))).toEqual([
+      { steamId: ALICE, verdict: 'allow', reason: 'ok', source: 'service', server: SERVER },
+      { steamId: ALICE, verdict: 'allow', reason: 'ok', source: 'cache', server: SERVER },
+      { steamId: MALLORY, verdict: 'block', reason: 'muted', source: 'service', server: SERVER },
+    ]);
+    expect(recorded.verdict[0]!.durationMs).toBeGreaterThan(0);
+    expect(recorded.verdict[1]!.durationMs).toBe(0);
+    expect(recorded.muteCache.map((event) => event.hit)).toEqual([false, true, false, true]);
+    expect(recorded.request.map(({ endpoint, status, code, attempt }) => ({ endpoint, status, code, attempt }))).toEqual([
+      { endpoint: 'mute', status: 200, code: undefined, attempt: 1 },
+      { endpoint: 'mute', status: 200, code: undefined, attempt: 1 },
+    ]);
+    // The message text is never part of an event.
+    expect(JSON.stringify(recorded)).not.toContain('secret message');
+  });
+
+  it('publishes a review queued then delivered, with the outbox depth at each step', async () => {
+    const events = new BridgeEvents();
+    const recorded = record(events);
+    const socket = await start(events);
+    socket.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 5, comment: 'Great admins' });
+    await socket.waitFor((frame) => frame.type === 'review.result' && frame.id === 'r1');
+
+    expect(recorded.review.map(({ result, server }) => ({ result, server }))).toEqual([
+      { result: 'queued', server: SERVER },
+      { result: 'delivered', server: SERVER },
+    ]);
+    expect(recorded.review[0]!.review).toBe(recorded.review[1]!.review);
+    expect(recorded.outbox).toEqual([{ pending: 1 }, { pending: 0 }]);
+    expect(recorded.request.map((event) => event.endpoint)).toEqual(['review']);
+  });
+
+  it('publishes a refused review with its code', async () => {
+    const events = new BridgeEvents();
+    const recorded = record(events);
+    emulator.setIneligible(SERVER, ALICE, 'You have not played long enough');
+    const socket = await start(events);
+    socket.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 5, comment: 'Great admins' });
+    await socket.waitFor((frame) => frame.type === 'review.result' && frame.id === 'r1');
+    expect(recorded.review.at(-1)).toMatchObject({ result: 'refused', server: SERVER, code: expect.any(String) as unknown });
+  });
+
+  it('decides the same with nobody listening (the emitter made by the sidecar itself)', async () => {
+    emulator.mute(SERVER, MALLORY);
+    const socket = await start();
+    expect(await chat(socket, 'm1', MALLORY)).toMatchObject({ allow: false, reason: 'muted' });
+    expect(await chat(socket, 'm2', MALLORY)).toMatchObject({ allow: false, reason: 'muted' });
+    expect(sidecars[0]!.events.listens('verdict')).toBe(false);
+  });
+});
