@@ -14,7 +14,6 @@ import { waitForOutput } from '../fixtures/sidecarProcess.js';
 const SERVER = 'ovddykvbs';
 const CLIENT_SECRET = 'ops-endpoints-client-secret';
 const MOD_TOKEN = 'ops-endpoints-mod-token';
-const ADAPTER = 'servers[0].adapters[0]';
 const ALICE = '76561198000000101';
 
 const { writeSetup, startGsa, spawn, startSidecar, connect } = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: MOD_TOKEN, label: 'ops' });
@@ -25,6 +24,11 @@ function opsUrl(sidecar: SidecarProcess): string {
   const match = OPS_URL.exec(sidecar.output());
   if (match?.[1] === undefined) throw new Error(`no operations endpoint address in the log:\n${sidecar.output()}`);
   return match[1];
+}
+
+/** The harness's listener has no `id` in the config: it is derived from server, type and port. */
+function adapterId(setup: ProcessSetup): string {
+  return `${SERVER}-websocket-${String(setup.modPort)}`;
 }
 
 async function get(url: string, init: RequestInit = {}): Promise<{ status: number; type: string | null; body: string }> {
@@ -59,7 +63,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     expect(metrics.type).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(metrics.body).toContain('# TYPE gsa_bridge_chat_verdicts_total counter');
     expect(metrics.body).toMatch(/^process_resident_memory_bytes /m);
-    expect(metric(metrics.body, `gsa_bridge_adapter_connected{server="${SERVER}",adapter="${ADAPTER}"}`)).toBe(1);
+    expect(metric(metrics.body, `gsa_bridge_adapter_connected{server="${SERVER}",adapter="${adapterId(setup)}"}`)).toBe(1);
 
     expect((await get(`${url}/nothing`)).status).toBe(404);
     const post = await fetch(`${url}/metrics`, { method: 'POST' });
@@ -120,7 +124,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     expect(answer.status).toBe(503);
     const body = JSON.parse(answer.body) as { ready: boolean; reasons: string[] };
     expect(body.ready).toBe(false);
-    expect(body.reasons).toEqual([expect.stringMatching(new RegExp(`^server ${SERVER} \\(adapters servers\\[0\\]\\.adapters\\[0\\]\\): GSA refused the API credentials \\(401\\)`))]);
+    expect(body.reasons).toEqual([expect.stringMatching(new RegExp(`^server ${SERVER} \\(adapters ${adapterId(setup)}\\): GSA refused the API credentials \\(401\\)`))]);
     expect(answer.body).not.toContain('not-the-secret-gsa-knows');
     const { body: metrics } = await get(`${url}/metrics`);
     expect(metric(metrics, 'gsa_bridge_api_requests_total{endpoint="mute",status="401"}')).toBe(1);
