@@ -367,6 +367,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       client = newClient(nextClientOptions, nextLogger);
       clientOptions = nextClientOptions;
       for (const bridge of bridges.values()) bridge.useClient(client, muteCacheCleared);
+      health.forgetProblems();
       // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
       old.close().catch((error: unknown) => {
         logger.warn({ err: error }, 'the replaced service client did not close cleanly');

@@ -112,6 +112,20 @@ export class ServiceHealth {
   }
 
 
+  /**
+   * A reload gave the sidecar new API settings (a new client): what the old ones caused (refused keys, an unknown
+   * server, an outage of the old address) is no longer known to be true, so /readyz stops reporting it. Anything
+   * still wrong comes back with the next request.
+   */
+  forgetProblems(): void {
+    const forgotten = [...this.#problems.keys(), ...(this.#outage === undefined ? [] : ['unreachable'])];
+    if (forgotten.length > 0) this.#logger.info({ problems: forgotten }, 'API settings changed: earlier problems with GSA are cleared until a request shows them again');
+    this.#problems.clear();
+    if (this.#outage !== undefined) clearInterval(this.#outage.summary);
+    this.#outage = undefined;
+    this.#streak = 0;
+  }
+
   /** The client's onRequest observer. Never throws. */
   readonly observe = (event: RequestEvent): void => {
     try {

@@ -188,6 +188,27 @@ describe('Sidecar.reconfigure', () => {
     expect(muteCalls()).toBe(2);
   });
 
+  it('forgets the old keys\' problems when new API settings arrive, so /readyz stops reporting them', async () => {
+    const dir = await tempDir('reload');
+    const wrong = configOf(dir, [{ name: ALPHA, adapters: [ws('mod')] }], {
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: 'not-the-secret', retry: { retries: 0, minDelayMs: 1, maxDelayMs: 2 } },
+    });
+    const sidecar = await start(wrong);
+    const mod = await connect(sidecar, ALPHA, 'mod');
+    await chat(mod, ALICE);
+    expect(sidecar.health.problems.map((problem) => problem.kind)).toEqual(['credentials']);
+
+    // Only the log level changes: the client stays and so does what it learned.
+    await sidecar.reconfigure({ ...wrong, log: { level: 'debug' } });
+    expect(sidecar.health.problems.map((problem) => problem.kind)).toEqual(['credentials']);
+
+    const fixed = await sidecar.reconfigure(configOf(dir, [{ name: ALPHA, adapters: [ws('mod')] }]));
+    expect(fixed).toMatchObject({ clientReplaced: true, muteCacheCleared: true });
+    expect(sidecar.health.problems).toEqual([]);
+    expect(await chat(mod, ALICE)).toMatchObject({ allow: true, reason: 'ok' });
+    expect(sidecar.health.problems).toEqual([]);
+  });
+
   it('applies server, mute and review settings in place, keeping the cached players and the cooldowns', async () => {
     const dir = await tempDir('reload');
     emulator.mute(ALPHA, BOB.steam_id);
