@@ -72,6 +72,11 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     logger.error({ dataDir: running.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
     reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
   }
+  if (JSON.stringify(reloaded.http) !== JSON.stringify(running.http)) {
+    // The operations endpoints live outside what a reload rebuilds (a scraper must not lose them mid-reload).
+    logger.warn({ http: running.http }, `SIGHUP: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
+    reloaded = { ...reloaded, http: running.http };
+  }
   // New secrets (a new token, new API keys) are scrubbed by the logger of what this reload creates; with the same
   // secrets the running logger serves (its level follows log.level), so reloads do not pile up loggers.
   const secrets = collectSecrets(reloaded);

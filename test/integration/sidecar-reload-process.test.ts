@@ -17,7 +17,7 @@ const ALICE = { steam_id: '76561198000000001' };
 
 const { writeSetup, startGsa, startSidecar, connect } = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'reload' });
 
-type ConfigFile = { servers: { adapters: Record<string, unknown>[] }[]; log: { level: string } };
+type ConfigFile = { servers: { adapters: Record<string, unknown>[] }[]; log: { level: string }; http?: Record<string, unknown> };
 
 async function editConfig(setup: ProcessSetup, edit: (config: ConfigFile) => void): Promise<void> {
   const config = JSON.parse(await readFile(setup.configPath, 'utf8')) as ConfigFile;
@@ -51,9 +51,16 @@ describe('SIGHUP', () => {
     await editConfig(setup, (config) => {
       config.servers[0]?.adapters.push({ type: 'websocket', id: 'second', port: addedPort, token: TOKEN });
       config.log.level = 'info';
+      // Not applied by a reload: the operations endpoints stay where scrapers know them.
+      config.http = { ...config.http, port: 1 };
     });
+    const opsUrl = /operations endpoints on (http:\/\/127\.0\.0\.1:\d+)/.exec(sidecar.output())?.[1];
+    expect(opsUrl).toBeDefined();
     sidecar.child.kill('SIGHUP');
     await waitForOutput(sidecar, /SIGHUP: config reloaded \(1 started, 0 stopped, 0 restarted, 1 unchanged\)/);
+    expect(sidecar.output()).toMatch(/SIGHUP: the http section changed; it takes effect only after a restart/);
+    const metrics = await (await fetch(`${String(opsUrl)}/metrics`)).text();
+    expect(metrics).toMatch(/^gsa_bridge_config_reloads_total\{result="success"\} 1$/m);
 
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
