@@ -183,7 +183,7 @@ export class DataDirLock {
         if (other.alive || file === undefined || attempt > 0) {
           throw new DataDirLockedError(
             `the data directory ${real} is in use by another gsa-bridge (${describeHolder(other.holder)}); ` +
-              'stop that one first, or give this one its own reviews.dataDir. Nothing was changed.',
+              'stop that one first, or give this one its own data directory. Nothing was changed.',
             other.holder,
           );
         }

@@ -126,7 +126,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     lock = await DataDirLock.acquire(config.reviews.dataDir, { version: VERSION });
   } catch (error) {
     if (!(error instanceof DataDirLockError)) throw error;
-    context.stderr.write(`error: ${error.message}\n`);
+    // The core does not know config keys; the host is told which one moves the directory.
+    context.stderr.write(`error: ${error.message}${error.code === 'locked' ? ' (The directory is reviews.dataDir in the config file.)' : ''}\n`);
     return error.code === 'locked' ? EXIT_USAGE : EXIT_REFUSED;
   }
 

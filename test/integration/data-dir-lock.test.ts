@@ -49,7 +49,7 @@ describe('DataDirLock', () => {
     expect(refused.holder).toEqual({ pid: process.pid, version: '1.2.3', startedAt: 1_800_000_000_000, dataDir });
     expect(refused.message).toBe(
       `the data directory ${dataDir} is in use by another gsa-bridge (pid ${process.pid}, version 1.2.3, started 2027-01-15T08:00:00.000Z); ` +
-        'stop that one first, or give this one its own reviews.dataDir. Nothing was changed.',
+        'stop that one first, or give this one its own data directory. Nothing was changed.',
     );
     expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid });
 

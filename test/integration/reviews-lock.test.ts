@@ -81,6 +81,7 @@ describe('one sidecar per data directory', () => {
     const second = harness.spawn(setup.configPath);
     expect(await second.exited()).toBe(2);
     expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, version`);
+    expect(second.output()).toContain('Nothing was changed. (The directory is reviews.dataDir in the config file.)');
     expect(second.output()).not.toMatch(/review journal/);
     expect((await stat(journal)).ino).toBe(before.inode);
     expect(await readFile(journal)).toEqual(before.bytes);
