@@ -12,6 +12,7 @@ import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';
+import { addLoggerSecrets } from '../log/logger.js';
 import type { CliContext } from './context.js';
 import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
@@ -57,7 +58,7 @@ export type ReloadResult = 'success' | 'failed' | 'invalid';
  * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
  * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, pretty: boolean): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger): Promise<ReloadResult> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
@@ -77,19 +78,17 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     logger.warn({ http: running.http }, `SIGHUP: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
     reloaded = { ...reloaded, http: running.http };
   }
-  // New secrets (a new token, new API keys) are scrubbed by the logger of what this reload creates; with the same
-  // secrets the running logger serves (its level follows log.level), so reloads do not pile up loggers.
-  const secrets = collectSecrets(reloaded);
-  const sameSecrets = JSON.stringify([...secrets].sort()) === JSON.stringify([...collectSecrets(running)].sort());
-  const nextLogger = sameSecrets ? logger : commandLogger(context, { level: reloaded.log.level, secrets, pretty });
+  // New secrets (a new token, new API keys) are scrubbed by the one logger of the process from now on, in every
+  // line: the parts this reload builds, the ones it keeps, the host lines and the crash handlers.
+  addLoggerSecrets(logger, collectSecrets(reloaded));
   try {
-    const report = await sidecar.reconfigure(reloaded, { logger: nextLogger });
+    const report = await sidecar.reconfigure(reloaded);
     const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
-    nextLogger.info(
+    logger.info(
       { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared },
       `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
     );
-    nextLogger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
+    logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     return 'success';
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
@@ -197,7 +196,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       logger.info('stopped');
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger, pretty);
+    const result = await reload(sidecar, configPath, context, logger);
     operations.recordReload(result);
     logger.debug({ result }, 'SIGHUP handled');
   }

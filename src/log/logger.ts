@@ -74,14 +74,32 @@ function missingScope(logger: Logger): Scope {
   return scope;
 }
 
-function outputStream(options: LoggerOptions): LogDestination {
+/** The secret forms one logger scrubs; a reload that brings new secrets adds to them (addLoggerSecrets). */
+interface Scrubber {
+  forms: readonly string[];
+}
+
+function outputStream(options: LoggerOptions, scrubber: Scrubber): LogDestination {
   const destination = options.destination ?? process.stderr;
-  const forms = scrubbableForms(options.secrets ?? []);
-  const scrub = (line: string): string => (forms.length === 0 ? line : scrubSecrets(line, forms));
-  if (options.format !== 'pretty') return forms.length === 0 ? destination : { write: (line: string) => destination.write(scrub(line)) };
+  const scrub = (line: string): string => (scrubber.forms.length === 0 ? line : scrubSecrets(line, scrubber.forms));
+  if (options.format !== 'pretty') return { write: (line: string) => destination.write(scrub(line)) };
   const pretty = prettyLineFormatter({ colors: options.colors ?? false });
   // Scrubbed as JSON (where every encoding is known) and again as text, in case formatting un-escaped a form.
   return { write: (line: string) => destination.write(scrub(pretty(scrub(line)))) };
+}
+
+const scrubbers = new WeakMap<Logger, Scrubber>();
+
+/**
+ * Adds secrets to what a logger made by createLogger (and every child of it) scrubs: a reload that brings a new
+ * token or new API keys keeps one logger, so every part of the process, old and new, scrubs them. The old ones
+ * stay scrubbed too: lines about the old config may still be written.
+ */
+export function addLoggerSecrets(logger: Logger, secrets: readonly string[]): void {
+  const scrubber = scrubbers.get(logger);
+  if (scrubber === undefined) throw new Error('addLoggerSecrets: not a logger made by createLogger');
+  // Longest first, as scrubbableForms orders them, so a secret that contains another is replaced whole.
+  scrubber.forms = [...new Set([...scrubber.forms, ...scrubbableForms(secrets)])].sort((a, b) => b.length - a.length);
 }
 
 /** Every child of a logger made by createLogger, so a level change reaches them (pino children keep their own level). */
@@ -89,6 +107,7 @@ const families = new WeakMap<Logger, Set<WeakRef<Logger>>>();
 
 export function createLogger(options: LoggerOptions): Logger {
   const family = new Set<WeakRef<Logger>>();
+  const scrubber: Scrubber = { forms: scrubbableForms(options.secrets ?? []) };
   const logger = pino(
     {
       level: options.level,
@@ -102,9 +121,10 @@ export function createLogger(options: LoggerOptions): Logger {
       // fresh object each line: pino merges the line's fields into the one mixin returns.
       mixin: (_object, _level, logger) => ({ ...missingScope(logger as Logger) }),
     },
-    outputStream(options),
+    outputStream(options, scrubber),
   );
   families.set(logger, family);
+  scrubbers.set(logger, scrubber);
   return logger;
 }
 

@@ -1,7 +1,7 @@
 // A reload's log.level reaches every logger the running parts already hold: pino children keep their own level,
 // so setLoggerLevel walks the children createLogger has seen made.
 import { describe, expect, it } from 'vitest';
-import { createLogger, setLoggerLevel } from '../../src/log/logger.js';
+import { addLoggerSecrets, createLogger, setLoggerLevel } from '../../src/log/logger.js';
 
 describe('setLoggerLevel', () => {
   it('changes the level of the root and of every child and grandchild made before', () => {
@@ -21,5 +21,25 @@ describe('setLoggerLevel', () => {
     adapter.info('hidden again');
     root.child({ later: true }).info('a child made after takes the root level');
     expect(lines).toHaveLength(2);
+  });
+});
+
+describe('addLoggerSecrets', () => {
+  it('scrubs a reload\'s new secrets in every line, from children made before too, and keeps scrubbing the old ones', () => {
+    for (const format of ['json', 'pretty'] as const) {
+      const lines: string[] = [];
+      const root = createLogger({ level: 'info', format, secrets: ['old-token-1111'], destination: { write: (line: string) => lines.push(line) } });
+      const adapter = root.child({ server: 'alpha', adapter: 'mod' });
+      adapter.info('before: new-secret/2222 is not known yet');
+      expect(lines.join('')).toContain('new-secret/2222');
+
+      addLoggerSecrets(root, ['new-secret/2222']);
+      adapter.info({ echoed: 'new-secret%2F2222' }, 'after: new-secret/2222 and old-token-1111');
+      root.warn('a crash line: new-secret/2222');
+      const after = lines.slice(1).join('');
+      expect(after).not.toContain('new-secret');
+      expect(after).not.toContain('old-token-1111');
+      expect(after).toContain('***');
+    }
   });
 });
