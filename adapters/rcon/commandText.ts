@@ -66,6 +66,15 @@ export class InvalidPlayerIdError extends Error {
   }
 }
 
+/** A player name that cleaning would change, so a command addressing it by name could reach the wrong player. */
+export class UnaddressableNameError extends Error {
+  readonly code = 'RCON_UNADDRESSABLE_NAME';
+  override readonly name = 'UnaddressableNameError';
+  constructor(readonly length: number) {
+    super(`refusing to address a player by name: the name (${length} characters) holds characters a game command cannot carry; address them by id`);
+  }
+}
+
 /** A notifyCommand template that cannot be expanded safely (see compileNotifyTemplate). */
 export class InvalidCommandTemplateError extends Error {
   readonly code = 'RCON_INVALID_COMMAND_TEMPLATE';
@@ -201,6 +210,18 @@ export function quotedName(name: string, rules: CommandTextRules): string {
 export function arkServerChatTo(id: string, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
   const valid = requirePlayerId(id);
   return `ServerChatTo "${valid.id}" ${cleanCommandText(text, rules)}`;
+}
+
+/**
+ * ARK: a private chat line to a player known only by name (a speaker not yet in the polled player list).
+ * `ServerChatToPlayer "<name>" <text>`. The game matches the name as written, so a name the cleaning would change
+ * (quotes, pipes, control characters, or any non-ASCII on ARK) cannot be addressed safely: the message would reach
+ * nobody, or another player whose name is the cleaned form. Then UnaddressableNameError and no command.
+ */
+export function arkServerChatToPlayer(name: string, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
+  const cleaned = cleanCommandText(name, { ...rules, maxLength: Math.max(rules.maxLength, name.length), fallback: NAME_FALLBACK });
+  if (cleaned !== name) throw new UnaddressableNameError(name.length);
+  return `ServerChatToPlayer "${cleaned}" ${cleanCommandText(text, rules)}`;
 }
 
 /** Squad: a warning box on one player's screen. `AdminWarn "<id>" <text>` (EOS or Steam64, as SquadJS sends it). */

@@ -9,6 +9,8 @@ import {
   RUST_TEXT_RULES,
   SQUAD_TEXT_RULES,
   arkServerChatTo,
+  arkServerChatToPlayer,
+  UnaddressableNameError,
   checkPlayerId,
   cleanCommandText,
   commandPlayerId,
@@ -22,7 +24,7 @@ import {
 } from '../../adapters/rcon/commandText.js';
 import { characterCount } from '../../src/gsa/validation.js';
 import { problemsWithCommand, splitConsoleArguments, splitConsoleCommands } from '../fixtures/consoleModel.js';
-import { createHostileTextGenerator } from '../fixtures/hostileText.js';
+import { createHostileTextGenerator, seededRandom } from '../fixtures/hostileText.js';
 
 const STEAM = '76561198000000001';
 const EOS = '0002aaaa000000000000000000000001';
@@ -145,6 +147,13 @@ describe('command builders', () => {
     );
   });
 
+  it('builds ARK ServerChatToPlayer only for a name that needs no cleaning', () => {
+    expect(arkServerChatToPlayer('Rex Hunter (Bob): x', 'You are muted.')).toBe('ServerChatToPlayer "Rex Hunter (Bob): x" You are muted.');
+    for (const name of ['Bob "the" builder', 'a|b', 'x\ny', 'Ünïcødé', '', ' padded', 'a  b', 'semi;colon', 'c//d']) {
+      expect(() => arkServerChatToPlayer(name, 'x'), name).toThrow(UnaddressableNameError);
+    }
+  });
+
   it('builds Squad AdminWarn with Unicode kept', () => {
     expect(squadAdminWarn(EOS, 'Вы заглушены "до завтра"')).toBe(`AdminWarn "${EOS}" Вы заглушены 'до завтра'`);
     expect(squadAdminWarn(STEAM, '')).toBe(`AdminWarn "${STEAM}" ${SQUAD_TEXT_RULES.fallback}`);
@@ -249,6 +258,24 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
         if (problems.length > 0) failures.push(`#${index} ${verb}: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
       }
     }
+    // Addressing by name: a hostile name is refused, or placed whole as one quoted argument.
+    const names = createHostileTextGenerator(FUZZ_SEED + 4);
+    let addressed = 0;
+    for (let index = 0; index < FUZZ_COUNT; index++) {
+      // Half the names are plain words, so the accepted path is exercised too.
+      const name = index % 2 === 0 ? names.text() : `Player ${names.text().replace(/[^A-Za-z0-9]/g, '').slice(0, 20)}`.trim();
+      let command: string;
+      try {
+        command = arkServerChatToPlayer(name, names.text());
+      } catch (error) {
+        if (!(error instanceof UnaddressableNameError)) failures.push(`#${index} ServerChatToPlayer: unexpected ${String(error)}`);
+        continue;
+      }
+      addressed++;
+      const problems = problemsWithCommand(command, { verb: 'ServerChatToPlayer', id: name, maxTextLength: ARK_TEXT_RULES.maxLength, asciiOnly: true });
+      if (problems.length > 0) failures.push(`#${index} ServerChatToPlayer: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
+    }
+    expect(addressed).toBeGreaterThan(FUZZ_COUNT * 0.4);
     expect(failures.slice(0, 10)).toEqual([]);
     // Both paths were exercised in earnest.
     expect(built).toBeGreaterThan(FUZZ_COUNT * 0.6);
@@ -284,6 +311,18 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
       }
     }
     expect(failures.slice(0, 10)).toEqual([]);
+  });
+
+  it('text made only of safe characters arrives unchanged (spaces collapsed, cut to the cap)', () => {
+    const random = seededRandom(FUZZ_SEED + 3);
+    const safe = "abcXYZ019 .,!?'()[]:-_+=*#@%&<>~/";
+    for (let index = 0; index < FUZZ_COUNT; index++) {
+      let text = '';
+      const length = Math.floor(random() * 300);
+      for (let char = 0; char < length; char++) text += safe[Math.floor(random() * safe.length)];
+      const expected = text.replace(/\/(?=\/)/g, '/ ').replace(/ +/g, ' ').trim().slice(0, SQUAD_TEXT_RULES.maxLength).trim() || SQUAD_TEXT_RULES.fallback;
+      expect(cleanCommandText(text, SQUAD_TEXT_RULES)).toBe(expected);
+    }
   });
 
   it('every cleaned text and quoted name keeps the rules: non-empty, capped, no dangerous character', () => {

@@ -2,7 +2,10 @@
 // over the answer text: must never throw on what the game sends (an odd line is collected with a reason), never
 // do I/O, and never decide policy (what to do with a muted speaker is the profile's job).
 //
-// Formats (reference/game-rcon.md, ARK section; the shapes every ARK RCON tool reads):
+// Formats (reference/game-rcon.md, ARK section; read the same way by ARK Server Manager,
+// ChronosWS/ARK-Dedicated-Server-Tool `ARK Server Manager/Lib/ServerRCON.cs`, which polls `listplayers` every 5 s
+// and `getchat` every 1 s and matches `Server received, But no response!!`; it splits a player line on every comma,
+// which breaks on names with commas: here the last comma separates):
 //   ListPlayers  `0. Name, 76561198000000001` (ASE, Steam64) or `0. Name, 0002abcd…` (ASA, 32-hex EOS id),
 //                one per line; `No Players Connected` when empty.
 //   GetChat      `SteamName (CharacterName): text` per player line, `SERVER: text` for the server's own lines;
