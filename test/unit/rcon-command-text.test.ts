@@ -319,7 +319,7 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
     for (let index = 0; index < FUZZ_COUNT; index++) {
       let text = '';
       const length = Math.floor(random() * 300);
-      for (let char = 0; char < length; char++) text += safe[Math.floor(random() * safe.length)];
+      for (let char = 0; char < length; char++) text += safe.charAt(Math.floor(random() * safe.length));
       const expected = text.replace(/\/(?=\/)/g, '/ ').replace(/ +/g, ' ').trim().slice(0, SQUAD_TEXT_RULES.maxLength).trim() || SQUAD_TEXT_RULES.fallback;
       expect(cleanCommandText(text, SQUAD_TEXT_RULES)).toBe(expected);
     }
