@@ -17,7 +17,7 @@ import type { ListedPlayer, PlayerListParse, UnparsedLine } from './parsedLines.
 const NO_RESPONSE = /^\s*Server received, But no response!!\s*$/i;
 const NO_PLAYERS = /^\s*No Players Connected\s*$/i;
 /** `<index>. <name>, <id>`: the greedy name makes the last comma the separator, so names may hold commas. */
-const PLAYER_LINE = /^\s*(\d+)\.\s?(.*),\s*(\S+)\s*$/;
+const PLAYER_LINE = /^\s*(\d+)\.\s?(.*),\s*(\S+)\s*$/s;
 
 function answerLines(answer: string): string[] {
   // The answer ends in a newline (sometimes with a NUL from the framing); blank lines carry nothing.

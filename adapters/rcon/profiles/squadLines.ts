@@ -107,7 +107,7 @@ const DISCONNECTED_HEADER = /^-+ Recently Disconnected Players.*-+$/;
  * An active row. The name is greedy, so a name containing ` | Team ID: ` is still read up to the last one (the
  * fields after it are the game's own). `Is Leader` and `Role` are optional for older servers.
  */
-const PLAYER_ROW = /^ID: (\d+) \| (?:Online IDs:([^|]*)|SteamID: (\S+)) \| Name: (.*) \| Team ID: (\d+|N\/A) \| Squad ID: (\d+|N\/A)(?: \| Is Leader: (?:True|False))?(?: \| Role: .*)?$/;
+const PLAYER_ROW = /^ID: (\d+) \| (?:Online IDs:([^|]*)|SteamID: (\S+)) \| Name: (.*) \| Team ID: (\d+|N\/A) \| Squad ID: (\d+|N\/A)(?: \| Is Leader: (?:True|False))?(?: \| Role: .*)?$/s;
 
 /** A Squad player row: the ids and name, plus the slot id (`ID:`) commands like AdminWarn also accept. */
 export interface SquadListedPlayer extends ListedPlayer {
