@@ -224,6 +224,16 @@ export function arkServerChatToPlayer(name: string, text: string, rules: Command
   return `ServerChatToPlayer "${cleaned}" ${cleanCommandText(text, rules)}`;
 }
 
+/**
+ * ASA with GameServerApp's official mod installed: sets the mod's mute flag, so the game itself drops the player's
+ * chat (vanilla ARK has no chat mute). `scriptcommand gsamute <id> true|false <text>` (reference/game-rcon.md).
+ * The id goes bare, as the mod documents it; it is validated, so it holds no space or separator.
+ */
+export function arkGsaMute(id: string, muted: boolean, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
+  const valid = requirePlayerId(id);
+  return `scriptcommand gsamute ${valid.id} ${muted ? 'true' : 'false'} ${cleanCommandText(text, rules)}`;
+}
+
 /** Squad: a warning box on one player's screen. `AdminWarn "<id>" <text>` (EOS or Steam64, as SquadJS sends it). */
 export function squadAdminWarn(id: string, text: string, rules: CommandTextRules = SQUAD_TEXT_RULES): string {
   const valid = requirePlayerId(id);

@@ -8,6 +8,7 @@ import {
   InvalidPlayerIdError,
   RUST_TEXT_RULES,
   SQUAD_TEXT_RULES,
+  arkGsaMute,
   arkServerChatTo,
   arkServerChatToPlayer,
   UnaddressableNameError,
@@ -154,6 +155,12 @@ describe('command builders', () => {
     }
   });
 
+  it('builds the GameServerApp ASA mod mute with a bare id', () => {
+    expect(arkGsaMute(EOS, true, 'Muted "spam" | 1h')).toBe(`scriptcommand gsamute ${EOS} true Muted 'spam' 1h`);
+    expect(arkGsaMute(EOS, false, '')).toBe(`scriptcommand gsamute ${EOS} false ${ARK_TEXT_RULES.fallback}`);
+    expect(() => arkGsaMute(`${EOS} true x | DoExit`, true, 'x')).toThrow(InvalidPlayerIdError);
+  });
+
   it('builds Squad AdminWarn with Unicode kept', () => {
     expect(squadAdminWarn(EOS, 'Вы заглушены "до завтра"')).toBe(`AdminWarn "${EOS}" Вы заглушены 'до завтра'`);
     expect(squadAdminWarn(STEAM, '')).toBe(`AdminWarn "${STEAM}" ${SQUAD_TEXT_RULES.fallback}`);
@@ -257,6 +264,23 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
         const problems = problemsWithCommand(command, { verb, id: valid?.id, maxTextLength: rules.maxLength, asciiOnly: rules.asciiOnly });
         if (problems.length > 0) failures.push(`#${index} ${verb}: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
       }
+    }
+    // The mod's mute: `scriptcommand gsamute <id> true|false <text>`, one command, the id as the second argument.
+    const mutes = createHostileTextGenerator(FUZZ_SEED + 5);
+    for (let index = 0; index < FUZZ_COUNT; index++) {
+      const id = mutes.id();
+      const valid = checkPlayerId(id);
+      let command: string;
+      try {
+        command = arkGsaMute(id, index % 2 === 0, mutes.text());
+      } catch (error) {
+        if (!(error instanceof InvalidPlayerIdError) || valid !== undefined) failures.push(`#${index} gsamute: unexpected ${String(error)}`);
+        continue;
+      }
+      const args = splitConsoleArguments(command);
+      const problems = problemsWithCommand(command, { verb: 'scriptcommand' });
+      if (args[1] !== 'gsamute' || args[2] !== valid?.id || args[3] !== (index % 2 === 0 ? 'true' : 'false') || args.length < 5) problems.push('arguments out of place');
+      if (problems.length > 0) failures.push(`#${index} gsamute: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
     }
     // Addressing by name: a hostile name is refused, or placed whole as one quoted argument.
     const names = createHostileTextGenerator(FUZZ_SEED + 4);
