@@ -1,0 +1,303 @@
+// The one gate between hostile text and a game command line. Every string an RCON profile places into a command
+// (the service's alert, a player's name, a review confirmation, an id) passes through here first; the command
+// builders of the three games live here too, so no profile concatenates a command by hand.
+// What the game's console does with the line is the threat: Unreal (ARK, Squad) splits commands on `|` outside
+// quotes, starts a comment at `//` and ends the line at CR/LF; Source splits on `;` outside quotes; `"` toggles
+// quoting in both (reference/game-rcon.md "Injection"). So ids are validated, never cleaned, and free text is
+// reduced to characters that cannot start a second command, end the line, close a quote or hide the rest.
+// Must never produce an empty argument, a control character, an unbalanced quote, or a command for an invalid id;
+// never throws for hostile text (only for an invalid id or an invalid template, with a specific error).
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/gsa/validation.js';
+
+/** How one game wants its free text. Which characters are dangerous is the same union for every game (see cleanCommandText). */
+export interface CommandTextRules {
+  /**
+   * Longest text after cleaning, in code points (what a chat box counts). Longer text is cut; the cut never
+   * splits a surrogate pair. Bounds: at least 1.
+   */
+  readonly maxLength: number;
+  /**
+   * Reduce the text to printable ASCII: accents are removed (é → e), a few letters and punctuation are
+   * transliterated (ß → ss, “ → '), anything else is dropped. ARK's RCON has no Unicode: other characters reach
+   * the chat box as `?`.
+   */
+  readonly asciiOnly: boolean;
+  /** What a text that cleans to nothing becomes, so no command ever has an empty argument. Cleaned itself. */
+  readonly fallback: string;
+}
+
+/**
+ * ARK (ASE and ASA): no Unicode over RCON. ServerChatTo lines longer than a chat box are unreadable; 200 keeps a
+ * line or two.
+ */
+export const ARK_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: true, fallback: 'You are muted.' };
+/** Squad: AdminWarn shows a centred box; Unicode works. */
+export const SQUAD_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
+/** Rust: text only reaches a plugin's private-message command (notifyCommand); Unicode works. */
+export const RUST_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
+
+/** What a name becomes when nothing printable is left of it. */
+const NAME_FALLBACK = 'player';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ids
+
+export type PlayerIdKind = 'steam' | 'eos';
+
+/** A player id checked against the one pattern each platform has; EOS ids are lowercased (ASA prints them so). */
+export interface ValidPlayerId {
+  readonly kind: PlayerIdKind;
+  readonly id: string;
+}
+
+/**
+ * An id that is neither a Steam64 (`^\d{17}$`) nor an EOS id (`^[0-9a-fA-F]{32}$`), or not of the kind the
+ * command takes: no command is built at all. The id is not in the message (it came from the game or a player
+ * list, and may be anything); `length` helps a log reader tell a truncation from garbage.
+ */
+export class InvalidPlayerIdError extends Error {
+  readonly code = 'RCON_INVALID_PLAYER_ID';
+  override readonly name = 'InvalidPlayerIdError';
+  constructor(
+    readonly expected: readonly PlayerIdKind[],
+    readonly length: number,
+  ) {
+    super(`refusing to build a game command: the player id (${length} characters) is not a valid ${expected.map(kindLabel).join(' or ')}`);
+  }
+}
+
+/** A player name that cleaning would change, so a command addressing it by name could reach the wrong player. */
+export class UnaddressableNameError extends Error {
+  readonly code = 'RCON_UNADDRESSABLE_NAME';
+  override readonly name = 'UnaddressableNameError';
+  constructor(readonly length: number) {
+    super(`refusing to address a player by name: the name (${length} characters) holds characters a game command cannot carry; address them by id`);
+  }
+}
+
+/** A notifyCommand template that cannot be expanded safely (see compileNotifyTemplate). */
+export class InvalidCommandTemplateError extends Error {
+  readonly code = 'RCON_INVALID_COMMAND_TEMPLATE';
+  override readonly name = 'InvalidCommandTemplateError';
+}
+
+function kindLabel(kind: PlayerIdKind): string {
+  return kind === 'steam' ? 'Steam64 id (17 digits)' : 'EOS id (32 hex digits)';
+}
+
+/** The id's kind, or undefined when it is neither; never throws. Whitespace around the id is not tolerated. */
+export function checkPlayerId(id: string, accept: readonly PlayerIdKind[] = ['steam', 'eos']): ValidPlayerId | undefined {
+  if (accept.includes('steam') && STEAM_ID_PATTERN.test(id)) return { kind: 'steam', id };
+  if (accept.includes('eos') && EOS_ID_PATTERN.test(id)) return { kind: 'eos', id: id.toLowerCase() };
+  return undefined;
+}
+
+/** checkPlayerId, or InvalidPlayerIdError. */
+export function requirePlayerId(id: string, accept: readonly PlayerIdKind[] = ['steam', 'eos']): ValidPlayerId {
+  const valid = checkPlayerId(id, accept);
+  if (valid === undefined) throw new InvalidPlayerIdError(accept, id.length);
+  return valid;
+}
+
+/**
+ * The id a command should address for a player known by one or both ids: the first valid one in `prefer` order.
+ * ASA's ServerChatTo takes the EOS id, ASE's the Steam64; Squad's AdminWarn takes either; Rust's mute a Steam64.
+ */
+export function commandPlayerId(
+  player: { readonly steamId?: string | undefined; readonly eosId?: string | undefined },
+  prefer: readonly PlayerIdKind[] = ['eos', 'steam'],
+): ValidPlayerId {
+  for (const kind of prefer) {
+    const id = kind === 'steam' ? player.steamId : player.eosId;
+    if (id !== undefined) {
+      const valid = checkPlayerId(id, [kind]);
+      if (valid !== undefined) return valid;
+    }
+  }
+  const given = player.steamId ?? player.eosId ?? '';
+  throw new InvalidPlayerIdError(prefer, given.length);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Free text
+
+/** Tabs and every line or paragraph break: a run of them becomes one space (the line must not end early). */
+const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+/**
+ * Controls (C0, DEL, C1), format characters (bidi overrides and isolates, zero-width joiners and spaces, BOM, soft
+ * hyphen) and lone surrogates: invisible or reordering text, and NUL ends a C string inside the game.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+/** Spaces of every width, after the breaks became spaces. */
+const SPACE_RUNS = /[\s\p{Zs}]+/gu;
+const COMBINING_MARKS = /\p{M}/gu;
+const NON_ASCII = /[^\x20-\x7e]/g;
+
+/** Letters and punctuation that a plain NFKD + mark strip cannot bring to ASCII but a reader expects to survive. */
+const ASCII_SPELLINGS: Readonly<Record<string, string>> = {
+  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ł: 'l', Ł: 'L', þ: 'th', Þ: 'Th',
+  ð: 'd', Ð: 'D', ı: 'i', '‘': "'", '’': "'", '‚': "'", '‹': "'", '›': "'", '“': "'", '”': "'", '„': "'", '«': "'",
+  '»': "'", '–': '-', '—': '-', '−': '-', '…': '...', '€': 'EUR', '£': 'GBP', '•': '*', '×': 'x',
+};
+
+/**
+ * Free text made safe to place as the last argument of a game command, or inside quotes. Steps, in order (each
+ * later step relies on the earlier ones):
+ * 1. NFKC, so look-alikes become the characters the next steps catch (fullwidth `｜` `；` `＂` → `|` `;` `"`).
+ * 2. Tabs and line/paragraph breaks (CR, LF, VT, FF, NEL, U+2028, U+2029) become a space; other controls (NUL,
+ *    C0, DEL, C1), format characters (bidi overrides, zero-width) and lone surrogates disappear.
+ * 3. With `asciiOnly`: accents stripped, a few letters spelled out, every other non-ASCII character dropped.
+ * 4. `"` becomes `'` (a quote would toggle quoting); `\` becomes `/` (some console parsers escape with it, which
+ *    could swallow a closing quote).
+ * 5. `|` is dropped (Unreal's command separator); `;` becomes `,` (Source's command separator: defence in depth
+ *    on every game, it costs a reader nothing).
+ * 6. `//` is broken to `/ /` (a comment would hide the rest; after step 4 this also covers `\\`).
+ * 7. Runs of spaces become one; the ends are trimmed.
+ * 8. Cut to `maxLength` code points, trimmed again.
+ * 9. Nothing left → `fallback` (itself cleaned the same way; a fallback that cleans to nothing becomes `-`).
+ * Idempotent: cleaning cleaned text changes nothing.
+ */
+export function cleanCommandText(text: string, rules: CommandTextRules): string {
+  const cleaned = cleanWithoutFallback(text, rules);
+  if (cleaned.length > 0) return cleaned;
+  const fallback = cleanWithoutFallback(rules.fallback, rules);
+  return fallback.length > 0 ? fallback : '-';
+}
+
+function cleanWithoutFallback(text: string, rules: CommandTextRules): string {
+  // Lone surrogates go before NFKC: normalize() keeps them, but the regexes below must see well-formed text.
+  let out = text.replace(/\p{Cs}/gu, '').normalize('NFKC');
+  out = out.replace(BREAKS, ' ').replace(INVISIBLE, '');
+  if (rules.asciiOnly) out = toAscii(out);
+  out = out.replace(/"/g, "'").replace(/\\/g, '/');
+  out = out.replace(/\|/g, '').replace(/;/g, ',');
+  out = out.replace(/\/(?=\/)/g, '/ ');
+  out = out.replace(SPACE_RUNS, ' ').trim();
+  return cutToCodePoints(out, Math.max(1, Math.floor(rules.maxLength))).trim();
+}
+
+function toAscii(text: string): string {
+  let out = '';
+  for (const char of text.normalize('NFKD').replace(COMBINING_MARKS, '')) {
+    out += ASCII_SPELLINGS[char] ?? char;
+  }
+  return out.replace(NON_ASCII, '');
+}
+
+function cutToCodePoints(text: string, max: number): string {
+  let count = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    // The low half of a pair does not start a character; cutting before a high half keeps the pair whole.
+    if (unit < 0xdc00 || unit > 0xdfff) {
+      if (count === max) return text.slice(0, index);
+      count++;
+    }
+  }
+  return text;
+}
+
+/** A player name cleaned like free text (fallback `player`) and wrapped in double quotes, as one argument. */
+export function quotedName(name: string, rules: CommandTextRules): string {
+  return `"${cleanCommandText(name, { ...rules, fallback: NAME_FALLBACK })}"`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Command builders: one per game command the profiles send. Each validates the id first (InvalidPlayerIdError,
+// and then no command exists) and cleans the text with the game's rules.
+
+/** ARK (ASE Steam64, ASA EOS): a private chat line to one player. `ServerChatTo "<id>" <text>`. */
+export function arkServerChatTo(id: string, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
+  const valid = requirePlayerId(id);
+  return `ServerChatTo "${valid.id}" ${cleanCommandText(text, rules)}`;
+}
+
+/**
+ * ARK: a private chat line to a player known only by name (a speaker not yet in the polled player list).
+ * `ServerChatToPlayer "<name>" <text>`. The game matches the name as written, so a name the cleaning would change
+ * (quotes, pipes, control characters, or any non-ASCII on ARK) cannot be addressed safely: the message would reach
+ * nobody, or another player whose name is the cleaned form. Then UnaddressableNameError and no command.
+ */
+export function arkServerChatToPlayer(name: string, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
+  const cleaned = cleanCommandText(name, { ...rules, maxLength: Math.max(rules.maxLength, name.length), fallback: NAME_FALLBACK });
+  if (cleaned !== name) throw new UnaddressableNameError(name.length);
+  return `ServerChatToPlayer "${cleaned}" ${cleanCommandText(text, rules)}`;
+}
+
+/**
+ * ASA with GameServerApp's official mod installed: sets the mod's mute flag, so the game itself drops the player's
+ * chat (vanilla ARK has no chat mute). `scriptcommand gsamute <id> true|false <text>` (reference/game-rcon.md).
+ * The id goes bare, as the mod documents it; it is validated, so it holds no space or separator.
+ */
+export function arkGsaMute(id: string, muted: boolean, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
+  const valid = requirePlayerId(id);
+  return `scriptcommand gsamute ${valid.id} ${muted ? 'true' : 'false'} ${cleanCommandText(text, rules)}`;
+}
+
+/** Squad: a warning box on one player's screen. `AdminWarn "<id>" <text>` (EOS or Steam64, as SquadJS sends it). */
+export function squadAdminWarn(id: string, text: string, rules: CommandTextRules = SQUAD_TEXT_RULES): string {
+  const valid = requirePlayerId(id);
+  return `AdminWarn "${valid.id}" ${cleanCommandText(text, rules)}`;
+}
+
+/** Rust: the server's own chat mute (the player must be online). `mute <steamid>`; Steam64 only. */
+export function rustMute(steamId: string): string {
+  return `mute ${requirePlayerId(steamId, ['steam']).id}`;
+}
+
+/** Rust: lifts the server's own chat mute. `unmute <steamid>`; Steam64 only. */
+export function rustUnmute(steamId: string): string {
+  return `unmute ${requirePlayerId(steamId, ['steam']).id}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// notifyCommand: Rust has no built-in private message, so a host names a plugin's command as a template.
+
+/** The placeholders a notifyCommand template may use. */
+export const NOTIFY_PLACEHOLDERS = ['steamId', 'name', 'message'] as const;
+export type NotifyPlaceholder = (typeof NOTIFY_PLACEHOLDERS)[number];
+
+export interface NotifyValues {
+  readonly steamId: string;
+  readonly name?: string | undefined;
+  readonly message: string;
+}
+
+/** A checked template: call it for each message; it throws InvalidPlayerIdError for an invalid id. */
+export type NotifyCommand = (values: NotifyValues) => string;
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/**
+ * Checks a notifyCommand template once (at config load) and returns its expander. The template is the host's
+ * own text, yet it is checked like hostile text would be, so a typo cannot chain a second command:
+ * - only `{steamId}`, `{name}` and `{message}` (each may appear more than once); `{message}` is required;
+ * - no control characters, `|`, `;` or `//` outside the placeholders, and balanced `"`.
+ * On expansion `{steamId}` must be a valid Steam64 (else InvalidPlayerIdError and no command); `{name}` and
+ * `{message}` are cleaned with the rules, so they hold no `"` and can sit inside the template's own quotes or
+ * bare. Example: `pm {steamId} "{message}"` (a private-message plugin), `say "{name}: {message}"`.
+ * @throws InvalidCommandTemplateError naming what is wrong (the template is config, not a secret).
+ */
+export function compileNotifyTemplate(template: string, rules: CommandTextRules = RUST_TEXT_RULES): NotifyCommand {
+  const placeholders = [...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
+  const unknown = placeholders.filter((name) => !(NOTIFY_PLACEHOLDERS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new InvalidCommandTemplateError(
+      `notifyCommand has unknown placeholder(s) ${unknown.map((name) => `{${name}}`).join(', ')}; use {steamId}, {name}, {message}`,
+    );
+  }
+  if (!placeholders.includes('message')) throw new InvalidCommandTemplateError('notifyCommand must contain {message}');
+  const literal = template.replace(PLACEHOLDER, '');
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(literal)) throw new InvalidCommandTemplateError('notifyCommand must be one line without control characters');
+  if (/[|;{}]|\/\//.test(literal)) throw new InvalidCommandTemplateError('notifyCommand must not contain |, ;, // or a lone brace (one command only)');
+  if ((literal.match(/"/g)?.length ?? 0) % 2 !== 0) throw new InvalidCommandTemplateError('notifyCommand has an unbalanced "');
+  if (literal.trim().length === 0) throw new InvalidCommandTemplateError('notifyCommand must start with a command word');
+  return (values) => {
+    const steamId = placeholders.includes('steamId') ? requirePlayerId(values.steamId, ['steam']).id : '';
+    const name = cleanCommandText(values.name ?? '', { ...rules, fallback: NAME_FALLBACK });
+    const message = cleanCommandText(values.message, rules);
+    const command = template.replace(PLACEHOLDER, (_whole, key: string) => (key === 'steamId' ? steamId : key === 'name' ? name : message));
+    // A cleaned value may start or end with `/`, and the template may put a `/` beside it: break the pair here.
+    return command.replace(/\/(?=\/)/g, '/ ');
+  };
+}

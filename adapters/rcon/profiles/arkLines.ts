@@ -1,0 +1,140 @@
+// Reads ARK's (ASE and ASA) RCON answers: `ListPlayers` into players, `GetChat` into chat lines. Pure functions
+// over the answer text: must never throw on what the game sends (an odd line is collected with a reason), never
+// do I/O, and never decide policy (what to do with a muted speaker is the profile's job).
+//
+// Formats (reference/game-rcon.md, ARK section; read the same way by ARK Server Manager,
+// ChronosWS/ARK-Dedicated-Server-Tool `ARK Server Manager/Lib/ServerRCON.cs`, which polls `listplayers` every 5 s
+// and `getchat` every 1 s and matches `Server received, But no response!!`; it splits a player line on every comma,
+// which breaks on names with commas: here the last comma separates):
+//   ListPlayers  `0. Name, 76561198000000001` (ASE, Steam64) or `0. Name, 0002abcd…` (ASA, 32-hex EOS id),
+//                one per line; `No Players Connected` when empty.
+//   GetChat      `SteamName (CharacterName): text` per player line, `SERVER: text` for the server's own lines;
+//                `Server received, But no response!!` when there is nothing (the buffer drains on read).
+import { checkPlayerId } from '../commandText.js';
+import type { ListedPlayer, PlayerListParse, UnparsedLine } from './parsedLines.js';
+
+/** ARK's answer to a command with no output (for GetChat: no chat since the last poll). */
+const NO_RESPONSE = /^\s*Server received, But no response!!\s*$/i;
+const NO_PLAYERS = /^\s*No Players Connected\s*$/i;
+/** `<index>. <name>, <id>`: the greedy name makes the last comma the separator, so names may hold commas. */
+const PLAYER_LINE = /^\s*(\d+)\.\s?(.*),\s*(\S+)\s*$/s;
+
+function answerLines(answer: string): string[] {
+  // The answer ends in a newline (sometimes with a NUL from the framing); blank lines carry nothing.
+  return answer
+    .split('\n')
+    .map((line) => line.replace(/[\r\0]+$/, ''))
+    .filter((line) => line.trim().length > 0);
+}
+
+/**
+ * `ListPlayers` → players. The id decides the platform: 17 digits are a Steam64 (ASE), 32 hex digits an EOS id
+ * (ASA, lowercased). The name is what lies between `N. ` and the last comma, trimmed; it may hold commas,
+ * parentheses, colons, brackets and non-ASCII. A line whose id is neither kind is unparsed (no player without a
+ * valid id: it could not be addressed by a command anyway).
+ */
+export function parseArkPlayerList(answer: string): PlayerListParse {
+  if (NO_RESPONSE.test(answer)) return { status: 'no-response', players: [], unparsed: [] };
+  const players: ListedPlayer[] = [];
+  const unparsed: UnparsedLine[] = [];
+  let sawNobody = false;
+  for (const line of answerLines(answer)) {
+    if (NO_PLAYERS.test(line)) {
+      sawNobody = true;
+      continue;
+    }
+    const match = PLAYER_LINE.exec(line);
+    if (match === null) {
+      unparsed.push({ line, reason: 'not a "N. Name, id" player line' });
+      continue;
+    }
+    const rawId = match[3] ?? '';
+    const id = checkPlayerId(rawId);
+    if (id === undefined) {
+      unparsed.push({ line, reason: 'the id after the last comma is neither a Steam64 nor an EOS id' });
+      continue;
+    }
+    const name = (match[2] ?? '').trim();
+    players.push(id.kind === 'steam' ? { steamId: id.id, name } : { eosId: id.id, name });
+  }
+  if (players.length > 0) return { status: 'players', players, unparsed };
+  if (sawNobody) return { status: 'none', players, unparsed };
+  return { status: 'unrecognised', players, unparsed };
+}
+
+/** A player's chat line. `playerName` is the platform name as ListPlayers prints it; that maps it to an id. */
+export interface ArkPlayerChat {
+  readonly kind: 'player';
+  readonly playerName: string;
+  readonly characterName: string;
+  readonly text: string;
+}
+
+/** A line the server itself said (`SERVER: …`, from ServerChat or a plugin): never player chat, never gated. */
+export interface ArkServerChat {
+  readonly kind: 'server';
+  readonly text: string;
+}
+
+export type ArkChatLine = ArkPlayerChat | ArkServerChat;
+
+export interface ArkChatParse {
+  /** `no-response`: ARK's "nothing" answer; `lines`: anything else (possibly with every line unparsed). */
+  readonly status: 'lines' | 'no-response';
+  readonly lines: readonly ArkChatLine[];
+  readonly unparsed: readonly UnparsedLine[];
+}
+
+const SERVER_PREFIX = 'SERVER: ';
+/** The end of the character name: `): ` before the text, or `):` closing a line whose text is empty. */
+const CHARACTER_END = /\): |\):$/;
+
+/**
+ * `GetChat` → chat lines.
+ *
+ * The format is ambiguous: `SteamName (CharacterName): text`, where a Steam name may contain ` (`, `)`, `:` and
+ * even `): `, and the text may contain anything. The rule, in order:
+ * 1. If the line starts with `<known> (` for a name in `knownNames` (the current ListPlayers names; the longest
+ *    wins), that is the player name; the character name runs to the first `): ` after it. A known player whose
+ *    name starts with `SERVER: ` is thus still read as a player.
+ * 2. Otherwise a line starting with `SERVER: ` is a server line.
+ * 3. Otherwise the character name ends at the first `): ` in the line and starts after the last ` (` before
+ *    that; everything before is the player name. This reads `Bob (the builder) (Rex): hi (yes): ok` right
+ *    (player `Bob (the builder)`, character `Rex`), since a text's own `): ` comes later. It misreads only a
+ *    player name containing `): ` (or a character name containing ` (` or `): `); ARK's character names are
+ *    plain, and rule 1 settles Steam names whenever the player list is passed.
+ * Text is kept exactly as received after the separator (the chat gate and cleanComment judge it later).
+ */
+export function parseArkChat(answer: string, knownNames: Iterable<string> = []): ArkChatParse {
+  if (NO_RESPONSE.test(answer)) return { status: 'no-response', lines: [], unparsed: [] };
+  const names = [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
+  const lines: ArkChatLine[] = [];
+  const unparsed: UnparsedLine[] = [];
+  for (const line of answerLines(answer)) {
+    const parsed = parseChatLine(line, names);
+    if (typeof parsed === 'string') unparsed.push({ line, reason: parsed });
+    else lines.push(parsed);
+  }
+  return { status: 'lines', lines, unparsed };
+}
+
+function parseChatLine(line: string, knownNames: readonly string[]): ArkChatLine | string {
+  for (const name of knownNames) {
+    if (!line.startsWith(`${name} (`)) continue;
+    const afterName = line.slice(name.length + 2);
+    const end = CHARACTER_END.exec(afterName);
+    if (end === null) continue;
+    return { kind: 'player', playerName: name, characterName: afterName.slice(0, end.index), text: afterName.slice(end.index + 3) };
+  }
+  if (line.startsWith(SERVER_PREFIX)) return { kind: 'server', text: line.slice(SERVER_PREFIX.length) };
+  const end = CHARACTER_END.exec(line);
+  if (end === null) return 'no "Name (Character): text" separator and not a SERVER line';
+  const open = line.lastIndexOf(' (', end.index);
+  if (open <= 0) return 'no " (" before the character name, or an empty player name';
+  return {
+    kind: 'player',
+    playerName: line.slice(0, open),
+    characterName: line.slice(open + 2, end.index),
+    text: line.slice(end.index + 3),
+  };
+}
