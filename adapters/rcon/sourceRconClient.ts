@@ -17,6 +17,12 @@
 //   client.start();
 //   const text = await client.command('ListPlayers');   // rejects with an RconError; switch on error.code
 //   await client.close();
+//
+// One-shot use (the `rcon` CLI command, `config check --connect`): no reconnects, fail on the first problem.
+//   const client = new SourceRconClient({ host, port, password, label, reconnect: false, replyEnd, logger });
+//   client.start();
+//   try { await client.whenReady({ failFast: true }); console.log(await client.command(text)); }
+//   finally { await client.close(); }
 import { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log/logger.js';
@@ -145,6 +151,8 @@ export interface SourceRconClientOptions {
   readonly maxQueuedCommands?: number | undefined;
   /** The cap on a packet's size field; a bigger one drops the connection. @default 1048576 */
   readonly maxPacketSize?: number | undefined;
+  /** The first request id (then +1 per packet, wrapping from 2^31-1 to 1). Tests start near the top to see the wrap. @default 1 */
+  readonly firstRequestId?: number | undefined;
   /** Jitter source, [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
   /** Time for the rate window and the keepalive. @default a steady systemClock */
@@ -171,7 +179,7 @@ export interface CommandOptions {
 }
 
 export interface WhenReadyOptions {
-  /** Give up after this long with not_connected (carrying the last failure as its cause). @default commandTimeoutMs */
+  /** Give up after this long with not_connected (carrying the last failure as its cause). @default connectTimeoutMs + authTimeoutMs */
   readonly timeoutMs?: number | undefined;
   /** Reject on the first failed attempt of any kind (refused, unreachable), not only on a refused login. @default false */
   readonly failFast?: boolean | undefined;
@@ -291,6 +299,8 @@ export class SourceRconClient {
     this.#maxCommandsPerSecond = options.maxCommandsPerSecond ?? 0;
     this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    const firstId = Math.floor(options.firstRequestId ?? 1);
+    this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
     this.#random = options.random ?? Math.random;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
@@ -336,7 +346,7 @@ export class SourceRconClient {
   whenReady(options: WhenReadyOptions = {}): Promise<void> {
     if (this.#state === 'ready') return Promise.resolve();
     if (this.#state === 'closed') return Promise.reject(this.#closedError());
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs;
     return new Promise<void>((resolve, reject) => {
       const waiter: ReadyWaiter = {
         resolve,
@@ -598,7 +608,8 @@ export class SourceRconClient {
       return;
     }
     const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
-    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, true);
+    // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
+    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
     this.#scheduleReconnect(reason, afterAuthFailure);
   }
 

@@ -195,6 +195,18 @@ describe('SourceRconClient: replies', () => {
     expect(unsolicited[0]).toMatchObject({ id: 424_242, reason: 'unknown_id', text: 'marker' });
   });
 
+  it('ends a quiet-rule reply at once on a packet shorter than endsBelowBodyBytes (no quiet wait)', async () => {
+    useFakeTime();
+    const server = await fake({ quirks: 'ark', respond: () => 'short answer' });
+    const rcon = client(server, { replyEnd: { kind: 'quiet', quietMs: 100, endsBelowBodyBytes: 4000 } });
+    rcon.start();
+    await waitFor(() => rcon.ready, 'logged in');
+    let reply: string | undefined;
+    void rcon.command('ListPlayers').then((text) => (reply = text));
+    await waitFor(() => reply !== undefined, 'answered without advancing the clock');
+    expect(reply).toBe('short answer');
+  });
+
   it('takes ARK\'s "Server received, But no response!!" as the answer of a command with no output', async () => {
     const server = await fake({ quirks: 'ark', respond: () => undefined });
     const rcon = client(server, { replyEnd: { kind: 'quiet', quietMs: 20 } });
@@ -229,6 +241,21 @@ describe('SourceRconClient: replies', () => {
     expect(ids).toHaveLength(1 + 2 * 200); // login + (command + mirror) each
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => id > 0)).toBe(true);
+  });
+
+  it('wraps ids from 2^31-1 back to 1, never using 0 or -1', async () => {
+    const server = await fake({ quirks: 'srcds' });
+    const rcon = client(server, { firstRequestId: 2 ** 31 - 3, maxInFlight: 4 });
+    rcon.start();
+    await rcon.whenReady();
+    server.holdReplies = true;
+    // The login took 2^31-3; commands take …-2, …-1 (+ mirror ids), then wrap to 1.
+    const replies = Promise.all(['a', 'b', 'c'].map((command) => rcon.command(command)));
+    await waitFor(() => server.heldReplies === 6, 'three commands held');
+    server.holdReplies = false;
+    server.releaseHeld();
+    expect(await replies).toEqual(['reply to a', 'reply to b', 'reply to c']);
+    expect(server.packets.map((packet) => packet.id)).toEqual([2 ** 31 - 3, 2 ** 31 - 2, 2 ** 31 - 1, 1, 2, 3, 4]);
   });
 
   it('drops a reply for an unknown id (logged, given to onUnsolicited) and never hands it to the waiting command', async () => {
