@@ -583,7 +583,20 @@ export class SourceRconClient {
     this.#trailers.clear();
     this.#lateIds.clear();
     const closing = this.#state === 'closed';
-    const reason = session.endReason ?? this.#dropReason(session);
+    let reason = session.endReason ?? this.#dropReason(session);
+    if (session.endReason === undefined && !closing && session.tcpOpen && !session.loggedIn) {
+      // Squad answers a wrong password by closing the connection, with no id -1: a refusal, so the long back-off
+      // applies (a quick reconnect would hammer the login, which Squad punishes).
+      reason = new RconAuthFailedError(
+        `the RCON server closed the connection during the login of ${this.#label}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong`,
+        session.socketError,
+      );
+      this.#authFailures += 1;
+      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
+      this.#rejectReadyWaiters(reason, false);
+      const refused = reason;
+      this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(refused));
+    }
     if (!closing) {
       this.#lastError = reason;
       this.#failAll((sent) =>
@@ -703,6 +716,8 @@ export class SourceRconClient {
     for (;;) {
       const id = this.#nextId;
       this.#nextId = id >= MAX_ID ? 1 : id + 1;
+      // Ids whose low three bytes are 0 are skipped: after an empty packet, their replies could look like Squad's junk.
+      if ((id & 0xff_ff_ff) === 0) continue;
       if (!this.#inFlight.has(id) && !this.#byMirrorId.has(id) && !this.#trailers.has(id) && id !== this.#session?.authId) return id;
     }
   }

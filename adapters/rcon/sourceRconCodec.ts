@@ -39,9 +39,20 @@ export function encodeSourceRconPacket(id: number, type: number, body: string | 
   return packet;
 }
 
+/**
+ * What Squad sends after its second copy of a mirrored empty RESPONSE_VALUE: seven bytes that are no packet (read
+ * as one, `00 01 00 00` is a size of 256 and the stream would never frame again). SquadJS skips the same bytes.
+ */
+export const SQUAD_MIRROR_JUNK = Buffer.from([0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00]);
+
 export interface SourceRconDecoderOptions {
   /** The largest size field accepted, in bytes. @default 1048576 (1 MiB) */
   readonly maxPacketSize?: number | undefined;
+  /**
+   * Skip SQUAD_MIRROR_JUNK where it can only be Squad's: right after an empty packet. A real packet there would
+   * need a size of 256 and an id whose low three bytes are 0, which SourceRconClient never uses. @default true
+   */
+  readonly skipSquadMirrorJunk?: boolean | undefined;
 }
 
 /**
@@ -54,9 +65,19 @@ export class SourceRconDecoder {
   #chunks: Buffer[] = [];
   #buffered = 0;
   #failed: RconProtocolError | undefined;
+  readonly #skipSquadMirrorJunk: boolean;
+  /** The last packet was empty: Squad's junk may follow. */
+  #afterEmptyPacket = false;
+  #skippedJunk = 0;
 
   constructor(options: SourceRconDecoderOptions = {}) {
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    this.#skipSquadMirrorJunk = options.skipSquadMirrorJunk ?? true;
+  }
+
+  /** How many times Squad's seven junk bytes were skipped (for tests and debug logs). */
+  get skippedSquadJunk(): number {
+    return this.#skippedJunk;
   }
 
   /** Bytes received that do not make a whole packet yet. */
@@ -73,6 +94,19 @@ export class SourceRconDecoder {
     }
     const packets: SourceRconPacket[] = [];
     for (;;) {
+      if (this.#afterEmptyPacket && this.#skipSquadMirrorJunk) {
+        const seen = Math.min(this.#buffered, SQUAD_MIRROR_JUNK.length);
+        if (seen === 0) break;
+        const head = this.#join(seen);
+        if (head.subarray(0, seen).equals(SQUAD_MIRROR_JUNK.subarray(0, seen))) {
+          // Could still be the junk: decide once all seven bytes are here (a real packet is longer anyway).
+          if (seen < SQUAD_MIRROR_JUNK.length) break;
+          this.#take(SQUAD_MIRROR_JUNK.length);
+          this.#skippedJunk += 1;
+        }
+        this.#afterEmptyPacket = false;
+        continue;
+      }
       if (this.#buffered < 4) break;
       const size = this.#peekSize();
       if (size < MIN_PACKET_SIZE || size > this.#maxPacketSize) {
@@ -87,6 +121,7 @@ export class SourceRconDecoder {
       }
       if (this.#buffered < 4 + size) break;
       const bytes = this.#take(4 + size);
+      this.#afterEmptyPacket = size === MIN_PACKET_SIZE;
       packets.push({
         id: bytes.readInt32LE(4),
         type: bytes.readInt32LE(8),

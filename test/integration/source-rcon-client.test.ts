@@ -142,6 +142,19 @@ describe('SourceRconClient: login', () => {
     expect(server.maxConcurrentSessions).toBe(1);
   });
 
+  it('takes Squad closing the connection during the login as a refused login, with the long back-off', async () => {
+    useFakeTime();
+    const server = await fake({ quirks: 'squad', password: 'the-right-one', wrongPassword: 'close' });
+    const scheduled: ReconnectScheduled[] = [];
+    const rcon = client(server, { random: () => 0, authFailureDelayMs: 300_000, onReconnectScheduled: (event) => scheduled.push(event) });
+    rcon.start();
+    const error = await failure(rcon.whenReady({ timeoutMs: 60_000 }));
+    expect(error.code).toBe('auth_failed');
+    expect(error.message).toContain('closed the connection during the login');
+    await waitFor(() => scheduled.length === 1, 'reconnect scheduled');
+    expect(scheduled[0]).toMatchObject({ delayMs: 300_000, afterAuthFailure: true });
+  });
+
   it('never logs the password, at any level, through a refused login, a timeout and a good login', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'trace' }, new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done(); } }));
@@ -165,8 +178,15 @@ describe('SourceRconClient: login', () => {
 describe('SourceRconClient: replies', () => {
   const longText = 'Zoë 日本語 🎮 '.repeat(1_200); // ~22 KB: six packets, cut inside characters
 
-  it.each(['whole', 'split', 'merged'] as const)('joins a multi-packet reply by the mirror trick (%s writes)', async (writeMode) => {
-    const server = await fake({ quirks: 'srcds', writeMode, respond: (command) => (command === 'long' ? longText : `short ${command}`) });
+  it.each([
+    ['srcds', 'whole'],
+    ['srcds', 'split'],
+    ['srcds', 'merged'],
+    ['squad', 'whole'],
+    ['squad', 'split'],
+    ['squad', 'merged'],
+  ] as const)('joins a multi-packet reply by the mirror trick (%s, %s writes)', async (quirks, writeMode) => {
+    const server = await fake({ quirks, writeMode, respond: (command) => (command === 'long' ? longText : `short ${command}`) });
     const rcon = client(server, { maxInFlight: 3 });
     rcon.start();
     await rcon.whenReady();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RconProtocolError } from '../../adapters/rcon/errors.js';
 import {
   DEFAULT_MAX_PACKET_SIZE,
+  SQUAD_MIRROR_JUNK,
   SourceRconDecoder,
   SourceRconPacketType,
   encodeSourceRconPacket,
@@ -152,5 +153,45 @@ describe('SourceRconDecoder', () => {
     const [packet] = new SourceRconDecoder().push(stream);
     stream.fill(0);
     expect(packet?.body.toString()).toBe('abc');
+  });
+
+  describe('Squad\'s mirror answer (the empty packet twice, then 00 01 00 00 00 00 00)', () => {
+    const mirror = encodeSourceRconPacket(12, 0, '');
+    const after = encodeSourceRconPacket(13, 0, 'next reply');
+    const squadStream = Buffer.concat([mirror, mirror, SQUAD_MIRROR_JUNK, after]);
+
+    it('skips the seven junk bytes after an empty packet, at every cut of the stream', () => {
+      for (let cut = 0; cut <= squadStream.length; cut++) {
+        const decoder = new SourceRconDecoder();
+        const packets = [...decoder.push(squadStream.subarray(0, cut)), ...decoder.push(squadStream.subarray(cut))];
+        expect(simple(packets), `cut at ${cut}`).toEqual([
+          { id: 12, type: 0, body: '' },
+          { id: 12, type: 0, body: '' },
+          { id: 13, type: 0, body: Buffer.from('next reply').toString('hex') },
+        ]);
+        expect(decoder.skippedSquadJunk).toBe(1);
+        expect(decoder.bufferedBytes).toBe(0);
+      }
+    });
+
+    it('skips it read one byte at a time', () => {
+      const decoder = new SourceRconDecoder();
+      const packets: SourceRconPacket[] = [];
+      for (const byte of squadStream) packets.push(...decoder.push(Buffer.from([byte])));
+      expect(packets.map((packet) => packet.id)).toEqual([12, 12, 13]);
+    });
+
+    it('leaves a real size-256 packet after an empty one alone (its id is not a multiple of 2^24)', () => {
+      const real = encodeSourceRconPacket(5, 0, Buffer.alloc(246, 0x41));
+      expect(real.subarray(0, 4).toString('hex')).toBe('00010000');
+      const packets = new SourceRconDecoder().push(Buffer.concat([mirror, real]));
+      expect(packets.map((packet) => [packet.id, packet.body.length])).toEqual([[12, 0], [5, 246]]);
+    });
+
+    it('does not skip anything when turned off', () => {
+      const decoder = new SourceRconDecoder({ skipSquadMirrorJunk: false });
+      expect(decoder.push(Buffer.concat([mirror, SQUAD_MIRROR_JUNK])).map((packet) => packet.id)).toEqual([12]);
+      expect(decoder.bufferedBytes).toBe(7);
+    });
   });
 });
