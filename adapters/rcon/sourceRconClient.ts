@@ -587,14 +587,14 @@ export class SourceRconClient {
     if (session.endReason === undefined && !closing && session.tcpOpen && !session.loggedIn) {
       // Squad answers a wrong password by closing the connection, with no id -1: a refusal, so the long back-off
       // applies (a quick reconnect would hammer the login, which Squad punishes).
-      reason = new RconAuthFailedError(
+      const refused = new RconAuthFailedError(
         `the RCON server closed the connection during the login of ${this.#label}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong`,
         session.socketError,
       );
+      reason = refused;
       this.#authFailures += 1;
-      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
-      this.#rejectReadyWaiters(reason, false);
-      const refused = reason;
+      this.#logger.warn({ code: refused.code }, `RCON ${this.#label}: ${refused.message}`);
+      this.#rejectReadyWaiters(refused, false);
       this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(refused));
     }
     if (!closing) {
