@@ -848,8 +848,11 @@ export class SourceRconClient {
     clearTimeout(pending.quietTimer);
     if (pending.id !== undefined) this.#inFlight.delete(pending.id);
     if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
-    const queued = this.#queue.indexOf(pending);
-    if (queued >= 0) this.#queue.splice(queued, 1);
+    // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
+    if (pending.id === undefined) {
+      const queued = this.#queue.indexOf(pending);
+      if (queued >= 0) this.#queue.splice(queued, 1);
+    }
   }
 
   #failAll(errorFor: (sent: boolean) => RconError): void {

@@ -469,17 +469,20 @@ describe('SourceRconClient: lifetime', () => {
       const rcon = client(server, { reconnectMinDelayMs: 1, reconnectMaxDelayMs: 5, keepaliveIntervalMs: 5, keepaliveCommand: 'ShowNextMap', commandTimeoutMs: 50 });
       rcon.start();
       const outcomes: Promise<unknown>[] = [];
+      let loginsBeforeDrop = 0;
       for (let round = 0; round < 25; round++) {
-        await waitFor(() => rcon.ready && server.logins === round + 1, `logged in again in round ${round}`);
+        // A login after the last drop (a missed keepalive on a loaded machine may add one more: that is fine).
+        await waitFor(() => rcon.ready && server.logins > loginsBeforeDrop, `logged in again in round ${round}`);
         for (let index = 0; index < 3; index++) outcomes.push(rcon.command(`round ${round}`).catch((error: unknown) => error));
         if (round % 3 === 0) await settle();
+        loginsBeforeDrop = server.logins;
         server.dropConnections();
       }
       await rcon.close();
       await Promise.all(outcomes);
       await settle();
       expect(server.maxConcurrentSessions).toBe(1);
-      expect(server.logins).toBe(25);
+      expect(server.logins).toBeGreaterThanOrEqual(25);
       const connectionsAfterClose = server.connections;
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(server.connections).toBe(connectionsAfterClose);
@@ -515,6 +518,37 @@ describe('SourceRconClient: lifetime', () => {
     expect(server.connections).toBeLessThanOrEqual(2);
     expect(server.sessions).toBe(0);
     expect(connecting.status).toMatchObject({ state: 'closed', connected: false });
+  });
+
+  it('one-shot use (reconnect: false): a refused login fails whenReady, and nothing tries again', async () => {
+    useFakeTime();
+    const server = await fake({ quirks: 'srcds', password: 'the-right-one' });
+    const rcon = client(server, { reconnect: false });
+    rcon.start();
+    const error = await failure(rcon.whenReady({ failFast: true }));
+    expect(error.code).toBe('auth_failed');
+    await waitFor(() => rcon.status.state === 'idle', 'idle after the refusal');
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    await settle();
+    expect(server.loginAttempts).toBe(1);
+  });
+
+  it('survives callbacks that throw: the session stays up and replies still arrive', async () => {
+    const server = await fake({ quirks: 'squad' });
+    const rcon = client(server, {
+      onReady: () => {
+        throw new Error('owner bug in onReady');
+      },
+      onUnsolicited: () => {
+        throw new Error('owner bug in onUnsolicited');
+      },
+    });
+    rcon.start();
+    await rcon.whenReady();
+    server.pushChat('[ChatAll] [Online IDs:EOS: 0002a10386a3463a9e4b0d5d1f0e0c0a steam: 76561198000000001] A : b');
+    await expect(rcon.command('ListPlayers')).resolves.toBe('reply to ListPlayers');
+    expect(rcon.ready).toBe(true);
+    expect(server.logins).toBe(1);
   });
 
   it('reports a refused TCP connection as connect_failed to a failFast waiter and keeps trying', async () => {
