@@ -402,6 +402,39 @@ describe('SourceRconClient: lifetime', () => {
     expect(server.maxConcurrentSessions).toBe(1);
   });
 
+  it('grows the backoff while sessions die young (a kick loop), and starts over after a session that lasted (fake timers)', async () => {
+    useFakeTime();
+    const server = await fake({ quirks: 'squad' });
+    const scheduled: ReconnectScheduled[] = [];
+    let kick = true;
+    const rcon = client(server, {
+      random: () => 0,
+      reconnectMinDelayMs: 1_000,
+      reconnectMaxDelayMs: 60_000,
+      stableSessionMs: 30_000,
+      onReconnectScheduled: (event) => scheduled.push(event),
+      // Another tool logging in from the same address: Squad drops us right after each login.
+      onReady: () => {
+        if (kick) setImmediate(() => {
+          server.dropConnections();
+        });
+      },
+    });
+    rcon.start();
+    for (let drop = 1; drop <= 4; drop++) {
+      await waitFor(() => scheduled.length === drop, `drop ${drop}`);
+      if (drop === 4) kick = false;
+      await vi.advanceTimersByTimeAsync(scheduled.at(-1)!.delayMs);
+    }
+    expect(scheduled.map((event) => event.delayMs)).toEqual([500, 1_000, 2_000, 4_000]);
+    await waitFor(() => rcon.ready, 'a session that stays');
+    await vi.advanceTimersByTimeAsync(30_000);
+    server.dropConnections();
+    await waitFor(() => scheduled.length === 5, 'drop after a long session');
+    expect(scheduled[4]?.delayMs).toBe(500);
+    expect(server.maxConcurrentSessions).toBe(1);
+  });
+
   it('sends the keepalive when idle, and a missed answer closes the session and reconnects (fake timers)', async () => {
     useFakeTime();
     let answer = true;
