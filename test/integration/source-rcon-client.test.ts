@@ -73,8 +73,8 @@ function useFakeTime(): void {
 }
 
 describe('SourceRconClient: login', () => {
-  it('logs in to SRCDS past its empty RESPONSE_VALUE, and runs commands', async () => {
-    const server = await fake({ quirks: 'srcds' });
+  it.each(['whole', 'split', 'merged'] as const)('logs in to SRCDS past its empty RESPONSE_VALUE, and runs commands (%s writes)', async (writeMode) => {
+    const server = await fake({ quirks: 'srcds', writeMode });
     const rcon = client(server);
     rcon.start();
     await rcon.whenReady();
@@ -84,8 +84,8 @@ describe('SourceRconClient: login', () => {
     expect(server.logins).toBe(1);
   });
 
-  it('takes id -1 after SRCDS\'s empty packet as a refused login, names the key and adapter, never the password', async () => {
-    const server = await fake({ quirks: 'srcds', password: 'the-right-one' });
+  it.each(['whole', 'split', 'merged'] as const)('takes id -1 after SRCDS\'s empty packet as a refused login, names the key and adapter, never the password (%s writes)', async (writeMode) => {
+    const server = await fake({ quirks: 'srcds', password: 'the-right-one', writeMode });
     const authFailed: RconError[] = [];
     const rcon = client(server, { onAuthFailed: (error) => authFailed.push(error) });
     const sent = failure(rcon.command('too early'));
