@@ -12,7 +12,7 @@
 //
 // Usage (the profile adapter):
 //   const client = new SourceRconClient({ host, port, password, label: adapterId, replyEnd: { kind: 'mirror' },
-//     maxInFlight: 4, maxCommandsPerSecond: 10, keepaliveIntervalMs: 30_000, keepaliveCommand: 'ShowNextMap',
+//     maxInFlight: 4, rateCap: { commands: 10, perMs: 1_000 }, keepaliveIntervalMs: 30_000, keepaliveCommand: 'ShowNextMap',
 //     logger, onReady: () => …, onDisconnected: (e) => …, onUnsolicited: (p) => { if (p.type === 1) chat(p.text) } });
 //   client.start();
 //   const text = await client.command('ListPlayers');   // rejects with an RconError; switch on error.code
@@ -145,8 +145,12 @@ export interface SourceRconClientOptions {
   readonly keepaliveIntervalMs?: number | undefined;
   /** A cheap command the game answers. @default 'echo keepalive' — profiles should set their own. */
   readonly keepaliveCommand?: string | undefined;
-  /** Commands per second sent at most (sliding 1 s window); 0: no cap. @default 0 */
-  readonly maxCommandsPerSecond?: number | undefined;
+  /**
+   * At most `commands` commands sent in any `perMs` window (sliding); excess commands wait in the queue. Conan
+   * locks RCON out after ~10–20 requests in 30 s, so e.g. `{ commands: 8, perMs: 30_000 }` there. The keepalive
+   * counts; mirror packets do not. @default no cap
+   */
+  readonly rateCap?: { readonly commands: number; readonly perMs: number } | undefined;
   /** Commands waiting for their turn (the cap or the pipelining depth) at most; more fail with queue_full. @default 100 */
   readonly maxQueuedCommands?: number | undefined;
   /** The cap on a packet's size field; a bigger one drops the connection. @default 1048576 */
@@ -245,7 +249,8 @@ export class SourceRconClient {
   readonly #reconnect: boolean;
   readonly #keepaliveIntervalMs: number;
   readonly #keepaliveCommand: string;
-  readonly #maxCommandsPerSecond: number;
+  readonly #rateCommands: number;
+  readonly #ratePerMs: number;
   readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
   readonly #random: () => number;
@@ -296,7 +301,8 @@ export class SourceRconClient {
     this.#reconnect = options.reconnect ?? true;
     this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
     this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
-    this.#maxCommandsPerSecond = options.maxCommandsPerSecond ?? 0;
+    this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
+    this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
     this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     const firstId = Math.floor(options.firstRequestId ?? 1);
@@ -725,12 +731,12 @@ export class SourceRconClient {
   #pump(): void {
     const session = this.#session;
     while (this.#state === 'ready' && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
-      if (this.#maxCommandsPerSecond > 0) {
+      if (this.#rateCommands > 0) {
         const now = this.#clock.now();
-        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= 1_000) this.#sendTimes.shift();
-        if (this.#sendTimes.length >= this.#maxCommandsPerSecond) {
+        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
+        if (this.#sendTimes.length >= this.#rateCommands) {
           if (this.#rateTimer === undefined) {
-            const waitMs = Math.max(1, (this.#sendTimes[0] ?? now) + 1_000 - now);
+            const waitMs = clampTimerMs(Math.max(1, (this.#sendTimes[0] ?? now) + this.#ratePerMs - now));
             this.#rateTimer = setTimeout(() => {
               this.#rateTimer = undefined;
               this.#pump();

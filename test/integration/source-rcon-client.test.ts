@@ -473,7 +473,7 @@ describe('SourceRconClient: lifetime', () => {
   it('caps the command rate: excess commands wait their turn in the queue (fake timers)', async () => {
     useFakeTime();
     const server = await fake({ quirks: 'srcds' });
-    const rcon = client(server, { maxCommandsPerSecond: 2, maxInFlight: 10, commandTimeoutMs: 60_000, maxQueuedCommands: 3 });
+    const rcon = client(server, { rateCap: { commands: 2, perMs: 1_000 }, maxInFlight: 10, commandTimeoutMs: 60_000, maxQueuedCommands: 3 });
     rcon.start();
     await waitFor(() => rcon.ready, 'logged in');
     const replies = Promise.all(['a', 'b', 'c', 'd', 'e'].map((command) => rcon.command(command)));
@@ -488,6 +488,22 @@ describe('SourceRconClient: lifetime', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await waitFor(() => server.commands.length === 5, 'last');
     expect(await replies).toEqual(['a', 'b', 'c', 'd', 'e'].map((command) => `reply to ${command}`));
+  });
+
+  it('caps over a long window too (Conan-style: 3 per 30 s), the keepalive counting (fake timers)', async () => {
+    useFakeTime();
+    const server = await fake({ quirks: 'srcds' });
+    const rcon = client(server, { rateCap: { commands: 3, perMs: 30_000 }, commandTimeoutMs: 120_000, maxInFlight: 4 });
+    rcon.start();
+    await waitFor(() => rcon.ready, 'logged in');
+    const replies = Promise.all(['1', '2', '3', '4'].map((command) => rcon.command(command)));
+    await waitFor(() => server.commands.length === 3, 'first three');
+    await vi.advanceTimersByTimeAsync(29_999);
+    await settle();
+    expect(server.commands).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    await waitFor(() => server.commands.length === 4, 'the fourth, 30 s after the first');
+    await replies;
   });
 
   it('keeps one session at a time through a drop storm, with Squad dropping older logins, and no unhandled error', async () => {
