@@ -490,7 +490,7 @@ describe('SourceRconClient: lifetime', () => {
     expect(await replies).toEqual(['a', 'b', 'c', 'd', 'e'].map((command) => `reply to ${command}`));
   });
 
-  it('caps over a long window too (Conan-style: 3 per 30 s), the keepalive counting (fake timers)', async () => {
+  it('caps over a long window too (Conan-style: 3 per 30 s) (fake timers)', async () => {
     useFakeTime();
     const server = await fake({ quirks: 'srcds' });
     const rcon = client(server, { rateCap: { commands: 3, perMs: 30_000 }, commandTimeoutMs: 120_000, maxInFlight: 4 });
