@@ -1,0 +1,903 @@
+// SourceRconClient: one logged-in Source RCON session to one game server, kept alive for the client's life.
+// It frames the stream (sourceRconCodec.ts), correlates replies to commands by id so several can be in flight,
+// joins multi-packet replies by the game's end rule (mirror trick, quiet time, or first packet), routes pushed
+// packets (Squad chat) to the profile, and reconnects with capped, jittered backoff, slowly after a refused login.
+//
+// It must never:
+// - put the password in a log line, an error or an event (it goes into the AUTH packet and nowhere else);
+// - hold two sockets at once (Squad drops the older session of the same address, so two would kick each other);
+// - let a socket emit an unhandled `error`, or leave a promise rejection unhandled;
+// - hand a reply to a caller whose id it does not carry, or a pushed packet to a pending command;
+// - reconnect after close(), or log in again sooner than the auth back-off after a refused or unanswered login.
+//
+// Usage (the profile adapter):
+//   const client = new SourceRconClient({ host, port, password, label: adapterId, replyEnd: { kind: 'mirror' },
+//     maxInFlight: 4, rateCap: { commands: 10, perMs: 1_000 }, keepaliveIntervalMs: 30_000, keepaliveCommand: 'ShowNextMap',
+//     logger, onReady: () => …, onDisconnected: (e) => …, onUnsolicited: (p) => { if (p.type === 1) chat(p.text) } });
+//   client.start();
+//   const text = await client.command('ListPlayers');   // rejects with an RconError; switch on error.code
+//   await client.close();
+//
+// One-shot use (the `rcon` CLI command, `config check --connect`): no reconnects, fail on the first problem.
+//   const client = new SourceRconClient({ host, port, password, label, reconnect: false, replyEnd, logger });
+//   client.start();
+//   try { await client.whenReady({ failFast: true }); console.log(await client.command(text)); }
+//   finally { await client.close(); }
+import { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { silentLogger } from '../../src/log/logger.js';
+import { backoffDelayMs } from '../../src/time/backoff.js';
+import { systemClock, type Clock } from '../../src/time/clock.js';
+import { steadyClock } from '../../src/time/steadyClock.js';
+import { clampTimerMs } from '../../src/time/timerLimit.js';
+import {
+  RconAuthFailedError,
+  RconAuthTimeoutError,
+  RconClosedError,
+  RconConnectError,
+  RconDisconnectedError,
+  RconError,
+  RconNotConnectedError,
+  RconQueueFullError,
+  RconTimeoutError,
+} from './errors.js';
+import {
+  DEFAULT_MAX_PACKET_SIZE,
+  SourceRconDecoder,
+  SourceRconPacketType,
+  encodeSourceRconPacket,
+  type SourceRconPacket,
+} from './sourceRconCodec.js';
+
+/** The part of pino's Logger the client uses; pino's Logger satisfies it. */
+export type RconLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+/**
+ * How the client knows a (possibly multi-packet) reply is complete. Chosen per game by its profile.
+ * - `mirror`: after each command, an empty RESPONSE_VALUE with its own id is sent; SRCDS and Squad mirror it back
+ *   (then send a packet with body 00 01 00 00, which is swallowed). The reply is every packet before the mirror.
+ *   Exact and fast; only for games that mirror (ARK does not: it hangs on an empty packet).
+ * - `quiet`: the reply ends `quietMs` after its last packet. Because replies come back in order, a packet for a
+ *   later command also ends every earlier one at once. `endsBelowBodyBytes`, when set, ends a reply at once on a
+ *   packet whose body is shorter than that (a game that splits only at a fixed size cannot continue after a short
+ *   packet), which saves the quiet time on the common short answer.
+ * - `single`: the first packet is the whole reply (games that never split).
+ */
+export type ReplyEndRule =
+  | { readonly kind: 'mirror' }
+  | { readonly kind: 'quiet'; readonly quietMs?: number | undefined; readonly endsBelowBodyBytes?: number | undefined }
+  | { readonly kind: 'single' };
+
+/** A packet no pending command owns: pushed by the server (Squad chat, type 1), or a reply for an unknown id. */
+export interface UnsolicitedPacket extends SourceRconPacket {
+  /** The body decoded as UTF-8 (one packet: a pushed line is never split). */
+  readonly text: string;
+  /**
+   * `pushed`: a type other than RESPONSE_VALUE (what Squad pushes chat as).
+   * `late`: a reply for a command that timed out earlier (already logged at debug).
+   * `unknown_id`: a RESPONSE_VALUE whose id no command of this session carries (logged at warn).
+   */
+  readonly reason: 'pushed' | 'late' | 'unknown_id';
+}
+
+export type SourceRconState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
+
+export interface SourceRconStatus {
+  readonly state: SourceRconState;
+  /** A TCP connection is open (logged in or not). */
+  readonly connected: boolean;
+  /** Logged in: commands are accepted. */
+  readonly ready: boolean;
+  /** Refused or unanswered logins in a row (reset by a successful login). */
+  readonly authFailures: number;
+  /** Failed connections in a row since the last stable session. */
+  readonly reconnectAttempt: number;
+  /** When `state` is `waiting`: the reconnect timer's delay in ms. */
+  readonly reconnectDelayMs: number | undefined;
+  /** Why the last session ended or the last attempt failed; undefined after a clean start. */
+  readonly lastError: { readonly code: string; readonly message: string } | undefined;
+}
+
+export interface ReconnectScheduled {
+  readonly delayMs: number;
+  readonly attempt: number;
+  readonly reason: RconError;
+  /** True when the wait is the long one after a refused or unanswered login. */
+  readonly afterAuthFailure: boolean;
+}
+
+export interface SourceRconClientOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The RCON password. Sent in the AUTH packet only; never logged, never in an error. */
+  readonly password: string;
+  /** Names the connection in logs and errors, e.g. the adapter id `ark-main`. @default `<host>:<port>` */
+  readonly label?: string | undefined;
+  /** The config key a host must fix when the password is wrong. @default `servers[].adapters[].password` */
+  readonly passwordKey?: string | undefined;
+  /** @default { kind: 'quiet', quietMs: 75 } */
+  readonly replyEnd?: ReplyEndRule | undefined;
+  /** Commands sent before their replies came (pipelining depth), at least 1. @default 1 */
+  readonly maxInFlight?: number | undefined;
+  /** A command's answer, from the call (time spent queued counts). @default 5000 */
+  readonly commandTimeoutMs?: number | undefined;
+  /** The TCP connection, from the attempt. @default 5000 */
+  readonly connectTimeoutMs?: number | undefined;
+  /** The answer to the login. ARK says nothing to a wrong password: this bound turns that into an error. @default 5000 */
+  readonly authTimeoutMs?: number | undefined;
+  /** First reconnect delay after a dropped or failed connection; doubles per failure, 50–100% jitter. @default 1000 */
+  readonly reconnectMinDelayMs?: number | undefined;
+  /** Longest reconnect delay before jitter. @default 60000 */
+  readonly reconnectMaxDelayMs?: number | undefined;
+  /**
+   * After a refused or unanswered login, the next login comes after at least this (up to twice it, jittered),
+   * doubling per failure up to `authFailureMaxDelayMs`. Squad and Conan punish repeated logins. @default 300000
+   */
+  readonly authFailureDelayMs?: number | undefined;
+  /** @default 1800000 (30 min) */
+  readonly authFailureMaxDelayMs?: number | undefined;
+  /** A session that lived this long resets the reconnect backoff when it ends. @default 30000 */
+  readonly stableSessionMs?: number | undefined;
+  /** Reconnect after a drop. Off for one-shot use (the `rcon` CLI command). @default true */
+  readonly reconnect?: boolean | undefined;
+  /** Send `keepaliveCommand` when nothing came from the server for this long; 0 turns it off. A keepalive
+   * that gets no answer within `commandTimeoutMs` closes the session, which then reconnects. @default 0 */
+  readonly keepaliveIntervalMs?: number | undefined;
+  /** A cheap command the game answers. @default 'echo keepalive' — profiles should set their own. */
+  readonly keepaliveCommand?: string | undefined;
+  /**
+   * At most `commands` commands sent in any `perMs` window (sliding); excess commands wait in the queue. Conan
+   * locks RCON out after ~10–20 requests in 30 s, so e.g. `{ commands: 8, perMs: 30_000 }` there. The keepalive
+   * counts; mirror packets do not. @default no cap
+   */
+  readonly rateCap?: { readonly commands: number; readonly perMs: number } | undefined;
+  /** Commands waiting for their turn (the cap or the pipelining depth) at most; more fail with queue_full. @default 100 */
+  readonly maxQueuedCommands?: number | undefined;
+  /** The cap on a packet's size field; a bigger one drops the connection. @default 1048576 */
+  readonly maxPacketSize?: number | undefined;
+  /** The first request id (then +1 per packet, wrapping from 2^31-1 to 1). Tests start near the top to see the wrap. @default 1 */
+  readonly firstRequestId?: number | undefined;
+  /** Jitter source, [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
+  /** Time for the rate window and the keepalive. @default a steady systemClock */
+  readonly clock?: Clock | undefined;
+  /** @default a silent logger */
+  readonly logger?: RconLogger | undefined;
+  /** A TCP connection opened (before the login). */
+  readonly onConnected?: (() => void) | undefined;
+  /** Logged in: commands are accepted from now on. */
+  readonly onReady?: (() => void) | undefined;
+  /** A connection that had opened has ended; `reason` says why. Not called after close(). */
+  readonly onDisconnected?: ((reason: RconError) => void) | undefined;
+  /** The login was refused (id -1) or not answered in time; the next attempt waits `authFailureDelayMs` or more. */
+  readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
+  /** A reconnect timer was set. */
+  readonly onReconnectScheduled?: ((event: ReconnectScheduled) => void) | undefined;
+  /** Packets no pending command owns (Squad's pushed chat among them). */
+  readonly onUnsolicited?: ((packet: UnsolicitedPacket) => void) | undefined;
+}
+
+export interface CommandOptions {
+  /** Overrides `commandTimeoutMs` for this command. */
+  readonly timeoutMs?: number | undefined;
+}
+
+export interface WhenReadyOptions {
+  /** Give up after this long with not_connected (carrying the last failure as its cause). @default connectTimeoutMs + authTimeoutMs */
+  readonly timeoutMs?: number | undefined;
+  /** Reject on the first failed attempt of any kind (refused, unreachable), not only on a refused login. @default false */
+  readonly failFast?: boolean | undefined;
+}
+
+const MAX_ID = 2 ** 31 - 1;
+/** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
+const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
+const LATE_IDS_KEPT = 256;
+
+interface Session {
+  readonly socket: Socket;
+  readonly decoder: SourceRconDecoder;
+  authId: number;
+  loggedIn: boolean;
+  tcpOpen: boolean;
+  readyAt: number | undefined;
+  lastPacketAt: number;
+  /** Why this session is ending, set before the socket is destroyed. */
+  endReason: RconError | undefined;
+  /** The socket's own error, if it had one. */
+  socketError: Error | undefined;
+  connectTimer: NodeJS.Timeout | undefined;
+  authTimer: NodeJS.Timeout | undefined;
+}
+
+interface PendingCommand {
+  readonly text: string;
+  readonly resolve: (text: string) => void;
+  readonly reject: (error: RconError) => void;
+  timer: NodeJS.Timeout | undefined;
+  quietTimer: NodeJS.Timeout | undefined;
+  id: number | undefined;
+  mirrorId: number | undefined;
+  readonly parts: Buffer[];
+  settled: boolean;
+}
+
+interface ReadyWaiter {
+  readonly resolve: () => void;
+  readonly reject: (error: RconError) => void;
+  readonly failFast: boolean;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class SourceRconClient {
+  readonly #host: string;
+  readonly #port: number;
+  readonly #password: string;
+  readonly #label: string;
+  readonly #passwordKey: string;
+  readonly #replyEnd: ReplyEndRule;
+  readonly #quietMs: number;
+  readonly #maxInFlight: number;
+  readonly #commandTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #authTimeoutMs: number;
+  readonly #reconnectMinDelayMs: number;
+  readonly #reconnectMaxDelayMs: number;
+  readonly #authFailureDelayMs: number;
+  readonly #authFailureMaxDelayMs: number;
+  readonly #stableSessionMs: number;
+  readonly #reconnect: boolean;
+  readonly #keepaliveIntervalMs: number;
+  readonly #keepaliveCommand: string;
+  readonly #rateCommands: number;
+  readonly #ratePerMs: number;
+  readonly #maxQueuedCommands: number;
+  readonly #maxPacketSize: number;
+  readonly #random: () => number;
+  readonly #clock: Clock;
+  readonly #logger: RconLogger;
+  readonly #options: SourceRconClientOptions;
+
+  #state: SourceRconState = 'idle';
+  #session: Session | undefined;
+  #nextId = 1;
+  readonly #queue: PendingCommand[] = [];
+  /** Sent commands by id, in the order they were sent (Map keeps insertion order). */
+  readonly #inFlight = new Map<number, PendingCommand>();
+  readonly #byMirrorId = new Map<number, PendingCommand>();
+  /** Mirror ids whose 00 01 00 00 trailer may still come. */
+  readonly #trailers = new Set<number>();
+  /** Ids of commands that timed out, so their late replies are told apart from strangers. */
+  readonly #lateIds = new Set<number>();
+  readonly #sendTimes: number[] = [];
+  #rateTimer: NodeJS.Timeout | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #reconnectDelayMs: number | undefined;
+  #keepaliveTimer: NodeJS.Timeout | undefined;
+  #reconnectAttempt = 0;
+  #authFailures = 0;
+  #lastError: RconError | undefined;
+  #readyWaiters: ReadyWaiter[] = [];
+  #closeWaiters: (() => void)[] = [];
+
+  constructor(options: SourceRconClientOptions) {
+    this.#options = options;
+    this.#host = options.host;
+    this.#port = options.port;
+    this.#password = options.password;
+    this.#label = options.label ?? `${options.host}:${options.port}`;
+    this.#passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
+    this.#replyEnd = options.replyEnd ?? { kind: 'quiet', quietMs: 75 };
+    this.#quietMs = this.#replyEnd.kind === 'quiet' ? (this.#replyEnd.quietMs ?? 75) : 0;
+    this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 1));
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
+    this.#reconnectMinDelayMs = options.reconnectMinDelayMs ?? 1_000;
+    this.#reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? 60_000;
+    this.#authFailureDelayMs = options.authFailureDelayMs ?? 300_000;
+    this.#authFailureMaxDelayMs = Math.max(this.#authFailureDelayMs, options.authFailureMaxDelayMs ?? 1_800_000);
+    this.#stableSessionMs = options.stableSessionMs ?? 30_000;
+    this.#reconnect = options.reconnect ?? true;
+    this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
+    this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
+    this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
+    this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
+    this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
+    this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    const firstId = Math.floor(options.firstRequestId ?? 1);
+    this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
+    this.#random = options.random ?? Math.random;
+    this.#clock = options.clock ?? steadyClock(systemClock);
+    this.#logger = options.logger ?? silentLogger();
+  }
+
+  /** Where the connection stands; cheap, for readiness and metrics. */
+  get status(): SourceRconStatus {
+    return {
+      state: this.#state,
+      connected: this.#session?.tcpOpen ?? false,
+      ready: this.#state === 'ready',
+      authFailures: this.#authFailures,
+      reconnectAttempt: this.#reconnectAttempt,
+      reconnectDelayMs: this.#state === 'waiting' ? this.#reconnectDelayMs : undefined,
+      lastError: this.#lastError === undefined ? undefined : { code: this.#lastError.code, message: this.#lastError.message },
+    };
+  }
+
+  get connected(): boolean {
+    return this.#session?.tcpOpen ?? false;
+  }
+
+  /** Logged in: command() sends. */
+  get ready(): boolean {
+    return this.#state === 'ready';
+  }
+
+  get label(): string {
+    return this.#label;
+  }
+
+  /** Connects and logs in, and from then on keeps a session up until close(). Idempotent. */
+  start(): void {
+    if (this.#state !== 'idle') return;
+    this.#connect();
+  }
+
+  /**
+   * Resolves once logged in (at once when already). Rejects with the refused or unanswered login
+   * (auth_failed / auth_timeout), with `closed`, with not_connected after `timeoutMs`, and with `failFast` on the
+   * first failed connection. Does not start the client.
+   */
+  whenReady(options: WhenReadyOptions = {}): Promise<void> {
+    if (this.#state === 'ready') return Promise.resolve();
+    if (this.#state === 'closed') return Promise.reject(this.#closedError());
+    const timeoutMs = options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs;
+    return new Promise<void>((resolve, reject) => {
+      const waiter: ReadyWaiter = {
+        resolve,
+        reject,
+        failFast: options.failFast ?? false,
+        timer: setTimeout(() => {
+          this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
+          const last = this.#lastError;
+          reject(
+            new RconNotConnectedError(
+              `not logged in to the RCON server of ${this.#label} within ${formatMs(timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
+              last,
+            ),
+          );
+        }, clampTimerMs(timeoutMs)),
+      };
+      this.#readyWaiters.push(waiter);
+    });
+  }
+
+  /**
+   * Sends one command and resolves with its whole reply, decoded as UTF-8 after its packets are joined.
+   * While not logged in it fails at once with not_connected (nothing is sent, nothing waits for a reconnect:
+   * a poller simply tries again on its next tick). Other failures: timeout (the command may have run),
+   * disconnected (see `sent`), queue_full, closed.
+   */
+  command(text: string, options: CommandOptions = {}): Promise<string> {
+    if (this.#state === 'closed') return Promise.reject(this.#closedError());
+    if (this.#state !== 'ready') {
+      return Promise.reject(
+        new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#state}): the command was not sent`, this.#lastError),
+      );
+    }
+    if (this.#queue.length >= this.#maxQueuedCommands) {
+      return Promise.reject(
+        new RconQueueFullError(`${this.#queue.length} RCON commands already wait for their turn on ${this.#label}: this one was not sent`),
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    return new Promise<string>((resolve, reject) => {
+      const pending: PendingCommand = {
+        text,
+        resolve,
+        reject,
+        timer: undefined,
+        quietTimer: undefined,
+        id: undefined,
+        mirrorId: undefined,
+        parts: [],
+        settled: false,
+      };
+      pending.timer = setTimeout(() => {
+        this.#timeOut(pending, timeoutMs);
+      }, clampTimerMs(timeoutMs));
+      this.#queue.push(pending);
+      this.#pump();
+    });
+  }
+
+  /**
+   * Stops for good: no more commands, no reconnect. Pending and queued commands fail with `closed`. Resolves when
+   * the socket has closed. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.#state !== 'closed') {
+      this.#state = 'closed';
+      clearTimeout(this.#reconnectTimer);
+      clearTimeout(this.#keepaliveTimer);
+      clearTimeout(this.#rateTimer);
+      this.#reconnectTimer = undefined;
+      const error = this.#closedError();
+      this.#failAll(() => error);
+      for (const waiter of this.#readyWaiters) {
+        clearTimeout(waiter.timer);
+        waiter.reject(error);
+      }
+      this.#readyWaiters = [];
+      const session = this.#session;
+      if (session !== undefined) {
+        session.endReason ??= error;
+        session.socket.destroy();
+      }
+    }
+    if (this.#session === undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#closeWaiters.push(resolve);
+    });
+  }
+
+  // ---- connection lifetime ----
+
+  #connect(): void {
+    if (this.#session !== undefined || this.#state === 'closed') return;
+    this.#reconnectTimer = undefined;
+    this.#state = 'connecting';
+    const socket = new Socket();
+    const session: Session = {
+      socket,
+      decoder: new SourceRconDecoder({ maxPacketSize: this.#maxPacketSize }),
+      authId: 0,
+      loggedIn: false,
+      tcpOpen: false,
+      readyAt: undefined,
+      lastPacketAt: this.#clock.now(),
+      endReason: undefined,
+      socketError: undefined,
+      connectTimer: undefined,
+      authTimer: undefined,
+    };
+    this.#session = session;
+    // The error listener first: from here on no socket error can go unhandled. 'close' always follows an error.
+    socket.on('error', (error) => {
+      session.socketError ??= error;
+    });
+    socket.on('close', () => {
+      this.#onClose(session);
+    });
+    socket.on('connect', () => {
+      this.#onConnect(session);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      this.#onData(session, chunk);
+    });
+    socket.setNoDelay(true);
+    session.connectTimer = setTimeout(() => {
+      this.#end(session, new RconConnectError(`no TCP connection to the RCON port of ${this.#label} (${this.#host}:${this.#port}) within ${formatMs(this.#connectTimeoutMs)}`));
+    }, clampTimerMs(this.#connectTimeoutMs));
+    this.#logger.debug({ host: this.#host, port: this.#port }, `RCON ${this.#label}: connecting`);
+    socket.connect({ host: this.#host, port: this.#port });
+  }
+
+  #onConnect(session: Session): void {
+    if (!this.#isLive(session)) return;
+    clearTimeout(session.connectTimer);
+    session.tcpOpen = true;
+    session.lastPacketAt = this.#clock.now();
+    this.#state = 'authenticating';
+    this.#callback('onConnected', () => this.#options.onConnected?.());
+    session.authId = this.#newId();
+    session.authTimer = setTimeout(() => {
+      this.#authFailed(
+        session,
+        new RconAuthTimeoutError(
+          `no answer to the RCON login within ${formatMs(this.#authTimeoutMs)}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong (ARK says nothing to a wrong password), or the port is not an RCON port`,
+        ),
+      );
+    }, clampTimerMs(this.#authTimeoutMs));
+    session.socket.write(encodeSourceRconPacket(session.authId, SourceRconPacketType.AUTH, this.#password));
+  }
+
+  #onData(session: Session, chunk: Buffer): void {
+    if (!this.#isLive(session)) return;
+    let packets: SourceRconPacket[];
+    try {
+      packets = session.decoder.push(chunk);
+    } catch (error) {
+      this.#end(session, error instanceof RconError ? error : new RconConnectError(String(error)));
+      return;
+    }
+    for (const packet of packets) {
+      // A packet may end the session (a refused login): the rest of the read belongs to no one.
+      if (!this.#isLive(session)) return;
+      session.lastPacketAt = this.#clock.now();
+      if (session.loggedIn) this.#onSessionPacket(packet);
+      else this.#onLoginPacket(session, packet);
+    }
+  }
+
+  #onLoginPacket(session: Session, packet: SourceRconPacket): void {
+    if (packet.id === -1) {
+      this.#authFailed(
+        session,
+        new RconAuthFailedError(`the RCON server refused the login of ${this.#label} (wrong password): check ${this.#passwordKey} of adapter ${this.#label}`),
+      );
+      return;
+    }
+    if (packet.type === SourceRconPacketType.AUTH_RESPONSE && packet.id === session.authId) {
+      this.#onLoggedIn(session);
+      return;
+    }
+    // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
+    this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
+  }
+
+  #onLoggedIn(session: Session): void {
+    clearTimeout(session.authTimer);
+    session.loggedIn = true;
+    session.readyAt = this.#clock.now();
+    this.#state = 'ready';
+    this.#authFailures = 0;
+    this.#lastError = undefined;
+    this.#logger.info(`RCON ${this.#label}: logged in`);
+    const waiters = this.#readyWaiters;
+    this.#readyWaiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+    this.#callback('onReady', () => this.#options.onReady?.());
+    this.#scheduleKeepalive();
+    this.#pump();
+  }
+
+  #authFailed(session: Session, error: RconAuthFailedError | RconAuthTimeoutError): void {
+    if (!this.#isLive(session)) return;
+    this.#authFailures += 1;
+    this.#logger.warn({ code: error.code }, `RCON ${this.#label}: ${error.message}`);
+    this.#rejectReadyWaiters(error, false);
+    this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(error));
+    this.#end(session, error);
+  }
+
+  /** The session is the current one and nothing has begun to end it. */
+  #isLive(session: Session): boolean {
+    return session === this.#session && session.endReason === undefined;
+  }
+
+  /** Ends the session: marks why, destroys the socket; the rest happens once, on the socket's 'close'. */
+  #end(session: Session, reason: RconError): void {
+    if (session.endReason !== undefined) return;
+    session.endReason = reason;
+    session.socket.destroy();
+  }
+
+  #onClose(session: Session): void {
+    if (session !== this.#session) return;
+    this.#session = undefined;
+    clearTimeout(session.connectTimer);
+    clearTimeout(session.authTimer);
+    clearTimeout(this.#keepaliveTimer);
+    clearTimeout(this.#rateTimer);
+    this.#keepaliveTimer = undefined;
+    this.#rateTimer = undefined;
+    this.#trailers.clear();
+    this.#lateIds.clear();
+    const closing = this.#state === 'closed';
+    let reason = session.endReason ?? this.#dropReason(session);
+    if (session.endReason === undefined && !closing && session.tcpOpen && !session.loggedIn) {
+      // Squad answers a wrong password by closing the connection, with no id -1: a refusal, so the long back-off
+      // applies (a quick reconnect would hammer the login, which Squad punishes).
+      const refused = new RconAuthFailedError(
+        `the RCON server closed the connection during the login of ${this.#label}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong`,
+        session.socketError,
+      );
+      reason = refused;
+      this.#authFailures += 1;
+      this.#logger.warn({ code: refused.code }, `RCON ${this.#label}: ${refused.message}`);
+      this.#rejectReadyWaiters(refused, false);
+      this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(refused));
+    }
+    if (!closing) {
+      this.#lastError = reason;
+      this.#failAll((sent) =>
+        new RconDisconnectedError(
+          `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
+          sent,
+          reason,
+        ),
+      );
+    }
+    if (session.readyAt !== undefined && this.#clock.now() - session.readyAt >= this.#stableSessionMs) this.#reconnectAttempt = 0;
+    if (session.tcpOpen && !closing) {
+      if (session.loggedIn) this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: disconnected: ${reason.message}`);
+      this.#callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
+    } else if (!session.tcpOpen && !closing) {
+      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
+    }
+    if (closing) {
+      const waiters = this.#closeWaiters;
+      this.#closeWaiters = [];
+      for (const resolve of waiters) resolve();
+      return;
+    }
+    const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
+    // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
+    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
+    this.#scheduleReconnect(reason, afterAuthFailure);
+  }
+
+  #dropReason(session: Session): RconError {
+    const cause = session.socketError;
+    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
+    return session.tcpOpen
+      ? new RconDisconnectedError(`the RCON connection to ${this.#label} dropped: ${detail}`, false, cause)
+      : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
+  }
+
+  #scheduleReconnect(reason: RconError, afterAuthFailure: boolean): void {
+    if (!this.#reconnect) {
+      this.#state = 'idle';
+      return;
+    }
+    let delayMs: number;
+    let attempt: number;
+    if (afterAuthFailure) {
+      attempt = this.#authFailures;
+      // At least authFailureDelayMs: backoffDelayMs gives 50–100% of its step, so the step is twice the floor.
+      delayMs = backoffDelayMs(attempt, { minDelayMs: 2 * this.#authFailureDelayMs, maxDelayMs: 2 * this.#authFailureMaxDelayMs }, this.#random);
+    } else {
+      this.#reconnectAttempt += 1;
+      attempt = this.#reconnectAttempt;
+      delayMs = backoffDelayMs(attempt, { minDelayMs: this.#reconnectMinDelayMs, maxDelayMs: this.#reconnectMaxDelayMs }, this.#random);
+    }
+    delayMs = clampTimerMs(delayMs);
+    this.#state = 'waiting';
+    this.#reconnectDelayMs = delayMs;
+    this.#logger.info({ delayMs, attempt, code: reason.code }, `RCON ${this.#label}: next connection attempt in ${formatMs(delayMs)}`);
+    this.#reconnectTimer = setTimeout(() => {
+      this.#connect();
+    }, delayMs);
+    this.#callback('onReconnectScheduled', () => this.#options.onReconnectScheduled?.({ delayMs, attempt, reason, afterAuthFailure }));
+  }
+
+  #rejectReadyWaiters(error: RconError, onlyFailFast: boolean): void {
+    const keep: ReadyWaiter[] = [];
+    for (const waiter of this.#readyWaiters) {
+      if (onlyFailFast && !waiter.failFast) {
+        keep.push(waiter);
+        continue;
+      }
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+    this.#readyWaiters = keep;
+  }
+
+  // ---- keepalive ----
+
+  #scheduleKeepalive(): void {
+    if (this.#keepaliveIntervalMs <= 0 || this.#state !== 'ready') return;
+    const session = this.#session;
+    if (session === undefined) return;
+    const dueIn = session.lastPacketAt + this.#keepaliveIntervalMs - this.#clock.now();
+    clearTimeout(this.#keepaliveTimer);
+    this.#keepaliveTimer = setTimeout(() => {
+      this.#keepaliveTimer = undefined;
+      this.#keepalive(session);
+    }, clampTimerMs(Math.max(1, dueIn)));
+  }
+
+  #keepalive(session: Session): void {
+    if (session !== this.#session || this.#state !== 'ready') return;
+    // Traffic since the last check proves the session alive: no command spent on it.
+    if (this.#clock.now() - session.lastPacketAt < this.#keepaliveIntervalMs) {
+      this.#scheduleKeepalive();
+      return;
+    }
+    this.command(this.#keepaliveCommand).then(
+      () => {
+        this.#scheduleKeepalive();
+      },
+      (error: unknown) => {
+        if (session !== this.#session) return;
+        if (error instanceof RconTimeoutError) {
+          this.#end(session, new RconTimeoutError(`the RCON server of ${this.#label} did not answer the keepalive within ${formatMs(this.#commandTimeoutMs)}: reconnecting`, error));
+        } else {
+          // queue_full means the session is busy, and so alive.
+          this.#scheduleKeepalive();
+        }
+      },
+    );
+  }
+
+  // ---- commands ----
+
+  #newId(): number {
+    for (;;) {
+      const id = this.#nextId;
+      this.#nextId = id >= MAX_ID ? 1 : id + 1;
+      // Ids whose low three bytes are 0 are skipped: after an empty packet, their replies could look like Squad's junk.
+      if ((id & 0xff_ff_ff) === 0) continue;
+      if (!this.#inFlight.has(id) && !this.#byMirrorId.has(id) && !this.#trailers.has(id) && id !== this.#session?.authId) return id;
+    }
+  }
+
+  #pump(): void {
+    const session = this.#session;
+    while (this.#state === 'ready' && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+      if (this.#rateCommands > 0) {
+        const now = this.#clock.now();
+        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
+        if (this.#sendTimes.length >= this.#rateCommands) {
+          if (this.#rateTimer === undefined) {
+            const waitMs = clampTimerMs(Math.max(1, (this.#sendTimes[0] ?? now) + this.#ratePerMs - now));
+            this.#rateTimer = setTimeout(() => {
+              this.#rateTimer = undefined;
+              this.#pump();
+            }, waitMs);
+          }
+          return;
+        }
+        this.#sendTimes.push(now);
+      }
+      const pending = this.#queue.shift();
+      if (pending === undefined) return;
+      this.#send(session, pending);
+    }
+  }
+
+  #send(session: Session, pending: PendingCommand): void {
+    const id = this.#newId();
+    pending.id = id;
+    this.#inFlight.set(id, pending);
+    // One packet, one write: Minecraft-derived servers fail on a packet split over writes.
+    session.socket.write(encodeSourceRconPacket(id, SourceRconPacketType.EXECCOMMAND, pending.text));
+    if (this.#replyEnd.kind === 'mirror') {
+      const mirrorId = this.#newId();
+      pending.mirrorId = mirrorId;
+      this.#byMirrorId.set(mirrorId, pending);
+      session.socket.write(encodeSourceRconPacket(mirrorId, SourceRconPacketType.RESPONSE_VALUE, ''));
+    }
+  }
+
+  #onSessionPacket(packet: SourceRconPacket): void {
+    if (packet.type !== SourceRconPacketType.RESPONSE_VALUE) {
+      this.#unsolicited(packet, 'pushed');
+      return;
+    }
+    const owner = this.#inFlight.get(packet.id);
+    if (owner !== undefined) {
+      owner.parts.push(packet.body);
+      this.#onReplyPart(owner, packet);
+      return;
+    }
+    const mirrored = this.#byMirrorId.get(packet.id);
+    if (mirrored !== undefined) {
+      // The mirror (or, from a server that skips the empty echo, the trailer) closes the reply before it.
+      if (!packet.body.equals(MIRROR_TRAILER)) this.#trailers.add(packet.id);
+      this.#finish(mirrored);
+      return;
+    }
+    if (this.#trailers.delete(packet.id)) return;
+    if (this.#lateIds.has(packet.id)) {
+      this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
+      this.#unsolicited(packet, 'late');
+      return;
+    }
+    this.#logger.warn({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped`);
+    this.#unsolicited(packet, 'unknown_id');
+  }
+
+  #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
+    const rule = this.#replyEnd;
+    if (rule.kind === 'single') {
+      this.#finish(owner);
+      return;
+    }
+    if (rule.kind === 'mirror') return;
+    // Replies come back in order: a packet for this command ends every earlier one that has begun.
+    for (const earlier of this.#inFlight.values()) {
+      if (earlier === owner) break;
+      if (earlier.parts.length > 0) this.#finish(earlier);
+    }
+    if (rule.endsBelowBodyBytes !== undefined && packet.body.length < rule.endsBelowBodyBytes) {
+      this.#finish(owner);
+      return;
+    }
+    clearTimeout(owner.quietTimer);
+    owner.quietTimer = setTimeout(() => {
+      owner.quietTimer = undefined;
+      this.#finish(owner);
+    }, this.#quietMs);
+  }
+
+  #finish(pending: PendingCommand): void {
+    if (pending.settled) return;
+    this.#forget(pending);
+    pending.resolve(Buffer.concat(pending.parts).toString('utf8'));
+    this.#pump();
+  }
+
+  #timeOut(pending: PendingCommand, timeoutMs: number): void {
+    if (pending.settled) return;
+    const sent = pending.id !== undefined;
+    if (pending.id !== undefined) {
+      this.#lateIds.add(pending.id);
+      if (pending.mirrorId !== undefined) this.#lateIds.add(pending.mirrorId);
+      while (this.#lateIds.size > LATE_IDS_KEPT) {
+        const oldest = this.#lateIds.values().next().value;
+        if (oldest === undefined) break;
+        this.#lateIds.delete(oldest);
+      }
+    }
+    this.#forget(pending);
+    pending.reject(
+      new RconTimeoutError(
+        sent
+          ? `no complete answer from the RCON server of ${this.#label} within ${formatMs(timeoutMs)}; the command may have run`
+          : `the command waited ${formatMs(timeoutMs)} for its turn on ${this.#label} (rate cap or pipelining depth) and was not sent`,
+      ),
+    );
+    this.#pump();
+  }
+
+  /** Takes a command out of every table and stops its timers; marks it settled. */
+  #forget(pending: PendingCommand): void {
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    clearTimeout(pending.quietTimer);
+    if (pending.id !== undefined) this.#inFlight.delete(pending.id);
+    if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
+    // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
+    if (pending.id === undefined) {
+      const queued = this.#queue.indexOf(pending);
+      if (queued >= 0) this.#queue.splice(queued, 1);
+    }
+  }
+
+  #failAll(errorFor: (sent: boolean) => RconError): void {
+    const all = [...this.#inFlight.values(), ...this.#queue];
+    for (const pending of all) {
+      const sent = pending.id !== undefined;
+      this.#forget(pending);
+      pending.reject(errorFor(sent));
+    }
+  }
+
+  #unsolicited(packet: SourceRconPacket, reason: UnsolicitedPacket['reason']): void {
+    const handler = this.#options.onUnsolicited;
+    if (handler === undefined) return;
+    const event: UnsolicitedPacket = { ...packet, text: packet.body.toString('utf8'), reason };
+    this.#callback('onUnsolicited', () => {
+      handler(event);
+    });
+  }
+
+  /** Runs an owner's callback; a throw there is logged, never allowed to break the socket's event handler. */
+  #callback(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.#logger.error({ err: error }, `RCON ${this.#label}: the ${name} callback threw`);
+    }
+  }
+
+  #closedError(): RconClosedError {
+    return new RconClosedError(`the RCON client of ${this.#label} was closed`);
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1_000 && ms % 100 === 0 ? `${ms / 1_000} s` : `${ms} ms`;
+}
+
+function describeSocketError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ?? error.message;
+}
