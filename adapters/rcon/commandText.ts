@@ -8,6 +8,7 @@
 // Must never produce an empty argument, a control character, an unbalanced quote, or a command for an invalid id;
 // never throws for hostile text (only for an invalid id or an invalid template, with a specific error).
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/gsa/validation.js';
+import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from './errors.js';
 
 /** How one game wants its free text. Which characters are dangerous is the same union for every game (see cleanCommandText). */
 export interface CommandTextRules {
@@ -48,41 +49,6 @@ export type PlayerIdKind = 'steam' | 'eos';
 export interface ValidPlayerId {
   readonly kind: PlayerIdKind;
   readonly id: string;
-}
-
-/**
- * An id that is neither a Steam64 (`^\d{17}$`) nor an EOS id (`^[0-9a-fA-F]{32}$`), or not of the kind the
- * command takes: no command is built at all. The id is not in the message (it came from the game or a player
- * list, and may be anything); `length` helps a log reader tell a truncation from garbage.
- */
-export class InvalidPlayerIdError extends Error {
-  readonly code = 'RCON_INVALID_PLAYER_ID';
-  override readonly name = 'InvalidPlayerIdError';
-  constructor(
-    readonly expected: readonly PlayerIdKind[],
-    readonly length: number,
-  ) {
-    super(`refusing to build a game command: the player id (${length} characters) is not a valid ${expected.map(kindLabel).join(' or ')}`);
-  }
-}
-
-/** A player name that cleaning would change, so a command addressing it by name could reach the wrong player. */
-export class UnaddressableNameError extends Error {
-  readonly code = 'RCON_UNADDRESSABLE_NAME';
-  override readonly name = 'UnaddressableNameError';
-  constructor(readonly length: number) {
-    super(`refusing to address a player by name: the name (${length} characters) holds characters a game command cannot carry; address them by id`);
-  }
-}
-
-/** A notifyCommand template that cannot be expanded safely (see compileNotifyTemplate). */
-export class InvalidCommandTemplateError extends Error {
-  readonly code = 'RCON_INVALID_COMMAND_TEMPLATE';
-  override readonly name = 'InvalidCommandTemplateError';
-}
-
-function kindLabel(kind: PlayerIdKind): string {
-  return kind === 'steam' ? 'Steam64 id (17 digits)' : 'EOS id (32 hex digits)';
 }
 
 /** The id's kind, or undefined when it is neither; never throws. Whitespace around the id is not tolerated. */

@@ -1,7 +1,9 @@
-// Errors raised by the RCON clients (Source RCON now, Rust WebRCON alongside): one base class, one subclass per
-// failure, each with a stable `code` that callers switch on (never on message text). Messages say what went wrong
-// and what to do, naming the adapter by its id or label.
+// Errors of the RCON adapters (the Source RCON client, the Rust WebRCON client, and game commands refused before
+// they are built): one base class, one subclass per failure, each with a stable `code` that callers switch on
+// (never on message text). Messages say what went wrong and what to do, naming the adapter by its id or label.
 // Must never carry the password, a URL that holds it, or the bytes of an AUTH packet.
+
+import type { PlayerIdKind } from './commandText.js';
 
 export type RconErrorCode =
   | 'auth_failed'
@@ -12,7 +14,13 @@ export type RconErrorCode =
   | 'closed'
   | 'protocol'
   | 'queue_full'
-  | 'connect_failed';
+  | 'connect_failed'
+  /** A game command was not built: the player id is not a valid Steam64 or EOS id. */
+  | 'invalid_player_id'
+  /** A game command was not built: the name cannot be addressed safely. */
+  | 'unaddressable_name'
+  /** A configured command template (notifyCommand) cannot be expanded safely. */
+  | 'invalid_command_template';
 
 export abstract class RconError extends Error {
   /** The code every instance of a subclass carries; callers read the instance's `code`. */
@@ -82,4 +90,38 @@ export class RconConnectError extends RconError {
 
 export function isRconError(error: unknown): error is RconError {
   return error instanceof RconError;
+}
+
+// ---- Game commands refused before they are built (commandText.ts) ---------------------------------------------------
+
+function kindLabel(kind: PlayerIdKind): string {
+  return kind === 'steam' ? 'Steam64 id (17 digits)' : 'EOS id (32 hex digits)';
+}
+
+/**
+ * An id that is neither a Steam64 (`^\d{17}$`) nor an EOS id (`^[0-9a-fA-F]{32}$`), or not of the kind the
+ * command takes: no command is built at all. The id is not in the message (it came from the game or a player
+ * list, and may be anything); `length` helps a log reader tell a truncation from garbage.
+ */
+export class InvalidPlayerIdError extends RconError {
+  static override readonly errorCode = 'invalid_player_id';
+  constructor(
+    readonly expected: readonly PlayerIdKind[],
+    readonly length: number,
+  ) {
+    super(`refusing to build a game command: the player id (${length} characters) is not a valid ${expected.map(kindLabel).join(' or ')}`);
+  }
+}
+
+/** A player name that cleaning would change, so a command addressing it by name could reach the wrong player. */
+export class UnaddressableNameError extends RconError {
+  static override readonly errorCode = 'unaddressable_name';
+  constructor(readonly length: number) {
+    super(`refusing to address a player by name: the name (${length} characters) holds characters a game command cannot carry; address them by id`);
+  }
+}
+
+/** A notifyCommand template that cannot be expanded safely (see compileNotifyTemplate). */
+export class InvalidCommandTemplateError extends RconError {
+  static override readonly errorCode = 'invalid_command_template';
 }

@@ -4,14 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   ARK_TEXT_RULES,
-  InvalidCommandTemplateError,
-  InvalidPlayerIdError,
   RUST_TEXT_RULES,
   SQUAD_TEXT_RULES,
   arkGsaMute,
   arkServerChatTo,
   arkServerChatToPlayer,
-  UnaddressableNameError,
   checkPlayerId,
   cleanCommandText,
   commandPlayerId,
@@ -23,6 +20,7 @@ import {
   squadAdminWarn,
   type CommandTextRules,
 } from '../../adapters/rcon/commandText.js';
+import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from '../../adapters/rcon/errors.js';
 import { characterCount } from '../../src/gsa/validation.js';
 import { problemsWithCommand, splitConsoleArguments, splitConsoleCommands } from '../fixtures/consoleModel.js';
 import { createHostileTextGenerator, seededRandom } from '../fixtures/hostileText.js';
@@ -126,7 +124,7 @@ describe('player ids', () => {
       return undefined;
     })();
     expect(error).toBeInstanceOf(InvalidPlayerIdError);
-    expect((error as InvalidPlayerIdError).code).toBe('RCON_INVALID_PLAYER_ID');
+    expect((error as InvalidPlayerIdError).code).toBe('invalid_player_id');
     expect((error as InvalidPlayerIdError).message).not.toContain('DoExit');
     expect((error as InvalidPlayerIdError).message).toContain('Steam64');
   });
