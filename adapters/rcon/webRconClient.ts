@@ -274,7 +274,7 @@ export class WebRconClient {
       }, timeoutMs);
       this.#pending.set(identifier, { resolve, reject, timer, silentOk });
       socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
-        if (error === undefined) return;
+        if (!(error instanceof Error)) return;
         const pending = this.#pending.get(identifier);
         if (pending === undefined) return;
         this.#pending.delete(identifier);
