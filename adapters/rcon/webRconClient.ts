@@ -68,9 +68,9 @@ export interface WebRconClientOptions {
   /** The WebSocket opening handshake's limit (TCP connect and upgrade). @default 10000 */
   readonly connectTimeoutMs?: number | undefined;
   /**
-   * First and longest wait between attempts after a drop or a refused connection. The first is kept ≥ 2 s because
-   * Rust's `rcon.connectioncooldown` refuses a second connection from one address within 1 s.
-   * @default 2000, 60000
+   * First and longest wait between attempts after a drop or a refused connection (each wait is 50–100% of its step,
+   * so the first is at least 1 s: Rust's `rcon.connectioncooldown` is 1 s per address). The backoff starts over once
+   * a session answered. @default 2000, 60000
    */
   readonly reconnectMinDelayMs?: number | undefined;
   readonly reconnectMaxDelayMs?: number | undefined;

@@ -109,6 +109,16 @@ describe('WebRconClient against the fake Rust server', () => {
     expect(lines.some((line) => line.level === 'warn' && line.message.includes('never sent') && line.bindings['identifier'] === 999_999)).toBe(true);
   });
 
+  it('never hands a late reply (its command timed out) to the command waiting now', async () => {
+    const fake = await startServer();
+    fake.respond = (command) => (command === 'echo late' ? { message: 'late', delayMs: 150 } : command === 'echo now' ? { message: 'now', delayMs: 300 } : undefined);
+    const client = makeClient(fake.port, []);
+    await client.ready(5_000);
+    expect((await rejection(client.command('echo late', { timeoutMs: 50 }))).code).toBe('timeout');
+    // The late reply arrives while 'echo now' waits; it must be dropped, not taken as the answer.
+    expect(await client.command('echo now')).toBe('now');
+  });
+
   it('delivers pushed chat parsed, keeps odd names and unicode, and survives malformed inner JSON', async () => {
     const fake = await startServer();
     const lines: LogLine[] = [];
