@@ -222,6 +222,18 @@ describe('WebRconClient against the fake Rust server', () => {
     });
   }
 
+  it('shows why hammering is dangerous: after 5 wrong passwords Rust refuses even the right one', async () => {
+    const fake = await startServer();
+    const hammering = makeClient(fake.port, [], { password: 'wrong-password', authRetryMinDelayMs: 5, authRetryMaxDelayMs: 5 });
+    await expect.poll(() => fake.wrongPasswordAttempts).toBe(5);
+    await hammering.close();
+    const right = makeClient(fake.port, []);
+    const error = await rejection(right.ready(5_000));
+    expect(error.code).toBe('auth_failed');
+    expect(error.message).toContain('rcon.banduration');
+    expect(fake.bannedRefusals).toBe(1);
+  });
+
   it('tells a server that is down (connection refused) from a wrong password', async () => {
     const fake = await startServer();
     const port = fake.port;
