@@ -344,8 +344,11 @@ export class WebRconClient {
     this.#attempts.set(socket, attempt);
     socket.on('error', (error: Error & { code?: string }) => {
       // Every failure also ends in `close`, which decides what happens next; here we only remember why.
-      attempt.failure ??= this.#scrub(error.message);
-      attempt.failureCode ??= typeof error.code === 'string' ? error.code : undefined;
+      const code = typeof error.code === 'string' ? error.code : undefined;
+      // Rust's refusal (a close frame where the HTTP answer belongs) reaches us as an HTTP parser error or a hang-up.
+      const cutDuringUpgrade = !attempt.opened && (code?.startsWith('HPE_') === true || error.message === 'socket hang up');
+      attempt.failure ??= cutDuringUpgrade ? 'the server cut the connection instead of answering the WebSocket upgrade' : this.#scrub(error.message);
+      attempt.failureCode ??= code;
     });
     socket.on('unexpected-response', (_request, response) => {
       attempt.httpStatus = response.statusCode;
@@ -420,7 +423,7 @@ export class WebRconClient {
       const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
       const key = this.#options.passwordKey ?? 'password';
       const error = new WebRconAuthError(
-        `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} during the WebSocket handshake (${reason}). ` +
+        `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} (${reason}). ` +
           `The rcon password is probably wrong: check "${key}" of adapter ${this.#options.label} against the server's rcon.password. ` +
           `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration). ` +
           `Next attempt in ${formatDelay(delay)}.`,
