@@ -1,0 +1,634 @@
+// WebRconClient: one reconnecting session to a Rust server's WebRCON (`ws://host:port/<password>`). It correlates
+// command replies by Identifier (several commands in flight), hands pushed chat (parsed from its inner JSON) and
+// console output to callbacks, keeps the session alive with a cheap command (Rust never answers WebSocket pings, so
+// the client sends none and never waits for a pong), and reconnects with capped, jittered backoff: minutes after a
+// wrong password (Rust bans an address after 5 wrong ones), seconds after a drop.
+// Must never: open a second socket while one exists, emit an unhandled `error` or rejection, reconnect after close(),
+// or put the password (it is in the URL) into a log line or an error: every outgoing text goes through `#scrub`.
+//
+//   const client = new WebRconClient({ host, port, password, label: 'rust-main', logger, onChat: (chat) => … });
+//   client.start();
+//   await client.ready(10_000);                       // optional: wait for the first session
+//   const players = JSON.parse(await client.command('playerlist')) as unknown;
+//   await client.command(`mute ${steamId}`, { silentOk: true }); // Rust answers nothing when a mute works
+//   await client.close();
+import type { ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocket, type RawData } from 'ws';
+import { backoffDelayMs } from '../../src/time/backoff.js';
+import {
+  WebRconAuthError,
+  WebRconClosedError,
+  WebRconConnectError,
+  WebRconDisconnectedError,
+  WebRconNotConnectedError,
+  WebRconProtocolError,
+  WebRconTimeoutError,
+  type WebRconError,
+} from './webRconErrors.js';
+import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
+import { encodeWebRconCommand, parseRustChat, parseWebRconMessage, type RustChatMessage, type WebRconInbound } from './webrcon/wire.js';
+
+export type { RustChatMessage, WebRconInbound } from './webrcon/wire.js';
+
+/** The logger the client writes to: pino's Logger satisfies it. Bindings carry `adapter` and, for failures, `code`. */
+export interface WebRconLogger {
+  debug(bindings: Record<string, unknown>, message: string): void;
+  info(bindings: Record<string, unknown>, message: string): void;
+  warn(bindings: Record<string, unknown>, message: string): void;
+  error(bindings: Record<string, unknown>, message: string): void;
+}
+
+export interface WebRconDisconnect {
+  /** Why the session ended, already scrubbed: "closed by the server (code 1006)", "no answer to the keepalive …". */
+  readonly reason: string;
+  /** When the next attempt starts. */
+  readonly reconnectInMs: number;
+}
+
+export interface WebRconClientOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The server's `rcon.password`. A secret: it never appears in a log line or an error. */
+  readonly password: string;
+  /** The adapter's id, named in every log line and error message ("… of adapter rust-main"). */
+  readonly label: string;
+  /** The config key messages name when the password is wrong. @default 'password' */
+  readonly passwordKey?: string | undefined;
+  readonly logger: WebRconLogger;
+  /** How long one command waits for its answer. @default 5000 */
+  readonly commandTimeoutMs?: number | undefined;
+  /**
+   * How often the keepalive command runs; one without an answer within `commandTimeoutMs` means a dead
+   * connection (closed, then reconnected). 0 turns the keepalive off. @default 30000
+   */
+  readonly keepaliveMs?: number | undefined;
+  /** A cheap command that always answers. @default 'serverinfo' */
+  readonly keepaliveCommand?: string | undefined;
+  /** The WebSocket opening handshake's limit (TCP connect and upgrade). @default 10000 */
+  readonly connectTimeoutMs?: number | undefined;
+  /**
+   * First and longest wait between attempts after a drop or a refused connection (each wait is 50–100% of its step,
+   * so the first is at least 1 s: Rust's `rcon.connectioncooldown` is 1 s per address). The backoff starts over once
+   * a session answered. @default 2000, 60000
+   */
+  readonly reconnectMinDelayMs?: number | undefined;
+  readonly reconnectMaxDelayMs?: number | undefined;
+  /** First and longest wait after a wrong password: minutes, so the server does not ban this address. @default 60000, 900000 */
+  readonly authRetryMinDelayMs?: number | undefined;
+  readonly authRetryMaxDelayMs?: number | undefined;
+  /** Largest message accepted from the server (a full `playerlist` is ~100 KiB). @default 16 MiB */
+  readonly maxMessageBytes?: number | undefined;
+  /** The `Name` field of each command. @default 'WebRcon' */
+  readonly clientName?: string | undefined;
+  /** Jitter source for the backoff, [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
+  /** A chat line pushed by the server (Type "Chat"), its inner JSON parsed. */
+  readonly onChat?: ((chat: RustChatMessage) => void) | undefined;
+  /** Every other message that answers no command: console output (Identifier 0), broadcasts (-1), Warnings, Errors, Reports. */
+  readonly onConsole?: ((message: WebRconInbound) => void) | undefined;
+  /** A session opened (the server accepted the password). */
+  readonly onConnected?: (() => void) | undefined;
+  /** An open session ended; the client reconnects by itself unless closed. */
+  readonly onDisconnected?: ((info: WebRconDisconnect) => void) | undefined;
+  /** The server refused the password (or this address); the next attempt waits minutes. */
+  readonly onAuthFailed?: ((error: WebRconAuthError) => void) | undefined;
+}
+
+export interface CommandOptions {
+  /** This command's own limit. @default the client's commandTimeoutMs */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Rust sends nothing back for a command that prints nothing (`mute`/`unmute` that worked). With `silentOk` such a
+   * command resolves with '' instead of failing: as soon as a later command on the same session is answered (Rust
+   * runs RCON commands in order on its main thread) or, at the latest, when the timeout passes.
+   */
+  readonly silentOk?: boolean | undefined;
+}
+
+export type WebRconState = 'idle' | 'connecting' | 'open' | 'waiting' | 'closed';
+
+export interface WebRconStatus {
+  readonly state: WebRconState;
+  readonly connected: boolean;
+  /** Sessions that opened and answered so far (1 after the first connection, 2 after one reconnect …). */
+  readonly sessions: number;
+  /** Commands sent and still waiting for their answer (the keepalive included). */
+  readonly pendingCommands: number;
+  /** The last failure, scrubbed; undefined once a session answered. */
+  readonly lastError: { readonly code: string; readonly message: string } | undefined;
+}
+
+interface PendingCommand {
+  readonly resolve: (text: string) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+  readonly silentOk: boolean;
+}
+
+interface ReadyWaiter {
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** What one connection attempt learned, for the verdict when its socket closes. */
+interface Attempt {
+  tcpConnected: boolean;
+  opened: boolean;
+  failure: string | undefined;
+  failureCode: string | undefined;
+  httpStatus: number | undefined;
+  deadReason: string | undefined;
+}
+
+const DEFAULTS = {
+  commandTimeoutMs: 5_000,
+  keepaliveMs: 30_000,
+  keepaliveCommand: 'serverinfo',
+  connectTimeoutMs: 10_000,
+  reconnectMinDelayMs: 2_000,
+  reconnectMaxDelayMs: 60_000,
+  authRetryMinDelayMs: 60_000,
+  authRetryMaxDelayMs: 900_000,
+  maxMessageBytes: 16 * 1024 * 1024,
+};
+
+// Identifiers are Rust int32s; 0 and -1 are the server's own. Far beyond any session's life, but never overflow.
+const MAX_IDENTIFIER = 2_147_483_647;
+
+export class WebRconClient {
+  readonly #options: WebRconClientOptions;
+  readonly #logger: WebRconLogger;
+  readonly #scrub: (text: string) => string;
+  readonly #where: string;
+  readonly #commandTimeoutMs: number;
+  readonly #keepaliveMs: number;
+  readonly #keepaliveCommand: string;
+  readonly #random: () => number;
+  readonly #pending = new Map<number, PendingCommand>();
+  #readyWaiters: ReadyWaiter[] = [];
+  #closeWaiters: (() => void)[] = [];
+  /** The one socket; set from the constructor call until its `close` event, so no second one can start meanwhile. */
+  #socket: WebSocket | undefined;
+  #open = false;
+  #started = false;
+  #closed = false;
+  #nextIdentifier = 1;
+  #failures = 0;
+  #authFailures = 0;
+  #sessions = 0;
+  #sessionAnswered = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #keepaliveTimer: NodeJS.Timeout | undefined;
+  #keepaliveInFlight = false;
+  #lastError: WebRconError | undefined;
+  /** Each socket's attempt record: the keepalive marks it dead before terminating, so the close names the real cause. */
+  readonly #attempts = new WeakMap<WebSocket, Attempt>();
+
+  constructor(options: WebRconClientOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#scrub = passwordScrubber(options.password);
+    this.#where = redactedWebRconUrl(options.host, options.port);
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs;
+    this.#keepaliveMs = options.keepaliveMs ?? DEFAULTS.keepaliveMs;
+    this.#keepaliveCommand = options.keepaliveCommand ?? DEFAULTS.keepaliveCommand;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** True while a session is open and has answered (its first keepalive probe). */
+  get connected(): boolean {
+    return this.#open && this.#sessionAnswered;
+  }
+
+  get status(): WebRconStatus {
+    return {
+      state: this.#state(),
+      connected: this.connected,
+      sessions: this.#sessions,
+      pendingCommands: this.#pending.size,
+      lastError: this.#lastError === undefined ? undefined : { code: this.#lastError.code, message: this.#lastError.message },
+    };
+  }
+
+  /** Starts connecting (and reconnecting, until close()). Calling it again does nothing. */
+  start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    if (passwordNeedsEncoding(this.#options.password)) {
+      this.#log('warn', {}, `the rcon password of adapter ${this.#options.label} contains characters a URL must encode (space, #, ?, /, %, non-ASCII …); Rust compares the raw path, so it will likely refuse it: choose a password of letters and digits`);
+    }
+    this.#connect();
+  }
+
+  /**
+   * Resolves once a session is open (at once if one is). Rejects with the auth error on a wrong password, with
+   * `closed` on close(), and with `timeout` (naming the last failure) when `timeoutMs` passes first.
+   */
+  ready(timeoutMs?: number): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    if (this.#closed) return Promise.reject(this.#closedError());
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: ReadyWaiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.#readyWaiters.push(waiter);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
+          const last = this.#lastError === undefined ? '' : `; last failure: ${this.#lastError.message}`;
+          reject(new WebRconTimeoutError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} did not connect within ${timeoutMs} ms${last}`));
+        }, timeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Runs one console command and resolves with its output (`Message`). Fails at once with `not_connected` while no
+   * session is open, with `timeout` when no answer comes in time, with `disconnected` when the session drops first
+   * (the command may have run), and with `closed` after close().
+   */
+  command(text: string, options: CommandOptions = {}): Promise<string> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    const socket = this.#socket;
+    if (!this.#open || socket?.readyState !== WebSocket.OPEN) {
+      const last = this.#lastError === undefined ? '' : ` (last failure: ${this.#lastError.message})`;
+      return Promise.reject(new WebRconNotConnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} is not connected; it reconnects by itself${last}`));
+    }
+    const identifier = this.#takeIdentifier();
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    const silentOk = options.silentOk === true;
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.#pending.delete(identifier)) return;
+        if (silentOk) resolve('');
+        else reject(new WebRconTimeoutError(`rust webrcon of adapter ${this.#options.label}: no answer to a command within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#pending.set(identifier, { resolve, reject, timer, silentOk });
+      socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
+        if (!(error instanceof Error)) return;
+        const pending = this.#pending.get(identifier);
+        if (pending === undefined) return;
+        this.#pending.delete(identifier);
+        clearTimeout(pending.timer);
+        pending.reject(new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the command could not be sent: ${this.#scrub(error.message)}`));
+      });
+    });
+  }
+
+  /** Closes for good: pending commands and ready() waiters fail with `closed`; no reconnect. Resolves once the socket is gone. */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      clearTimeout(this.#reconnectTimer);
+      this.#reconnectTimer = undefined;
+      this.#stopKeepalive();
+      this.#failPending(() => this.#closedError());
+      const waiters = this.#readyWaiters;
+      this.#readyWaiters = [];
+      for (const waiter of waiters) waiter.reject(this.#closedError());
+      const wasOpen = this.connected;
+      this.#open = false;
+      // Terminate rather than a close handshake: nothing is waited for, and ws's close timer would hang on fake timers.
+      this.#socket?.terminate();
+      if (wasOpen) this.#log('info', {}, `rust webrcon of adapter ${this.#options.label} closed`);
+    }
+    if (this.#socket === undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#closeWaiters.push(resolve);
+    });
+  }
+
+  // ---- Connection --------------------------------------------------------------------------------------------------
+
+  #connect(): void {
+    if (this.#closed || this.#socket !== undefined) return;
+    const attempt: Attempt = { tcpConnected: false, opened: false, failure: undefined, failureCode: undefined, httpStatus: undefined, deadReason: undefined };
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(webRconUrl(this.#options.host, this.#options.port, this.#options.password), {
+        handshakeTimeout: this.#options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+        maxPayload: this.#options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+        perMessageDeflate: false,
+        followRedirects: false,
+        // Knowing whether TCP connected tells a refused password (connected, then cut during the upgrade) from a
+        // server that is down (never connected).
+        finishRequest: (request: ClientRequest) => {
+          request.once('socket', (tcp: Socket) => {
+            if (!tcp.connecting) attempt.tcpConnected = true;
+            else
+              tcp.once('connect', () => {
+                attempt.tcpConnected = true;
+              });
+          });
+          request.end();
+        },
+      });
+    } catch (error) {
+      // An invalid host makes the constructor throw; its message may quote the URL.
+      const reason = this.#scrub(error instanceof Error ? error.message : String(error));
+      this.#lastError = new WebRconConnectError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} cannot be reached: ${reason}; check host and port`);
+      this.#log('error', { code: this.#lastError.code }, this.#lastError.message);
+      this.#scheduleReconnect(backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random));
+      return;
+    }
+    this.#socket = socket;
+    this.#attempts.set(socket, attempt);
+    socket.on('error', (error: Error & { code?: string }) => {
+      // Every failure also ends in `close`, which decides what happens next; here we only remember why.
+      const code = typeof error.code === 'string' ? error.code : undefined;
+      // Rust's refusal (a close frame where the HTTP answer belongs) reaches us as an HTTP parser error or a hang-up.
+      const cutDuringUpgrade = !attempt.opened && (code?.startsWith('HPE_') === true || error.message === 'socket hang up');
+      attempt.failure ??= cutDuringUpgrade ? 'the server cut the connection instead of answering the WebSocket upgrade' : this.#scrub(error.message);
+      attempt.failureCode ??= code;
+    });
+    socket.on('unexpected-response', (_request, response) => {
+      attempt.httpStatus = response.statusCode;
+      attempt.failure ??= `the server answered HTTP ${response.statusCode ?? '?'} instead of a WebSocket upgrade`;
+      response.resume();
+      socket.terminate();
+    });
+    socket.on('open', () => {
+      attempt.opened = true;
+      this.#onOpen(socket);
+    });
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      if (this.#socket !== socket) return;
+      if (isBinary) {
+        this.#log('warn', { code: 'protocol' }, `rust webrcon of adapter ${this.#options.label} sent a binary frame; dropped`);
+        return;
+      }
+      this.#onMessage(rawDataText(data));
+    });
+    socket.on('close', (code: number) => {
+      this.#onSocketClose(socket, attempt, code);
+    });
+    // ws checks for a listener before it emits ping/pong; Rust never pings, and we never ping it.
+  }
+
+  #onOpen(socket: WebSocket): void {
+    if (this.#socket !== socket) return;
+    if (this.#closed) {
+      socket.terminate();
+      return;
+    }
+    this.#open = true;
+    this.#sessionAnswered = false;
+    this.#startKeepalive(socket);
+  }
+
+  /**
+   * The session answered its first command (the probe sent on open): only now is it connected. A socket that opens
+   * and then closes before answering (a server that refuses after the upgrade) never counts as a session.
+   */
+  #onFirstAnswer(): void {
+    this.#sessionAnswered = true;
+    this.#failures = 0;
+    this.#authFailures = 0;
+    this.#lastError = undefined;
+    this.#sessions++;
+    this.#log('info', { session: this.#sessions }, `rust webrcon of adapter ${this.#options.label} connected to ${this.#where}`);
+    this.#call('onConnected', () => this.#options.onConnected?.());
+    const waiters = this.#readyWaiters;
+    this.#readyWaiters = [];
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  #onSocketClose(socket: WebSocket, attempt: Attempt, code: number): void {
+    if (this.#socket !== socket) return;
+    this.#socket = undefined;
+    const wasOpen = this.#open && this.#sessionAnswered;
+    const socketWasOpen = this.#open;
+    this.#open = false;
+    this.#stopKeepalive();
+    if (this.#closed) {
+      this.#failPending(() => this.#closedError());
+      const waiters = this.#closeWaiters;
+      this.#closeWaiters = [];
+      for (const resolve of waiters) resolve();
+      return;
+    }
+    const reason = attempt.deadReason ?? attempt.failure ?? `closed by the server (code ${code})`;
+    this.#failPending(() => new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`));
+
+    if (this.#looksLikeAuthFailure(attempt, socketWasOpen, code)) {
+      const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
+      const key = this.#options.passwordKey ?? 'password';
+      const error = new WebRconAuthError(
+        `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} (${reason}). ` +
+          `The rcon password is probably wrong: check "${key}" of adapter ${this.#options.label} against the server's rcon.password. ` +
+          `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration). ` +
+          `Next attempt in ${formatDelay(delay)}.`,
+      );
+      this.#lastError = error;
+      this.#log('error', { code: error.code, retryInMs: delay }, error.message);
+      this.#call('onAuthFailed', () => this.#options.onAuthFailed?.(error));
+      const waiters = this.#readyWaiters;
+      this.#readyWaiters = [];
+      for (const waiter of waiters) waiter.reject(error);
+      this.#scheduleReconnect(delay);
+      return;
+    }
+
+    const delay = backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random);
+    if (wasOpen) {
+      this.#lastError = new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`);
+      this.#log('warn', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; reconnecting in ${formatDelay(delay)}`);
+      this.#call('onDisconnected', () => this.#options.onDisconnected?.({ reason, reconnectInMs: delay }));
+    } else {
+      this.#lastError = new WebRconConnectError(`rust webrcon of adapter ${this.#options.label} could not connect to ${this.#where}: ${reason}`);
+      // The first failure in a row is news; the rest of an outage is noise at info.
+      this.#log(this.#failures === 1 ? 'warn' : 'info', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; next attempt in ${formatDelay(delay)}`);
+    }
+    this.#scheduleReconnect(delay);
+  }
+
+  /**
+   * Rust (Fleck) checks the password when the upgrade request arrives and closes the TCP connection instead of
+   * answering it (it writes a close frame where the HTTP answer should be), so a wrong password shows as: TCP
+   * connected, upgrade failed without a timeout. Proxies answer 401/403; some servers open and close with 1008.
+   */
+  #looksLikeAuthFailure(attempt: Attempt, socketWasOpen: boolean, code: number): boolean {
+    if (attempt.httpStatus === 401 || attempt.httpStatus === 403) return true;
+    if (socketWasOpen) return !this.#sessionAnswered && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
+    if (attempt.opened || !attempt.tcpConnected || attempt.httpStatus !== undefined) return false;
+    const timedOut = attempt.failure?.includes('timed out') === true || attempt.failureCode === 'ETIMEDOUT';
+    return !timedOut;
+  }
+
+  #scheduleReconnect(delayMs: number): void {
+    if (this.#closed) return;
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      this.#connect();
+    }, delayMs);
+  }
+
+  #reconnectBackoff(): { minDelayMs: number; maxDelayMs: number } {
+    return {
+      minDelayMs: this.#options.reconnectMinDelayMs ?? DEFAULTS.reconnectMinDelayMs,
+      maxDelayMs: this.#options.reconnectMaxDelayMs ?? DEFAULTS.reconnectMaxDelayMs,
+    };
+  }
+
+  #authBackoff(): { minDelayMs: number; maxDelayMs: number } {
+    return {
+      minDelayMs: this.#options.authRetryMinDelayMs ?? DEFAULTS.authRetryMinDelayMs,
+      maxDelayMs: this.#options.authRetryMaxDelayMs ?? DEFAULTS.authRetryMaxDelayMs,
+    };
+  }
+
+  // ---- Messages ----------------------------------------------------------------------------------------------------
+
+  #onMessage(text: string): void {
+    const parsed = parseWebRconMessage(text);
+    if (!parsed.ok) {
+      this.#log('warn', { code: 'protocol', bytes: text.length }, `rust webrcon of adapter ${this.#options.label} sent a message that is not WebRCON (${parsed.reason}); dropped`);
+      return;
+    }
+    const message = parsed.value;
+    if (message.identifier > 0) {
+      this.#onReply(message);
+      return;
+    }
+    if (message.type === 'Chat') {
+      const chat = parseRustChat(message.message);
+      if (!chat.ok) {
+        const error = new WebRconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped`);
+        this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
+        return;
+      }
+      this.#call('onChat', () => this.#options.onChat?.(chat.value));
+      return;
+    }
+    this.#call('onConsole', () => this.#options.onConsole?.(message));
+  }
+
+  #onReply(message: WebRconInbound): void {
+    const pending = this.#pending.get(message.identifier);
+    if (pending === undefined) {
+      // A late answer (its command timed out), a second line of a command's output, or someone else's identifier:
+      // never anyone else's reply.
+      const ours = message.identifier < this.#nextIdentifier;
+      this.#log(ours ? 'debug' : 'warn', { code: 'protocol', identifier: message.identifier }, `rust webrcon of adapter ${this.#options.label}: a reply for ${ours ? 'a command no longer waiting' : 'an identifier this client never sent'} (${message.identifier}); dropped`);
+      return;
+    }
+    this.#pending.delete(message.identifier);
+    clearTimeout(pending.timer);
+    // Rust runs commands in order: an earlier command that allows silence and is still waiting printed nothing.
+    for (const [identifier, earlier] of this.#pending) {
+      if (identifier < message.identifier && earlier.silentOk) {
+        this.#pending.delete(identifier);
+        clearTimeout(earlier.timer);
+        earlier.resolve('');
+      }
+    }
+    if (!this.#sessionAnswered) this.#onFirstAnswer();
+    pending.resolve(message.message);
+  }
+
+  // ---- Keepalive ---------------------------------------------------------------------------------------------------
+
+  #startKeepalive(socket: WebSocket): void {
+    if (this.#keepaliveMs <= 0) {
+      // No probe: the open socket has to do as proof.
+      this.#onFirstAnswer();
+      return;
+    }
+    // The first probe at once: it proves the session answers; only then is it connected and the backoff reset.
+    this.#sendKeepalive(socket);
+    this.#keepaliveTimer = setInterval(() => {
+      this.#sendKeepalive(socket);
+    }, this.#keepaliveMs);
+  }
+
+  #stopKeepalive(): void {
+    clearInterval(this.#keepaliveTimer);
+    this.#keepaliveTimer = undefined;
+    this.#keepaliveInFlight = false;
+  }
+
+  #sendKeepalive(socket: WebSocket): void {
+    if (this.#keepaliveInFlight || this.#socket !== socket || !this.#open) return;
+    this.#keepaliveInFlight = true;
+    this.command(this.#keepaliveCommand).then(
+      () => {
+        if (this.#socket === socket) this.#keepaliveInFlight = false;
+      },
+      (error: unknown) => {
+        if (this.#socket !== socket) return;
+        this.#keepaliveInFlight = false;
+        if (error instanceof WebRconTimeoutError) {
+          // A silent server (frozen, or a half-open TCP path): end this session and reconnect.
+          const reason = `no answer to the keepalive within ${this.#commandTimeoutMs} ms`;
+          const attempt = this.#attempts.get(socket);
+          if (attempt !== undefined) attempt.deadReason = reason;
+          this.#log('warn', { code: 'timeout' }, `rust webrcon of adapter ${this.#options.label}: ${reason}; closing the connection to reconnect`);
+          socket.terminate();
+        }
+      },
+    );
+  }
+
+  // ---- Helpers -----------------------------------------------------------------------------------------------------
+
+  #takeIdentifier(): number {
+    const identifier = this.#nextIdentifier;
+    this.#nextIdentifier = identifier >= MAX_IDENTIFIER ? 1 : identifier + 1;
+    return identifier;
+  }
+
+  #failPending(makeError: () => Error): void {
+    for (const [identifier, pending] of this.#pending) {
+      this.#pending.delete(identifier);
+      clearTimeout(pending.timer);
+      pending.reject(makeError());
+    }
+  }
+
+  #closedError(): WebRconClosedError {
+    return new WebRconClosedError(`rust webrcon of adapter ${this.#options.label} was closed`);
+  }
+
+  #state(): WebRconState {
+    if (this.#closed) return 'closed';
+    if (this.connected) return 'open';
+    if (this.#socket !== undefined) return 'connecting';
+    if (this.#reconnectTimer !== undefined) return 'waiting';
+    return 'idle';
+  }
+
+  /** Calls a user callback; one that throws is logged, never allowed to break the client. */
+  #call(name: string, callback: () => void): void {
+    try {
+      callback();
+    } catch (error) {
+      this.#log('error', { callback: name }, `a ${name} callback of adapter ${this.#options.label} threw: ${this.#scrub(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+
+  #log(level: keyof WebRconLogger, bindings: Record<string, unknown>, message: string): void {
+    this.#logger[level]({ adapter: this.#options.label, ...bindings }, this.#scrub(message));
+  }
+}
+
+function rawDataText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+function formatDelay(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
