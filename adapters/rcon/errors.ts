@@ -34,7 +34,10 @@ export abstract class RconError extends Error {
   }
 }
 
-/** The server answered the login with id -1: the password is wrong. Not retried before a long back-off. */
+/**
+ * The server refused the login: id -1 (SRCDS), a closed connection (Squad), or a cut WebSocket upgrade (Rust
+ * WebRCON). The password is wrong; not retried before a long back-off.
+ */
 export class RconAuthFailedError extends RconError {
   static override readonly errorCode = 'auth_failed';
 }

@@ -17,15 +17,15 @@ import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import {
-  WebRconAuthError,
-  WebRconClosedError,
-  WebRconConnectError,
-  WebRconDisconnectedError,
-  WebRconNotConnectedError,
-  WebRconProtocolError,
-  WebRconTimeoutError,
-  type WebRconError,
-} from './webRconErrors.js';
+  RconAuthFailedError,
+  RconClosedError,
+  RconConnectError,
+  RconDisconnectedError,
+  RconNotConnectedError,
+  RconProtocolError,
+  RconTimeoutError,
+  type RconError,
+} from './errors.js';
 import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
 import { encodeWebRconCommand, parseRustChat, parseWebRconMessage, type RustChatMessage, type WebRconInbound } from './webrcon/wire.js';
 
@@ -92,7 +92,7 @@ export interface WebRconClientOptions {
   /** An open session ended; the client reconnects by itself unless closed. */
   readonly onDisconnected?: ((info: WebRconDisconnect) => void) | undefined;
   /** The server refused the password (or this address); the next attempt waits minutes. */
-  readonly onAuthFailed?: ((error: WebRconAuthError) => void) | undefined;
+  readonly onAuthFailed?: ((error: RconAuthFailedError) => void) | undefined;
 }
 
 export interface CommandOptions {
@@ -181,7 +181,7 @@ export class WebRconClient {
   #reconnectTimer: NodeJS.Timeout | undefined;
   #keepaliveTimer: NodeJS.Timeout | undefined;
   #keepaliveInFlight = false;
-  #lastError: WebRconError | undefined;
+  #lastError: RconError | undefined;
   /** Each socket's attempt record: the keepalive marks it dead before terminating, so the close names the real cause. */
   readonly #attempts = new WeakMap<WebSocket, Attempt>();
 
@@ -245,7 +245,7 @@ export class WebRconClient {
         timer = setTimeout(() => {
           this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
           const last = this.#lastError === undefined ? '' : `; last failure: ${this.#lastError.message}`;
-          reject(new WebRconTimeoutError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} did not connect within ${timeoutMs} ms${last}`));
+          reject(new RconTimeoutError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} did not connect within ${timeoutMs} ms${last}`));
         }, timeoutMs);
       }
     });
@@ -261,7 +261,7 @@ export class WebRconClient {
     const socket = this.#socket;
     if (!this.#open || socket?.readyState !== WebSocket.OPEN) {
       const last = this.#lastError === undefined ? '' : ` (last failure: ${this.#lastError.message})`;
-      return Promise.reject(new WebRconNotConnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} is not connected; it reconnects by itself${last}`));
+      return Promise.reject(new RconNotConnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} is not connected; it reconnects by itself${last}`));
     }
     const identifier = this.#takeIdentifier();
     const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
@@ -270,7 +270,7 @@ export class WebRconClient {
       const timer = setTimeout(() => {
         if (!this.#pending.delete(identifier)) return;
         if (silentOk) resolve('');
-        else reject(new WebRconTimeoutError(`rust webrcon of adapter ${this.#options.label}: no answer to a command within ${timeoutMs} ms`));
+        else reject(new RconTimeoutError(`rust webrcon of adapter ${this.#options.label}: no answer to a command within ${timeoutMs} ms`));
       }, timeoutMs);
       this.#pending.set(identifier, { resolve, reject, timer, silentOk });
       socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
@@ -279,7 +279,7 @@ export class WebRconClient {
         if (pending === undefined) return;
         this.#pending.delete(identifier);
         clearTimeout(pending.timer);
-        pending.reject(new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the command could not be sent: ${this.#scrub(error.message)}`));
+        pending.reject(new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the command could not be sent: ${this.#scrub(error.message)}`, false));
       });
     });
   }
@@ -335,7 +335,7 @@ export class WebRconClient {
     } catch (error) {
       // An invalid host makes the constructor throw; its message may quote the URL.
       const reason = this.#scrub(error instanceof Error ? error.message : String(error));
-      this.#lastError = new WebRconConnectError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} cannot be reached: ${reason}; check host and port`);
+      this.#lastError = new RconConnectError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} cannot be reached: ${reason}; check host and port`);
       this.#log('error', { code: this.#lastError.code }, this.#lastError.message);
       this.#scheduleReconnect(backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random));
       return;
@@ -417,12 +417,12 @@ export class WebRconClient {
       return;
     }
     const reason = attempt.deadReason ?? attempt.failure ?? `closed by the server (code ${code})`;
-    this.#failPending(() => new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`));
+    this.#failPending(() => new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true));
 
     if (this.#looksLikeAuthFailure(attempt, socketWasOpen, code)) {
       const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
       const key = this.#options.passwordKey ?? 'password';
-      const error = new WebRconAuthError(
+      const error = new RconAuthFailedError(
         `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} (${reason}). ` +
           `The rcon password is probably wrong: check "${key}" of adapter ${this.#options.label} against the server's rcon.password. ` +
           `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration). ` +
@@ -440,11 +440,11 @@ export class WebRconClient {
 
     const delay = backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random);
     if (wasOpen) {
-      this.#lastError = new WebRconDisconnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`);
+      this.#lastError = new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`, false);
       this.#log('warn', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; reconnecting in ${formatDelay(delay)}`);
       this.#call('onDisconnected', () => this.#options.onDisconnected?.({ reason, reconnectInMs: delay }));
     } else {
-      this.#lastError = new WebRconConnectError(`rust webrcon of adapter ${this.#options.label} could not connect to ${this.#where}: ${reason}`);
+      this.#lastError = new RconConnectError(`rust webrcon of adapter ${this.#options.label} could not connect to ${this.#where}: ${reason}`);
       // The first failure in a row is news; the rest of an outage is noise at info.
       this.#log(this.#failures === 1 ? 'warn' : 'info', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; next attempt in ${formatDelay(delay)}`);
     }
@@ -503,7 +503,7 @@ export class WebRconClient {
     if (message.type === 'Chat') {
       const chat = parseRustChat(message.message);
       if (!chat.ok) {
-        const error = new WebRconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped`);
+        const error = new RconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped`);
         this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
         return;
       }
@@ -567,7 +567,7 @@ export class WebRconClient {
       (error: unknown) => {
         if (this.#socket !== socket) return;
         this.#keepaliveInFlight = false;
-        if (error instanceof WebRconTimeoutError) {
+        if (error instanceof RconTimeoutError) {
           // A silent server (frozen, or a half-open TCP path): end this session and reconnect.
           const reason = `no answer to the keepalive within ${this.#commandTimeoutMs} ms`;
           const attempt = this.#attempts.get(socket);
@@ -595,8 +595,8 @@ export class WebRconClient {
     }
   }
 
-  #closedError(): WebRconClosedError {
-    return new WebRconClosedError(`rust webrcon of adapter ${this.#options.label} was closed`);
+  #closedError(): RconClosedError {
+    return new RconClosedError(`rust webrcon of adapter ${this.#options.label} was closed`);
   }
 
   #state(): WebRconState {

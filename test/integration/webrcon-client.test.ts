@@ -4,7 +4,7 @@
 // password shows up. Backoff and keepalive timing live in webrcon-lifetime.test.ts (fake timers).
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebRconClient, type RustChatMessage, type WebRconClientOptions, type WebRconInbound, type WebRconLogger } from '../../adapters/rcon/webRconClient.js';
-import { WebRconError } from '../../adapters/rcon/webRconErrors.js';
+import { RconError } from '../../adapters/rcon/errors.js';
 import { FakeRustWebRconServer, type WrongPasswordBehaviour } from '../fixtures/fakeRustWebRconServer.js';
 
 const PASSWORD = 'correct-horse-42';
@@ -62,11 +62,11 @@ function makeClient(port: number, lines: LogLine[], overrides: Partial<WebRconCl
   return client;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<WebRconError> {
+async function rejection(promise: Promise<unknown>): Promise<RconError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof WebRconError) return error;
+    if (error instanceof RconError) return error;
     throw error;
   }
   throw new Error('expected a rejection');
@@ -203,7 +203,7 @@ describe('WebRconClient against the fake Rust server', () => {
     it(`reports a wrong password (${mode}) as auth_failed naming the adapter and the config key, and waits minutes`, async () => {
       const fake = await startServer(mode);
       const lines: LogLine[] = [];
-      const authFailures: WebRconError[] = [];
+      const authFailures: RconError[] = [];
       const client = makeClient(fake.port, lines, { password: 'wrong-password', passwordKey: 'servers[0].adapters[1].password', onAuthFailed: (error) => authFailures.push(error) });
       const error = await rejection(client.ready(5_000));
       expect(error.code).toBe('auth_failed');

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebRconClient, type WebRconClientOptions, type WebRconDisconnect, type WebRconLogger } from '../../adapters/rcon/webRconClient.js';
-import { WebRconError } from '../../adapters/rcon/webRconErrors.js';
+import { RconError } from '../../adapters/rcon/errors.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 
 const PASSWORD = 'Hunter2$ecret!';
@@ -255,7 +255,7 @@ describe('WebRconClient lifetime (fake timers, real sockets)', () => {
       for (let round = 0; round < 30; round++) {
         const commands = [client.command('playerlist'), client.command(`mute ${ALICE}`, { silentOk: true }), client.command('echo x')].map((promise) =>
           promise.catch((error: unknown) => {
-            codes.add(error instanceof WebRconError ? error.code : 'not a WebRconError');
+            codes.add(error instanceof RconError ? error.code : 'not an RconError');
             return '';
           }),
         );
