@@ -27,9 +27,12 @@ import {
   type RconError,
 } from './errors.js';
 import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
-import { encodeWebRconCommand, parseRustChat, parseWebRconMessage, type RustChatMessage, type WebRconInbound } from './webrcon/wire.js';
+import { parseRustChat, type RustPlayerChat, type RustServerChat } from './profiles/rustLines.js';
+import { encodeWebRconCommand, parseWebRconMessage, type WebRconInbound } from './webrcon/wire.js';
 
-export type { RustChatMessage, WebRconInbound } from './webrcon/wire.js';
+export type { WebRconInbound } from './webrcon/wire.js';
+/** A chat line as Rust pushes it: a player's (gate it) or the server's own (never gated). */
+export type RustChatMessage = RustPlayerChat | RustServerChat;
 
 /** The logger the client writes to: pino's Logger satisfies it. Bindings carry `adapter` and, for failures, `code`. */
 export interface WebRconLogger {
@@ -507,7 +510,7 @@ export class WebRconClient {
         this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
         return;
       }
-      this.#call('onChat', () => this.#options.onChat?.(chat.value));
+      this.#call('onChat', () => this.#options.onChat?.(chat.chat));
       return;
     }
     this.#call('onConsole', () => this.#options.onConsole?.(message));

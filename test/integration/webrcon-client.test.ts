@@ -134,9 +134,9 @@ describe('WebRconClient against the fake Rust server', () => {
     fake.pushConsole('[event] assets/bundled/prefabs/fx/cargo.prefab', 'Generic');
     await expect.poll(() => consoleMessages.length).toBe(1);
     expect(chats).toEqual([
-      { channel: 0, channelName: 'global', text: 'hi', steamId: ALICE, username: 'Alice', color: '#5af', time: 1_763_726_400 },
-      { channel: 1, channelName: 'team', text: '!review 5 Great admins ✓ 👍', steamId: BOB, username: '[GSA] Bob "the" (builder): ünï 名前', color: '#5af', time: expect.any(Number) as number },
-      { channel: 0, channelName: 'global', text: 'legacy', steamId: '76561198000000003', username: 'Old plugin', color: undefined, time: undefined },
+      { kind: 'player', channel: 'global', text: 'hi', steamId: ALICE, name: 'Alice', time: 1_763_726_400 },
+      { kind: 'player', channel: 'team', text: '!review 5 Great admins ✓ 👍', steamId: BOB, name: '[GSA] Bob "the" (builder): ünï 名前', time: expect.any(Number) as number },
+      { kind: 'player', channel: 'global', text: 'legacy', steamId: '76561198000000003', name: 'Old plugin', time: undefined },
     ]);
     expect(consoleMessages[0]).toMatchObject({ identifier: 0, type: 'Generic' });
     const protocolWarnings = lines.filter((line) => line.level === 'warn' && line.bindings['code'] === 'protocol');

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   encodeWebRconCommand,
-  parseRustChat,
   parseWebRconMessage,
 } from '../../adapters/rcon/webrcon/wire.js';
 import {
@@ -40,57 +39,6 @@ describe('parseWebRconMessage', () => {
   it('refuses what is not a WebRCON envelope, without throwing', () => {
     for (const text of ['', 'not json', '[]', 'null', '42', '{"Identifier":"7"}', '{"Identifier":1.5}', '{"Message":{}}', '{"Type":3}']) {
       expect(parseWebRconMessage(text).ok).toBe(false);
-    }
-  });
-});
-
-describe('parseRustChat', () => {
-  it('parses the entry Rust broadcasts', () => {
-    const outer = parseWebRconMessage(REAL_CHAT);
-    if (!outer.ok) throw new Error('fixture');
-    expect(parseRustChat(outer.value.message)).toEqual({
-      ok: true,
-      value: { channel: 0, channelName: 'global', text: 'hi', steamId: '76561198000000001', username: 'Name', color: '#5af', time: 1763726400 },
-    });
-  });
-
-  it('keeps odd names and unicode exactly', () => {
-    const names = ['[GSA] Dr. "Quote" (Admin): x', 'Ünïcødé 名前 🦀', '   spaces   ', 'a|b//c;d', '<color=red>x</color>', '\\back\\slash'];
-    for (const username of names) {
-      const text = `${username} says: ✓ — ½ 👍🏽`;
-      const result = parseRustChat(JSON.stringify({ Channel: 1, Message: text, UserId: '76561198000000002', Username: username }));
-      expect(result).toMatchObject({ ok: true, value: { username, text, channelName: 'team', color: undefined, time: undefined } });
-    }
-  });
-
-  it('reads a numeric UserId (old servers, plugins) without losing digits above 2^53', () => {
-    const result = parseRustChat('{"Channel":0,"Message":"x","UserId":76561198000000001,"Username":"Old"}');
-    expect(result).toMatchObject({ ok: true, value: { steamId: '76561198000000001' } });
-  });
-
-  it('names every channel and keeps unknown numbers', () => {
-    const names = [0, 1, 2, 3, 4, 5, 6, 9].map((channel) => {
-      const result = parseRustChat(JSON.stringify({ Channel: channel, Message: 'x', UserId: '0', Username: 'SERVER' }));
-      return result.ok ? result.value.channelName : 'failed';
-    });
-    expect(names).toEqual(['global', 'team', 'server', 'cards', 'local', 'clan', 'external_dm', 'unknown']);
-  });
-
-  it('reports malformed inner JSON and wrong field types as reasons, never throws', () => {
-    const bad = [
-      '{"Channel":0,"Message":"hi"',
-      'hi there',
-      '[]',
-      '{"Channel":"0","Message":"x","UserId":"1","Username":"n"}',
-      '{"Channel":0,"Message":5,"UserId":"1","Username":"n"}',
-      '{"Channel":0,"Message":"x","UserId":"7656x","Username":"n"}',
-      '{"Channel":0,"Message":"x","UserId":"1"}',
-      '{"Channel":0,"Message":"x","UserId":-5,"Username":"n"}',
-    ];
-    for (const inner of bad) {
-      const result = parseRustChat(inner);
-      expect(result.ok, inner).toBe(false);
-      if (!result.ok) expect(result.reason.length).toBeGreaterThan(0);
     }
   });
 });
