@@ -1,10 +1,11 @@
 // Benchmark: Source RCON commands per second through SourceRconClient next to the `rcon-client` npm package (a
 // devDependency used here only), in one run against the same fake SRCDS-like server in its own process
 // (bench/sourceRconBenchServer.ts). Serially (each command awaited before the next) and pipelined (N in flight).
-// Rounds alternate so machine noise hits both sides alike; the ratio matters, absolute numbers on a shared 2-core
-// machine do not. Then the same server's quirks that rcon-client gets wrong: a multi-packet reply, packets split
-// over many TCP reads, and SRCDS's empty packet before the answer to a wrong password. Every reply is checked
-// against the command it answers, so speed never hides a wrong answer.
+// Rounds rotate the order of the sides and ratios are taken round by round, so machine noise hits all sides alike;
+// the ratio matters, absolute numbers on a shared 2-core machine do not. Then the same server's quirks, each tried
+// on both clients: a multi-packet reply, packets split over many TCP reads, SRCDS's empty packet before the answer
+// to a wrong password, and a connection reset by the server. Every reply is checked against the command it
+// answers, so speed never hides a wrong answer. Measures only; never used by the product.
 //
 //   npm run bench            (after npm ci, which builds dist/)
 //   node dist/bench/rcon-throughput.js [serialPerRound] [pipelinedPerRound] [inFlight] [rounds]
