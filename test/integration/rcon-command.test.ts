@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
-import { FakeSourceRconServer, type FakeRconQuirks } from '../fixtures/fakeSourceRconServer.js';
+import { FakeSourceRconServer, type FakeRconQuirks, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
 import { freePort } from '../fixtures/freePort.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -32,7 +32,7 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-async function sourceFake(quirks: FakeRconQuirks, respond?: (command: string) => string | undefined, extra: { splitBodyAt?: number; writeMode?: 'whole' | 'split' } = {}): Promise<FakeSourceRconServer> {
+async function sourceFake(quirks: FakeRconQuirks, respond?: (command: string) => FakeReply | undefined, extra: { splitBodyAt?: number; writeMode?: 'whole' | 'split' } = {}): Promise<FakeSourceRconServer> {
   const fake = await FakeSourceRconServer.start({ quirks, password: PASSWORD, respond, ...extra });
   stops.push(() => fake.stop());
   return fake;
@@ -169,6 +169,17 @@ describe('gsa-bridge rcon: failures exit 1 with what to check, and never the pas
     expect(run.stderr).toMatch(/^error: rcon adapter rust-main \(rust at 127\.0\.0\.1:\d+\): RCON login failed: authentication failed: .*; check servers\[0\]\.adapters\[0\]\.password against/m);
     expect(fake.wrongPasswordAttempts).toBe(1);
     expect(fake.commands).toEqual([]);
+    expectNoSecret(run);
+  });
+
+  it('a command the game never answers: after commandTimeoutMs, one line saying it may have run, exit 1', async () => {
+    const fake = await sourceFake('ark', (command) => (command === 'SaveWorld' ? { silent: true } : undefined));
+    const path = await writeConfig([{ type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD, commandTimeoutMs: 1000 }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'SaveWorld']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: rcon adapter ark-main \(ark at 127\.0\.0\.1:\d+\): the command got no answer: .*; the command may have run; servers\[0\]\.adapters\[0\]\.commandTimeoutMs bounds the wait for its answer$/m);
+    expect([fake.logins, fake.commands]).toEqual([1, ['SaveWorld']]);
     expectNoSecret(run);
   });
 
