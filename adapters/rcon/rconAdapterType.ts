@@ -3,6 +3,7 @@
 // the file. Must never connect anywhere.
 import type { AdapterType } from '../registryTypes.js';
 import { rconOptionsSchema, type RconOptions } from './options.js';
+import { probeRcon } from './rconProbe.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
   type: 'rcon',
@@ -12,4 +13,5 @@ export const rconAdapterType: AdapterType<RconOptions> = {
     context.logger.warn(`rcon adapter ${context.id} (profile ${options.profile}) is not available in this version yet; skipped`);
     return undefined;
   },
+  probe: probeRcon,
 };

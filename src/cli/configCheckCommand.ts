@@ -1,8 +1,8 @@
 // `gsa-bridge config check [--config FILE] [--connect]`: validates the file with the environment applied, prints the
 // effective config with every secret masked, and warns about values left from config.example.json. With --connect it
-// also checks, one line each, that the service accepts the credentials and knows each server, and that each listener
-// port is free (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a check failed, 2 invalid.
-// Without --connect it contacts nothing.
+// also checks, one line each, that the service accepts the credentials and knows each server, that each listener
+// port is free, and that each RCON adapter logs in (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a
+// check failed, 2 invalid. Without --connect it contacts nothing.
 
 import { ConfigError, collectSecrets, loadConfig, maskSecrets } from '../config/index.js';
 import { commandLogger } from './commandLogger.js';
@@ -20,7 +20,8 @@ export const CONFIG_CHECK_COMMAND = defineCommand({
   summary: 'validate the config and print it with secrets masked; --connect also tries the service and the ports',
   details: [
     'With --connect: one line per check. The credentials and each server name cost one read-only mute lookup per server',
-    '(of the 100/min budget); each listener port (WebSocket adapters, http) is bound and released; RCON is not checked yet.',
+    '(of the 100/min budget); each listener port (WebSocket adapters, http) is bound and released; each RCON adapter logs in',
+    'once and sends one read-only command (ark and squad ListPlayers, rust serverinfo), then disconnects.',
     'Exit 0 valid (and, with --connect, every check passed), 1 a check failed, 2 invalid: one line per problem with its path.',
   ],
   options: {

@@ -1,6 +1,6 @@
 // The checks of `gsa-bridge config check --connect`, one line each: that the service accepts the credentials, that it
 // knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
-// free; RCON: nothing yet, issue 8 adds a login), plus the operations endpoint's port. The service is asked one mute
+// free; RCON: one login and one read-only command), plus the operations endpoint's port. The service is asked one mute
 // lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
 // It never changes anything on the service, never retries, and never prints a secret.
 
@@ -29,7 +29,7 @@ export async function probeListener(subject: string, host: string, port: number)
   return { outcome: found.free ? 'ok' : 'fail', subject, detail: found.detail };
 }
 
-/** What the adapter's type checks for itself (the registry's probe): a listener's port, later an RCON login. */
+/** What the adapter's type checks for itself (the registry's probe): a listener's port, an RCON login. */
 async function probeAdapter(server: ServerConfig, adapter: AdapterOptions): Promise<CheckLine> {
   const type = adapterTypeOf(adapter);
   const id = adapterIdOf(server.name, adapter);

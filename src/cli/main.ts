@@ -33,6 +33,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   review: async () => import('./reviewCommand.js').then((m) => ({ run: m.reviewCommand, spec: m.REVIEW_COMMAND })),
   config: async () => import('./configCheckCommand.js').then((m) => ({ run: m.configCommand, spec: m.CONFIG_COMMANDS })),
   reviews: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, spec: m.REVIEWS_COMMANDS })),
+  rcon: async () => import('./rconCommand.js').then((m) => ({ run: m.rconCommand, spec: m.RCON_COMMAND })),
 };
 
 /** The full help loads every command for its table: fine once, for a person reading it. */

@@ -1,7 +1,7 @@
 // `gsa-bridge config check --connect` through the real binary against the GSA emulator: one line per check and exit 0
-// when all pass; exit 1 for a wrong secret (never printed), an unknown server name or a listener port in use; RCON
-// adapters listed as not checked yet; placeholders from config.example.json warned about, not failed; and without
-// --connect nothing is contacted.
+// when all pass; exit 1 for a wrong secret (never printed), an unknown server name or a listener port in use; an RCON
+// adapter logged in to (a dead port here; config-check-rcon.test.ts has the rest); placeholders from config.example.json
+// warned about, not failed; and without --connect nothing is contacted.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -138,13 +138,14 @@ describe('config check --connect', () => {
     expect(run.stderr).toMatch(/2 checks failed/);
   });
 
-  it('an RCON adapter is listed as not checked yet; it is no failure', async () => {
+  it('an RCON adapter is logged in to: a port nobody listens on FAILs with what to check, exit 1 (config-check-rcon.test.ts has the rest)', async () => {
+    const port = await freePort();
     const path = await writeConfig('rcon.json', {
-      servers: [{ name: SERVER, adapters: [{ type: 'rcon', profile: 'ark', port: 27020, password: 'rcon-secret-55aa' }] }],
+      servers: [{ name: SERVER, adapters: [{ type: 'rcon', profile: 'ark', port, password: 'rcon-secret-55aa' }] }],
     });
     const run = await check(['--config', path, '--connect']);
-    expect(run.code).toBe(0);
-    expect(run.checks).toContainEqual(expect.stringMatching(/^skip {2}rcon connect-srv\/\S+ 127\.0\.0\.1:27020: rcon adapters have no connection check in this version$/));
+    expect(run.code).toBe(1);
+    expect(run.checks).toContainEqual(expect.stringMatching(new RegExp(`^FAIL {2}rcon connect-srv/\\S+ 127\\.0\\.0\\.1:${port}: RCON login failed: cannot connect .*; check "host" and "port"`)));
     expect(run.stdout + run.stderr).not.toContain('rcon-secret-55aa');
   });
 

@@ -8,6 +8,7 @@ import { EMULATOR_COMMAND } from '../../src/cli/emulatorCommand.js';
 import { main } from '../../src/cli/main.js';
 import { MUTE_CHECK_COMMAND } from '../../src/cli/muteCheckCommand.js';
 import { parseCommandLine, type CommandSpec } from '../../src/cli/options.js';
+import { RCON_COMMAND } from '../../src/cli/rconCommand.js';
 import { REVIEW_COMMAND } from '../../src/cli/reviewCommand.js';
 import { REVIEWS_COMMANDS } from '../../src/cli/reviewsCommand.js';
 import { RUN_COMMAND } from '../../src/cli/runCommand.js';
@@ -22,6 +23,7 @@ const EVERY_COMMAND: readonly CommandSpec[] = [
   REVIEW_COMMAND,
   ...CONFIG_COMMANDS.subcommands,
   ...REVIEWS_COMMANDS.subcommands,
+  RCON_COMMAND,
 ];
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -7,6 +7,7 @@ import type { RconProfile } from './profile.js';
 
 export const arkProfile: RconProfile = {
   name: 'ark',
+  probeCommand: 'ListPlayers',
   transport: {
     kind: 'source',
     replyEnd: { kind: 'quiet', quietMs: 100 },

@@ -7,6 +7,8 @@ import type { RconProfileName } from '../options.js';
 
 export interface RconProfile {
   readonly name: RconProfileName;
+  /** A read-only command the game always answers: `config check --connect` sends it once after the login. */
+  readonly probeCommand: string;
   /** How the game speaks RCON, and the pace its server tolerates. */
   readonly transport: RconTransport;
 }

@@ -5,5 +5,6 @@ import type { RconProfile } from './profile.js';
 
 export const rustProfile: RconProfile = {
   name: 'rust',
+  probeCommand: 'serverinfo',
   transport: { kind: 'webrcon', keepaliveMs: 30_000, keepaliveCommand: 'serverinfo' },
 };

@@ -6,6 +6,7 @@ import type { RconProfile } from './profile.js';
 
 export const squadProfile: RconProfile = {
   name: 'squad',
+  probeCommand: 'ListPlayers',
   transport: {
     kind: 'source',
     replyEnd: { kind: 'mirror' },

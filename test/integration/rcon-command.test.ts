@@ -1,0 +1,260 @@
+// `gsa-bridge rcon --server NAME [--adapter ID] -- COMMAND…` through the real binary against the fake game servers:
+// the answer printed exactly (ARK, a multi-packet Squad answer split across reads, Rust WebRCON), the command sent as
+// typed, one login and one command per run; a wrong password (ARK's silence, SRCDS's id -1, Rust's refusal) and an
+// unreachable port exit 1 with one line naming the adapter and the config key; usage mistakes exit 2. The password
+// appears in no output, not even in the session's debug log.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
+import { FakeSourceRconServer, type FakeRconQuirks, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
+import { freePort } from '../fixtures/freePort.js';
+import { tempDir } from '../fixtures/tempDir.js';
+
+const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
+const SERVER = 'rcon-srv';
+const PASSWORD = 'rcon-pass-3f9a1c77';
+const WRONG_PASSWORD = 'wrong-rcon-pass-8d2e44';
+const API_SECRET = 'rcon-cli-api-secret-0b1c';
+
+let dir: string;
+const stops: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dir = await tempDir('rcon-command');
+});
+
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+});
+
+async function sourceFake(quirks: FakeRconQuirks, respond?: (command: string) => FakeReply | undefined, extra: { splitBodyAt?: number; writeMode?: 'whole' | 'split' } = {}): Promise<FakeSourceRconServer> {
+  const fake = await FakeSourceRconServer.start({ quirks, password: PASSWORD, respond, ...extra });
+  stops.push(() => fake.stop());
+  return fake;
+}
+
+async function rustFake(respond?: (command: string) => string | undefined): Promise<FakeRustWebRconServer> {
+  const fake = await FakeRustWebRconServer.start(respond === undefined ? { password: PASSWORD } : { password: PASSWORD, respond });
+  stops.push(() => fake.stop());
+  return fake;
+}
+
+let configs = 0;
+async function writeConfig(adapters: unknown[], servers: unknown[] = []): Promise<string> {
+  const path = join(dir, `config-${++configs}.json`);
+  const config = {
+    api: { baseUrl: 'http://127.0.0.1:9', clientId: 'rcon-client', clientSecret: API_SECRET },
+    servers: [{ name: SERVER, adapters }, ...servers],
+    reviews: { dataDir: 'data' },
+  };
+  await writeFile(path, JSON.stringify(config), { mode: 0o600 });
+  return path;
+}
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function rcon(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, 'rcon', ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr };
+}
+
+function expectNoSecret(run: Run): void {
+  for (const secret of [PASSWORD, WRONG_PASSWORD, API_SECRET]) expect(run.stdout + run.stderr).not.toContain(secret);
+}
+
+describe('gsa-bridge rcon: answers', () => {
+  it('ark: prints the answer exactly, one login and the one command, exit 0', async () => {
+    const answer = '0. Bob (the builder), 76561198000000001\n1. Zoë: [Ω], 76561198000000002\n';
+    const fake = await sourceFake('ark', (command) => (command === 'ListPlayers' ? answer : undefined));
+    const path = await writeConfig([{ type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers']);
+    expect(run).toEqual({ code: 0, stdout: answer, stderr: '' });
+    expect(fake.loginAttempts).toBe(1);
+    expect(fake.logins).toBe(1);
+    expect(fake.commands).toEqual(['ListPlayers']);
+  });
+
+  it('sends the words after -- joined by spaces, as typed (not sanitised), with --adapter choosing among several', async () => {
+    const fake = await sourceFake('ark');
+    const path = await writeConfig([
+      { type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD },
+      { type: 'rcon', profile: 'ark', port: await freePort(), password: PASSWORD },
+    ]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--adapter', 'ark-main', '--', 'ServerChatTo', '"76561198000000001"', 'hi | there;', '--help']);
+    expect(run.code).toBe(0);
+    const command = 'ServerChatTo "76561198000000001" hi | there; --help';
+    expect(fake.commands).toEqual([command]);
+    expect(run.stdout).toBe(`reply to ${command}\n`);
+  });
+
+  it('squad: a multi-packet answer split across reads is printed whole and exactly', async () => {
+    const rows = Array.from({ length: 100 }, (_, index) => `ID: ${index} | Online IDs: EOS: ${index.toString(16).padStart(32, '0')} steam: 765611980000${String(index).padStart(5, '0')} | Name: Spieler Ärger ${index} | Team ID: 1 | Squad ID: N/A`);
+    const answer = `----- Active Players -----\n${rows.join('\n')}\n----- Recently Disconnected Players [Max of 15] -----\n`;
+    const fake = await sourceFake('squad', (command) => (command === 'ListPlayers' ? answer : undefined), { splitBodyAt: 1000, writeMode: 'split' });
+    const path = await writeConfig([{ type: 'rcon', profile: 'squad', port: fake.port, password: PASSWORD }]);
+    expect(Buffer.byteLength(answer)).toBeGreaterThan(4 * 1000);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(answer);
+    expect(fake.logins).toBe(1);
+    expect(fake.commands).toEqual(['ListPlayers']);
+  });
+
+  it('rust: WebRCON answer printed (a newline added when it has none), one session', async () => {
+    const answer = 'hostname: Fake Rust\nversion : 2600 secure (secure mode enabled, connected to Steam3)\nplayers : 0 (100 max)';
+    const fake = await rustFake((command) => (command === 'status' ? answer : undefined));
+    const path = await writeConfig([{ type: 'rcon', id: 'rust-main', profile: 'rust', port: fake.port, password: PASSWORD }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'status']);
+    expect(run).toEqual({ code: 0, stdout: `${answer}\n`, stderr: '' });
+    expect(fake.sessionsOpened).toBe(1);
+    // The client's own liveness probe (its keepalive command) comes first; then the host's command, once.
+    expect(fake.commandTexts({ withoutKeepalive: 'serverinfo' })).toEqual(['status']);
+    expect(fake.maxConcurrentSessions).toBe(1);
+  });
+});
+
+describe('gsa-bridge rcon: failures exit 1 with what to check, and never the password', () => {
+  it('ark, wrong password: ARK says nothing; after the login bound, the auth-timeout line names the adapter and the key', async () => {
+    const fake = await sourceFake('ark');
+    const path = await writeConfig([{ type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: WRONG_PASSWORD }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^error: rcon adapter ark-main \(ark at 127\.0\.0\.1:\d+\): RCON login failed: no answer to the RCON login within 5 s: the password .* is probably wrong .*; check servers\[0\]\.adapters\[0\]\.password against the game's RCON password$/m,
+    );
+    expect(fake.loginAttempts).toBe(1);
+    expect(fake.commands).toEqual([]);
+    expectNoSecret(run);
+    // The debug log does not carry the command text either (only the one-line error is for a person).
+    expect(run.stderr).not.toContain('ListPlayers');
+  });
+
+  it('srcds-like, wrong password: id -1 is a refusal at once, naming the key', async () => {
+    const fake = await sourceFake('srcds');
+    const path = await writeConfig([{ type: 'rcon', profile: 'squad', port: fake.port, password: WRONG_PASSWORD }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      new RegExp(`^error: rcon adapter ${SERVER}-rcon-${fake.port} \\(squad at 127\\.0\\.0\\.1:${fake.port}\\): RCON login failed: the RCON server refused the login .*; check servers\\[0\\]\\.adapters\\[0\\]\\.password against`, 'm'),
+    );
+    expect(fake.loginAttempts).toBe(1);
+    expect(fake.commands).toEqual([]);
+    expectNoSecret(run);
+  });
+
+  it('rust, wrong password: the refused upgrade names the key; the password (in the URL) is nowhere', async () => {
+    const fake = await rustFake();
+    const path = await writeConfig([{ type: 'rcon', id: 'rust-main', profile: 'rust', port: fake.port, password: WRONG_PASSWORD }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'status'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: rcon adapter rust-main \(rust at 127\.0\.0\.1:\d+\): RCON login failed: authentication failed: .*; check servers\[0\]\.adapters\[0\]\.password against/m);
+    expect(fake.wrongPasswordAttempts).toBe(1);
+    expect(fake.commands).toEqual([]);
+    expectNoSecret(run);
+  });
+
+  it('a command the game never answers: after commandTimeoutMs, one line saying it may have run, exit 1', async () => {
+    const fake = await sourceFake('ark', (command) => (command === 'SaveWorld' ? { silent: true } : undefined));
+    const path = await writeConfig([{ type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD, commandTimeoutMs: 1000 }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'SaveWorld']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: rcon adapter ark-main \(ark at 127\.0\.0\.1:\d+\): the command got no answer: .*; the command may have run; servers\[0\]\.adapters\[0\]\.commandTimeoutMs bounds the wait for its answer$/m);
+    expect([fake.logins, fake.commands]).toEqual([1, ['SaveWorld']]);
+    expectNoSecret(run);
+  });
+
+  it('an unreachable port: one line naming host and port to check (Source at once, Rust after its bound)', async () => {
+    const arkPort = await freePort();
+    const rustPort = await freePort();
+    const path = await writeConfig([
+      { type: 'rcon', id: 'ark-down', profile: 'ark', port: arkPort, password: PASSWORD },
+      { type: 'rcon', id: 'rust-down', profile: 'rust', port: rustPort, password: PASSWORD, commandTimeoutMs: 1000 },
+    ]);
+    const ark = await rcon(['--config', path, '--server', SERVER, '--adapter', 'ark-down', '--', 'ListPlayers']);
+    expect(ark.code).toBe(1);
+    expect(ark.stderr).toMatch(
+      new RegExp(`^error: rcon adapter ark-down \\(ark at 127\\.0\\.0\\.1:${arkPort}\\): RCON login failed: cannot connect .*; check servers\\[0\\]\\.adapters\\[0\\]\\.host and servers\\[0\\]\\.adapters\\[0\\]\\.port \\(127\\.0\\.0\\.1:${arkPort}\\)`, 'm'),
+    );
+    const rust = await rcon(['--config', path, '--server', SERVER, '--adapter', 'rust-down', '--', 'status']);
+    expect(rust.code).toBe(1);
+    expect(rust.stderr).toMatch(
+      new RegExp(`^error: rcon adapter rust-down \\(rust at 127\\.0\\.0\\.1:${rustPort}\\): RCON login failed: .*did not connect within 3000 ms.*; check servers\\[0\\]\\.adapters\\[1\\]\\.host and`, 'm'),
+    );
+    expectNoSecret(ark);
+    expectNoSecret(rust);
+  });
+});
+
+describe('gsa-bridge rcon: usage errors exit 2 and contact nothing', () => {
+  it('an unknown server lists the configured ones', async () => {
+    const fake = await sourceFake('ark');
+    const path = await writeConfig([{ type: 'rcon', profile: 'ark', port: fake.port, password: PASSWORD }], [{ name: 'other-srv', adapters: [] }]);
+    const run = await rcon(['--config', path, '--server', 'nosuch', '--', 'ListPlayers']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: --server nosuch: no such server in the config \(it has: rcon-srv, other-srv\)$/m);
+    expect(fake.connections).toBe(0);
+  });
+
+  it('several rcon adapters and no --adapter: the ids are listed; an unknown or non-rcon id is refused', async () => {
+    const fake = await sourceFake('ark');
+    const path = await writeConfig([
+      { type: 'websocket', id: 'ws-main', port: await freePort(), token: 'rcon-test-token-0000' },
+      { type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD },
+      { type: 'rcon', profile: 'ark', port: 27020, password: PASSWORD },
+    ]);
+    const ambiguous = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^error: server rcon-srv has 2 rcon adapters: choose one with --adapter ID \(ark-main, rcon-srv-rcon-27020\)$/m);
+    const unknown = await rcon(['--config', path, '--server', SERVER, '--adapter', 'nosuch', '--', 'ListPlayers']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no such adapter \(rcon adapters: ark-main, rcon-srv-rcon-27020\)/);
+    const websocket = await rcon(['--config', path, '--server', SERVER, '--adapter', 'ws-main', '--', 'ListPlayers']);
+    expect(websocket.code).toBe(2);
+    expect(websocket.stderr).toMatch(/--adapter ws-main: that is a websocket adapter, not rcon/);
+    expect(fake.connections).toBe(0);
+  });
+
+  it('no command, words before --, a server without rcon, and a password flag are refused', async () => {
+    const path = await writeConfig([]);
+    const none = await rcon(['--config', path, '--server', SERVER]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no game command: give it after --/);
+    const early = await rcon(['--config', path, '--server', SERVER, 'ListPlayers']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/"ListPlayers": the game command goes after --/);
+    const noRcon = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers']);
+    expect(noRcon.code).toBe(2);
+    expect(noRcon.stderr).toMatch(/server rcon-srv has no rcon adapter in the config/);
+    const secretFlag = await rcon(['--config', path, '--server', SERVER, '--password', WRONG_PASSWORD, '--', 'ListPlayers']);
+    expect(secretFlag.code).toBe(2);
+    expect(secretFlag.stderr).toMatch(/has no option --password/);
+    expect(secretFlag.stderr).not.toContain(WRONG_PASSWORD);
+  });
+
+  it('--help lists every flag with its default and contacts nothing', async () => {
+    const run = await rcon(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^usage: gsa-bridge rcon --server NAME \[--adapter ID\]/);
+    expect(run.stdout).toMatch(/--adapter ID +.*\(default: the server's only rcon adapter\)/);
+  });
+});
