@@ -1,15 +1,21 @@
-// The rcon adapter type as the registry sees it: its schema and a factory. This version has no RCON client yet
-// (issue 8 brings the profiles), so the factory only says so and skips the adapter; the schema already validates
-// the file. Must never connect anywhere.
+// The rcon adapter type as the registry sees it: its schema and a factory that composes the game-neutral
+// RconAdapter with the profile the config names. Must never connect anywhere in create() (start() does).
 import type { AdapterType } from '../registryTypes.js';
 import { rconOptionsSchema, type RconOptions } from './options.js';
+import { RCON_PROFILE_TABLE } from './profiles/index.js';
+import { RconAdapter } from './rconAdapter.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
   type: 'rcon',
   endpoint: 'target',
   schema: rconOptionsSchema,
   create(options, context) {
-    context.logger.warn(`rcon adapter ${context.id} (profile ${options.profile}) is not available in this version yet; skipped`);
-    return undefined;
+    return new RconAdapter({
+      id: context.id,
+      options,
+      profile: RCON_PROFILE_TABLE[options.profile],
+      logger: context.logger,
+      reviewCommand: context.reviewCommand,
+    });
   },
 };
