@@ -103,7 +103,7 @@ export class RconAdapter implements Adapter {
     this.#profile = config.profile;
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
-    this.#now = config.now ?? Date.now;
+    this.#now = config.now ?? (() => Date.now());
     this.#enforceMute = config.options.enforceMute && config.profile.commands.mute !== undefined;
     // Validated by the schema already; compiled once here.
     this.#notify = config.options.notifyCommand === undefined ? undefined : compileNotifyTemplate(config.options.notifyCommand);
@@ -238,6 +238,12 @@ export class RconAdapter implements Adapter {
       sink.playerLeft(player);
     }
     for (const listed of joined) this.#joined(sink, identityOf(listed));
+    // The game drops a muted player's chat, so no line of theirs ever makes the cache look again: ask about those
+    // this adapter muted. Free while the answer is fresh; a stale one is refreshed in the background (the refresh
+    // class), and a changed answer comes back as muteChanged (→ unmute).
+    for (const listed of list.players) {
+      if (listed.steamId !== undefined && this.#nativeMutedAt.has(listed.steamId)) void sink.checkMute(identityOf(listed));
+    }
   }
 
   #joined(sink: BridgeSink, player: PlayerIdentity): void {
