@@ -41,8 +41,12 @@ export const rconOptionsSchema = z.looseObject({
    * line. @default 30000
    */
   alertCooldownMs: integer(0, MAX_TIMER_MS, `must be 0 or a positive integer (milliseconds, at most ${MAX_TIMER_MS})`).default(30_000),
-  /** rust: mute a muted speaker with the server's own `mute` (and `unmute` when the mute ends). Ignored elsewhere. @default true */
-  enforceMute: z.boolean().default(true),
+  /**
+   * rust: mute a muted speaker with the server's own `mute` (and `unmute` when the mute ends). Ignored by games
+   * without a mute of their own. No schema default (the adapter reads unset as true), so other profiles' effective
+   * config does not show a key that means nothing to them. @default true
+   */
+  enforceMute: z.boolean().optional(),
   /**
    * rust: a plugin's private-message command, as a template with {steamId}, {name} and {message} ({message}
    * required), e.g. `pm {steamId} "{message}"`. Unset: the rust adapter cannot tell a player anything. @default unset

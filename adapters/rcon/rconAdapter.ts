@@ -104,7 +104,7 @@ export class RconAdapter implements Adapter {
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
     this.#now = config.now ?? (() => Date.now());
-    this.#enforceMute = config.options.enforceMute && config.profile.commands.mute !== undefined;
+    this.#enforceMute = config.options.enforceMute !== false && config.profile.commands.mute !== undefined;
     // Validated by the schema already; compiled once here.
     this.#notify = config.options.notifyCommand === undefined ? undefined : compileNotifyTemplate(config.options.notifyCommand);
     this.#connection = openRconConnection({

@@ -19,7 +19,6 @@ const rcon: AdapterOptions = {
   pollPlayersMs: 5000,
   commandTimeoutMs: 5000,
   alertCooldownMs: 30_000,
-  enforceMute: true,
   kickAfterAlerts: 0,
 };
 
