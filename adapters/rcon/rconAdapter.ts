@@ -63,6 +63,9 @@ interface OffenderState {
   alerts: number;
 }
 
+/** The shortest gap between two reads of the player list made for a speaker it did not show yet. */
+const EXTRA_LIST_READ_MS = 1_000;
+
 /** Most offenders remembered; past it the stalest go (a cooldown long over carries nothing). */
 const MAX_OFFENDERS = 10_000;
 
@@ -90,6 +93,8 @@ export class RconAdapter implements Adapter {
   /** The last player list the game gave (`players` or `none`); undefined until the first one. */
   #players: readonly ListedPlayer[] | undefined;
   #playersPoll: Promise<void> | undefined;
+  /** When the player list was last asked for (performance.now), for the extra reads of unknown speakers. */
+  #listReadAt = Number.NEGATIVE_INFINITY;
   #chatPollRunning = false;
   readonly #offenders = new Map<string, OffenderState>();
   /** Steam64 ids this adapter muted with the game's own mute, and when: not muted again within the cooldown. */
@@ -215,6 +220,7 @@ export class RconAdapter implements Adapter {
   }
 
   async #readPlayers(): Promise<void> {
+    this.#listReadAt = performance.now();
     let answer: string;
     try {
       answer = await this.#connection.command(this.#profile.players.command);
@@ -326,8 +332,15 @@ export class RconAdapter implements Adapter {
     if (line.steamId !== undefined || line.eosId !== undefined) return { steamId: line.steamId, eosId: line.eosId, name: line.name };
     let matches = this.#listedByName(line.name);
     if (matches.length === 0) {
-      await this.#pollPlayers();
+      // At most one extra read a second: a name the list never shows (a renamed player, an odd print) must not
+      // turn every line of theirs into a ListPlayers against the game's rate cap. A line waits for its turn.
+      const waitMs = this.#listReadAt + EXTRA_LIST_READ_MS - performance.now();
+      if (waitMs > 0) await this.#sleep(waitMs);
       matches = this.#listedByName(line.name);
+      if (matches.length === 0 && !this.#isStopped() && performance.now() - this.#listReadAt >= EXTRA_LIST_READ_MS) {
+        await this.#pollPlayers();
+        matches = this.#listedByName(line.name);
+      }
     }
     const [only, ...others] = matches;
     if (only === undefined || others.length > 0) {
@@ -464,6 +477,13 @@ export class RconAdapter implements Adapter {
     const code = isRconError(error) ? error.code : undefined;
     if (code === 'not_connected' || code === 'closed') this.#logger.debug({ code }, `RCON ${what} not sent: not logged in`);
     else this.#logger.warn({ code, err: isRconError(error) ? undefined : error }, `RCON ${what} failed${isRconError(error) ? `: ${error.message}` : ''}`);
+  }
+
+  /** Resolves after `ms`; unref'd, so it never holds the process. Callers check #isStopped() afterwards. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      setTimeout(resolve, ms).unref();
+    });
   }
 
   /** Read after an await: stop() may have run meanwhile (a method, so the compiler does not keep an earlier narrowing). */

@@ -133,6 +133,19 @@ describe('rcon adapter: ark', () => {
     expect(ark.fake.maxConcurrentSessions).toBe(1);
   });
 
+  it('reads the player list again for a speaker it does not list yet, then alerts them', async () => {
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    const players = [NICE];
+    const ark = await startArk(players);
+    const { adapter } = await startRig({ profile: 'ark', ...ARK_PACE, pollPlayersMs: 60_000, port: ark.fake.port });
+    await until(() => adapter.ready && ark.fake.commands.includes('ListPlayers'), 'login and a player list');
+    players.push(MUTED);
+    ark.say(`${MUTED.name} (Rex): I just joined`);
+    await until(() => ark.actions().length === 1, 'the alert');
+    expect(ark.actions()).toEqual([`ServerChatTo "${MUTED.steamId}" ${ALERT}`]);
+    expect(ark.fake.commands.filter((command) => command === 'ListPlayers')).toHaveLength(2);
+  });
+
   it('kicks a repeat offender after kickAfterAlerts alerts, when configured', async () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     emulator.mute(SERVER, MUTED.steamId, ALERT);
@@ -256,6 +269,20 @@ describe('rcon adapter: squad', () => {
     squad.fake.pushChat(squadChat(MUTED, 'back again'));
     await until(() => squad.actions().length === 1, 'the warning on the new session');
     expect(squad.fake.maxConcurrentSessions).toBe(1);
+  });
+
+  it('backs off for minutes after a refused login (id -1), never hammering', async () => {
+    const fake = await FakeSourceRconServer.start({ quirks: 'squad', password: 'the-right-one', wrongPassword: 'reject' });
+    cleanups.push(() => fake.stop());
+    const { adapter, logs } = await startRig({ profile: 'squad', port: fake.port });
+    await until(() => logs.some((line) => line.includes('auth_failed')), 'the refusal');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.loginAttempts).toBe(1);
+    expect(adapter.ready).toBe(false);
+    const line = logs.find((entry) => entry.includes('auth_failed')) ?? '';
+    expect(line).toContain('password');
+    expect(line).toContain('game');
+    expect(logs.join('\n')).not.toContain(PASSWORD);
   });
 
   it('starts while the game is down, reads not ready, and logs in once it is up', async () => {
