@@ -7,7 +7,7 @@
 // ARK polls at 250 ms: its profile allows 5 commands a second.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
@@ -62,6 +62,11 @@ async function startRig(adapter: Record<string, unknown>, extra: { mute?: Record
   const built = sidecar.adapters[0];
   if (!(built instanceof RconAdapter)) throw new Error('the sidecar built no rcon adapter');
   return { sidecar, adapter: built, logs };
+}
+
+/** The running config with `reviews` changed, as a SIGHUP would bring it. */
+function withReviews(sidecar: Sidecar, reviews: Record<string, unknown>): BridgeConfig {
+  return { ...sidecar.config, reviews: { ...sidecar.config.reviews, ...reviews } };
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -258,6 +263,19 @@ describe('rcon adapter: squad', () => {
     expect(emulator.reviews).toHaveLength(1);
   });
 
+  it('takes the review command a reload brings, without restarting the adapter', async () => {
+    const squad = await startSquad([NICE]);
+    const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port });
+    await until(() => adapter.ready, 'login');
+    const report = await sidecar.reconfigure(withReviews(sidecar, { chatCommand: '!rate' }));
+    expect(report.unchanged).toEqual([`${SERVER}/game`]);
+    expect(sidecar.adapters[0]).toBe(adapter);
+    squad.fake.pushChat(squadChat(NICE, '!rate 4 fine'));
+    await until(() => emulator.reviews.length === 1, 'the review under the new command');
+    expect(emulator.reviews[0]).toMatchObject({ stars: 4, comment: 'fine' });
+    expect(squad.fake.logins).toBe(1);
+  });
+
   it('reconnects after the game drops the connection, keeping one session', async () => {
     emulator.mute(SERVER, MUTED.eosId, ALERT);
     const squad = await startSquad();
@@ -345,6 +363,20 @@ describe('rcon adapter: rust', () => {
     expect(rustActions(fake)).toEqual([`mute ${MUTED.steamId}`, `unmute ${MUTED.steamId}`]);
     // Without notifyCommand, Rust cannot tell a player anything: the capability is absent.
     expect(adapter.tellPlayer).toBeUndefined();
+  });
+
+  it('reconnects after the WebRCON connection is cut, keeping one session, and goes on muting', async () => {
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    const fake = await startRust([]);
+    const { adapter } = await startRig({ profile: 'rust', port: fake.port, pollPlayersMs: 60_000 });
+    await until(() => adapter.ready, 'login');
+    fake.dropAll();
+    await until(() => !adapter.ready, 'the drop seen');
+    await until(() => adapter.ready && fake.sessionsOpened === 2, 'the reconnect');
+    fake.players.push({ steamId: MUTED.steamId, name: MUTED.name });
+    fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'back' });
+    await until(() => fake.muteLog.length === 1, 'the mute on the new session');
+    expect(fake.maxConcurrentSessions).toBe(1);
   });
 
   it('with enforceMute false, sends nothing to a muted speaker when no notifyCommand is set', async () => {
