@@ -337,7 +337,8 @@ export class RconAdapter implements Adapter {
       const waitMs = this.#listReadAt + EXTRA_LIST_READ_MS - performance.now();
       if (waitMs > 0) await this.#sleep(waitMs);
       matches = this.#listedByName(line.name);
-      if (matches.length === 0 && !this.#isStopped() && performance.now() - this.#listReadAt >= EXTRA_LIST_READ_MS) {
+      // No second look at the clock: a timer may fire a fraction of a millisecond "early" by performance.now().
+      if (matches.length === 0 && !this.#isStopped()) {
         await this.#pollPlayers();
         matches = this.#listedByName(line.name);
       }
