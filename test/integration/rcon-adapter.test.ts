@@ -95,11 +95,11 @@ interface ArkGame {
   readonly actions: () => string[];
 }
 
-async function startArk(players = [MUTED, NICE], password = PASSWORD): Promise<ArkGame> {
+async function startArk(players = [MUTED, NICE], password = PASSWORD, ids: 'steam' | 'eos' = 'steam'): Promise<ArkGame> {
   const chat: string[] = [];
   const respond = (command: string): FakeReply | undefined => {
     if (command === 'ListPlayers') {
-      return players.length === 0 ? 'No Players Connected\n' : `${players.map((player, index) => `${index}. ${player.name}, ${player.steamId}`).join('\n')}\n`;
+      return players.length === 0 ? 'No Players Connected\n' : `${players.map((player, index) => `${index}. ${player.name}, ${ids === 'eos' ? player.eosId : player.steamId}`).join('\n')}\n`;
     }
     if (command === 'GetChat' && chat.length > 0) return `${chat.splice(0).join('\n')}\n`;
     return undefined; // `Server received, But no response!!`
@@ -149,6 +149,17 @@ describe('rcon adapter: ark', () => {
     await until(() => ark.actions().length === 1, 'the alert');
     expect(ark.actions()).toEqual([`ServerChatTo "${MUTED.steamId}" ${ALERT}`]);
     expect(ark.fake.commands.filter((command) => command === 'ListPlayers')).toHaveLength(2);
+  });
+
+  it('addresses an ASA player (EOS id in the list) by that id', async () => {
+    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    const ark = await startArk([MUTED, NICE], PASSWORD, 'eos');
+    const { adapter } = await startRig({ profile: 'ark', ...ARK_PACE, port: ark.fake.port });
+    await until(() => adapter.ready && muteCalls() === 2, 'login and both joins looked up');
+    ark.say(`${MUTED.name} (Rex): hi`, `${NICE.name} (Dodo): hi`);
+    await until(() => ark.actions().length === 1, 'the alert');
+    await afterPolls(() => ark.fake.commands, 'GetChat');
+    expect(ark.actions()).toEqual([`ServerChatTo "${MUTED.eosId}" ${ALERT}`]);
   });
 
   it('kicks a repeat offender after kickAfterAlerts alerts, when configured', async () => {
