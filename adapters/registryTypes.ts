@@ -14,6 +14,19 @@ export interface AdapterContext {
   readonly logger: Logger;
   /** '<name>/<version>' of the sidecar, e.g. for a welcome message. */
   readonly sidecar: string;
+  /**
+   * The review chat command (`reviews.chatCommand` and the star range), read at each chat line so a reload's new
+   * values apply to running adapters. For adapters that read chat themselves (rcon). Absent: no chat reviews.
+   */
+  readonly reviewCommand?: (() => ChatReviewCommand) | undefined;
+}
+
+/** A review typed in game chat: `<command> <stars> <comment>`. */
+export interface ChatReviewCommand {
+  /** One word, matched case-insensitively, e.g. `!review`. */
+  readonly command: string;
+  readonly minStars: number;
+  readonly maxStars: number;
 }
 
 /** The options every adapter type has, whatever else its schema adds. */

@@ -233,6 +233,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       id: slot.id,
       sidecar: `${PRODUCT_NAME}/${VERSION}`,
       logger: slotLogger.child({ server: slot.server, adapter: slot.id }),
+      // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
+      reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
     }),
   });
 

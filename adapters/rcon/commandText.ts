@@ -267,3 +267,21 @@ export function compileNotifyTemplate(template: string, rules: CommandTextRules 
     return command.replace(/\/(?=\/)/g, '/ ');
   };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kicks: only for the optional escalation of the RCON adapter (`kickAfterAlerts`, off by default).
+
+/** ARK (ASE Steam64, ASA EOS): `KickPlayer <id>`. ARK takes no reason; the id goes bare, as the game documents it. */
+export function arkKickPlayer(id: string): string {
+  return `KickPlayer ${requirePlayerId(id).id}`;
+}
+
+/** Squad: `AdminKick "<id>" <reason>` (EOS or Steam64). */
+export function squadAdminKick(id: string, reason: string, rules: CommandTextRules = SQUAD_TEXT_RULES): string {
+  return `AdminKick "${requirePlayerId(id).id}" ${cleanCommandText(reason, rules)}`;
+}
+
+/** Rust: `kick <steamid> "<reason>"`; Steam64 only. The cleaned reason holds no `"`, so the quotes stay balanced. */
+export function rustKick(steamId: string, reason: string, rules: CommandTextRules = RUST_TEXT_RULES): string {
+  return `kick ${requirePlayerId(steamId, ['steam']).id} "${cleanCommandText(reason, rules)}"`;
+}

@@ -1,8 +1,10 @@
-// The rcon adapter type as the registry sees it: its schema and a factory. This version has no RCON client yet
-// (issue 8 brings the profiles), so the factory only says so and skips the adapter; the schema already validates
-// the file. Must never connect anywhere.
+// The rcon adapter type as the registry sees it: its schema, a factory that composes the game-neutral RconAdapter
+// with the profile the config names, and the login check of `config check --connect` (rconProbe.ts).
+// Must never connect anywhere in create() (start() does); the probe's one-shot session always closes.
 import type { AdapterType } from '../registryTypes.js';
 import { rconOptionsSchema, type RconOptions } from './options.js';
+import { RCON_PROFILE_TABLE } from './profiles/index.js';
+import { RconAdapter } from './rconAdapter.js';
 import { probeRcon } from './rconProbe.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
@@ -10,8 +12,13 @@ export const rconAdapterType: AdapterType<RconOptions> = {
   endpoint: 'target',
   schema: rconOptionsSchema,
   create(options, context) {
-    context.logger.warn(`rcon adapter ${context.id} (profile ${options.profile}) is not available in this version yet; skipped`);
-    return undefined;
+    return new RconAdapter({
+      id: context.id,
+      options,
+      profile: RCON_PROFILE_TABLE[options.profile],
+      logger: context.logger,
+      reviewCommand: context.reviewCommand,
+    });
   },
   probe: probeRcon,
 };

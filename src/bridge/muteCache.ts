@@ -132,10 +132,16 @@ export class MuteCache {
     return cached === undefined ? this.#ask(keys, player) : Promise.resolve(cached);
   }
 
-  /** Asks the service again in the background (a player joined: their status may have changed meanwhile). */
-  refresh(player: PlayerIdentity): void {
+  /**
+   * Asks the service again in the background (a player joined: their status may have changed meanwhile). It is a
+   * first lookup in the budget when nothing is cached for the player, unless `lowPriority`: then it is sent as a
+   * refresh, behind every first lookup (an RCON adapter's player list brings a whole server of joins at once).
+   */
+  refresh(player: PlayerIdentity, options: { readonly lowPriority?: boolean } = {}): void {
     const keys = keysOf(player);
-    if (keys.length > 0) this.#refreshInBackground(keys, player);
+    if (keys.length === 0) return;
+    if (options.lowPriority === true) this.#ask(keys, player, 'refresh').catch(() => undefined);
+    else this.#refreshInBackground(keys, player);
   }
 
   #peekKey(key: string, player: PlayerIdentity): MuteEntry | undefined {
@@ -156,7 +162,7 @@ export class MuteCache {
   }
 
   /** The lookup in flight for the player under any of its keys, else a new one, registered under all of them. */
-  #ask(keys: readonly string[], player: PlayerIdentity): Promise<MuteEntry> {
+  #ask(keys: readonly string[], player: PlayerIdentity, forcedKind?: MuteLookupKind): Promise<MuteEntry> {
     for (const key of keys) {
       const flying = this.#inFlight.get(key);
       if (flying !== undefined) return flying;
@@ -168,7 +174,7 @@ export class MuteCache {
     };
     let asked: Promise<MuteStatus>;
     try {
-      asked = this.#options.lookup(idsOf(player), previous === undefined ? 'first' : 'refresh');
+      asked = this.#options.lookup(idsOf(player), forcedKind ?? (previous === undefined ? 'first' : 'refresh'));
     } catch (error) {
       // A lookup that throws instead of rejecting still ends as a rejection: lookup() never throws.
       asked = Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -58,6 +58,15 @@ export type ServerActionOutcome =
 // The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
 export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
 
+export interface PlayerJoinOptions {
+  /**
+   * Warm the cache at the lowest budget priority (the refresh class, behind every first lookup), even for a player
+   * nothing is known of: for joins seen in bulk, like an RCON player list that lists a full server at start.
+   * @default false (an unknown player's warm-up is a first lookup)
+   */
+  readonly lowPriority?: boolean | undefined;
+}
+
 /** What an adapter calls: the bridge for the one game server the adapter belongs to. */
 export interface BridgeSink {
   /** The GSA container name of this game server. */
@@ -77,7 +86,7 @@ export interface BridgeSink {
    */
   submitReview(review: ReviewRequest): Promise<void>;
   /** Warms the player's mute cache entry. */
-  playerJoined(player: PlayerIdentity): void;
+  playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void;
   playerLeft(player: PlayerIdentity): void;
   /** Rejects with ActionNotAllowedRefusal unless the server's allowActions lists the action. */
   serverAction(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome>;

@@ -18,6 +18,7 @@ import {
   type ChatVerdict,
   type MuteVerdict,
   type PlayerIdentity,
+  type PlayerJoinOptions,
   type ReviewOrigin,
   type ReviewOutcome,
   type ReviewRequest,
@@ -199,8 +200,8 @@ export class ServerBridge implements BridgeSink {
     }
   }
 
-  playerJoined(player: PlayerIdentity): void {
-    this.#cache.refresh(player);
+  playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void {
+    this.#cache.refresh(player, { lowPriority: options?.lowPriority === true });
   }
 
   playerLeft(player: PlayerIdentity): void {

@@ -96,6 +96,9 @@ describe('parseConfig', () => {
         password: 'rcon-pass',
         pollChatMs: 1000,
         pollPlayersMs: 5000,
+        commandTimeoutMs: 5000,
+        alertCooldownMs: 30000,
+        kickAfterAlerts: 0,
         replyTemplate: 'say {text}',
       },
     ]);

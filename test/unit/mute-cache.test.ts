@@ -66,6 +66,15 @@ describe('MuteCache', () => {
     expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
   });
 
+  it('sends a low-priority join (an RCON player list) as a refresh even for an unknown player', async () => {
+    const { cache, asked } = makeCache(() => Promise.resolve(status(true)));
+    cache.refresh(ALICE, { lowPriority: true });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.map((entry) => entry.kind)).toEqual(['refresh']);
+    // The answer is cached like any other: the player's first line is decided without asking.
+    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'muted' });
+  });
+
   it('counts an answer cached under the other id as known: the lookup is a refresh', async () => {
     const { cache, asked } = makeCache(() => Promise.resolve(status(false)));
     await cache.lookup({ eosId: BOTH.eosId });

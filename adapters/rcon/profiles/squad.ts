@@ -1,8 +1,11 @@
 // Squad over Source RCON. Squad mirrors an empty RESPONSE_VALUE, so multi-packet replies (ListPlayers on a full
 // server) end by the mirror trick; it pushes chat as packets of type 1. It drops an older session from the same
-// address, so one session and a polite pace; ShowCurrentMap is its cheap keepalive.
+// address, so one session and a polite pace; ShowCurrentMap is its cheap keepalive. A muted speaker gets
+// `AdminWarn "<id>" <alert>` (a box on their screen; RCON cannot un-send a line).
 
+import { squadAdminKick, squadAdminWarn } from '../commandText.js';
 import type { RconProfile } from './profile.js';
+import { parseSquadPlayerList, parseSquadPush } from './squadLines.js';
 
 export const squadProfile: RconProfile = {
   name: 'squad',
@@ -14,5 +17,20 @@ export const squadProfile: RconProfile = {
     rateCap: { commands: 10, perMs: 1_000 },
     keepaliveIntervalMs: 30_000,
     keepaliveCommand: 'ShowCurrentMap',
+  },
+  players: { command: 'ListPlayers', read: parseSquadPlayerList },
+  chat: {
+    kind: 'pushed',
+    read(body, knownName) {
+      const parsed = parseSquadPush(body, knownName);
+      if (parsed.kind === 'other') return { kind: 'ignored' };
+      if (parsed.kind === 'unparsed') return { kind: 'unparsed', reason: parsed.reason };
+      return { kind: 'player', channel: parsed.channel, name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
+    },
+  },
+  commandIds: ['eos', 'steam'],
+  commands: {
+    tell: (id, text) => squadAdminWarn(id, text),
+    kick: (id, reason) => squadAdminKick(id, reason),
   },
 };
