@@ -228,12 +228,15 @@ describe('WebRconClient against the fake Rust server', () => {
     const hammering = makeClient(fake.port, [], { password: 'wrong-password', authRetryMinDelayMs: 5, authRetryMaxDelayMs: 5 });
     await expect.poll(() => fake.wrongPasswordAttempts).toBe(5);
     await hammering.close();
-    const refusedBefore = fake.bannedRefusals; // the hammering client may have tried again before it closed
+    // The hammering client may have tried again before it closed, and the fake may count that attempt only after
+    // close() resolved: the right password's refusal is at least one more.
+    const refusedBefore = fake.bannedRefusals;
     const right = makeClient(fake.port, []);
     const error = await rejection(right.ready(5_000));
+    // The password is right: only the ban refuses it.
     expect(error.code).toBe('auth_failed');
     expect(error.message).toContain('rcon.banduration');
-    expect(fake.bannedRefusals).toBe(refusedBefore + 1);
+    expect(fake.bannedRefusals).toBeGreaterThan(refusedBefore);
     expect(fake.wrongPasswordAttempts).toBe(5);
   });
 
