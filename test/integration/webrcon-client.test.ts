@@ -3,26 +3,14 @@
 // (odd names, unicode, malformed inner JSON), mute/unmute that Rust answers with silence, and the three ways a wrong
 // password shows up. Backoff and keepalive timing live in webrcon-lifetime.test.ts (fake timers).
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebRconClient, type RustChatMessage, type WebRconClientOptions, type WebRconInbound, type WebRconLogger } from '../../adapters/rcon/webRconClient.js';
+import { WebRconClient, type RustChatMessage, type WebRconClientOptions, type WebRconInbound } from '../../adapters/rcon/webRconClient.js';
 import { RconError } from '../../adapters/rcon/errors.js';
 import { FakeRustWebRconServer, type WrongPasswordBehaviour } from '../fixtures/fakeRustWebRconServer.js';
+import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 
 const PASSWORD = 'correct-horse-42';
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
-
-interface LogLine {
-  readonly level: string;
-  readonly bindings: Record<string, unknown>;
-  readonly message: string;
-}
-
-function captureLogger(lines: LogLine[]): WebRconLogger {
-  const at = (level: string) => (bindings: Record<string, unknown>, message: string) => {
-    lines.push({ level, bindings, message });
-  };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 let server: FakeRustWebRconServer | undefined;
 const clients: WebRconClient[] = [];

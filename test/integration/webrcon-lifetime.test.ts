@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebRconClient, type WebRconClientOptions, type WebRconDisconnect, type WebRconLogger } from '../../adapters/rcon/webRconClient.js';
 import { RconError } from '../../adapters/rcon/errors.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
+import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 
 const PASSWORD = 'Hunter2$ecret!';
 const ALICE = '76561198000000001';
@@ -18,19 +19,6 @@ const realSetTimeout = globalThis.setTimeout.bind(globalThis);
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => realSetTimeout(resolve, ms));
 // random → 0.999999: every backoff step is its full length (no jitter), so the schedule is exact.
 const NO_JITTER = (): number => 0.999_999_9;
-
-interface LogLine {
-  readonly level: string;
-  readonly bindings: Record<string, unknown>;
-  readonly message: string;
-}
-
-function captureLogger(lines: LogLine[]): WebRconLogger {
-  const at = (level: string) => (bindings: Record<string, unknown>, message: string) => {
-    lines.push({ level, bindings, message });
-  };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 let server: FakeRustWebRconServer | undefined;
 const clients: WebRconClient[] = [];
