@@ -15,6 +15,10 @@ export type RconErrorCode =
   | 'protocol'
   | 'queue_full'
   | 'connect_failed'
+  /** One command's answer grew past the per-reply cap: the answer was cut and the connection dropped. */
+  | 'reply_too_large'
+  /** Everything held for one connection (partial packets and unfinished answers) grew past the cap: dropped. */
+  | 'buffer_limit'
   /** A game command was not built: the player id is not a valid Steam64 or EOS id. */
   | 'invalid_player_id'
   /** A game command was not built: the name cannot be addressed safely. */
@@ -89,6 +93,23 @@ export class RconQueueFullError extends RconError {
 /** The TCP connection could not be made (refused, unreachable, no answer within the connect timeout). */
 export class RconConnectError extends RconError {
   static override readonly errorCode = 'connect_failed';
+}
+
+/**
+ * One command's answer grew past the per-reply cap (Source RCON `maxReplyBytes`, WebRCON `maxMessageBytes`): a
+ * broken or hostile server that never ends an answer. The command fails with this code (it may have run), the
+ * connection is dropped, and the client reconnects with the normal backoff.
+ */
+export class RconReplyTooLargeError extends RconError {
+  static override readonly errorCode = 'reply_too_large';
+}
+
+/**
+ * What one Source RCON connection holds (an unfinished packet plus the answers still being joined) grew past the
+ * per-connection cap (`maxBufferedBytes`): the connection is dropped and the client reconnects with the normal backoff.
+ */
+export class RconBufferLimitError extends RconError {
+  static override readonly errorCode = 'buffer_limit';
 }
 
 export function isRconError(error: unknown): error is RconError {

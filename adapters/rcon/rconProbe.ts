@@ -133,6 +133,9 @@ export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id:
       return failure.stage === 'command'
         ? `the command may have run; ${keys('commandTimeoutMs')} bounds the wait for its answer`
         : `check ${endpoint} and that the game server is up with RCON enabled`;
+    case 'reply_too_large':
+    case 'buffer_limit':
+      return `the game sent more than the client keeps for one connection (a broken or hostile server, or not the game's RCON port): check ${endpoint}`;
     case 'connect_failed':
     case 'not_connected':
     case 'closed':

@@ -2,13 +2,18 @@
 // It frames the stream (sourceRconCodec.ts), correlates replies to commands by id so several can be in flight,
 // joins multi-packet replies by the game's end rule (mirror trick, quiet time, or first packet), routes pushed
 // packets (Squad chat) to the profile, and reconnects with capped, jittered backoff, slowly after a refused login.
+// What one connection may hold is capped (one answer: maxReplyBytes; everything: maxBufferedBytes), so a server that
+// never ends an answer costs a bounded amount of memory and a reconnect. Malformed or stray packets are logged once,
+// then summed up once a minute (RepeatSummary), so a flood of them costs a bounded number of log lines.
 //
 // It must never:
 // - put the password in a log line, an error or an event (it goes into the AUTH packet and nowhere else);
 // - hold two sockets at once (Squad drops the older session of the same address, so two would kick each other);
 // - let a socket emit an unhandled `error`, or leave a promise rejection unhandled;
 // - hand a reply to a caller whose id it does not carry, or a pushed packet to a pending command;
-// - reconnect after close(), or log in again sooner than the auth back-off after a refused or unanswered login.
+// - reconnect after close(), or log in again sooner than the auth back-off after a refused or unanswered login;
+// - take a connection closed during the login for a refusal: only id -1 (or silence past authTimeoutMs) is one;
+// - hold more than maxBufferedBytes for one connection, or write one log line per stray packet.
 //
 // Usage (the profile adapter):
 //   const client = new SourceRconClient({ host, port, password, label: adapterId, replyEnd: { kind: 'mirror' },
@@ -26,6 +31,7 @@
 import { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log/logger.js';
+import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
@@ -33,12 +39,14 @@ import { clampTimerMs } from '../../src/time/timerLimit.js';
 import {
   RconAuthFailedError,
   RconAuthTimeoutError,
+  RconBufferLimitError,
   RconClosedError,
   RconConnectError,
   RconDisconnectedError,
   RconError,
   RconNotConnectedError,
   RconQueueFullError,
+  RconReplyTooLargeError,
   RconTimeoutError,
 } from './errors.js';
 import {
@@ -96,6 +104,8 @@ export interface SourceRconStatus {
   readonly reconnectDelayMs: number | undefined;
   /** Why the last session ended or the last attempt failed; undefined after a clean start. */
   readonly lastError: { readonly code: string; readonly message: string } | undefined;
+  /** Bytes held for the connection now: an unfinished packet plus the answers still being joined. */
+  readonly bufferedBytes: number;
 }
 
 export interface ReconnectScheduled {
@@ -155,6 +165,19 @@ export interface SourceRconClientOptions {
   readonly maxQueuedCommands?: number | undefined;
   /** The cap on a packet's size field; a bigger one drops the connection. @default 1048576 */
   readonly maxPacketSize?: number | undefined;
+  /**
+   * The most bytes one command's answer (its packets joined) may reach. A server that goes past it (an answer that
+   * never ends) fails the command with reply_too_large and the connection is dropped and made again with the
+   * normal backoff. The biggest real answers (ListPlayers of a full server) are tens of KB. @default 1048576 (1 MiB)
+   */
+  readonly maxReplyBytes?: number | undefined;
+  /**
+   * The most bytes held for one connection: an unfinished packet plus every answer still being joined. Past it the
+   * connection is dropped (buffer_limit) and made again with the normal backoff. @default 4194304 (4 MiB)
+   */
+  readonly maxBufferedBytes?: number | undefined;
+  /** Stray packets (unknown ids, late replies) are logged once, then counted in one line per this. @default 60000 */
+  readonly repeatSummaryIntervalMs?: number | undefined;
   /** The first request id (then +1 per packet, wrapping from 2^31-1 to 1). Tests start near the top to see the wrap. @default 1 */
   readonly firstRequestId?: number | undefined;
   /** Jitter source, [0, 1). @default Math.random */
@@ -169,7 +192,10 @@ export interface SourceRconClientOptions {
   readonly onReady?: (() => void) | undefined;
   /** A connection that had opened has ended; `reason` says why. Not called after close(). */
   readonly onDisconnected?: ((reason: RconError) => void) | undefined;
-  /** The login was refused (id -1) or not answered in time; the next attempt waits `authFailureDelayMs` or more. */
+  /**
+   * The login was refused (id -1) or not answered in time; the next attempt waits `authFailureDelayMs` or more.
+   * Not called for a connection closed during the login: that is a drop, retried with the normal backoff.
+   */
   readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
   /** A reconnect timer was set. */
   readonly onReconnectScheduled?: ((event: ReconnectScheduled) => void) | undefined;
@@ -193,6 +219,11 @@ const MAX_ID = 2 ** 31 - 1;
 /** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
 const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
 const LATE_IDS_KEPT = 256;
+export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** What can repeat without bound from a broken or hostile server, each logged once then summed up. */
+type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
 
 interface Session {
   readonly socket: Socket;
@@ -219,6 +250,8 @@ interface PendingCommand {
   id: number | undefined;
   mirrorId: number | undefined;
   readonly parts: Buffer[];
+  /** The bytes in `parts`. */
+  bytes: number;
   settled: boolean;
 }
 
@@ -253,6 +286,9 @@ export class SourceRconClient {
   readonly #ratePerMs: number;
   readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
+  readonly #maxReplyBytes: number;
+  readonly #maxBufferedBytes: number;
+  readonly #strays: RepeatSummary<StrayPacketKind>;
   readonly #random: () => number;
   readonly #clock: Clock;
   readonly #logger: RconLogger;
@@ -270,6 +306,8 @@ export class SourceRconClient {
   /** Ids of commands that timed out, so their late replies are told apart from strangers. */
   readonly #lateIds = new Set<number>();
   readonly #sendTimes: number[] = [];
+  /** The bytes of every in-flight command's parts, for the per-connection cap. */
+  #replyBytes = 0;
   #rateTimer: NodeJS.Timeout | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #reconnectDelayMs: number | undefined;
@@ -305,11 +343,20 @@ export class SourceRconClient {
     this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
     this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
     const firstId = Math.floor(options.firstRequestId ?? 1);
     this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
     this.#random = options.random ?? Math.random;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
+    this.#strays = new RepeatSummary<StrayPacketKind>({
+      intervalMs: options.repeatSummaryIntervalMs,
+      clock: this.#clock,
+      onSummary: (report) => {
+        this.#summarizeStrays(report);
+      },
+    });
   }
 
   /** Where the connection stands; cheap, for readiness and metrics. */
@@ -322,6 +369,7 @@ export class SourceRconClient {
       reconnectAttempt: this.#reconnectAttempt,
       reconnectDelayMs: this.#state === 'waiting' ? this.#reconnectDelayMs : undefined,
       lastError: this.#lastError === undefined ? undefined : { code: this.#lastError.code, message: this.#lastError.message },
+      bufferedBytes: this.#replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
     };
   }
 
@@ -402,6 +450,7 @@ export class SourceRconClient {
         id: undefined,
         mirrorId: undefined,
         parts: [],
+        bytes: 0,
         settled: false,
       };
       pending.timer = setTimeout(() => {
@@ -430,6 +479,7 @@ export class SourceRconClient {
         waiter.reject(error);
       }
       this.#readyWaiters = [];
+      this.#strays.close();
       const session = this.#session;
       if (session !== undefined) {
         session.endReason ??= error;
@@ -505,6 +555,16 @@ export class SourceRconClient {
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
+    // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
+    if (this.#replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
+      this.#end(
+        session,
+        new RconBufferLimitError(
+          `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxBufferedBytes)} (maxBufferedBytes) that no answer completed: dropping the connection; it is made again with the normal backoff`,
+        ),
+      );
+      return;
+    }
     let packets: SourceRconPacket[];
     try {
       packets = session.decoder.push(chunk);
@@ -513,10 +573,10 @@ export class SourceRconClient {
       return;
     }
     for (const packet of packets) {
-      // A packet may end the session (a refused login): the rest of the read belongs to no one.
+      // A packet may end the session (a refused login, a cap): the rest of the read belongs to no one.
       if (!this.#isLive(session)) return;
       session.lastPacketAt = this.#clock.now();
-      if (session.loggedIn) this.#onSessionPacket(packet);
+      if (session.loggedIn) this.#onSessionPacket(session, packet);
       else this.#onLoginPacket(session, packet);
     }
   }
@@ -534,7 +594,9 @@ export class SourceRconClient {
       return;
     }
     // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
-    this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
+    if (this.#strays.first('before_login')) {
+      this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
+    }
   }
 
   #onLoggedIn(session: Session): void {
@@ -589,19 +651,14 @@ export class SourceRconClient {
     this.#trailers.clear();
     this.#lateIds.clear();
     const closing = this.#state === 'closed';
-    let reason = session.endReason ?? this.#dropReason(session);
+    const reason = session.endReason ?? this.#dropReason(session);
     if (session.endReason === undefined && !closing && session.tcpOpen && !session.loggedIn) {
-      // Squad answers a wrong password by closing the connection, with no id -1: a refusal, so the long back-off
-      // applies (a quick reconnect would hammer the login, which Squad punishes).
-      const refused = new RconAuthFailedError(
-        `the RCON server closed the connection during the login of ${this.#label}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong`,
-        session.socketError,
-      );
-      reason = refused;
-      this.#authFailures += 1;
-      this.#logger.warn({ code: refused.code }, `RCON ${this.#label}: ${refused.message}`);
-      this.#rejectReadyWaiters(refused, false);
-      this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(refused));
+      // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol
+      // says (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is
+      // not up yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a
+      // wrong password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the line
+      // says what to check.
+      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
     }
     if (!closing) {
       this.#lastError = reason;
@@ -635,6 +692,13 @@ export class SourceRconClient {
   #dropReason(session: Session): RconError {
     const cause = session.socketError;
     const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
+    if (session.tcpOpen && !session.loggedIn) {
+      return new RconDisconnectedError(
+        `the RCON connection to ${this.#label} dropped during the login, before any answer (${detail}): trying again with the normal backoff; if this repeats while the game is up, check ${this.#passwordKey} of adapter ${this.#label} (Squad closes the connection on a wrong password)`,
+        false,
+        cause,
+      );
+    }
     return session.tcpOpen
       ? new RconDisconnectedError(`the RCON connection to ${this.#label} dropped: ${detail}`, false, cause)
       : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
@@ -766,14 +830,20 @@ export class SourceRconClient {
     }
   }
 
-  #onSessionPacket(packet: SourceRconPacket): void {
+  #onSessionPacket(session: Session, packet: SourceRconPacket): void {
     if (packet.type !== SourceRconPacketType.RESPONSE_VALUE) {
       this.#unsolicited(packet, 'pushed');
       return;
     }
     const owner = this.#inFlight.get(packet.id);
     if (owner !== undefined) {
+      if (owner.bytes + packet.body.length > this.#maxReplyBytes) {
+        this.#replyTooLarge(session, owner);
+        return;
+      }
       owner.parts.push(packet.body);
+      owner.bytes += packet.body.length;
+      this.#replyBytes += packet.body.length;
       this.#onReplyPart(owner, packet);
       return;
     }
@@ -786,12 +856,45 @@ export class SourceRconClient {
     }
     if (this.#trailers.delete(packet.id)) return;
     if (this.#lateIds.has(packet.id)) {
-      this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
+      if (this.#strays.first('late_reply')) {
+        this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
+      }
       this.#unsolicited(packet, 'late');
       return;
     }
-    this.#logger.warn({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped`);
+    if (this.#strays.first('unknown_id')) {
+      this.#logger.warn(
+        { id: packet.id, bytes: packet.body.length, code: 'protocol' },
+        `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`,
+      );
+    }
     this.#unsolicited(packet, 'unknown_id');
+  }
+
+  /** The answer would pass maxReplyBytes: the command fails with reply_too_large, and the session ends (reconnect). */
+  #replyTooLarge(session: Session, owner: PendingCommand): void {
+    const error = new RconReplyTooLargeError(
+      `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
+    );
+    this.#forget(owner);
+    owner.reject(error);
+    this.#end(session, error);
+  }
+
+  #summarizeStrays(report: RepeatSummaryReport<StrayPacketKind>): void {
+    const fields = { kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs };
+    const since = formatMs(report.sinceMs);
+    switch (report.kind) {
+      case 'unknown_id':
+        this.#logger.warn({ ...fields, code: 'protocol' }, `RCON ${this.#label}: ${report.repeats} more replies for unknown ids dropped in the last ${since}`);
+        return;
+      case 'late_reply':
+        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more late replies dropped in the last ${since}`);
+        return;
+      case 'before_login':
+        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more packets before the login answer ignored in the last ${since}`);
+        return;
+    }
   }
 
   #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
@@ -854,6 +957,8 @@ export class SourceRconClient {
     clearTimeout(pending.quietTimer);
     if (pending.id !== undefined) this.#inFlight.delete(pending.id);
     if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
+    this.#replyBytes -= pending.bytes;
+    pending.bytes = 0;
     // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
     if (pending.id === undefined) {
       const queued = this.#queue.indexOf(pending);
@@ -891,6 +996,12 @@ export class SourceRconClient {
   #closedError(): RconClosedError {
     return new RconClosedError(`the RCON client of ${this.#label} was closed`);
   }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 function formatMs(ms: number): string {

@@ -3,6 +3,11 @@
 // console output to callbacks, keeps the session alive with a cheap command (Rust never answers WebSocket pings, so
 // the client sends none and never waits for a pong), and reconnects with capped, jittered backoff: minutes after a
 // wrong password (Rust bans an address after 5 wrong ones), seconds after a drop.
+// A wrong password is what Rust (Fleck) does with one: it answers the upgrade request with bytes that are not HTTP
+// (a close frame), or a proxy answers 401/403, or an opened socket is closed with a policy code before it answered.
+// A connection cut with no answer at all (a restart, a proxy whose backend is down, a network cut) is a drop.
+// One message is capped at maxMessageBytes (ws holds no more than that one message per connection); malformed
+// messages are logged once, then summed up once a minute (RepeatSummary).
 // Must never: open a second socket while one exists, emit an unhandled `error` or rejection, reconnect after close(),
 // or put the password (it is in the URL) into a log line or an error: every outgoing text goes through `#scrub`.
 //
@@ -15,6 +20,7 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
+import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import {
   RconAuthFailedError,
@@ -23,6 +29,7 @@ import {
   RconDisconnectedError,
   RconNotConnectedError,
   RconProtocolError,
+  RconReplyTooLargeError,
   RconTimeoutError,
   type RconError,
 } from './errors.js';
@@ -80,8 +87,15 @@ export interface WebRconClientOptions {
   /** First and longest wait after a wrong password: minutes, so the server does not ban this address. @default 60000, 900000 */
   readonly authRetryMinDelayMs?: number | undefined;
   readonly authRetryMaxDelayMs?: number | undefined;
-  /** Largest message accepted from the server (a full `playerlist` is ~100 KiB). @default 16 MiB */
+  /**
+   * Largest message accepted from the server (a full `playerlist` is ~100 KiB): one command's answer is one
+   * message, and ws holds at most the message being received, so this caps what a connection holds too. A bigger
+   * one drops the connection (pending commands fail with reply_too_large) and it is made again with the normal
+   * backoff. @default 1048576 (1 MiB)
+   */
   readonly maxMessageBytes?: number | undefined;
+  /** Malformed or stray messages are logged once, then counted in one line per this. @default 60000 */
+  readonly repeatSummaryIntervalMs?: number | undefined;
   /** The `Name` field of each command. @default 'WebRcon' */
   readonly clientName?: string | undefined;
   /** Jitter source for the backoff, [0, 1). @default Math.random */
@@ -142,7 +156,14 @@ interface Attempt {
   failureCode: string | undefined;
   httpStatus: number | undefined;
   deadReason: string | undefined;
+  /** The server answered the upgrade request with bytes that are not HTTP: Fleck's refusal of a wrong password. */
+  answeredNotHttp: boolean;
+  /** The server sent a message over maxMessageBytes. */
+  tooLarge: boolean;
 }
+
+/** What a broken or hostile server can repeat without bound; each is logged once, then summed up. */
+type StrayMessageKind = 'binary' | 'not_webrcon' | 'unreadable_chat' | 'unknown_identifier' | 'stale_reply';
 
 const DEFAULTS = {
   commandTimeoutMs: 5_000,
@@ -153,7 +174,7 @@ const DEFAULTS = {
   reconnectMaxDelayMs: 60_000,
   authRetryMinDelayMs: 60_000,
   authRetryMaxDelayMs: 900_000,
-  maxMessageBytes: 16 * 1024 * 1024,
+  maxMessageBytes: 1024 * 1024,
 };
 
 // Identifiers are Rust int32s; 0 and -1 are the server's own. Far beyond any session's life, but never overflow.
@@ -168,6 +189,8 @@ export class WebRconClient {
   readonly #keepaliveMs: number;
   readonly #keepaliveCommand: string;
   readonly #random: () => number;
+  readonly #maxMessageBytes: number;
+  readonly #strays: RepeatSummary<StrayMessageKind>;
   readonly #pending = new Map<number, PendingCommand>();
   #readyWaiters: ReadyWaiter[] = [];
   #closeWaiters: (() => void)[] = [];
@@ -197,6 +220,13 @@ export class WebRconClient {
     this.#keepaliveMs = options.keepaliveMs ?? DEFAULTS.keepaliveMs;
     this.#keepaliveCommand = options.keepaliveCommand ?? DEFAULTS.keepaliveCommand;
     this.#random = options.random ?? Math.random;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULTS.maxMessageBytes;
+    this.#strays = new RepeatSummary<StrayMessageKind>({
+      intervalMs: options.repeatSummaryIntervalMs,
+      onSummary: (report) => {
+        this.#summarizeStrays(report);
+      },
+    });
   }
 
   /** True while a session is open and has answered (its first keepalive probe). */
@@ -291,6 +321,7 @@ export class WebRconClient {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#strays.close();
       clearTimeout(this.#reconnectTimer);
       this.#reconnectTimer = undefined;
       this.#stopKeepalive();
@@ -314,12 +345,21 @@ export class WebRconClient {
 
   #connect(): void {
     if (this.#closed || this.#socket !== undefined) return;
-    const attempt: Attempt = { tcpConnected: false, opened: false, failure: undefined, failureCode: undefined, httpStatus: undefined, deadReason: undefined };
+    const attempt: Attempt = {
+      tcpConnected: false,
+      opened: false,
+      failure: undefined,
+      failureCode: undefined,
+      httpStatus: undefined,
+      deadReason: undefined,
+      answeredNotHttp: false,
+      tooLarge: false,
+    };
     let socket: WebSocket;
     try {
       socket = new WebSocket(webRconUrl(this.#options.host, this.#options.port, this.#options.password), {
         handshakeTimeout: this.#options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-        maxPayload: this.#options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+        maxPayload: this.#maxMessageBytes,
         perMessageDeflate: false,
         followRedirects: false,
         // Knowing whether TCP connected tells a refused password (connected, then cut during the upgrade) from a
@@ -348,9 +388,20 @@ export class WebRconClient {
     socket.on('error', (error: Error & { code?: string }) => {
       // Every failure also ends in `close`, which decides what happens next; here we only remember why.
       const code = typeof error.code === 'string' ? error.code : undefined;
-      // Rust's refusal (a close frame where the HTTP answer belongs) reaches us as an HTTP parser error or a hang-up.
-      const cutDuringUpgrade = !attempt.opened && (code?.startsWith('HPE_') === true || error.message === 'socket hang up');
-      attempt.failure ??= cutDuringUpgrade ? 'the server cut the connection instead of answering the WebSocket upgrade' : this.#scrub(error.message);
+      if (code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        attempt.tooLarge = true;
+        attempt.failure ??= `the server sent a message of more than ${formatBytes(this.#maxMessageBytes)} (maxMessageBytes); the connection is dropped`;
+        attempt.failureCode ??= code;
+        return;
+      }
+      // Rust's refusal (a close frame where the HTTP answer belongs) reaches us as an HTTP parser error. A hang-up
+      // with no answer at all is a drop, not a refusal.
+      if (!attempt.opened && code?.startsWith('HPE_') === true) {
+        attempt.answeredNotHttp = true;
+        attempt.failure ??= 'the server cut the connection instead of answering the WebSocket upgrade';
+      }
+      const hungUp = !attempt.opened && attempt.tcpConnected && (error.message === 'socket hang up' || code === 'ECONNRESET');
+      attempt.failure ??= hungUp ? 'the server closed the connection before answering the WebSocket upgrade' : this.#scrub(error.message);
       attempt.failureCode ??= code;
     });
     socket.on('unexpected-response', (_request, response) => {
@@ -366,7 +417,9 @@ export class WebRconClient {
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (this.#socket !== socket) return;
       if (isBinary) {
-        this.#log('warn', { code: 'protocol' }, `rust webrcon of adapter ${this.#options.label} sent a binary frame; dropped`);
+        if (this.#strays.first('binary')) {
+          this.#log('warn', { code: 'protocol' }, `rust webrcon of adapter ${this.#options.label} sent a binary frame; dropped${this.#repeatNote()}`);
+        }
         return;
       }
       this.#onMessage(rawDataText(data));
@@ -420,7 +473,11 @@ export class WebRconClient {
       return;
     }
     const reason = attempt.deadReason ?? attempt.failure ?? `closed by the server (code ${code})`;
-    this.#failPending(() => new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true));
+    this.#failPending(() =>
+      attempt.tooLarge
+        ? new RconReplyTooLargeError(`rust webrcon of adapter ${this.#options.label}: ${reason} before the answer; the command may have run`)
+        : new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true),
+    );
 
     if (this.#looksLikeAuthFailure(attempt, socketWasOpen, code)) {
       const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
@@ -443,7 +500,8 @@ export class WebRconClient {
 
     const delay = backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random);
     if (wasOpen) {
-      this.#lastError = new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`, false);
+      const message = `rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`;
+      this.#lastError = attempt.tooLarge ? new RconReplyTooLargeError(message) : new RconDisconnectedError(message, false);
       this.#log('warn', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; reconnecting in ${formatDelay(delay)}`);
       this.#call('onDisconnected', () => this.#options.onDisconnected?.({ reason, reconnectInMs: delay }));
     } else {
@@ -456,15 +514,15 @@ export class WebRconClient {
 
   /**
    * Rust (Fleck) checks the password when the upgrade request arrives and closes the TCP connection instead of
-   * answering it (it writes a close frame where the HTTP answer should be), so a wrong password shows as: TCP
-   * connected, upgrade failed without a timeout. Proxies answer 401/403; some servers open and close with 1008.
+   * answering it: it writes a close frame where the HTTP answer should be, which the HTTP parser rejects (HPE_…).
+   * Proxies answer 401/403; some servers open and close with 1008. Nothing else is a refusal: a connection closed
+   * or reset with no answer at all (a restart, a proxy whose backend is not up, a timeout) is a drop, retried with
+   * the normal backoff.
    */
   #looksLikeAuthFailure(attempt: Attempt, socketWasOpen: boolean, code: number): boolean {
     if (attempt.httpStatus === 401 || attempt.httpStatus === 403) return true;
-    if (socketWasOpen) return !this.#sessionAnswered && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
-    if (attempt.opened || !attempt.tcpConnected || attempt.httpStatus !== undefined) return false;
-    const timedOut = attempt.failure?.includes('timed out') === true || attempt.failureCode === 'ETIMEDOUT';
-    return !timedOut;
+    if (socketWasOpen) return !this.#sessionAnswered && !attempt.tooLarge && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
+    return !attempt.opened && attempt.tcpConnected && attempt.answeredNotHttp;
   }
 
   #scheduleReconnect(delayMs: number): void {
@@ -495,7 +553,9 @@ export class WebRconClient {
   #onMessage(text: string): void {
     const parsed = parseWebRconMessage(text);
     if (!parsed.ok) {
-      this.#log('warn', { code: 'protocol', bytes: text.length }, `rust webrcon of adapter ${this.#options.label} sent a message that is not WebRCON (${parsed.reason}); dropped`);
+      if (this.#strays.first('not_webrcon')) {
+        this.#log('warn', { code: 'protocol', bytes: text.length }, `rust webrcon of adapter ${this.#options.label} sent a message that is not WebRCON (${parsed.reason}); dropped${this.#repeatNote()}`);
+      }
       return;
     }
     const message = parsed.value;
@@ -506,8 +566,10 @@ export class WebRconClient {
     if (message.type === 'Chat') {
       const chat = parseRustChat(message.message);
       if (!chat.ok) {
-        const error = new RconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped`);
-        this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
+        if (this.#strays.first('unreadable_chat')) {
+          const error = new RconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped${this.#repeatNote()}`);
+          this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
+        }
         return;
       }
       this.#call('onChat', () => this.#options.onChat?.(chat.chat));
@@ -522,7 +584,13 @@ export class WebRconClient {
       // A late answer (its command timed out), a second line of a command's output, or someone else's identifier:
       // never anyone else's reply.
       const ours = message.identifier < this.#nextIdentifier;
-      this.#log(ours ? 'debug' : 'warn', { code: 'protocol', identifier: message.identifier }, `rust webrcon of adapter ${this.#options.label}: a reply for ${ours ? 'a command no longer waiting' : 'an identifier this client never sent'} (${message.identifier}); dropped`);
+      if (this.#strays.first(ours ? 'stale_reply' : 'unknown_identifier')) {
+        this.#log(
+          ours ? 'debug' : 'warn',
+          { code: 'protocol', identifier: message.identifier },
+          `rust webrcon of adapter ${this.#options.label}: a reply for ${ours ? 'a command no longer waiting' : 'an identifier this client never sent'} (${message.identifier}); dropped${this.#repeatNote()}`,
+        );
+      }
       return;
     }
     this.#pending.delete(message.identifier);
@@ -584,6 +652,25 @@ export class WebRconClient {
 
   // ---- Helpers -----------------------------------------------------------------------------------------------------
 
+  #repeatNote(): string {
+    return ` (repeats are summed up every ${formatDelay(this.#strays.intervalMs)})`;
+  }
+
+  #summarizeStrays(report: RepeatSummaryReport<StrayMessageKind>): void {
+    const what: Record<StrayMessageKind, string> = {
+      binary: 'binary frames',
+      not_webrcon: 'messages that are not WebRCON',
+      unreadable_chat: 'chat messages that cannot be read',
+      unknown_identifier: 'replies for identifiers this client never sent',
+      stale_reply: 'replies for commands no longer waiting',
+    };
+    this.#log(
+      report.kind === 'stale_reply' ? 'debug' : 'warn',
+      { code: 'protocol', kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs },
+      `rust webrcon of adapter ${this.#options.label}: ${report.repeats} more ${what[report.kind]} dropped in the last ${formatDelay(report.sinceMs)}`,
+    );
+  }
+
   #takeIdentifier(): number {
     const identifier = this.#nextIdentifier;
     this.#nextIdentifier = identifier >= MAX_IDENTIFIER ? 1 : identifier + 1;
@@ -628,6 +715,12 @@ function rawDataText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.from(data).toString('utf8');
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 function formatDelay(ms: number): string {

@@ -142,17 +142,22 @@ describe('SourceRconClient: login', () => {
     expect(server.maxConcurrentSessions).toBe(1);
   });
 
-  it('takes Squad closing the connection during the login as a refused login, with the long back-off', async () => {
+  it('takes Squad closing the connection during the login as a drop (normal backoff), naming the password as what to check if it repeats', async () => {
     useFakeTime();
     const server = await fake({ quirks: 'squad', password: 'the-right-one', wrongPassword: 'close' });
     const scheduled: ReconnectScheduled[] = [];
-    const rcon = client(server, { random: () => 0, authFailureDelayMs: 300_000, onReconnectScheduled: (event) => scheduled.push(event) });
+    const rcon = client(server, { random: () => 0, reconnectMinDelayMs: 1_000, reconnectMaxDelayMs: 60_000, authFailureDelayMs: 300_000, onReconnectScheduled: (event) => scheduled.push(event) });
     rcon.start();
-    const error = await failure(rcon.whenReady({ timeoutMs: 60_000 }));
-    expect(error.code).toBe('auth_failed');
-    expect(error.message).toContain('closed the connection during the login');
+    const error = await failure(rcon.whenReady({ timeoutMs: 60_000, failFast: true }));
+    expect(error.code).toBe('disconnected');
+    expect(error.message).toContain('dropped during the login, before any answer');
+    expect(error.message).toContain(`check servers[].adapters[].password of adapter ${LABEL} (Squad closes the connection on a wrong password)`);
     await waitFor(() => scheduled.length === 1, 'reconnect scheduled');
-    expect(scheduled[0]).toMatchObject({ delayMs: 300_000, afterAuthFailure: true });
+    expect(scheduled[0]).toMatchObject({ delayMs: 500, afterAuthFailure: false });
+    // The normal backoff still spaces a password Squad keeps refusing: doubling, up to reconnectMaxDelayMs.
+    await vi.advanceTimersByTimeAsync(500);
+    await waitFor(() => scheduled.length === 2, 'second attempt closed too');
+    expect(scheduled[1]).toMatchObject({ delayMs: 1_000, afterAuthFailure: false, attempt: 2 });
   });
 
   it('never logs the password, at any level, through a refused login, a timeout and a good login', async () => {
