@@ -129,7 +129,7 @@ export class WebSocketAdapter implements Adapter {
   readonly #welcome: string;
   /** sha256 of the configured token; undefined when any local client is accepted. */
   readonly #tokenDigest: Buffer | undefined;
-  /** Refuses addresses that keep presenting wrong tokens; undefined when no token is configured. */
+  /** Counts wrong tokens (log summary, 429 waits); never consulted for the right one. Undefined without a token. */
   readonly #throttle: UpgradeThrottle | undefined;
   /** Open connections in connection order: the last one is the newest. */
   readonly #connections = new Map<string, ModConnection>();
@@ -273,23 +273,12 @@ export class WebSocketAdapter implements Adapter {
         rejectUpgrade(socket, 503, 'Service Unavailable', 'the sidecar is shutting down\n');
         return;
       }
-      const address = request.socket.remoteAddress ?? '?';
-      // A throttled address is refused before its token is even compared: guessing costs it time, not us.
-      const waitMs = this.#throttle?.retryAfterMs(address) ?? 0;
-      if (waitMs > 0) {
-        const seconds = String(Math.ceil(waitMs / 1000));
-        rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
-        return;
-      }
+      // Always compared, whatever the address did before: every local process shares 127.0.0.1, so refusing an
+      // address unchecked would let any of them lock the real mod out. The comparison costs microseconds.
       if (!this.#authorized(request)) {
-        // Logged as a summary per interval by the throttle: one line per guess would fill the disk.
-        this.#throttle?.failed(address);
-        rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
-          'WWW-Authenticate': 'Bearer',
-        });
+        this.#refuseWrongToken(socket, request.socket.remoteAddress ?? '?');
         return;
       }
-      this.#throttle?.succeeded(address);
       this.#wss.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', ignoreSocketError);
         this.#onConnection(ws, request);
@@ -298,6 +287,23 @@ export class WebSocketAdapter implements Adapter {
       this.#logger.error({ err: error }, 'mod upgrade failed');
       socket.destroy();
     }
+  }
+
+  /**
+   * Answers a wrong or missing token: 401, or 429 with Retry-After once its address has failed too often (a hint
+   * to a misconfigured mod to slow down; a right token from the same address is let in all the same). Logged as
+   * a summary per interval by the throttle: one line per guess would fill the disk.
+   */
+  #refuseWrongToken(socket: Duplex, address: string): void {
+    const waitMs = this.#throttle?.failed(address) ?? 0;
+    if (waitMs > 0) {
+      const seconds = String(Math.ceil(waitMs / 1000));
+      rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
+      return;
+    }
+    rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
+      'WWW-Authenticate': 'Bearer',
+    });
   }
 
   #logAuthFailures(summary: FailureSummary): void {
@@ -314,7 +320,7 @@ export class WebSocketAdapter implements Adapter {
     const more = summary.otherAddresses > 0 ? ` and ${String(summary.otherAddresses)} more addresses` : '';
     this.#logger.warn(
       { rejected: summary.rejected, throttled: summary.throttled, addresses, otherAddresses: summary.otherAddresses },
-      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens, ${String(summary.throttled)} refused unchecked after repeated failures; from ${top}${more}`,
+      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens answered 401, ${String(summary.throttled)} answered 429 after repeated failures; from ${top}${more}`,
     );
   }
 
