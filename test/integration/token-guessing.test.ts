@@ -43,7 +43,7 @@ async function start(): Promise<{ url: string; lines: string[]; clock: { now: nu
   const lines: string[] = [];
   const clock = { now: 1_000_000 };
   const adapter = new WebSocketAdapter({
-    options: { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0 },
+    options: { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0, maxUnauthenticatedConnections: 128, handshakeTimeoutMs: 5000 },
     id: 'guessed',
     serverName: HARNESS_SERVER,
     sidecar: 'gsa-bridge/test',
