@@ -2,7 +2,7 @@
 // adapter type brings its own schema to the registry. Key names and defaults are a public contract.
 // Must never read files or the environment, and never put an input value into a message (the token is a secret).
 import { z } from 'zod';
-import { adapterId, count, countOrZero, host, listenPort } from '../../src/validation/optionFields.js';
+import { adapterId, count, countOrZero, host, listenPort, milliseconds } from '../../src/validation/optionFields.js';
 
 export const websocketOptionsSchema = z.strictObject({
   type: z.literal('websocket'),
@@ -18,6 +18,10 @@ export const websocketOptionsSchema = z.strictObject({
   maxFrameBytes: count().default(16_384),
   /** 0 = no per-connection cap: a local mod is trusted and the API budget has its own rate limiter. @default 0 */
   maxMessagesPerSecond: countOrZero().default(0),
+  /** Connections open at once that have not completed an upgrade with the right token; beyond it the oldest is closed. @default 128 */
+  maxUnauthenticatedConnections: count().default(128),
+  /** Time from connecting to completing the upgrade; after it the connection is closed (408). @default 5000 */
+  handshakeTimeoutMs: milliseconds().default(5_000),
 });
 
 /** A websocket adapter's effective options (every default applied). */

@@ -1,18 +1,20 @@
-// Throttles mod token guessing at the WebSocket upgrade, per remote address: after a few wrong tokens an address
-// is refused at once (no token comparison, no log line) for a backoff that doubles with each further failure, and
-// failures are reported as one summary per interval instead of one log line each.
-// Its memory is bounded whatever an attacker does (a fixed number of addresses, oldest forgotten first), and it
-// never sees a token: it only counts outcomes.
+// Bounds what wrong mod tokens cost at the WebSocket upgrade: log lines (the first failure after a quiet interval
+// is told at once, the rest as one summary per interval), memory (a fixed number of addresses, the one that failed
+// longest ago forgotten first) and the answer a guesser gets (after a few wrong tokens from one address, its wrong
+// tokens are answered 429 with a Retry-After that doubles with each further failure, up to a maximum).
+// It is only ever told about wrong tokens: it must never refuse, delay or even see the right one. Every local
+// process shares 127.0.0.1, so refusing an address would let any of them lock the real mod out; the token
+// comparison is constant-time and costs microseconds, so the adapter always makes it. It never sees a token.
 
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 
 export interface UpgradeThrottleOptions {
-  /** Wrong tokens an address may present before it is refused without checking. Default 10. */
+  /** Wrong tokens an address may present before its wrong tokens are answered with a wait (429). Default 10. */
   readonly freeFailures?: number | undefined;
-  /** The first refusal period, doubling with each failure after it. Default 1000 ms. */
+  /** The first wait, doubling with each failure after it. Default 1000 ms. */
   readonly minBlockMs?: number | undefined;
-  /** The longest refusal period. Default 60 000 ms. */
+  /** The longest wait. Default 60 000 ms. */
   readonly maxBlockMs?: number | undefined;
   /** An address with no failure for this long starts afresh. Default 10 min. */
   readonly forgetAfterMs?: number | undefined;
@@ -23,16 +25,16 @@ export interface UpgradeThrottleOptions {
   /** Told once per interval that had failures (and at once for the first failure after a quiet interval). */
   readonly onSummary: (summary: FailureSummary) => void;
   readonly clock?: Clock | undefined;
-  /** Jitter for the refusal period, [0, 1); default Math.random. */
+  /** Jitter for the wait, [0, 1); default Math.random. */
   readonly random?: (() => number) | undefined;
 }
 
 export interface FailureSummary {
   /** True for the immediate report of the first failure after a quiet interval. */
   readonly first: boolean;
-  /** Wrong or missing tokens that were checked. */
+  /** Wrong or missing tokens answered 401 (the address was not waiting). */
   readonly rejected: number;
-  /** Upgrades refused without checking, because their address was throttled. */
+  /** Wrong or missing tokens answered 429, because their address was still told to wait. */
   readonly throttled: number;
   /** The addresses with the most failures, most first (at most 5), and how many more there were. */
   readonly top: readonly (readonly [address: string, failures: number])[];
@@ -91,23 +93,19 @@ export class UpgradeThrottle {
   }
 
   /**
-   * How long `address` must still wait, in ms, or 0 when its token may be checked. A refused upgrade is
-   * counted for the summary here, so the caller only answers it.
+   * A wrong or missing token from `address`: 0 when it is to be answered 401, else how long, in ms, the address
+   * is told to wait (answered 429 with Retry-After). A wrong token while the address is told to wait does not
+   * lengthen the wait: only a failure after it has passed doubles it.
    */
-  retryAfterMs(address: string): number {
-    const state = this.#addresses.get(address);
-    if (state === undefined) return 0;
-    const wait = state.blockedUntil - this.#clock.now();
-    if (wait <= 0) return 0;
-    this.#throttled += 1;
-    this.#count(address);
-    return wait;
-  }
-
-  /** A wrong or missing token from `address`. */
-  failed(address: string): void {
+  failed(address: string): number {
     const now = this.#clock.now();
     let state = this.#addresses.get(address);
+    const wait = state === undefined ? 0 : state.blockedUntil - now;
+    if (state !== undefined && wait > 0) {
+      this.#throttled += 1;
+      this.#count(address);
+      return wait;
+    }
     if (state !== undefined && now - state.lastFailureAt >= this.#forgetAfterMs) state = undefined;
     state ??= { failures: 0, lastFailureAt: now, blockedUntil: 0 };
     state.failures += 1;
@@ -125,11 +123,7 @@ export class UpgradeThrottle {
     }
     this.#rejected += 1;
     this.#count(address);
-  }
-
-  /** The right token from `address`: it starts afresh. */
-  succeeded(address: string): void {
-    this.#addresses.delete(address);
+    return 0;
   }
 
   /** Stops the summary timer, reporting what is left. */

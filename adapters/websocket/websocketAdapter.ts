@@ -5,7 +5,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as afterThisTurn } from 'node:timers';
@@ -36,11 +36,13 @@ import {
   type ServerActionMessage,
 } from './protocol.js';
 import type { WebsocketOptions } from './options.js';
+import { UnauthenticatedConnections, type DroppedConnections } from './unauthenticatedConnections.js';
 import { UpgradeThrottle, type FailureSummary } from './upgradeThrottle.js';
 import { refusalWireCode, resultWireCode } from './wireCodes.js';
 
 export interface WebSocketAdapterOptions {
-  /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond. */
+  /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond,
+   * maxUnauthenticatedConnections, handshakeTimeoutMs. */
   readonly options: WebsocketOptions;
   /** The adapter's stable id (see adapters/index.ts adapterIdOf): review origins, log lines and messages name it. */
   readonly id: string;
@@ -71,6 +73,7 @@ const CLOSE_GRACE_MS = 1_000;
 /** Review results kept while no mod is connected; beyond that the oldest are dropped (the reviews themselves were handled). */
 const MAX_UNDELIVERED_RESULTS = 10_000;
 const RATE_WINDOW_MS = 1_000;
+const LISTEN_BACKLOG = 4096;
 const CLOSE_GOING_AWAY = 1001;
 const ID_KEY = Buffer.from('"id"');
 const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';
@@ -129,8 +132,10 @@ export class WebSocketAdapter implements Adapter {
   readonly #welcome: string;
   /** sha256 of the configured token; undefined when any local client is accepted. */
   readonly #tokenDigest: Buffer | undefined;
-  /** Refuses addresses that keep presenting wrong tokens; undefined when no token is configured. */
+  /** Counts wrong tokens (log summary, 429 waits); never consulted for the right one. Undefined without a token. */
   readonly #throttle: UpgradeThrottle | undefined;
+  /** Connections that have not completed an authenticated upgrade: bounded in number (their deadline is node:http's). */
+  readonly #unauthenticated: UnauthenticatedConnections;
   /** Open connections in connection order: the last one is the newest. */
   readonly #connections = new Map<string, ModConnection>();
   /** Serialized review.result frames waiting for a connection. */
@@ -166,8 +171,25 @@ export class WebSocketAdapter implements Adapter {
               this.#logAuthFailures(summary);
             },
           });
-    this.#http = createServer((request, response) => {
-      this.#onPlainRequest(request, response);
+    this.#unauthenticated = new UnauthenticatedConnections({
+      max: options.options.maxUnauthenticatedConnections,
+      onDropped: (report) => {
+        this.#logDroppedConnections(report);
+      },
+    });
+    // The handshake deadline is node:http's: headersTimeout closes (408) a connection whose request has not fully
+    // arrived that long after it connected, idle or sending slowly; requestTimeout does the same for a request body.
+    // A plain request is answered with `Connection: close`, a wrong token is closed, and an upgraded socket leaves
+    // node:http's accounting, so together they bound every connection that has not upgraded with the right token.
+    const handshakeMs = options.options.handshakeTimeoutMs;
+    this.#http = createServer(
+      { headersTimeout: handshakeMs, requestTimeout: handshakeMs, connectionsCheckingInterval: deadlineCheckIntervalMs(handshakeMs) },
+      (request, response) => {
+        this.#onPlainRequest(request, response);
+      },
+    );
+    this.#http.on('connection', (socket: Socket) => {
+      this.#unauthenticated.admit(socket);
     });
     this.#http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.#onUpgrade(request, socket, head);
@@ -183,6 +205,11 @@ export class WebSocketAdapter implements Adapter {
 
   get ready(): boolean {
     return this.#listening;
+  }
+
+  /** Open connections that have not completed an authenticated upgrade (tests of the bound). */
+  get unauthenticatedConnectionCount(): number {
+    return this.#unauthenticated.size;
   }
 
   /** Open mod connections (metrics, tests). */
@@ -204,7 +231,9 @@ export class WebSocketAdapter implements Adapter {
         reject(new Error(`cannot listen on ${where}: ${describeListenError(error)}`, { cause: error }));
       };
       this.#http.once('error', onError);
-      this.#http.listen(port, host, () => {
+      // A deeper accept queue than node's 511 (the kernel caps it at net.core.somaxconn): under a connection
+      // flood a full queue drops the mod's SYN, and the kernel retries it only after a second or more.
+      this.#http.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
         this.#http.off('error', onError);
         resolve();
       });
@@ -261,7 +290,8 @@ export class WebSocketAdapter implements Adapter {
 
   #onPlainRequest(_request: IncomingMessage, response: ServerResponse): void {
     const body = 'This is the gsa-bridge mod WebSocket endpoint (mod protocol v1): connect with a WebSocket client.\n';
-    response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), upgrade: 'websocket', connection: 'Upgrade' });
+    // `Connection: close`: a keep-alive loop of plain requests would otherwise hold the connection past the deadline.
+    response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), upgrade: 'websocket', connection: 'close' });
     response.end(body);
   }
 
@@ -273,23 +303,13 @@ export class WebSocketAdapter implements Adapter {
         rejectUpgrade(socket, 503, 'Service Unavailable', 'the sidecar is shutting down\n');
         return;
       }
-      const address = request.socket.remoteAddress ?? '?';
-      // A throttled address is refused before its token is even compared: guessing costs it time, not us.
-      const waitMs = this.#throttle?.retryAfterMs(address) ?? 0;
-      if (waitMs > 0) {
-        const seconds = String(Math.ceil(waitMs / 1000));
-        rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
-        return;
-      }
+      // Always compared, whatever the address did before: every local process shares 127.0.0.1, so refusing an
+      // address unchecked would let any of them lock the real mod out. The comparison costs microseconds.
       if (!this.#authorized(request)) {
-        // Logged as a summary per interval by the throttle: one line per guess would fill the disk.
-        this.#throttle?.failed(address);
-        rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
-          'WWW-Authenticate': 'Bearer',
-        });
+        this.#refuseWrongToken(socket, request.socket.remoteAddress ?? '?');
         return;
       }
-      this.#throttle?.succeeded(address);
+      this.#unauthenticated.authenticated(request.socket);
       this.#wss.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', ignoreSocketError);
         this.#onConnection(ws, request);
@@ -298,6 +318,38 @@ export class WebSocketAdapter implements Adapter {
       this.#logger.error({ err: error }, 'mod upgrade failed');
       socket.destroy();
     }
+  }
+
+  /**
+   * Answers a wrong or missing token: 401, or 429 with Retry-After once its address has failed too often (a hint
+   * to a misconfigured mod to slow down; a right token from the same address is let in all the same). Logged as
+   * a summary per interval by the throttle: one line per guess would fill the disk.
+   */
+  #refuseWrongToken(socket: Duplex, address: string): void {
+    const waitMs = this.#throttle?.failed(address) ?? 0;
+    if (waitMs > 0) {
+      const seconds = String(Math.ceil(waitMs / 1000));
+      rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
+      return;
+    }
+    rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
+      'WWW-Authenticate': 'Bearer',
+    });
+  }
+
+  #logDroppedConnections(report: DroppedConnections): void {
+    const limit = `maxUnauthenticatedConnections (${String(report.max)})`;
+    if (report.first) {
+      this.#logger.warn(
+        { max: report.max },
+        `closed the oldest mod connection that had not completed an authenticated upgrade, to stay within ${limit} (further drops are summarized every ${String(report.intervalMs / 1000)} s)`,
+      );
+      return;
+    }
+    this.#logger.warn(
+      { dropped: report.dropped, max: report.max },
+      `closed ${String(report.dropped)} mod connections in the last ${String(report.intervalMs / 1000)} s that had not completed an authenticated upgrade, to stay within ${limit}`,
+    );
   }
 
   #logAuthFailures(summary: FailureSummary): void {
@@ -314,7 +366,7 @@ export class WebSocketAdapter implements Adapter {
     const more = summary.otherAddresses > 0 ? ` and ${String(summary.otherAddresses)} more addresses` : '';
     this.#logger.warn(
       { rejected: summary.rejected, throttled: summary.throttled, addresses, otherAddresses: summary.otherAddresses },
-      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens, ${String(summary.throttled)} refused unchecked after repeated failures; from ${top}${more}`,
+      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens answered 401, ${String(summary.throttled)} answered 429 after repeated failures; from ${top}${more}`,
     );
   }
 
@@ -566,6 +618,7 @@ export class WebSocketAdapter implements Adapter {
     this.#listening = false;
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     this.#throttle?.close();
+    this.#unauthenticated.close();
     const httpClosed = new Promise<void>((resolve) => {
       this.#http.close(() => {
         resolve();
@@ -651,6 +704,11 @@ function rejectUpgrade(socket: Duplex, status: number, reason: string, body: str
     socket.destroy();
   });
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** How often node:http checks the handshake deadline: a fifth of it, between 10 ms and 1 s (5 s closes within 5–6 s). */
+function deadlineCheckIntervalMs(handshakeMs: number): number {
+  return Math.min(1000, Math.max(10, Math.floor(handshakeMs / 5)));
 }
 
 function ignoreSocketError(): void {

@@ -23,6 +23,7 @@ import { SignalQueue } from './signalQueue.js';
 import { BridgeEvents } from '../bridge/events.js';
 import { startOperations, type Operations } from '../ops/operations.js';
 import { installCrashHandlers } from './crashHandlers.js';
+import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
@@ -137,6 +138,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     logger.warn(warning);
   }
   logger.info({ dataDir: lock.holder.dataDir }, `data directory ${lock.holder.dataDir} locked for this process (pid ${process.pid})`);
+  await logOpenFileLimit(logger);
   let sidecar: Sidecar;
 
   // Operations: the endpoints, metrics and host log lines live as long as this process, across reloads; they read

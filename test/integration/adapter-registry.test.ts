@@ -8,7 +8,7 @@ import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { createLogger } from '../../src/log/logger.js';
 
-const websocket: AdapterOptions = { type: 'websocket', host: '127.0.0.1', port: 0, maxFrameBytes: 16_384, maxMessagesPerSecond: 0 };
+const websocket: AdapterOptions = { type: 'websocket', host: '127.0.0.1', port: 0, maxFrameBytes: 16_384, maxMessagesPerSecond: 0, maxUnauthenticatedConnections: 128, handshakeTimeoutMs: 5000 };
 const rcon: AdapterOptions = {
   type: 'rcon',
   profile: 'ark',

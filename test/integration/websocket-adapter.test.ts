@@ -35,7 +35,7 @@ function startHarness(adapter: Partial<WebsocketAdapterConfig> = {}): Promise<Si
 }
 
 function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): WebsocketAdapterConfig {
-  return { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0, ...overrides };
+  return { type: 'websocket', host: '127.0.0.1', port: 0, token: TOKEN, maxFrameBytes: 16_384, maxMessagesPerSecond: 0, maxUnauthenticatedConnections: 128, handshakeTimeoutMs: 5000, ...overrides };
 }
 
 /** A second listener on the harness's bridge, built directly so a test can set what the config does not expose. */

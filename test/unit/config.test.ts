@@ -87,7 +87,7 @@ describe('parseConfig', () => {
   it('fills in adapter defaults and keeps profile-specific keys on rcon adapters', () => {
     const config = parseConfig(withServers({ name: 'a', adapters: [websocket(), rcon({ replyTemplate: 'say {text}' })] }));
     expect(config.servers[0]!.adapters).toEqual([
-      { type: 'websocket', host: '127.0.0.1', port: 8787, maxFrameBytes: 16384, maxMessagesPerSecond: 0 },
+      { type: 'websocket', host: '127.0.0.1', port: 8787, maxFrameBytes: 16384, maxMessagesPerSecond: 0, maxUnauthenticatedConnections: 128, handshakeTimeoutMs: 5000 },
       {
         type: 'rcon',
         profile: 'ark',
