@@ -23,7 +23,6 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { tryLock } from 'fs-native-extensions';
 import { makeDataDir } from './reviewJournal.js';
 
 /** The lock file in the data directory: its lock is the directory's; its text says who holds it. Never deleted. */
@@ -61,6 +60,25 @@ const O_NOFOLLOW = process.platform === 'win32' ? 0 : fsConstants.O_NOFOLLOW;
 const O_NONBLOCK = process.platform === 'win32' ? 0 : fsConstants.O_NONBLOCK;
 
 const openFile = promisify(open);
+
+type FileLocks = typeof import('fs-native-extensions');
+let fileLocks: Promise<FileLocks> | undefined;
+
+/**
+ * The native lock functions, loaded on first use: a platform without a prebuilt binary (musl, an unusual CPU) then
+ * fails only where a lock is needed, with a message saying so, not every command at import.
+ */
+function loadFileLocks(): Promise<FileLocks> {
+  fileLocks ??= import('fs-native-extensions').catch((error: unknown) => {
+    fileLocks = undefined;
+    throw new DataDirUnavailableError(
+      `the file lock module fs-native-extensions has no working binary for ${process.platform}-${process.arch} here: ${messageOf(error)}`,
+      undefined,
+      { cause: error },
+    );
+  });
+  return fileLocks;
+}
 
 /** Who holds a data directory, as it wrote into the lock file once it held the lock. */
 export interface LockHolder {
@@ -189,6 +207,7 @@ async function openLockFile(file: string): Promise<number> {
 
 /** Tries the exclusive lock a few times (see BUSY_RETRY_MS); once taken, empties the file before anyone reads it. */
 async function takeLock(fd: number, file: string): Promise<boolean> {
+  const { tryLock } = await loadFileLocks();
   for (const pause of [0, ...BUSY_RETRY_MS]) {
     if (pause > 0) await delay(pause);
     let taken: boolean;
@@ -213,6 +232,7 @@ type Probe = { readonly held: false } | { readonly held: true; readonly record: 
  * back at once (in the same tick): the kernel's answer, not anybody's word.
  */
 async function probe(real: string): Promise<Probe> {
+  const { tryLock } = await loadFileLocks();
   const file = path.join(real, LOCK_FILE);
   let fd: number;
   try {
