@@ -207,7 +207,9 @@ async function retryCommand(args: readonly string[], context: CliContext): Promi
   }
 
   const foreign = await foreignOwner(dataDir);
-  if (foreign !== undefined && (await lockHolder(dataDir)) === undefined) {
+  // Another user's directory: this process may not even open its lock file, so it cannot tell whether a sidecar
+  // runs there; either way the advice is the same (run as that user).
+  if (foreign !== undefined && (await lockHolder(dataDir).catch(() => undefined)) === undefined) {
     context.stderr.write(`error: ${foreign}; nothing was changed\n`);
     return EXIT_REFUSED;
   }

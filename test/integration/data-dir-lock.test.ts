@@ -1,27 +1,34 @@
-// The data directory's lock in-process: one holder at a time, "who are you" answers, control requests need the
-// directory's token, and a released lock is free again at once. Real sockets; the process-level cases (a second
-// `run`, SIGKILL) are in reviews-lock.test.ts.
+// The data directory's lock: one holder at a time however the directory is reached (a symlink, a bind mount,
+// another network namespace), the holder named from the lock file, control requests only with the token from it,
+// a squatter on the old abstract socket name powerless, and SIGKILL of a holder freeing the lock at once.
+// Real processes (a node process taking the lock through dist/, `unshare --net`, `setpriv` as nobody, `mount --bind`);
+// the cases of a real `gsa-bridge run` are in reviews-lock.test.ts.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, realpath, rm, symlink } from 'node:fs/promises';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { createConnection, createServer, type Server } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { askHolder, CONTROL_TOKEN_FILE, DataDirLock, DataDirLockError, lockHolder } from '../../src/bridge/dataDirLock.js';
+import { askHolder, CONTROL_SOCKET_FILE, DataDirLock, DataDirLockError, LOCK_FILE, lockHolder } from '../../src/bridge/dataDirLock.js';
+import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
+import { tempDir } from '../fixtures/tempDir.js';
 
 const locks: DataDirLock[] = [];
-const dirs: string[] = [];
+const mounts: string[] = [];
+const servers: Server[] = [];
 
 afterEach(async () => {
   await Promise.all(locks.splice(0).map((lock) => lock.release()));
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  for (const mount of mounts.splice(0)) execFileSync('umount', [mount]);
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-lock-unit-'));
-  dirs.push(dir);
-  return dir;
-}
+const isRoot = process.getuid?.() === 0;
+const noNamespace = networkNamespaceUnavailable();
+if (noNamespace !== undefined) console.warn(`data-dir-lock: skipping the network namespace cases: ${noNamespace}`);
+if (!isRoot) console.warn('data-dir-lock: skipping the bind mount and `nobody` squatter cases: they need root');
+if (process.platform !== 'linux') console.warn('data-dir-lock: skipping the abstract socket squatter cases: abstract sockets are Linux only');
 
 async function acquire(dataDir: string, version = '1.2.3'): Promise<DataDirLock> {
   const lock = await DataDirLock.acquire(dataDir, { version, startedAt: 1_800_000_000_000 });
@@ -39,55 +46,194 @@ async function lockError(promise: Promise<unknown>): Promise<DataDirLockError> {
   throw new Error('expected a DataDirLockError');
 }
 
+/** The abstract socket name the lock used to be: derived from the real path, so anybody could bind it first. */
+async function oldAbstractHash(dataDir: string): Promise<string> {
+  return createHash('sha256').update(await realpath(dataDir)).digest('hex');
+}
+
+/** One request line to a socket, one answer line back. */
+function rawRequest(address: string, line: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(address, () => socket.write(`${line}\n`));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => {
+      resolve(JSON.parse(text));
+    });
+    socket.on('error', reject);
+  });
+}
+
+const HOST = hostname();
+
 describe('DataDirLock', () => {
-  it('lets one holder in, refuses the next naming the holder, and is free again once released', async () => {
-    const dataDir = join(await tempDir(), 'new', 'data');
+  it('lets one holder in, refuses the next naming the holder from the lock file, and is free again once released', async () => {
+    const dataDir = join(await tempDir('lock'), 'new', 'data');
     const first = await acquire(dataDir);
-    expect(await readdir(dataDir)).toEqual([CONTROL_TOKEN_FILE]);
+    expect((await readdir(dataDir)).sort()).toEqual([LOCK_FILE, CONTROL_SOCKET_FILE]);
+    expect((await stat(join(dataDir, LOCK_FILE))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(join(dataDir, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid, hostname: HOST, version: '1.2.3', control: join(dataDir, CONTROL_SOCKET_FILE) });
     const refused = await lockError(DataDirLock.acquire(dataDir, { version: '9.9.9' }));
     expect(refused.code).toBe('locked');
-    expect(refused.holder).toEqual({ pid: process.pid, version: '1.2.3', startedAt: 1_800_000_000_000, dataDir });
+    expect(refused.holder).toEqual({ pid: process.pid, hostname: HOST, version: '1.2.3', startedAt: 1_800_000_000_000, dataDir });
     expect(refused.message).toBe(
-      `the data directory ${dataDir} is in use by another gsa-bridge (pid ${process.pid}, version 1.2.3, started 2027-01-15T08:00:00.000Z); ` +
+      `the data directory ${dataDir} is in use by another gsa-bridge (pid ${process.pid}, host ${HOST}, version 1.2.3, started 2027-01-15T08:00:00.000Z); ` +
         'stop that one first, or give this one its own data directory. Nothing was changed.',
     );
-    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid });
+    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid, hostname: HOST });
 
     await first.release();
-    expect(await readdir(dataDir)).toEqual([]);
+    // The lock file stays (deleting it would let two processes lock two different files), empty.
+    expect(await readdir(dataDir)).toEqual([LOCK_FILE]);
+    expect(await readFile(join(dataDir, LOCK_FILE), 'utf8')).toBe('');
     expect(await lockHolder(dataDir)).toBeUndefined();
     await acquire(dataDir, '2.0.0');
     expect(await lockHolder(dataDir)).toMatchObject({ version: '2.0.0' });
   });
 
   it('is one lock for two spellings of the same directory (a symlink)', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('lock');
     const real = join(dir, 'real');
     await acquire(real);
     await symlink(real, join(dir, 'alias'));
     expect((await lockError(DataDirLock.acquire(join(dir, 'alias'), { version: 'x' }))).code).toBe('locked');
   });
 
-  it('serves control requests only with the directory token, and only once a handler is set', async () => {
-    const dataDir = await tempDir();
+  it.skipIf(!isRoot || process.platform !== 'linux')('is one lock for a bind mount of the directory at another path', async () => {
+    const dir = await tempDir('lock');
+    const real = join(dir, 'real');
+    const alias = join(dir, 'alias');
+    await acquire(real);
+    await mkdir(alias);
+    execFileSync('mount', ['--bind', real, alias]);
+    mounts.push(alias);
+    expect(await realpath(alias)).toBe(alias); // not a symlink: no path trick can tell the two apart
+    const refused = await lockError(DataDirLock.acquire(alias, { version: 'x' }));
+    expect(refused.code).toBe('locked');
+    expect(refused.holder).toMatchObject({ pid: process.pid, version: '1.2.3' });
+    expect(await lockHolder(alias)).toMatchObject({ pid: process.pid });
+  });
+
+  it('serves control requests only with the token from the lock file, and only once a handler is set', async () => {
+    const dataDir = await tempDir('lock');
     const lock = await acquire(dataDir);
     expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: false, error: 'the sidecar is starting or reloading; try again in a moment' });
     lock.serve((request) => Promise.resolve({ ok: true, echoed: request.op }));
     expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true, echoed: 'retry' });
-    // askHolder quotes the token it reads from the directory; a request quoting another is refused.
-    if (process.platform === 'linux') {
-      const address = `\0gsa-bridge-${createHash('sha256').update(await realpath(dataDir)).digest('hex')}`;
-      const reply = await new Promise<string>((resolve, reject) => {
-        const socket = createConnection(address, () => socket.write('{"op":"retry","token":"guess"}\n'));
-        let text = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => (text += chunk));
-        socket.on('end', () => {
-          resolve(text);
-        });
-        socket.on('error', reject);
+    // askHolder quotes the token it reads from the lock file; a request quoting another is refused.
+    expect(lock.controlAddress).toBe(join(dataDir, CONTROL_SOCKET_FILE));
+    expect(await rawRequest(lock.controlAddress!, '{"op":"retry","token":"guess"}')).toMatchObject({ ok: false, error: expect.stringContaining(LOCK_FILE) as unknown });
+    await lock.release();
+    await expect(askHolder(dataDir, { op: 'retry' })).rejects.toMatchObject({ code: 'unavailable', message: `no process holds ${dataDir}` });
+  });
+
+  it('listens on a random abstract name, found through the lock file, when the socket path is too long', async () => {
+    const dataDir = join(await tempDir('lock'), 'a-directory-name-long-enough-that-its-control-socket-path-cannot-fit-into-sun-path');
+    const lock = await acquire(dataDir);
+    expect(Buffer.byteLength(join(dataDir, CONTROL_SOCKET_FILE))).toBeGreaterThan(107);
+    lock.serve(() => Promise.resolve({ ok: true }));
+    expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true });
+    expect(await readdir(dataDir)).toEqual([LOCK_FILE]);
+  });
+
+  it('tightens a lock file others could open, and refuses one that is a symlink', async () => {
+    const dataDir = await tempDir('lock');
+    await writeFile(join(dataDir, LOCK_FILE), 'left over\n', { mode: 0o666 });
+    await chmod(join(dataDir, LOCK_FILE), 0o666);
+    await acquire(dataDir);
+    expect((await stat(join(dataDir, LOCK_FILE))).mode & 0o777).toBe(0o600);
+
+    const other = await tempDir('lock');
+    await symlink(join(dataDir, LOCK_FILE), join(other, LOCK_FILE));
+    const refused = await lockError(DataDirLock.acquire(other, { version: 'x' }));
+    expect(refused.code).toBe('unavailable');
+    expect(refused.message).toContain(`${join(other, LOCK_FILE)} is a symbolic link`);
+  });
+});
+
+describe('the old abstract socket name', () => {
+  it.skipIf(process.platform !== 'linux')('a squatter on it neither blocks the lock, nor answers for it, nor gets the token', async () => {
+    const dataDir = await tempDir('lock');
+    const requests: string[] = [];
+    const squatter = createServer((socket) => {
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        requests.push(chunk);
+        socket.end('{"ok":true,"pid":1,"hostname":"squatter","version":"9.9.9","startedAt":0,"dataDir":"/"}\n');
       });
-      expect(JSON.parse(reply)).toMatchObject({ ok: false, error: expect.stringContaining(CONTROL_TOKEN_FILE) as unknown });
-    }
+    });
+    servers.push(squatter);
+    const name = `\0gsa-bridge-${await oldAbstractHash(dataDir)}`;
+    await new Promise<void>((resolve) => squatter.listen(name, resolve));
+
+    expect(await lockHolder(dataDir)).toBeUndefined();
+    const lock = await acquire(dataDir, '3.0.0');
+    lock.serve(() => Promise.resolve({ ok: true, from: 'the holder' }));
+    const refused = await lockError(DataDirLock.acquire(dataDir, { version: 'x' }));
+    expect(refused.message).toContain(`(pid ${process.pid}, host ${HOST}, version 3.0.0,`);
+    expect(refused.message).not.toContain('9.9.9');
+    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid, version: '3.0.0' });
+    expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true, from: 'the holder' });
+    expect(requests).toEqual([]);
+  });
+
+  it.skipIf(!isRoot || process.platform !== 'linux')('nor does one running as nobody, who cannot enter the directory', async () => {
+    const dataDir = await tempDir('lock');
+    const squatter = spawnSquatter(await oldAbstractHash(dataDir), AS_NOBODY);
+    expect(await squatter.next('bound')).toEqual({ event: 'bound', uid: 65534 });
+
+    const lock = await acquire(dataDir, '3.0.1');
+    lock.serve(() => Promise.resolve({ ok: true, from: 'the holder' }));
+    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid, version: '3.0.1' });
+    expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true, from: 'the holder' });
+    expect(squatter.events.filter((event) => event.event === 'request')).toEqual([]);
+  });
+});
+
+describe('other processes', () => {
+  it('a refused process names the holder (pid, host, version) from the lock file', async () => {
+    const dataDir = await tempDir('lock');
+    const holder = spawnLockHolder(dataDir, '7.7.7-child');
+    const { pid } = await holder.next('locked');
+    const refused = await lockError(DataDirLock.acquire(dataDir, { version: 'x' }));
+    expect(refused.message).toContain(`is in use by another gsa-bridge (pid ${String(pid)}, host ${HOST}, version 7.7.7-child, started `);
+    expect(refused.holder).toMatchObject({ pid, hostname: HOST, version: '7.7.7-child' });
+
+    holder.child.stdin?.end();
+    expect(await holder.exited()).toBe(0);
+    await acquire(dataDir);
+  });
+
+  it.skipIf(noNamespace !== undefined)('one lock across network namespaces (two containers on one volume), both ways', async () => {
+    const dataDir = await tempDir('lock');
+    await acquire(dataDir, '4.0.0');
+    const contender = spawnLockHolder(dataDir, 'netns', NEW_NETWORK_NAMESPACE);
+    expect(await contender.next('refused', 'locked')).toMatchObject({ event: 'refused' });
+    expect(await contender.next('refused')).toMatchObject({ code: 'locked', message: expect.stringContaining(`(pid ${process.pid}, host ${HOST}, version 4.0.0,`) as unknown });
+    expect(await contender.exited()).toBe(3);
+    await Promise.all(locks.splice(0).map((lock) => lock.release()));
+
+    const holder = spawnLockHolder(dataDir, '4.0.1-netns', NEW_NETWORK_NAMESPACE);
+    const { pid } = await holder.next('locked');
+    const refused = await lockError(DataDirLock.acquire(dataDir, { version: 'x' }));
+    expect(refused.message).toContain(`(pid ${String(pid)}, host ${HOST}, version 4.0.1-netns,`);
+    // The control socket is a file in the directory: reachable from the other namespace too.
+    expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: false, error: 'the sidecar is starting or reloading; try again in a moment' });
+  });
+
+  it.skipIf(noNamespace !== undefined)('SIGKILL of the holder frees the lock at once: the next one takes it and removes the stale socket', async () => {
+    const dataDir = await tempDir('lock');
+    const holder = spawnLockHolder(dataDir, '5.0.0', NEW_NETWORK_NAMESPACE);
+    await holder.next('locked');
+    expect((await lockError(DataDirLock.acquire(dataDir, { version: 'x' }))).code).toBe('locked');
+
+    holder.child.kill('SIGKILL');
+    expect(await holder.exited()).toBe('SIGKILL');
+    expect((await readdir(dataDir)).sort()).toEqual([LOCK_FILE, CONTROL_SOCKET_FILE]); // left behind by the kill
+    const lock = await acquire(dataDir, '5.0.1');
+    lock.serve(() => Promise.resolve({ ok: true, from: 'the new holder' }));
+    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid, version: '5.0.1' });
+    expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true, from: 'the new holder' });
   });
 });

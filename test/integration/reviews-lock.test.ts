@@ -1,12 +1,16 @@
 // Reviews that must never be lost, as a host runs the sidecar: real `gsa-bridge run` processes on one data
 // directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
 // cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
-import { chown, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chown, mkdir, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
 import { main } from '../../src/cli/main.js';
+import { VERSION } from '../../src/version.js';
 import type { ModSocket } from '../fixtures/modSocket.js';
+import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnSquatter } from '../fixtures/lockProcess.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 
 const SERVER = 'ovddykvbs';
@@ -14,6 +18,11 @@ const TOKEN = 'mod-token-lock-4b1d';
 const CLIENT_SECRET = 'client-secret-lock-77aa';
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
+
+const noNamespace = networkNamespaceUnavailable();
+if (noNamespace !== undefined) console.warn(`reviews-lock: skipping the second run in another network namespace: ${noNamespace}`);
+const canSquatAsNobody = process.platform === 'linux' && process.getuid?.() === 0;
+if (!canSquatAsNobody) console.warn('reviews-lock: skipping the squatter run as nobody: it needs Linux (abstract sockets) and root (setpriv)');
 
 const harness = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'lock' });
 const { writeSetup, startGsa, startSidecar, connect } = harness;
@@ -80,7 +89,7 @@ describe('one sidecar per data directory', () => {
 
     const second = harness.spawn(setup.configPath);
     expect(await second.exited()).toBe(2);
-    expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, version`);
+    expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, host ${hostname()}, version ${VERSION},`);
     expect(second.output()).toContain('Nothing was changed. (The directory is reviews.dataDir in the config file.)');
     expect(second.output()).not.toMatch(/review journal/);
     expect((await stat(journal)).ino).toBe(before.inode);
@@ -89,6 +98,53 @@ describe('one sidecar per data directory', () => {
     // The first one still appends to the file on disk, not to a deleted inode.
     expect(await review(mod, 'after', BOB, 'still durable')).toMatchObject({ type: 'review.queued' });
     expect(await readFile(journal, 'utf8')).toContain('still durable');
+  }, 30_000);
+
+  it.skipIf(noNamespace !== undefined)('refuses a second run from another network namespace (a second container on the same volume)', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    const first = await startSidecar(setup);
+    const mod = await connect(setup);
+    expect(await review(mod, 'n1', ALICE, 'before the second run')).toMatchObject({ type: 'review.queued' });
+    const journal = join(setup.dataDir, 'reviews.jsonl');
+    await waitUntil(() => emulator.reviews.length === 1, 'the delivery');
+    await waitUntil(async () => (await readFile(journal, 'utf8')).includes('"op":"delivered"'), 'the delivered record');
+    const before = { bytes: await readFile(journal), inode: (await stat(journal)).ino };
+
+    const second = harness.spawn(setup.configPath, NEW_NETWORK_NAMESPACE);
+    // Ends as soon as it exits, or took the lock (what the abstract-socket lock let it do: it is its own network).
+    await waitUntil(() => second.child.exitCode !== null || second.output().includes('locked for this process'), 'the second run to exit or lock');
+    expect(second.output()).not.toMatch(/review journal|locked for this process/);
+    expect(await second.exited()).toBe(2);
+    expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, host ${hostname()}, version ${VERSION},`);
+    expect((await stat(journal)).ino).toBe(before.inode);
+    expect(await readFile(journal)).toEqual(before.bytes);
+  }, 30_000);
+
+  it.skipIf(!canSquatAsNobody)('is not kept from its directory by nobody squatting the old abstract socket name, nor does retry ask them', async () => {
+    const setup = await writeSetup();
+    await mkdir(setup.dataDir, { mode: 0o700 });
+    const squatter = spawnSquatter(createHash('sha256').update(await realpath(setup.dataDir)).digest('hex'), AS_NOBODY);
+    expect(await squatter.next('bound')).toEqual({ event: 'bound', uid: 65534 });
+
+    const emulator = await startGsa(setup.gsaPort);
+    emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
+    const first = await startSidecar(setup);
+    const mod = await connect(setup);
+    expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
+    await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
+    const [dead] = await listed(setup);
+
+    const second = harness.spawn(setup.configPath);
+    expect(await second.exited()).toBe(2);
+    expect(second.output()).toContain(`(pid ${first.child.pid ?? 0}, host ${hostname()}, version ${VERSION},`);
+    expect(second.output()).not.toContain('9.9.9');
+
+    emulator.reset();
+    const retried = await cli(['reviews', 'retry', dead!.id, '--config', setup.configPath]);
+    expect(retried).toMatchObject({ code: 0, stdout: `re-queued ${dead!.id}\n` });
+    expect(retried.stderr).toContain(`by the running sidecar (pid ${first.child.pid ?? 0}, host ${hostname()},`);
+    expect(squatter.events.filter((event) => event.event === 'request')).toEqual([]);
   }, 30_000);
 
   it('starts again at once after SIGKILL: no stale lock to clean by hand', async () => {
