@@ -8,9 +8,13 @@
 // wall-clock durations. Socket I/O is real and waited for by its effects.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
+import type { Adapter, PlayerIdentity } from '../../src/bridge/port.js';
+import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
+import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { parseConfig } from '../../src/config/index.js';
 import { worstCaseGrants } from '../../src/gsa/budgetShares.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaClient } from '../../src/gsa/index.js';
 import { DEFAULT_MAX_QUEUED_PER_SOURCE, guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
@@ -163,5 +167,67 @@ describe('chat sources take turns for the mute share (real sidecar, real emulato
     // Let the last flood lines meet their deadline before real timers come back, so nothing waits on a dropped timer.
     await vi.advanceTimersByTimeAsync(1000);
     await waitForRealIo(() => verdictsOf(flood, 'f').length === 6 * BURST, 'every flood line answered');
+  });
+
+  it('makes two adapters of one server two sources: the quiet one is looked up at its turn, not after the flood', async () => {
+    const server = 'shared-server';
+    const emulator = await GsaEmulator.start({ servers: [{ name: server, id: 3 }] });
+    cleanup.push(() => emulator.close());
+    const muted: PlayerIdentity = { steamId: '76561199000000009', name: 'muted' };
+    emulator.mute(server, muted.steamId!, 'muted here');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    const client = new GsaClient({
+      baseUrl: emulator.url,
+      clientId: emulator.clientId,
+      clientSecret: emulator.clientSecret,
+      timeoutMs: 600_000,
+      retry: { retries: 0 },
+      rateLimit: { requests: 2, intervalMs: INTERVAL_MS },
+    });
+    cleanup.push(() => client.close());
+    const outbox = await ReviewOutbox.open({ dataDir: await tempDir('source-turns-bridge'), send: () => Promise.resolve(), onResult: () => undefined, logger: silentLogger() });
+    cleanup.push(() => outbox.close());
+    const bridge = new ServerBridge({
+      server: { name: server, allowActions: [] },
+      mute: { mutedTtlMs: 600_000, unmutedTtlMs: 600_000, decisionTimeoutMs: 300, onUnknown: 'allow', defaultAlert: 'muted' },
+      reviews: { minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 0 },
+      client,
+      outbox,
+      logger: silentLogger(),
+    });
+    const adapter = (id: string): Adapter => ({
+      type: 'test',
+      id,
+      ready: true,
+      start: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+      muteChanged: () => undefined,
+      reviewResult: () => undefined,
+    });
+    const rcon = bridge.attach(adapter('rcon-main'));
+    const mod = bridge.attach(adapter('mod-main'));
+    const speaker = (index: number): PlayerIdentity => ({ steamId: `7656119${String(8_100_000_000 + index)}`, name: `spammer ${index}` });
+    const mutedCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+    const answers: Promise<unknown>[] = [];
+
+    // Window 0: the RCON adapter's first 2 speakers take it; then the mod's muted player speaks, then 50 newer speakers.
+    for (let index = 0; index < 2; index++) answers.push(rcon.chat(speaker(index), 'global', 'spam'));
+    await waitForRealIo(() => mutedCalls() === 2 && bridge.cachedPlayers === 2, 'window 0 answered');
+    answers.push(mod.chat(muted, 'global', 'hello'));
+    for (let index = 2; index < 52; index++) answers.push(rcon.chat(speaker(index), 'global', 'spam'));
+    // One player asked by both adapters at once is one request, owned by the adapter that asked first (here the RCON
+    // adapter: it is that source's newest lookup, not the mod's).
+    answers.push(rcon.checkMute(speaker(1000)), mod.checkMute(speaker(1000)));
+    expect(bridge.chatNow(muted, 'global', 'hello')).toBeUndefined();
+
+    // Window 1 frees 2 slots. S = 2 sources, k = 1: the mod's lookup starts within 2 mute turns, in this window; the
+    // other turn is the RCON adapter's newest lookup, the shared player, asked once for both.
+    await vi.advanceTimersByTimeAsync(SPAN_MS);
+    await waitForRealIo(() => mutedCalls() === 4 && bridge.cachedPlayers === 4, 'window 1 answered');
+    expect(bridge.chatNow(muted, 'global', 'hello')).toEqual({ allow: false, reason: 'muted', alert: 'muted here' });
+    expect(bridge.chatNow(speaker(1000), 'global', 'hi')).toEqual({ allow: true, reason: 'ok' });
+    // Every chat line and check was answered by its decision deadline, whether or not its lookup ever went out.
+    await vi.advanceTimersByTimeAsync(1000);
+    await Promise.all(answers);
   });
 });
