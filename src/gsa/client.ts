@@ -57,8 +57,8 @@ export interface CheckMutedOptions {
    */
   readonly kind?: MuteLookupKind | undefined;
   /**
-   * Where the lookup comes from, as an opaque key (the sidecar passes `<server>/<adapter id>`): first lookups of
-   * different sources take turns in the mute share, and each source has its own bound (`maxQueuedPerSource`), so
+   * Where the lookup comes from, as an opaque key the caller chooses (one per independent stream of lookups): first
+   * lookups of different sources take turns in the mute share, and each source has its own bound (`maxQueuedPerSource`), so
    * one busy source cannot fill the queue. Default: one unnamed source shared by every caller that gives none.
    */
   readonly source?: string | undefined;

@@ -55,7 +55,7 @@ export const DEFAULT_RATE_LIMIT: RateLimitOptions = { requests: 100, intervalMs:
 /** `maxQueuedPerSource` when none is given (capped at `maxQueued`): a quarter of the default `maxQueued`. */
 export const DEFAULT_MAX_QUEUED_PER_SOURCE = 250;
 
-/** The source of calls scheduled without one (one-shot commands, a bridge used without adapters' own sinks). */
+/** The source of calls scheduled without one: every such caller shares it. */
 export const UNNAMED_SOURCE = '';
 
 /**
@@ -156,7 +156,7 @@ export class RateLimiter {
    * Runs `task` when the window has room and its class's turn has come. Rejects with a QueueFullError (code
    * `rate_limited`, nothing sent) when its queue is full, when a newer mute lookup takes its place, or on close().
    * Retries of admitted calls come through here too.
-   * `source` names where a first lookup comes from (opaque here; the sidecar passes `<server>/<adapter id>`): first
+   * `source` names where a first lookup comes from (an opaque key chosen by the caller): first
    * lookups of different sources take turns. Ignored for the other kinds. Default UNNAMED_SOURCE.
    */
   schedule<T>(kind: CallKind, task: () => Promise<T>, source: string = UNNAMED_SOURCE): Promise<T> {

@@ -1,5 +1,5 @@
 // The waiting first mute lookups, kept per chat source and served in turn: one queue per source (an opaque key the
-// caller chooses; the sidecar passes `<server>/<adapter id>`), and a ring of the sources that have lookups waiting.
+// caller chooses and this module never interprets), and a ring of the sources that have lookups waiting.
 // Each turn takes the newest lookup of the source at the head of the ring and puts that source at the back, so with
 // S sources waiting a source is served within S turns, whatever the others' volume; inside one source the newest
 // lookup goes first (the player chatting now). A source holds at most `maxPerSource`: past that its own oldest
