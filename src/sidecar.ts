@@ -241,9 +241,10 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   /** Starts a built slot against its bridge; on failure the adapter is stopped and detached again. */
   const startSlot = async (slot: AdapterSlot, bridge: ServerBridge): Promise<void> => {
     if (slot.adapter === undefined) return;
-    bridge.attach(slot.adapter);
+    // The adapter starts with its own view of the bridge, which names it as the source of its lines' mute lookups.
+    const sink = bridge.attach(slot.adapter);
     try {
-      await slot.adapter.start(bridge);
+      await slot.adapter.start(sink);
     } catch (error) {
       bridge.detach(slot.adapter);
       await slot.adapter.stop().catch(() => undefined);

@@ -43,11 +43,14 @@ export class ChatGate {
     this.#unknownStatus = Object.freeze(block ? { muted: true, alert: options.defaultAlert, source: 'policy' } : { muted: false, source: 'policy' });
   }
 
-  /** The verdict for one chat line. Resolves within the decision timeout, whatever GSA does. */
-  decide(player: PlayerIdentity): Promise<ChatVerdict> {
+  /**
+   * The verdict for one chat line. Resolves within the decision timeout, whatever GSA does. `source`: the chat source
+   * the line came from, for its turn in the API budget when the service must be asked.
+   */
+  decide(player: PlayerIdentity, source?: string): Promise<ChatVerdict> {
     const known = this.decideNow(player);
     if (known !== undefined) return Promise.resolve(known);
-    return this.#withinDeadline(player, (entry) => this.#verdictFor(entry), this.#unknownVerdict);
+    return this.#withinDeadline(player, (entry) => this.#verdictFor(entry), this.#unknownVerdict, source);
   }
 
   /**
@@ -60,11 +63,11 @@ export class ChatGate {
     return cached === undefined ? undefined : this.#verdictFor(cached);
   }
 
-  /** The player's mute status, saying where it came from. Resolves within the decision timeout. */
-  status(player: PlayerIdentity): Promise<MuteVerdict> {
+  /** The player's mute status, saying where it came from. Resolves within the decision timeout. `source` as for decide(). */
+  status(player: PlayerIdentity, source?: string): Promise<MuteVerdict> {
     const cached = this.#cache.peek(player);
     if (cached !== undefined) return Promise.resolve(this.#statusFor(cached, 'cache'));
-    return this.#withinDeadline(player, (entry) => this.#statusFor(entry, 'service'), this.#unknownStatus);
+    return this.#withinDeadline(player, (entry) => this.#statusFor(entry, 'service'), this.#unknownStatus, source);
   }
 
   #verdictFor(entry: MuteEntry): ChatVerdict {
@@ -79,8 +82,8 @@ export class ChatGate {
    * Races the (shared) lookup against the decision timeout; the lookup keeps running to warm the cache. A failed
    * lookup answers with the policy at once rather than at the deadline.
    */
-  #withinDeadline<T>(player: PlayerIdentity, answer: (entry: MuteEntry) => T, fallback: T): Promise<T> {
-    const answered = this.#cache.lookup(player).then(answer, () => fallback);
+  #withinDeadline<T>(player: PlayerIdentity, answer: (entry: MuteEntry) => T, fallback: T, source: string | undefined): Promise<T> {
+    const answered = this.#cache.lookup(player, source).then(answer, () => fallback);
     return withDeadline(answered, this.#policyAfterMs, () => fallback);
   }
 }

@@ -4,7 +4,9 @@
 // served while one refresh runs in the background. A player known by both ids is stored under both, so either
 // finds them. It reports a refresh that changed a player's status, and tells the lookup whether it is a first
 // lookup or a refresh, so the client can put first lookups ahead in the API budget (under pressure a stale answer
-// is served longer rather than refreshed).
+// is served longer rather than refreshed), and which chat source asked, so first lookups of different sources take
+// turns there. When two sources ask for one player at once they share one request, owned by the source that asked
+// first (its place in the budget is the one that counts).
 // Not lru-cache's fetch(): that gives every lookup an AbortController, its AbortSignal and a listener (about 1 KB,
 // promoted to old space during a burst of lookups) and was half the CPU of a cache miss. See docs/performance.md.
 // It never decides a chat line (ChatGate does) and never waits on a timer; its clock is injectable.
@@ -30,8 +32,10 @@ export interface MuteCacheOptions {
   /**
    * Asks the service; rejects when it cannot answer. `kind` is `first` when no answer for the player is cached
    * (fresh or stale, under either id), `refresh` when one is: the client sends first lookups ahead of refreshes.
+   * `source` is the chat source that asked (opaque; undefined when the caller named none): the client serves first
+   * lookups of different sources in turn.
    */
-  readonly lookup: (player: PlayerIds, kind: MuteLookupKind) => Promise<MuteStatus>;
+  readonly lookup: (player: PlayerIds, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
   /** Told when a refresh finds a player's muted status changed. Must not throw. */
   readonly onChange: (player: PlayerIdentity, entry: MuteEntry) => void;
   /** Time for the TTLs (lru-cache's `perf`); default lru-cache's own (performance.now). Tests pass fake time. */
@@ -122,26 +126,27 @@ export class MuteCache {
   /**
    * The player's answer, asking the service when nothing is cached under its first id (a stale answer is returned
    * at once and refreshed in the background). Lookups of one player share one request. Rejects when the service
-   * cannot answer and nothing is cached.
+   * cannot answer and nothing is cached. `source`: the chat source asking (see MuteCacheOptions.lookup).
    */
-  lookup(player: PlayerIdentity): Promise<MuteEntry> {
+  lookup(player: PlayerIdentity, source?: string): Promise<MuteEntry> {
     const keys = keysOf(player);
     const key = keys[0];
     if (key === undefined) return Promise.reject(new Error('a player needs a steam_id or an eos_id'));
     const cached = this.#peekKey(key, player);
-    return cached === undefined ? this.#ask(keys, player) : Promise.resolve(cached);
+    return cached === undefined ? this.#ask(keys, player, undefined, source) : Promise.resolve(cached);
   }
 
   /**
    * Asks the service again in the background (a player joined: their status may have changed meanwhile). It is a
    * first lookup in the budget when nothing is cached for the player, unless `lowPriority`: then it is sent as a
    * refresh, behind every first lookup (an RCON adapter's player list brings a whole server of joins at once).
+   * `source`: the chat source that saw the join.
    */
-  refresh(player: PlayerIdentity, options: { readonly lowPriority?: boolean } = {}): void {
+  refresh(player: PlayerIdentity, options: { readonly lowPriority?: boolean; readonly source?: string | undefined } = {}): void {
     const keys = keysOf(player);
     if (keys.length === 0) return;
-    if (options.lowPriority === true) this.#ask(keys, player, 'refresh').catch(() => undefined);
-    else this.#refreshInBackground(keys, player);
+    if (options.lowPriority === true) this.#ask(keys, player, 'refresh', options.source).catch(() => undefined);
+    else this.#refreshInBackground(keys, player, options.source);
   }
 
   #peekKey(key: string, player: PlayerIdentity): MuteEntry | undefined {
@@ -156,13 +161,16 @@ export class MuteCache {
     return this.#status.get === 'stale';
   }
 
-  #refreshInBackground(keys: readonly string[], player: PlayerIdentity): void {
+  #refreshInBackground(keys: readonly string[], player: PlayerIdentity, source?: string): void {
     // A failed refresh leaves the stale entry in place (nothing is set); nobody awaits this promise.
-    this.#ask(keys, player).catch(() => undefined);
+    this.#ask(keys, player, undefined, source).catch(() => undefined);
   }
 
-  /** The lookup in flight for the player under any of its keys, else a new one, registered under all of them. */
-  #ask(keys: readonly string[], player: PlayerIdentity, forcedKind?: MuteLookupKind): Promise<MuteEntry> {
+  /**
+   * The lookup in flight for the player under any of its keys, else a new one, registered under all of them. A
+   * joined lookup keeps the source of the one that started it.
+   */
+  #ask(keys: readonly string[], player: PlayerIdentity, forcedKind: MuteLookupKind | undefined, source: string | undefined): Promise<MuteEntry> {
     for (const key of keys) {
       const flying = this.#inFlight.get(key);
       if (flying !== undefined) return flying;
@@ -174,7 +182,7 @@ export class MuteCache {
     };
     let asked: Promise<MuteStatus>;
     try {
-      asked = this.#options.lookup(idsOf(player), forcedKind ?? (previous === undefined ? 'first' : 'refresh'));
+      asked = this.#options.lookup(idsOf(player), forcedKind ?? (previous === undefined ? 'first' : 'refresh'), source);
     } catch (error) {
       // A lookup that throws instead of rejecting still ends as a rejection: lookup() never throws.
       asked = Promise.reject(error instanceof Error ? error : new Error(String(error)));

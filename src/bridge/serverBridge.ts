@@ -3,6 +3,8 @@
 // actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
 // themselves through the AdapterPushes interface) and no config file: it takes its own options (options.ts).
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
+// Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
+// `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
 
 import type { Logger } from 'pino';
 import type { GsaClient } from '../gsa/index.js';
@@ -86,7 +88,7 @@ export class ServerBridge implements BridgeSink {
       unmutedTtlMs: options.mute.unmutedTtlMs,
       maxEntries: options.maxCachedPlayers,
       // Read at each lookup: a reload with a new API key swaps the client under the cache.
-      lookup: (player, kind) => this.#client.checkMuted(this.serverName, player, { kind }),
+      lookup: (player, kind, source) => this.#client.checkMuted(this.serverName, player, { kind, source }),
       onChange: (player, entry) => {
         this.#muteChanged(player, entry);
       },
@@ -119,9 +121,14 @@ export class ServerBridge implements BridgeSink {
     return this.#adapters;
   }
 
-  /** An adapter of this server that wants pushes (mute changes, review results). */
-  attach(adapter: Adapter): void {
+  /**
+   * An adapter of this server that wants pushes (mute changes, review results). Returns the sink the adapter is to
+   * start with: this bridge, naming the adapter as the source of the mute lookups its lines cause (the bridge used
+   * directly names the server alone).
+   */
+  attach(adapter: Adapter): BridgeSink {
     this.#adapters.push(adapter);
+    return this.#sinkFor(`${this.serverName}/${adapter.id}`);
   }
 
   /** The adapter was stopped by a reload: it gets no more pushes. */
@@ -154,10 +161,7 @@ export class ServerBridge implements BridgeSink {
   }
 
   chat(player: PlayerIdentity, _channel: string, _text: string): Promise<ChatVerdict> {
-    // One check when nobody listens: the hot path measures nothing and builds no event.
-    const events = this.#events;
-    if (events?.chatHeard === true) return this.#observedChat(events, player);
-    return this.#gate.decide(player);
+    return this.#chat(player, this.serverName);
   }
 
   chatNow(player: PlayerIdentity, _channel: string, _text: string): ChatVerdict | undefined {
@@ -168,7 +172,18 @@ export class ServerBridge implements BridgeSink {
   }
 
   checkMute(player: PlayerIdentity): Promise<MuteVerdict> {
-    const status = this.#gate.status(player);
+    return this.#checkMute(player, this.serverName);
+  }
+
+  #chat(player: PlayerIdentity, source: string): Promise<ChatVerdict> {
+    // One check when nobody listens: the hot path measures nothing and builds no event.
+    const events = this.#events;
+    if (events?.chatHeard === true) return this.#observedChat(events, player, source);
+    return this.#gate.decide(player, source);
+  }
+
+  #checkMute(player: PlayerIdentity, source: string): Promise<MuteVerdict> {
+    const status = this.#gate.status(player, source);
     const events = this.#events;
     if (events?.listens('muteCache') !== true) return status;
     return status.then((verdict) => {
@@ -201,7 +216,11 @@ export class ServerBridge implements BridgeSink {
   }
 
   playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void {
-    this.#cache.refresh(player, { lowPriority: options?.lowPriority === true });
+    this.#playerJoined(player, options, this.serverName);
+  }
+
+  #playerJoined(player: PlayerIdentity, options: PlayerJoinOptions | undefined, source: string): void {
+    this.#cache.refresh(player, { lowPriority: options?.lowPriority === true, source });
   }
 
   playerLeft(player: PlayerIdentity): void {
@@ -257,15 +276,36 @@ export class ServerBridge implements BridgeSink {
     this.#closed = true;
   }
 
+  /**
+   * This bridge as one source's sink, made once per adapter: every method passes straight through, with the source
+   * named for those that may ask the service. A cached chat line costs one more call, no allocation.
+   */
+  #sinkFor(source: string): BridgeSink {
+    return {
+      serverName: this.serverName,
+      chat: (player, _channel, _text) => this.#chat(player, source),
+      chatNow: (player, channel, text) => this.chatNow(player, channel, text),
+      checkMute: (player) => this.#checkMute(player, source),
+      submitReview: (review) => this.submitReview(review),
+      playerJoined: (player, options) => {
+        this.#playerJoined(player, options, source);
+      },
+      playerLeft: (player) => {
+        this.playerLeft(player);
+      },
+      serverAction: (action, countdownMinutes) => this.serverAction(action, countdownMinutes),
+    };
+  }
+
   /** chat() while someone listens: the same decision, timed and published with where it came from. */
-  async #observedChat(events: BridgeEvents, player: PlayerIdentity): Promise<ChatVerdict> {
+  async #observedChat(events: BridgeEvents, player: PlayerIdentity, source: string): Promise<ChatVerdict> {
     const known = this.#gate.decideNow(player);
     if (known !== undefined) {
       this.#publishVerdict(events, player, known, 'cache', 0);
       return known;
     }
     const started = performance.now();
-    const verdict = await this.#gate.decide(player);
+    const verdict = await this.#gate.decide(player, source);
     this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started);
     return verdict;
   }

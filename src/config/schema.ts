@@ -45,6 +45,9 @@ export const rateLimitSchema = z.strictObject({
   // Calls of one kind (mute lookups, reviews, server actions) allowed to wait for the window: a full mute queue drops its
   // oldest lookup, a full review or action queue refuses the new call with rate_limited (an extension of the contract).
   maxQueued: count().default(1000),
+  // First mute lookups one chat source (a server's adapter) may have waiting, inside maxQueued: past it the source's own
+  // oldest gives way, so one flooding adapter cannot fill the mute queue (docs/api-budget.md). Capped at maxQueued.
+  maxQueuedPerSource: count().default(250),
 });
 
 export const retrySchema = z.strictObject({

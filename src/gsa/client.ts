@@ -56,6 +56,12 @@ export interface CheckMutedOptions {
    * first to give way when the mute queue is full (the cached answer stays in use meanwhile).
    */
   readonly kind?: MuteLookupKind | undefined;
+  /**
+   * Where the lookup comes from, as an opaque key the caller chooses (one per independent stream of lookups): first
+   * lookups of different sources take turns in the mute share, and each source has its own bound (`maxQueuedPerSource`), so
+   * one busy source cannot fill the queue. Default: one unnamed source shared by every caller that gives none.
+   */
+  readonly source?: string | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -145,6 +151,7 @@ export class GsaClient {
       `mute check ${server}/${describePlayer(player)}`,
       (response) => parseMuteStatus(response, player),
       server,
+      options.source,
     );
   }
 
@@ -222,9 +229,10 @@ export class GsaClient {
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string): Promise<T> {
+  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, source?: string): Promise<T> {
     let attempt = 0;
-    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt), request.endpoint, this.#retry, {
+    // Retries keep the call's source: a retried lookup waits for its own source's turn again.
+    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt, source), request.endpoint, this.#retry, {
       random: this.#random,
       sleep: (ms) => sleep(ms, this.#closing.signal),
       onRetry: (error, attemptNumber, delayMs) => {
@@ -234,7 +242,7 @@ export class GsaClient {
     });
   }
 
-  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, attempt: number): Promise<T> {
+  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, attempt: number, source: string | undefined): Promise<T> {
     return this.#limiter.schedule(kind, async () => {
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
@@ -273,7 +281,7 @@ export class GsaClient {
         this.#limiter.holdFor(error.retryAfterMs);
       }
       throw error;
-    });
+    }, source);
   }
 
   #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {

@@ -2,10 +2,13 @@
 // - a strict sliding window (slidingWindow.ts): never more than `requests` starts in any `intervalMs`;
 // - one bounded queue per kind of call, served by a fixed cycle of places (budgetShares.ts): a review or a
 //   server action waiting for the budget is started within a known number of grants, whatever the chat load;
-// - inside the mute share, a first lookup (a player nobody asked about) goes before a refresh of a stale entry,
-//   and the newest first lookup goes first (the player chatting now matters most);
-// - when the mute queue is full the oldest waiting lookup gives way (refreshes first); a review or an action is
-//   never refused because mute lookups filled a queue;
+// - inside the mute share, a first lookup (a player nobody asked about) goes before a refresh of a stale entry;
+//   first lookups wait per chat source (an opaque key from the caller) and the sources take turns (sourceTurns.ts):
+//   a busy or hostile source gets its turn, never every turn; inside one source the newest goes first (the player
+//   chatting now matters most);
+// - a source holds at most `maxQueuedPerSource` first lookups (past that its own oldest gives way); when the mute
+//   queue as a whole is full, a refresh gives way first, then the oldest lookup of the source holding the most; a
+//   review or an action is never refused because mute lookups filled a queue;
 // - a Retry-After from the service holds every start until it has passed (the caller caps it).
 // It never decides whether to retry and never looks at what a request does. docs/api-budget.md has the numbers.
 
@@ -15,6 +18,7 @@ import { clampTimerMs } from '../time/timerLimit.js';
 import { shareCycle, type BudgetClass } from './budgetShares.js';
 import { QueueFullError } from './errors.js';
 import { RingDeque } from './ringDeque.js';
+import { SourceTurns } from './sourceTurns.js';
 import { guardedIntervalMs, SlidingWindow } from './slidingWindow.js';
 
 export { guardedIntervalMs } from './slidingWindow.js';
@@ -31,6 +35,13 @@ export interface RateLimitOptions {
    */
   readonly maxQueued: number;
   /**
+   * First mute lookups one chat source (see `schedule`) may have waiting, inside `maxQueued`. Past it the source's own
+   * oldest lookup gives way, so a flood from one source costs memory in proportion to this bound, not to the flood,
+   * and never pushes out another source's lookups. Default 250, and never more than `maxQueued`; `Infinity` for no
+   * bound of its own.
+   */
+  readonly maxQueuedPerSource?: number | undefined;
+  /**
    * Calls on the wire at once. A start is counted when the limiter lets it go, so it must really leave then: a call
    * let go while every connection is busy would wait in the HTTP pool and could reach the service in a later
    * window than the one it was counted in. GsaClient opens this many pool connections (default 16) and lets no
@@ -41,6 +52,12 @@ export interface RateLimitOptions {
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { requests: 100, intervalMs: 60_000, maxQueued: 1000 };
 
+/** `maxQueuedPerSource` when none is given (capped at `maxQueued`): a quarter of the default `maxQueued`. */
+export const DEFAULT_MAX_QUEUED_PER_SOURCE = 250;
+
+/** The source of calls scheduled without one: every such caller shares it. */
+export const UNNAMED_SOURCE = '';
+
 /**
  * What a call is to the limiter: `lookup` is a mute check nobody has an answer for yet, `refresh` a mute check
  * that renews an answer already cached (it waits behind every lookup), `review` and `action` the other classes.
@@ -50,6 +67,19 @@ export type CallKind = 'lookup' | 'refresh' | 'review' | 'action';
 interface Waiting {
   readonly start: () => void;
   readonly refuse: (error: QueueFullError) => void;
+}
+
+/** Whole and 1 or more, or Infinity (no bound). */
+function checkedBound(name: string, value: number): number {
+  if (!(value >= 1) || (Number.isFinite(value) && !Number.isSafeInteger(value))) {
+    throw new RangeError(`${name} must be a whole number of 1 or more, or Infinity, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Why a first lookup of a source at its own bound was dropped. */
+function sourceRefusal(maxQueuedPerSource: number): string {
+  return `mute lookup dropped: its chat source already had ${maxQueuedPerSource} lookups waiting (its own bound) and its newer lookups took its place; nothing was sent`;
 }
 
 function refusal(kind: CallKind, maxQueued: number): string {
@@ -69,11 +99,17 @@ export class RateLimiter {
   /** Absent when the limit is lifted: nothing ever waits, so the limiter passes calls straight through. */
   readonly #window: SlidingWindow | undefined;
   readonly #maxQueued: number;
+  readonly #maxQueuedPerSource: number;
   readonly #maxInFlight: number;
   readonly #clock: Clock;
   readonly #cycle: readonly BudgetClass[];
-  readonly #queues: Readonly<Record<CallKind, RingDeque<Waiting>>> = {
-    lookup: new RingDeque<Waiting>(),
+  /** First lookups, per source, served in turn. */
+  readonly #lookups: SourceTurns<Waiting>;
+  /**
+   * The other kinds, one queue each. Refreshes are one queue, oldest first, not per source: a refresh decides no
+   * chat line (the cached answer is served meanwhile) and runs only when no first lookup of any source waits.
+   */
+  readonly #queues: Readonly<Record<Exclude<CallKind, 'lookup'>, RingDeque<Waiting>>> = {
     refresh: new RingDeque<Waiting>(),
     review: new RingDeque<Waiting>(),
     action: new RingDeque<Waiting>(),
@@ -90,10 +126,9 @@ export class RateLimiter {
 
   constructor(options: RateLimitOptions, clock: Clock = systemClock) {
     // Infinity (no bound) is allowed, as for `requests`: benchmarks use it.
-    if (!(options.maxQueued >= 1) || (Number.isFinite(options.maxQueued) && !Number.isSafeInteger(options.maxQueued))) {
-      throw new RangeError(`maxQueued must be a whole number of 1 or more, or Infinity, got ${String(options.maxQueued)}`);
-    }
-    this.#maxQueued = options.maxQueued;
+    this.#maxQueued = checkedBound('maxQueued', options.maxQueued);
+    this.#maxQueuedPerSource = Math.min(this.#maxQueued, checkedBound('maxQueuedPerSource', options.maxQueuedPerSource ?? DEFAULT_MAX_QUEUED_PER_SOURCE));
+    this.#lookups = new SourceTurns<Waiting>(this.#maxQueuedPerSource);
     this.#maxInFlight = options.maxInFlight ?? Infinity;
     if (!(this.#maxInFlight >= 1)) throw new RangeError(`maxInFlight must be 1 or more, got ${String(options.maxInFlight)}`);
     // Never backward: a wall clock set back must not keep the window full or a hold on for as long as the step.
@@ -104,20 +139,27 @@ export class RateLimiter {
 
   /** Calls waiting for a slot (not yet sent), all kinds together. */
   get waiting(): number {
-    return this.#queues.lookup.size + this.#queues.refresh.size + this.#queues.review.size + this.#queues.action.size;
+    return this.#lookups.size + this.#queues.refresh.size + this.#queues.review.size + this.#queues.action.size;
   }
 
   /** Calls of one kind waiting for a slot. */
   waitingOf(kind: CallKind): number {
-    return this.#queues[kind].size;
+    return kind === 'lookup' ? this.#lookups.size : this.#queues[kind].size;
+  }
+
+  /** First lookups of one source waiting for a slot. */
+  lookupsWaitingFrom(source: string): number {
+    return this.#lookups.sizeOf(source);
   }
 
   /**
    * Runs `task` when the window has room and its class's turn has come. Rejects with a QueueFullError (code
    * `rate_limited`, nothing sent) when its queue is full, when a newer mute lookup takes its place, or on close().
    * Retries of admitted calls come through here too.
+   * `source` names where a first lookup comes from (an opaque key chosen by the caller): first
+   * lookups of different sources take turns. Ignored for the other kinds. Default UNNAMED_SOURCE.
    */
-  schedule<T>(kind: CallKind, task: () => Promise<T>): Promise<T> {
+  schedule<T>(kind: CallKind, task: () => Promise<T>, source: string = UNNAMED_SOURCE): Promise<T> {
     if (this.#closed) return Promise.reject(new QueueFullError('the service client is closed; nothing was sent', undefined));
     if (this.#window === undefined) return task();
     return new Promise<T>((resolve, reject) => {
@@ -146,7 +188,7 @@ export class RateLimiter {
         },
         refuse: reject,
       };
-      if (this.#admit(kind, waiting)) this.#pump();
+      if (this.#admit(kind, waiting, source)) this.#pump();
     });
   }
 
@@ -165,13 +207,14 @@ export class RateLimiter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const error = new QueueFullError('the service client closed before this call could be sent; nothing was sent', undefined);
+    for (const waiting of this.#lookups.drain()) waiting.refuse(error);
     for (const queue of Object.values(this.#queues)) {
       for (let waiting = queue.shift(); waiting !== undefined; waiting = queue.shift()) waiting.refuse(error);
     }
   }
 
   /** Queues the call, or refuses it (or an older mute lookup) when its queue is full. False when it was refused. */
-  #admit(kind: CallKind, waiting: Waiting): boolean {
+  #admit(kind: CallKind, waiting: Waiting, source: string): boolean {
     const queues = this.#queues;
     if (kind === 'review' || kind === 'action') {
       if (queues[kind].size >= this.#maxQueued) {
@@ -181,9 +224,15 @@ export class RateLimiter {
       queues[kind].push(waiting);
       return true;
     }
-    // One bound for the mute class: refreshes give way first, then the oldest first lookup. A new refresh never
-    // pushes out a first lookup: the player it is about already has an answer in the cache.
-    if (queues.lookup.size + queues.refresh.size >= this.#maxQueued) {
+    // A source at its own bound makes room itself: its oldest lookup gives way, and the mute class's total is unchanged.
+    if (kind === 'lookup' && this.#lookups.sizeOf(source) >= this.#maxQueuedPerSource) {
+      this.#lookups.push(source, waiting)?.refuse(new QueueFullError(sourceRefusal(this.#maxQueuedPerSource), undefined));
+      return true;
+    }
+    // One bound for the mute class: refreshes give way first, then the oldest first lookup of the source holding the
+    // most (a quiet source never makes room for a busy one). A new refresh never pushes out a first lookup: the
+    // player it is about already has an answer in the cache.
+    if (this.#lookups.size + queues.refresh.size >= this.#maxQueued) {
       const dropped = (victim: CallKind): QueueFullError => new QueueFullError(refusal(victim, this.#maxQueued), undefined);
       if (queues.refresh.size > 0) {
         queues.refresh.shift()?.refuse(dropped('refresh'));
@@ -191,10 +240,11 @@ export class RateLimiter {
         waiting.refuse(dropped('refresh'));
         return false;
       } else {
-        queues.lookup.shift()?.refuse(dropped('lookup'));
+        this.#lookups.dropOldestOfLongest()?.refuse(dropped('lookup'));
       }
     }
-    queues[kind].push(waiting);
+    if (kind === 'lookup') this.#lookups.push(source, waiting);
+    else queues[kind].push(waiting);
     return true;
   }
 
@@ -236,9 +286,9 @@ export class RateLimiter {
   #take(budgetClass: BudgetClass): Waiting | undefined {
     switch (budgetClass) {
       case 'mute':
-        // Newest first lookup first: under pressure the player chatting now gets the next slot, and the lookup
-        // that waited longest is the one that gives way when the queue is full. Refreshes only when no lookup waits.
-        return this.#queues.lookup.pop() ?? this.#queues.refresh.shift();
+        // The next source in turn, its newest first lookup: under pressure the player chatting now gets the source's
+        // slot, and no source gets more than its turn. Refreshes only when no first lookup of any source waits.
+        return this.#lookups.next() ?? this.#queues.refresh.shift();
       case 'review':
         return this.#queues.review.shift();
       case 'action':

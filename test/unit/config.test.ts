@@ -66,7 +66,7 @@ describe('parseConfig', () => {
         clientId: 'client-1',
         clientSecret: 'file-secret',
         timeoutMs: 5000,
-        rateLimit: { requests: 100, intervalMs: 60000, maxQueued: 1000 },
+        rateLimit: { requests: 100, intervalMs: 60000, maxQueued: 1000, maxQueuedPerSource: 250 },
         retry: { retries: 5, minDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 },
         wipePath: 'wipe',
       },

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reviewConcurrency, shareCycle, worstCaseGrants, worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
 import { GsaError, QueueFullError } from '../../src/gsa/errors.js';
-import { guardedIntervalMs, RateLimiter, type CallKind } from '../../src/gsa/rateLimiter.js';
+import { DEFAULT_MAX_QUEUED_PER_SOURCE, guardedIntervalMs, RateLimiter, type CallKind } from '../../src/gsa/rateLimiter.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });
@@ -22,12 +22,16 @@ interface Started {
 function harness(limiter: RateLimiter) {
   const started: Started[] = [];
   const refused: { kind: CallKind; label: string; error: unknown }[] = [];
-  const add = (kind: CallKind, label: string = kind): Promise<void> =>
+  const add = (kind: CallKind, label: string = kind, source?: string): Promise<void> =>
     limiter
-      .schedule(kind, () => {
-        started.push({ kind, label, at: Date.now() });
-        return Promise.resolve();
-      })
+      .schedule(
+        kind,
+        () => {
+          started.push({ kind, label, at: Date.now() });
+          return Promise.resolve();
+        },
+        source,
+      )
       .catch((error: unknown) => {
         refused.push({ kind, label, error });
       });
@@ -117,7 +121,7 @@ describe('shares: nothing starves', () => {
       expect(waited).toBeLessThanOrEqual(worstCaseWaitMs('review', index, requests, spanMs));
     }
     expect(startOf('a1')! - 1).toBeLessThanOrEqual(worstCaseWaitMs('action', 1, requests, spanMs));
-    // They went with the first slots that freed, not after the 9,900 lookups still waiting.
+    // They went with the first slots that freed, not after the lookups still waiting (250 of one source, its bound).
     expect(startOf('r5')).toBe(spanMs);
     expect(startOf('a1')).toBe(spanMs);
     expect(started.filter((entry) => entry.at === spanMs)).toHaveLength(100);
@@ -151,7 +155,8 @@ describe('shares: nothing starves', () => {
   it('drains 285 reviews in 10 windows under full chat load when the outbox keeps a window of reviews in flight', async () => {
     const requests = 100;
     const spanMs = guardedIntervalMs(60_000);
-    const limiter = new RateLimiter({ requests, intervalMs: 60_000, maxQueued: 1000 });
+    // One chat source allowed the whole mute queue, so the top-up below can fill it.
+    const limiter = new RateLimiter({ requests, intervalMs: 60_000, maxQueued: 1000, maxQueuedPerSource: 1000 });
     const { started, add } = harness(limiter);
     // Chat keeps 1,000 lookups waiting, topped up every second.
     const topUp = (): void => {
@@ -246,6 +251,153 @@ describe('mute lookups', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(refused.map((entry) => entry.label)).toEqual(['r3']);
     expect((refused[0]!.error as Error).message).toMatch(/2 reviews waiting/);
+  });
+});
+
+describe('first lookups of many chat sources', () => {
+  const FLOOD = 'ark-1/rcon-main';
+  const FLOOD_2 = 'ark-2/rcon-main';
+  const QUIET = 'squad-1/mod';
+
+  /** Index in `started` of each label, from `from` on; -1 when it never started. */
+  const positions = (started: readonly Started[], labels: readonly string[], from: number): number[] =>
+    labels.map((label) => {
+      const index = started.findIndex((entry) => entry.label === label);
+      return index < 0 ? -1 : index - from;
+    });
+
+  it('starts a quiet source\'s lookups within S mute turns each while another source floods', async () => {
+    // Only mute lookups wait, so every grant is a mute turn. 2 starts a second; the flood adds 40 a second.
+    const limiter = new RateLimiter({ requests: 2, intervalMs: 1000, maxQueued: 1000 });
+    const { started, add } = harness(limiter);
+    let flooded = 0;
+    const flood = (count: number): void => {
+      for (let index = 0; index < count; index++) void add('lookup', `f${flooded++}`, FLOOD);
+    };
+    flood(300);
+    await vi.advanceTimersByTimeAsync(3000);
+    const admittedAt = started.length;
+    for (let index = 1; index <= 3; index++) void add('lookup', `q${index}`, QUIET);
+    for (let tick = 0; tick < 100; tick++) {
+      flood(4);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    // S = 2 sources waiting: the newest quiet lookup (q3) within 2 turns, the j-th newest within j·2. With only the
+    // mute class waiting a turn is a grant; budgetShares' worstCaseGrants gives the bound when the other classes wait too.
+    const [q1, q2, q3] = positions(started, ['q1', 'q2', 'q3'], admittedAt);
+    expect(q3).toBeGreaterThanOrEqual(0);
+    expect(q3).toBeLessThan(2);
+    expect(q2).toBeLessThan(4);
+    expect(q1).toBeLessThan(6);
+    // The flood never stopped: it had lookups waiting all along, and took every other turn.
+    expect(limiter.lookupsWaitingFrom(FLOOD)).toBe(DEFAULT_MAX_QUEUED_PER_SOURCE);
+    const turns = started.slice(admittedAt, admittedAt + 6).map((entry) => entry.label[0]);
+    expect(turns.filter((source) => source === 'q')).toHaveLength(3);
+    expect(turns.join('')).not.toMatch(/qq/);
+  });
+
+  it('keeps the computed bound in grants with three sources and reviews and actions waiting too', async () => {
+    const requests = 10;
+    const limiter = new RateLimiter({ requests, intervalMs: 1000, maxQueued: 1000 });
+    const { started, add } = harness(limiter);
+    let serial = 0;
+    const load = (): void => {
+      for (let index = 0; index < 20; index++) void add('lookup', `a${serial++}`, FLOOD);
+      for (let index = 0; index < 20; index++) void add('lookup', `b${serial++}`, FLOOD_2);
+      while (limiter.waitingOf('review') < 5) void add('review', `r${serial++}`);
+      while (limiter.waitingOf('action') < 2) void add('action', `x${serial++}`);
+    };
+    load();
+    await vi.advanceTimersByTimeAsync(2100);
+    const admittedAt = started.length;
+    const quiet = ['q1', 'q2', 'q3', 'q4'];
+    for (const label of quiet) void add('lookup', label, QUIET);
+    for (let tick = 0; tick < 40; tick++) {
+      load();
+      await vi.advanceTimersByTimeAsync(250);
+    }
+    // The j-th newest quiet lookup (q4 is the newest) is started within S·j mute turns, S = 3 sources waiting, and
+    // those turns come within worstCaseGrants('mute', S·j) grants of any class.
+    const found = positions(started, [...quiet].reverse(), admittedAt);
+    found.forEach((position, index) => {
+      expect(position).toBeGreaterThanOrEqual(0);
+      expect(position).toBeLessThan(worstCaseGrants('mute', 3 * (index + 1)));
+    });
+    // The bounds used: 6, 10, 16 and 20 grants for the newest to the oldest quiet lookup.
+    expect([3, 6, 9, 12].map((turns) => worstCaseGrants('mute', turns))).toEqual([6, 10, 16, 20]);
+  });
+
+  it('bounds what one source holds: its own oldest lookups give way, never another source\'s', async () => {
+    const limiter = new RateLimiter({ requests: 1, intervalMs: 60_000, maxQueued: 100, maxQueuedPerSource: 10 });
+    const { started, refused, add } = harness(limiter);
+    void add('lookup', 'busy', QUIET);
+    for (let index = 0; index < 5; index++) void add('lookup', `q${index}`, QUIET);
+    for (let index = 0; index < 30; index++) void add('lookup', `f${index}`, FLOOD);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refused.map((entry) => entry.label)).toEqual(Array.from({ length: 20 }, (_, index) => `f${index}`));
+    for (const { error } of refused) {
+      expect(error).toBeInstanceOf(QueueFullError);
+      expect((error as GsaError).code).toBe('rate_limited');
+      expect((error as Error).message).toMatch(/its chat source already had 10 lookups waiting \(its own bound\).*nothing was sent/);
+    }
+    expect([limiter.lookupsWaitingFrom(FLOOD), limiter.lookupsWaitingFrom(QUIET), limiter.waitingOf('lookup')]).toEqual([10, 5, 15]);
+    await vi.advanceTimersByTimeAsync(15 * guardedIntervalMs(60_000));
+    // Turns alternate, the quiet source first (it was waiting first), each source newest first.
+    expect(started.map((entry) => entry.label)).toEqual(['busy', 'q4', 'f29', 'q3', 'f28', 'q2', 'f27', 'q1', 'f26', 'q0', 'f25', 'f24', 'f23', 'f22', 'f21', 'f20']);
+  });
+
+  it('meets the total bound from the source holding the most, so a quiet source keeps its place', async () => {
+    const limiter = new RateLimiter({ requests: 1, intervalMs: 60_000, maxQueued: 12, maxQueuedPerSource: 10 });
+    const { refused, add } = harness(limiter);
+    void add('lookup', 'busy');
+    void add('lookup', 'q0', QUIET);
+    void add('lookup', 'q1', QUIET);
+    for (let index = 0; index < 10; index++) void add('lookup', `f${index}`, FLOOD);
+    // 12 waiting: the queue is full. A newer flood lookup displaces the flood's own oldest, not q0.
+    void add('lookup', 'f10', FLOOD);
+    // A third source's lookup: the flood (10 waiting) makes room, not the quiet source (2).
+    void add('lookup', 'o0', FLOOD_2);
+    void add('refresh', 'late-refresh', QUIET);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refused.map((entry) => entry.label)).toEqual(['f0', 'f1', 'late-refresh']);
+    expect([limiter.lookupsWaitingFrom(QUIET), limiter.lookupsWaitingFrom(FLOOD), limiter.lookupsWaitingFrom(FLOOD_2)]).toEqual([2, 9, 1]);
+    // On close every source's waiting lookups are refused, nothing sent.
+    limiter.close();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refused).toHaveLength(3 + 12);
+    expect(limiter.waiting).toBe(0);
+  });
+
+  it('holds a flood of 20,000 lookups from one source to its bound', async () => {
+    const limiter = new RateLimiter({ requests: 1, intervalMs: 60_000, maxQueued: 1000 });
+    const { refused, add } = harness(limiter);
+    for (let index = 0; index < 20_000; index++) void add('lookup', 'f', FLOOD);
+    void add('lookup', 'q', QUIET);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(limiter.waitingOf('lookup')).toBe(DEFAULT_MAX_QUEUED_PER_SOURCE + 1);
+    expect(refused).toHaveLength(20_000 - 1 - DEFAULT_MAX_QUEUED_PER_SOURCE);
+    expect(DEFAULT_MAX_QUEUED_PER_SOURCE).toBe(250);
+    limiter.close();
+  });
+
+  it('sends refreshes only when no first lookup of any source waits', async () => {
+    const limiter = new RateLimiter({ requests: 1, intervalMs: 100, maxQueued: 100 });
+    const { started, add } = harness(limiter);
+    void add('lookup', 'busy', FLOOD);
+    void add('refresh', 'f1', QUIET);
+    void add('lookup', 'a1', FLOOD);
+    void add('lookup', 'a2', FLOOD);
+    void add('refresh', 'f2', FLOOD);
+    void add('lookup', 'a3', FLOOD);
+    void add('lookup', 'b1', QUIET);
+    await vi.advanceTimersByTimeAsync(10_000);
+    // b1 is the newest of all, but the flood was waiting first: its turn, then the quiet source's, then the flood's.
+    expect(started.map((entry) => entry.label)).toEqual(['busy', 'a3', 'b1', 'a2', 'a1', 'f1', 'f2']);
+  });
+
+  it('refuses a per-source bound that is not a whole number of 1 or more', () => {
+    expect(() => new RateLimiter({ requests: 1, intervalMs: 1000, maxQueued: 10, maxQueuedPerSource: 0 })).toThrow(/maxQueuedPerSource must be a whole number/);
+    expect(() => new RateLimiter({ requests: 1, intervalMs: 1000, maxQueued: 10, maxQueuedPerSource: 2.5 })).toThrow(/maxQueuedPerSource/);
   });
 });
 
