@@ -199,6 +199,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
       else bridge.deliverReviewResult(review.origin, outcome, review.player);
     },
+    onResend: (review) => {
+      events.emit('reviewResent', { server: review.server, review: review.id });
+    },
     logger: logger.child({ component: 'outbox' }),
     // Enough reviews waiting in the client to use the review share of every window under full chat load (api-budget.md).
     concurrency: reviewConcurrency(config.api.rateLimit.requests),

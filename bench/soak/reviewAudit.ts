@@ -45,6 +45,8 @@ interface JournalRecord {
   readonly at?: unknown;
   readonly player?: { readonly steam_id?: unknown };
   readonly comment?: unknown;
+  /** A `held` record's fate. */
+  readonly kind?: unknown;
 }
 
 export function contentKey(steamId: string, comment: string): string {
@@ -95,6 +97,11 @@ export async function auditReviews(
     if (typeof record.id !== 'string') continue;
     if (record.op === 'queued' && typeof record.player?.steam_id === 'string' && typeof record.comment === 'string') {
       queuedKeyById.set(record.id, contentKey(record.player.steam_id, record.comment));
+    } else if (record.op === 'sending' || record.op === 'not_sent') {
+      // An attempt, not a fate: the review is still pending.
+    } else if (record.op === 'held') {
+      // Its fate is journaled, its letter not written yet: `reviews list` shows it under that fate.
+      if (record.kind === 'unconfirmed' || record.kind === 'dead') journalFate.set(record.id, { op: record.kind, at: typeof record.at === 'number' ? record.at : undefined });
     } else if (typeof record.op === 'string' && record.op !== 'queued') {
       journalFate.set(record.id, { op: record.op, at: typeof record.at === 'number' ? record.at : undefined });
     }

@@ -50,12 +50,23 @@ export interface ReviewEvent {
   readonly code?: string | undefined;
 }
 
+/**
+ * A review was sent again after a restart although the journal showed it in flight when the previous process
+ * stopped (sent, no answer journaled): GSA may have stored it twice. Once per review and restart.
+ */
+export interface ReviewResentEvent {
+  readonly server: string;
+  /** The outbox's id of the review. */
+  readonly review: string;
+}
+
 export interface BridgeEventMap {
   readonly request: RequestEvent;
   readonly verdict: VerdictEvent;
   readonly muteCache: MuteCacheEvent;
   readonly outbox: OutboxEvent;
   readonly review: ReviewEvent;
+  readonly reviewResent: ReviewResentEvent;
 }
 
 export type BridgeEventName = keyof BridgeEventMap;
@@ -65,7 +76,7 @@ export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEvent
 type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
-  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [] };
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [] };
   /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
   #chatHeard = false;
 

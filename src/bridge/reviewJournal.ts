@@ -11,11 +11,16 @@
 //    "stars":5,"comment":"…","origin":{"adapter":"<adapter id>","ref":"…","request_id":"…"}}
 //    (files written before adapter ids have "connection_id" instead of "ref" and a config path as the adapter: read
 //    as the ref, and an adapter id that no longer exists routes to the server's first adapter)
+//   {"v":1,"op":"sending","id":"…","at":<ms>}      an attempt is about to leave (fsynced before the request)
+//   {"v":1,"op":"not_sent","id":"…","at":<ms>}     that attempt surely did not store it (refused before storing, never left)
 //   {"v":1,"op":"delivered","id":"…","at":<ms>}
 //   {"v":1,"op":"unconfirmed","id":"…","at":<ms>,"error":{"code":"timeout","status":null,"message":"…"}}
 //   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"forbidden","status":403,"message":"…"}}
 //   {"v":1,"op":"accepted","id":"…","at":<ms>,"server":"…","player":{…}}   a finished review kept through compaction
 //     while it still counts for its player's cooldown (no comment: only who and when).
+//   {"v":1,"op":"held","id":"…","at":<ms>,"kind":"dead"|"unconfirmed","error":{…}}   the review's fate is known but
+//     its letter could not be written (EMFILE, a full or read-only disk): it stays in the journal, listed under that
+//     state, is never sent again, and its letter is written (then its fate appended) once the write works again.
 // Player ids use the mod protocol's names (steam_id / eos_id) so a person recognises them. A letter is the
 // whole review with its refusal: {"v":1,"op":"dead"|"unconfirmed","id","at","queued_at","server","player","stars",
 // "comment","origin","error":{"code","status","message"}}. When a person re-queues it (`gsa-bridge reviews retry`),
@@ -28,11 +33,16 @@
 // fsyncs, not 300. A `queued` record is acknowledged only after its group is fsynced. Fate records share the
 // same groups but nobody waits for them before telling the player: losing one in a crash only means a re-send.
 //
-// Crash semantics: a review with no fate record on disk is pending and is sent again after a restart. That is
-// the only way a duplicate can reach GSA: it stored the review, then the process died (SIGKILL, power loss)
-// before `delivered` was fsynced, or close() gave up on a send still running after 5 s. An ambiguous answer
-// while running is journaled `unconfirmed` and never sent again unless a person re-queues it. One process per data directory: the caller
-// holds the directory's lock (dataDirLock.ts) before opening it; this module does not check.
+// Crash semantics (delivery is at-least-once): a review with no fate record on disk is pending and is sent again
+// after a restart. That is the only way a duplicate can reach GSA: it stored the review, then the process died
+// (SIGKILL, power loss) before `delivered` was fsynced, or close() gave up on a send still running after 5 s. The
+// window is from GSA storing the review to the `delivered` fsync: one answer's way back plus one group commit.
+// A `sending` record without a later `not_sent`, `held` or fate says the review was in flight when the process
+// stopped: the reader reports it (`inFlight`), so the outbox counts its re-send as a possible duplicate. An
+// ambiguous answer while running is journaled `unconfirmed` and never sent again unless a person re-queues it.
+// No review leaves the journal before its letter is fsynced: a fate record is appended only after its letter.
+// One process per data directory: the caller holds the directory's lock (dataDirLock.ts) before opening it;
+// this module does not check.
 //
 // Reading: a tail after the last good record (a torn write: no newline, or not a valid record) is dropped,
 // logged with its size and byte offset, and truncated away so new appends never glue onto it. A bad line in
@@ -79,8 +89,17 @@ export type LetterKind = 'dead' | 'unconfirmed';
 export interface ReviewLetter {
   readonly kind: LetterKind;
   readonly review: OutboxReview;
-  /** When it was written to the letter file. */
+  /** When it was written to the letter file (for a held review: when its fate was journaled). */
   readonly at: number;
+  readonly reason: FailureReason;
+  /** True for a held review: its fate is in the journal, its letter not written yet (the sidecar retries it). */
+  readonly held?: boolean;
+}
+
+/** A review whose fate is known and journaled (`held`) but whose letter is not written yet. */
+export interface HeldReview {
+  readonly kind: LetterKind;
+  readonly review: OutboxReview;
   readonly reason: FailureReason;
 }
 
@@ -120,6 +139,10 @@ export interface OpenedJournal {
   readonly journal: ReviewJournal;
   /** Reviews accepted earlier that have no fate yet, oldest first. */
   readonly pending: OutboxReview[];
+  /** Ids among `pending` that were in flight when the journal was last written (a `sending` with no outcome). */
+  readonly inFlight: ReadonlySet<string>;
+  /** Reviews whose fate is journaled but whose letter still has to be written, oldest first. */
+  readonly held: readonly HeldReview[];
   /** Every review the journal still knows was accepted (pending, finished, or kept for its cooldown), oldest first. */
   readonly accepted: readonly AcceptedReview[];
 }
@@ -157,7 +180,9 @@ const deliveredRecord = z.object({ v: recordVersion, op: z.literal('delivered'),
 const unconfirmedRecord = z.object({ v: recordVersion, op: z.literal('unconfirmed'), id: recordId, at: recordTime, error: failureRecord });
 const deadRecord = z.object({ v: recordVersion, op: z.literal('dead'), id: recordId, at: recordTime, error: failureRecord });
 const acceptedRecord = z.object({ v: recordVersion, op: z.literal('accepted'), id: recordId, at: recordTime, server: z.string().min(1), player: playerRecord });
-const journalRecord = z.discriminatedUnion('op', [queuedRecord, deliveredRecord, unconfirmedRecord, deadRecord, acceptedRecord]);
+const attemptRecord = z.object({ v: recordVersion, op: z.enum(['sending', 'not_sent']), id: recordId, at: recordTime });
+const heldRecord = z.object({ v: recordVersion, op: z.literal('held'), id: recordId, at: recordTime, kind: z.enum(['dead', 'unconfirmed']), error: failureRecord });
+const journalRecord = z.discriminatedUnion('op', [queuedRecord, deliveredRecord, unconfirmedRecord, deadRecord, acceptedRecord, attemptRecord, heldRecord]);
 
 const letterRecord = z.object({
   v: recordVersion,
@@ -262,6 +287,10 @@ function encodeQueued(review: OutboxReview): string {
   return `${JSON.stringify(toQueuedRecord(review))}\n`;
 }
 
+function encodeRecord(record: JournalRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
 function encodeFate(id: string, fate: ReviewFate, at: number): string {
   const record: JournalRecord =
     fate.op === 'delivered' ? { v: 1, op: 'delivered', id, at } : { v: 1, op: fate.op, id, at, error: { ...fate.reason } };
@@ -296,10 +325,35 @@ interface BadLine {
   readonly reason: string;
 }
 
-/** A review without a fate: its exact `queued` line (what a compaction keeps) and its record. */
+/** A held review's fate, and its `held` line (kept by a compaction). */
+interface HeldFate {
+  readonly kind: LetterKind;
+  readonly reason: FailureReason;
+  readonly at: number;
+  readonly line: string;
+}
+
+/**
+ * A review without a fate: its exact `queued` line and its record, the `sending` line of an attempt with no outcome
+ * yet, and its `held` fate: what a compaction keeps.
+ */
 interface LiveReview {
   readonly line: string;
   readonly record: QueuedRecord;
+  sending: string | undefined;
+  held: HeldFate | undefined;
+}
+
+function liveLines(entry: LiveReview): string {
+  return entry.line + (entry.sending ?? '') + (entry.held?.line ?? '');
+}
+
+function liveLineCount(entry: LiveReview): number {
+  return 1 + (entry.sending === undefined ? 0 : 1) + (entry.held === undefined ? 0 : 1);
+}
+
+function heldOf(entry: LiveReview): HeldReview | undefined {
+  return entry.held === undefined ? undefined : { kind: entry.held.kind, review: toReview(entry.record), reason: entry.held.reason };
 }
 
 interface ScanResult {
@@ -307,7 +361,10 @@ interface ScanResult {
   readonly live: Map<string, LiveReview>;
   /** id → finished reviews' acceptance (and `accepted` records), for the cooldown. */
   readonly finished: Map<string, QueuedRecord | AcceptedRecord>;
+  /** Live reviews not held, oldest first: to be sent. */
   readonly pending: OutboxReview[];
+  readonly inFlight: Set<string>;
+  readonly held: HeldReview[];
   readonly validLines: number;
   readonly finishedReviews: number;
   /** Byte offset just past the last good record: everything after it is a torn tail. */
@@ -320,7 +377,6 @@ interface ScanResult {
 function scanJournal(data: Buffer): ScanResult {
   const live = new Map<string, LiveReview>();
   const finished = new Map<string, QueuedRecord | AcceptedRecord>();
-  const reviews = new Map<string, OutboxReview>();
   const bad: BadLine[] = [];
   const duplicates: BadLine[] = [];
   let validLines = 0;
@@ -349,16 +405,21 @@ function scanJournal(data: Buffer): ScanResult {
         } else {
           // After a fate, a `queued` record with the same id is a person's re-queue (`reviews retry`).
           finished.delete(record.id);
-          live.set(record.id, { line: data.toString('utf8', offset, newline + 1), record });
-          reviews.set(record.id, toReview(record));
+          live.set(record.id, { line: data.toString('utf8', offset, newline + 1), record, sending: undefined, held: undefined });
         }
       } else if (record.op === 'accepted') {
         if (!live.has(record.id)) finished.set(record.id, record);
+      } else if (record.op === 'sending' || record.op === 'not_sent' || record.op === 'held') {
+        const entry = live.get(record.id);
+        if (entry !== undefined) {
+          const line = data.toString('utf8', offset, newline + 1);
+          entry.sending = record.op === 'sending' ? line : undefined;
+          if (record.op === 'held') entry.held = { kind: record.kind, reason: record.error, at: record.at, line };
+        }
       } else {
         const ended = live.get(record.id);
         if (ended !== undefined) {
           live.delete(record.id);
-          reviews.delete(record.id);
           finished.set(record.id, ended.record);
           finishedReviews += 1;
         }
@@ -369,7 +430,11 @@ function scanJournal(data: Buffer): ScanResult {
   }
   const middleBad = bad.filter((line) => line.offset < goodEnd);
   tailLines += bad.length - middleBad.length;
-  return { live, finished, pending: [...reviews.values()], validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
+  const entries = [...live.values()];
+  const pending = entries.filter((entry) => entry.held === undefined).map((entry) => toReview(entry.record));
+  const inFlight = new Set(entries.filter((entry) => entry.held === undefined && entry.sending !== undefined).map((entry) => entry.record.id));
+  const held = entries.flatMap((entry) => heldOf(entry) ?? []);
+  return { live, finished, pending, inFlight, held, validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
 }
 
 function isErrnoCode(error: unknown, code: string): boolean {
@@ -531,9 +596,10 @@ export class ReviewJournal {
     );
     const accepted = [...scan.live.values()].map(({ record }) => toAccepted(record)).concat([...scan.finished.values()].map(toAccepted));
     accepted.sort((a, b) => a.at - b.at);
-    const deadLines = scan.validLines - scan.live.size - journal.#retainedAccepted().length;
+    const liveLineTotal = [...scan.live.values()].reduce((sum, entry) => sum + liveLineCount(entry), 0);
+    const deadLines = scan.validLines - liveLineTotal - journal.#retainedAccepted().length;
     if (deadLines > 0 && deadLines >= scan.live.size) await journal.#compact();
-    return { journal, pending: scan.pending, accepted };
+    return { journal, pending: scan.pending, inFlight: scan.inFlight, held: scan.held, accepted };
   }
 
   letterPath(kind: LetterKind): string {
@@ -546,7 +612,42 @@ export class ReviewJournal {
     const record = toQueuedRecord(review);
     await this.#append(line, () => {
       this.#finished.delete(review.id);
-      this.#live.set(review.id, { line, record });
+      this.#live.set(review.id, { line, record, sending: undefined, held: undefined });
+    });
+  }
+
+  /**
+   * Resolves once the `sending` record is fsynced: written before each attempt, so that after a crash the reader
+   * knows the review may have reached GSA (see `inFlight`).
+   */
+  appendSending(id: string): Promise<void> {
+    const line = encodeRecord({ v: 1, op: 'sending', id, at: this.#clock.now() });
+    return this.#append(line, () => {
+      const entry = this.#live.get(id);
+      if (entry !== undefined) entry.sending = line;
+    });
+  }
+
+  /** The last attempt surely did not store the review (it waits for the next one); nobody needs to wait for it. */
+  appendNotSent(id: string): Promise<void> {
+    return this.#append(encodeRecord({ v: 1, op: 'not_sent', id, at: this.#clock.now() }), () => {
+      const entry = this.#live.get(id);
+      if (entry !== undefined) entry.sending = undefined;
+    });
+  }
+
+  /**
+   * The review's fate is known but its letter could not be written: resolves once the `held` record is fsynced. The
+   * review stays in the journal (listed under `kind`) until its letter is written and its fate appended.
+   */
+  appendHeld(id: string, kind: LetterKind, reason: FailureReason): Promise<void> {
+    const at = this.#clock.now();
+    const line = encodeRecord({ v: 1, op: 'held', id, at, kind, error: { ...reason } });
+    return this.#append(line, () => {
+      const entry = this.#live.get(id);
+      if (entry === undefined) return;
+      entry.sending = undefined;
+      entry.held = { kind, reason, at, line };
     });
   }
 
@@ -661,11 +762,13 @@ export class ReviewJournal {
   async #drain(): Promise<void> {
     try {
       for (;;) {
-        if (this.#finishedSinceCompaction >= this.#compactAfter && this.#broken === undefined) await this.#compact();
         const group = this.#waiting;
         if (group.length === 0) return;
         this.#waiting = [];
+        // The group first, then a compaction that is due: a `delivered` record waits for no rewrite, which keeps the
+        // window for a duplicate after a crash (GSA stored it, `delivered` not yet on disk) as short as one fsync.
         await this.#commit(group);
+        if (this.#finishedSinceCompaction >= this.#compactAfter && this.#broken === undefined) await this.#compact();
       }
     } catch (error) {
       // Nobody awaits this loop but close(): a rejection here would be unhandled and leave appends hanging.
@@ -733,7 +836,7 @@ export class ReviewJournal {
     // Counted as done even on failure, so a disk that refuses the rewrite is retried only after as many fates again.
     this.#finishedSinceCompaction = 0;
     // Cooldown records first: they are older than or as old as the pending reviews, and order does not matter to the scan.
-    const kept = [...this.#retainedAccepted(), ...[...this.#live.values()].map((entry) => entry.line)].join('');
+    const kept = [...this.#retainedAccepted(), ...[...this.#live.values()].map(liveLines)].join('');
     const data = Buffer.from(kept, 'utf8');
     const before = this.#size;
     try {
@@ -820,16 +923,28 @@ interface LetterFileLine {
   readonly record: z.infer<typeof letterFileRecord>;
 }
 
-/** Both letter files, in file order; unreadable lines are skipped (a person may have edited the file). */
-async function readLetterFiles(dir: string): Promise<LetterFileLine[]> {
+/** A letter file that exists but could not be read, and why. */
+export interface UnreadableFile {
+  readonly file: string;
+  readonly reason: string;
+}
+
+/**
+ * Both letter files, in file order; unreadable lines are skipped (a person may have edited the file). A file that
+ * cannot be read throws, unless `unreadable` is given: then it is noted there and the other file is still read.
+ */
+async function readLetterFiles(dir: string, unreadable?: UnreadableFile[]): Promise<LetterFileLine[]> {
   const lines: LetterFileLine[] = [];
   for (const kind of ['dead', 'unconfirmed'] as const) {
     let data: Buffer;
+    const file = path.join(dir, kind === 'dead' ? DEAD_LETTER_FILE : UNCONFIRMED_FILE);
     try {
-      data = await readFile(path.join(dir, kind === 'dead' ? DEAD_LETTER_FILE : UNCONFIRMED_FILE));
+      data = await readFile(file);
     } catch (error) {
       if (isErrnoCode(error, 'ENOENT')) continue;
-      throw error;
+      if (unreadable === undefined) throw error;
+      unreadable.push({ file, reason: describeError(error) });
+      continue;
     }
     let text: string;
     try {
@@ -872,8 +987,13 @@ function currentLetters(lines: readonly LetterFileLine[], pending: ReadonlySet<s
 export interface OutboxContents {
   /** Accepted, no fate yet, oldest first. */
   readonly pending: readonly OutboxReview[];
-  /** Dead and unconfirmed letters not re-queued since, in the order they were written. */
+  /**
+   * Dead and unconfirmed letters not re-queued since, in the order they were written, then the held reviews (fate
+   * journaled, letter not written yet: `held` true).
+   */
   readonly letters: readonly ReviewLetter[];
+  /** Letter files that exist but could not be read: their letters are missing from `letters`. */
+  readonly unreadable: readonly UnreadableFile[];
 }
 
 /**
@@ -890,6 +1010,10 @@ export async function readOutboxContents(dataDir: string): Promise<OutboxContent
     data = Buffer.alloc(0);
   }
   const scan = scanJournal(data);
-  const letters = currentLetters(await readLetterFiles(dir), new Set(scan.live.keys()));
-  return { pending: scan.pending, letters };
+  const unreadable: UnreadableFile[] = [];
+  const letters = currentLetters(await readLetterFiles(dir, unreadable), new Set(scan.live.keys()));
+  const held = [...scan.live.values()].flatMap((entry): ReviewLetter[] =>
+    entry.held === undefined ? [] : [{ kind: entry.held.kind, review: toReview(entry.record), at: entry.held.at, reason: entry.held.reason, held: true }],
+  );
+  return { pending: scan.pending, letters: [...letters, ...held], unreadable };
 }

@@ -1,12 +1,20 @@
 // The durable review outbox: accepts a player's review, journals it (fsynced) before acknowledging it, and
 // delivers it to GSA oldest first, a few at a time, until GSA stores it, refuses it, or answers ambiguously.
 // While GSA is unreachable reviews wait with exponential backoff; after a restart unfinished ones are sent again.
+// A failure before anything left this process (out of file descriptors, connection refused: `maybeProcessed`
+// false) is such an outage, never an ambiguous answer.
 // A refusal that is the host's to fix (401 credentials, 404 unknown server) is not the player's fault: those
 // reviews stay pending, the outbox backs off and says loudly what to fix. Ambiguous answers are written whole to
 // unconfirmed.jsonl and refusals to dead-letter.jsonl, where a person can list and re-queue them (`reviews retry`).
+// A review leaves the journal only once its letter is fsynced: when the letter cannot be written (EMFILE, a full
+// or read-only disk) the review is journaled `held` (listed under its state by `reviews list`), its outcome is
+// told, and the letter write is retried with backoff, also after a restart.
+// Delivery is at-least-once: a `sending` record is fsynced before each attempt and `delivered` right after the
+// answer, so the only duplicates are reviews whose process died in between; each such re-send after a restart is
+// reported (onResend) as a known possible duplicate.
 // It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent)
-// unless a person asks, never change a review's content, and never acknowledge or forget a review that is not on disk.
-// Storage and its crash semantics are in reviewJournal.ts.
+// unless a person asks or the process died before the answer was journaled, never change a review's content, and
+// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -19,7 +27,9 @@ import {
   unstorableReason,
   type AcceptedReview,
   type FailureReason,
+  type HeldReview,
   type LetterKind,
+  type OpenedJournal,
   type RequeueResult,
   type RequeueSelection,
   type ReviewFate,
@@ -50,6 +60,11 @@ export interface ReviewOutboxOptions {
   readonly send: (review: OutboxReview) => Promise<void>;
   /** Told once per review when its fate is known (delivered, refused, or unconfirmed). Must not throw. */
   readonly onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
+  /**
+   * Told when a review that was in flight when the previous process stopped (its journal shows it sent, with no
+   * answer) is sent again: GSA may store it twice. Once per review and restart. Must not throw.
+   */
+  readonly onResend?: ((review: OutboxReview) => void) | undefined;
   readonly logger: Logger;
   /** Backoff between delivery rounds while GSA is unreachable, with 50–100% jitter. Default 1000 ms. */
   readonly retryMinDelayMs?: number;
@@ -149,6 +164,16 @@ export class ReviewOutbox {
   readonly #journal: ReviewJournal;
   readonly #send: (review: OutboxReview) => Promise<void>;
   readonly #onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
+  readonly #onResend: ((review: OutboxReview) => void) | undefined;
+  /** Pending reviews the journal showed in flight when it was opened: their next attempt is a possible duplicate. */
+  readonly #inFlightAtOpen: Set<string>;
+  /** Reviews whose fate is journaled `held`: their letters still have to be written, oldest first. */
+  readonly #held = new Map<string, HeldReview>();
+  /** Rounds in a row a letter write failed, for its backoff. */
+  #letterStreak = 0;
+  #letterTimer: NodeJS.Timeout | undefined;
+  /** The letter writes under way (a retry round): close() waits for them before closing the journal. */
+  #letterRound: Promise<void> | undefined;
   readonly #logger: Logger;
   readonly #minDelayMs: number;
   readonly #maxDelayMs: number;
@@ -178,8 +203,12 @@ export class ReviewOutbox {
   /** Rounds in a row each held server got a 404, for its backoff. */
   readonly #serverStreaks = new Map<string, number>();
 
-  private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, pending: readonly OutboxReview[], accepted: readonly AcceptedReview[]) {
+  private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, opened: Omit<OpenedJournal, 'journal'>) {
+    const { pending, accepted } = opened;
     this.#journal = journal;
+    this.#onResend = options.onResend;
+    this.#inFlightAtOpen = new Set(opened.inFlight);
+    for (const held of opened.held) this.#held.set(held.review.id, held);
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#hostFix = options.describeHostFix ?? defaultHostFix;
@@ -202,14 +231,14 @@ export class ReviewOutbox {
     delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS);
     positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
     const compactAfterFinished = positiveInteger('compactAfterFinished', options.compactAfterFinished, DEFAULT_COMPACT_AFTER_FINISHED);
-    const { journal, pending, accepted } = await ReviewJournal.open({
+    const { journal, ...opened } = await ReviewJournal.open({
       dataDir: options.dataDir,
       logger: options.logger,
       compactAfterFinished,
       retainAcceptedMs: options.retainAcceptedMs,
       clock: options.clock,
     });
-    return new ReviewOutbox(options, journal, pending, accepted);
+    return new ReviewOutbox(options, journal, opened);
   }
 
   /** Reviews the journal still knew were accepted when it was opened, oldest first: to rebuild the cooldowns. */
@@ -290,6 +319,13 @@ export class ReviewOutbox {
     if (this.#started) return;
     this.#started = true;
     if (this.#waiting.length > 0) this.#logger.info({ pending: this.#waiting.length }, `delivering ${this.#waiting.length} pending reviews`);
+    if (this.#held.size > 0) {
+      this.#logger.warn(
+        { held: this.#held.size },
+        `${this.#held.size} reviews have a known fate whose letter could not be written before; writing their letters now (they are not sent again)`,
+      );
+      this.#writeHeldLetters();
+    }
     this.#pump();
   }
 
@@ -311,6 +347,8 @@ export class ReviewOutbox {
     this.#closing = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    clearTimeout(this.#letterTimer);
+    this.#letterTimer = undefined;
     for (const timer of this.#heldServers.values()) clearTimeout(timer);
     this.#heldServers.clear();
     const inFlight = [...this.#inFlight.values()];
@@ -321,6 +359,7 @@ export class ReviewOutbox {
         `${this.#inFlight.size} reviews were still being sent after ${CLOSE_WAIT_MS / 1000} s; their outcome is not journaled, so they will be sent again after a restart`,
       );
     }
+    await this.#letterRound;
     await this.#journal.close();
   }
 
@@ -339,6 +378,7 @@ export class ReviewOutbox {
   async #deliver(entry: Entry): Promise<void> {
     const { review } = entry;
     try {
+      await this.#markSending(review);
       let stored = false;
       let failure: unknown;
       try {
@@ -361,11 +401,13 @@ export class ReviewOutbox {
           await this.#dead(review, classified.error);
           return;
         case 'host':
+          this.#markNotSent(review);
           // Bad credentials stop every review; an unknown server only its own.
           if (classified.error.code === 'not_found') this.#holdServer(entry, classified.error);
           else this.#retryLater(entry, classified.error, this.#hostFix(classified.error, review.server));
           return;
         case 'retry':
+          this.#markNotSent(review);
           this.#retryLater(entry, failure);
           return;
       }
@@ -378,10 +420,46 @@ export class ReviewOutbox {
     }
   }
 
+  /**
+   * Journals (fsynced) that this attempt is about to leave, and reports a re-send of a review that was in flight
+   * when the previous process stopped. A journal that cannot take the record does not stop the delivery.
+   */
+  async #markSending(review: OutboxReview): Promise<void> {
+    if (this.#inFlightAtOpen.delete(review.id)) {
+      this.#logger.warn(
+        { review: review.id, server: review.server },
+        `review ${review.id} for ${review.server} was being sent when the sidecar stopped, with no answer journaled; sending it again (GSA may store it twice)`,
+      );
+      try {
+        this.#onResend?.(review);
+      } catch (error) {
+        this.#logger.error({ err: error, review: review.id }, 'onResend threw; the review is sent anyway');
+      }
+    }
+    try {
+      await this.#journal.appendSending(review.id);
+    } catch (error) {
+      this.#logger.warn(
+        { err: error, review: review.id },
+        `could not journal that review ${review.id} is being sent (${describeFailure(error)}); sending it anyway: should the sidecar die before its answer is journaled, its re-send is not counted as a possible duplicate`,
+      );
+    }
+  }
+
+  /** The attempt surely stored nothing: the journal need not count its next one as a possible duplicate. */
+  #markNotSent(review: OutboxReview): void {
+    this.#journal.appendNotSent(review.id).catch((error: unknown) => {
+      this.#logger.debug({ err: error, review: review.id }, `could not journal that review ${review.id} was not sent`);
+    });
+  }
+
   async #unconfirmed(review: OutboxReview, error: GsaError): Promise<void> {
     const reason = reasonOf(error);
     // Written whole before the fate, like a dead letter: the fate line alone would vanish at the next compaction.
-    await this.#writeLetter('unconfirmed', review, reason);
+    if (!(await this.#writeLetter('unconfirmed', review, reason))) {
+      await this.#hold(review, 'unconfirmed', reason, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+      return;
+    }
     this.#logger.warn(
       { review: review.id, server: review.server, code: error.code, status: error.status },
       `review ${review.id} for ${review.server}: GSA did not confirm it (${error.message}); it may have been stored, so it will not be sent again ` +
@@ -394,7 +472,10 @@ export class ReviewOutbox {
     const reason = reasonOf(error);
     // The dead letter is written first: a crash before the journal's `dead` record then means a second
     // refusal (and a second dead letter) after the restart, never a refused review nobody can find.
-    await this.#writeLetter('dead', review, reason);
+    if (!(await this.#writeLetter('dead', review, reason))) {
+      await this.#hold(review, 'dead', reason, { ok: false, error: { code: error.code, message: playerMessage(error) } });
+      return;
+    }
     this.#logger.warn(
       { review: review.id, server: review.server, code: error.code, status: error.status },
       `review ${review.id} for ${review.server} was refused by GSA (${error.message}); written to ${this.#journal.letterPath('dead')}`,
@@ -402,12 +483,88 @@ export class ReviewOutbox {
     await this.#finish(review, { op: 'dead', reason }, { ok: false, error: { code: error.code, message: playerMessage(error) } });
   }
 
-  async #writeLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<void> {
+  /** Appends the letter (fsynced); false when that failed, which is logged with the review whole. */
+  async #writeLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<boolean> {
     try {
       await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
+      return true;
     } catch (writeError) {
-      this.#logger.error({ err: writeError, review, reason }, `could not write ${this.#journal.letterPath(kind)}; the review is in this log line instead`);
+      this.#logger.error(
+        { err: writeError, review, reason },
+        `could not write ${this.#journal.letterPath(kind)} (${describeFailure(writeError)}); review ${review.id} stays in the journal as ${kind} ` +
+          '(gsa-bridge reviews list shows it) and the letter is written once that works again; it is not sent again',
+      );
+      return false;
     }
+  }
+
+  /**
+   * The fate is known but its letter could not be written: the review stays in the journal as `held` (listed under
+   * its state, never sent again), its outcome is told, and the letter write is retried with backoff.
+   */
+  async #hold(review: OutboxReview, kind: LetterKind, reason: FailureReason, outcome: ReviewOutcome): Promise<void> {
+    this.#held.set(review.id, { kind, review, reason });
+    this.#unfinished -= 1;
+    this.#serverStreaks.delete(review.server);
+    // Refused, GSA answered; an unconfirmed review says nothing about reachability.
+    if (kind === 'dead') this.#recovered();
+    try {
+      this.#onResult(review, outcome);
+    } catch (error) {
+      this.#logger.error({ err: error, review: review.id }, 'onResult threw; the review outcome was journaled anyway');
+    }
+    try {
+      await this.#journal.appendHeld(review.id, kind, reason);
+    } catch (error) {
+      this.#logger.error(
+        { err: error, review: review.id, fate: kind },
+        `could not journal that review ${review.id} is ${kind} either (${describeFailure(error)}); it stays pending in the journal, so after a restart it would be sent again`,
+      );
+    }
+    this.#scheduleLetterRetry();
+  }
+
+  #scheduleLetterRetry(): void {
+    if (this.#closing || this.#letterTimer !== undefined || this.#letterRound !== undefined || this.#held.size === 0) return;
+    this.#letterStreak += 1;
+    const delayMs = backoffDelayMs(this.#letterStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
+    this.#logger.info({ held: this.#held.size, delayMs }, `${this.#held.size} reviews wait for their letter to be written; next try in ${delayMs} ms`);
+    this.#letterTimer = setTimeout(() => {
+      this.#letterTimer = undefined;
+      this.#writeHeldLetters();
+    }, delayMs);
+    // Held reviews are journaled: a waiting retry is no reason to keep the process alive.
+    this.#letterTimer.unref();
+  }
+
+  /** One round over the held reviews, oldest first: each letter, then its fate; stops at the first failure. */
+  #writeHeldLetters(): void {
+    if (this.#closing || this.#letterRound !== undefined) return;
+    const round = (async () => {
+      for (const held of [...this.#held.values()]) {
+        if (this.#closing) return;
+        const { kind, review, reason } = held;
+        try {
+          await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
+        } catch (error) {
+          this.#logger.warn({ err: error, review: review.id }, `still cannot write ${this.#journal.letterPath(kind)} (${describeFailure(error)}); ${this.#held.size} reviews stay held in the journal`);
+          return;
+        }
+        try {
+          await this.#journal.appendFate(review.id, { op: kind, reason });
+        } catch (error) {
+          this.#logger.error({ err: error, review: review.id }, `wrote the letter of review ${review.id} but could not journal its fate; it stays held and its letter may be written twice`);
+          return;
+        }
+        this.#held.delete(review.id);
+        this.#logger.info({ review: review.id, fate: kind }, `review ${review.id}: its letter is now in ${this.#journal.letterPath(kind)}`);
+      }
+      this.#letterStreak = 0;
+    })();
+    this.#letterRound = round.finally(() => {
+      this.#letterRound = undefined;
+      this.#scheduleLetterRetry();
+    });
   }
 
   /** Journals the fate and reports it without waiting for the fsync (see reviewJournal.ts), then waits for it. */

@@ -60,7 +60,11 @@ interface Row {
   readonly state: State;
   readonly review: OutboxReview;
   readonly reason: { readonly code: string; readonly status: number | null; readonly message: string } | null;
+  /** Its fate is in the journal, its letter not written yet (the sidecar retries the write). */
+  readonly held: boolean;
 }
+
+const HELD_NOTE = 'not yet in its letter file: the sidecar retries writing it';
 
 function preview(comment: string): string {
   const words = comment.split(/\s+/).filter((word) => word.length > 0);
@@ -76,7 +80,8 @@ function textLine(row: Row): string {
   const { review, reason } = row;
   // JSON.stringify quotes the preview, so nothing in a player's comment can fake a column or a line.
   const because = reason === null ? '' : `  ${reason.code}${reason.status === null ? '' : ` ${reason.status}`}: ${reason.message}`;
-  return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}`;
+  const held = row.held ? ` (${HELD_NOTE})` : '';
+  return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}${held}`;
 }
 
 function jsonLine(row: Row): string {
@@ -94,6 +99,7 @@ function jsonLine(row: Row): string {
     comment: review.comment,
     queued_at: review.queuedAt,
     reason: row.reason,
+    ...(row.held ? { held: true } : {}),
   });
 }
 
@@ -134,10 +140,11 @@ async function listCommand(args: readonly string[], context: CliContext): Promis
   const config = await loadDataDir(context, options.config);
   if (typeof config === 'number') return config;
   const { dataDir } = config.reviews;
-  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [] };
+  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [], unreadable: [] };
+  for (const { file, reason } of contents.unreadable) context.stderr.write(`could not read ${file} (${reason}); its reviews are not listed\n`);
   const rows: Row[] = [
-    ...contents.pending.map((review): Row => ({ state: 'pending', review, reason: null })),
-    ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason })),
+    ...contents.pending.map((review): Row => ({ state: 'pending', review, reason: null, held: false })),
+    ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason, held: letter.held === true })),
   ].filter((row) => state === undefined || row.state === state);
   const { json } = options;
   for (const row of rows) context.stdout.write(`${json ? jsonLine(row) : textLine(row)}\n`);

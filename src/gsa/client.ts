@@ -16,7 +16,7 @@ import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
-import { MAX_RESPONSE_BYTES, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
+import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 
@@ -121,7 +121,7 @@ export class GsaClient {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#transport = {
       origin: url.origin,
-      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections, maxResponseSize: MAX_RESPONSE_BYTES }),
+      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections, maxResponseSize: MAX_RESPONSE_BYTES, connect: notSentMarkingConnector() }),
       timeoutMs,
       deadlines: new SharedDeadlines(timeoutMs),
     };

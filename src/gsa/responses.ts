@@ -157,15 +157,55 @@ export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteSt
 
 const reviewBody = z.object({ data: z.string().optional(), message: z.string().optional() });
 
+/** `status` words a body uses to say it failed (compared case-insensitively). */
+const FAILED_STATUS_WORDS = new Set(['failed', 'failure', 'fail', 'error']);
+
+/** A value that says something: not null, false, an empty string, an empty array or an empty object. */
+function present(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+/** The error marker a review answer carries, named for the message; undefined when it carries none. */
+function errorMarkerOf(body: Readonly<Record<string, unknown>>): string | undefined {
+  if (present(body.error)) return 'error';
+  if (present(body.errors)) return 'errors';
+  if (present(body.exception)) return 'exception';
+  const { status } = body;
+  if (typeof status === 'string' && FAILED_STATUS_WORDS.has(status.trim().toLowerCase())) return `status "${status.trim().slice(0, 20)}"`;
+  if (typeof status === 'number' && status >= 400) return `status ${status}`;
+  if (body.success === false || body.success === 'false') return 'success: false';
+  if (body.ok === false) return 'ok: false';
+  return undefined;
+}
+
 /**
- * A review counts as stored only on the service's own answer: a 2xx whose body is a JSON object (`{"data":"Done!"}`).
- * A captive portal, a proxy or a wrong api.baseUrl also answers 2xx, with HTML; that is `bad_response` with
- * `maybeProcessed` (the outbox's "unconfirmed" path), never "delivered": the review may be anywhere, or nowhere.
+ * A review counts as stored only on the service's own answer: a 2xx whose body is a JSON object, as the seed's
+ * `{"data":"Done!"}`. The rule, read as a person would read the body:
+ * - an object with a `data` string is stored, whatever else it carries (`{"data":"Done!","error":null}`);
+ * - an object without `data` that carries an error marker is NOT stored: a non-empty `error`, `errors` or
+ *   `exception`, `status` "failed"/"failure"/"fail"/"error" or a number of 400 or more, `success: false`, `ok: false`
+ *   (`{"error":"database down","status":"failed"}`, `{"errors":{…}}`, `{"success":false,"message":"…"}`);
+ *   null, false, "" and empty arrays or objects are no marker (`{"error":null}`, `{"errors":[]}`);
+ * - any other object is stored (`{"message":"Review saved"}`, `{}`, `{"success":true}`).
+ * Not stored means `bad_response` with `maybeProcessed` (the outbox's "unconfirmed" path), never "delivered": the
+ * service said it failed, but a 2xx after the request arrived may still have stored it. A captive portal, a proxy
+ * or a wrong api.baseUrl also answers 2xx, with HTML or another JSON; that is the same `bad_response`.
  */
 export function parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewReceipt {
   const body = parseJson(response.text);
   const parsed = reviewBody.safeParse(body);
   if (parsed.success && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const marker = parsed.data.data === undefined ? errorMarkerOf(body as Record<string, unknown>) : undefined;
+    if (marker !== undefined) {
+      const serviceMessage = serviceMessageOf(response.text, scrub);
+      throw new BadResponseError(
+        describe(`the service answered ${response.status} but its body says the review failed (${marker}); it may or may not be stored`, serviceMessage),
+        { status: response.status, serviceMessage, maybeProcessed: true },
+      );
+    }
     return { message: scrub(parsed.data.data ?? parsed.data.message ?? 'Done!') };
   }
   const type = firstHeader(response, 'content-type') ?? 'no content type';

@@ -1,8 +1,15 @@
 // Sends one built request through an undici dispatcher and returns the raw answer, with a per-request
 // timeout. It turns transport failures into `network` / `timeout` errors, noting whether the request could
 // have reached the service. It does not interpret statuses, retry, or rate-limit: callers do.
+//
+// "Surely not sent" (maybeProcessed false) is decided where it is known: a failure of undici's connect phase
+// (DNS, socket creation, TCP connect, TLS handshake) means no byte of the request left. The client's own pool
+// uses `notSentMarkingConnector()`, which marks every error its connector reports; for an injected dispatcher
+// (a host's agent, a MockAgent) the error's errno says it: a failed connect() or getaddrinfo() syscall, or a
+// code that only socket creation gives (EMFILE/ENFILE: this process or the host is out of file descriptors).
+// Anything else after dispatch may have reached the service.
 
-import type { Dispatcher } from 'undici';
+import { buildConnector, type Dispatcher } from 'undici';
 import { NetworkError, TimeoutError, BadResponseError } from './errors.js';
 import type { SharedDeadlines } from './deadlines.js';
 import type { ApiRequest } from './requests.js';
@@ -24,15 +31,60 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EADDRNOTAVAIL',
+  // No socket could be created: out of file descriptors in this process (EMFILE) or on the host (ENFILE).
+  'EMFILE',
+  'ENFILE',
   'UND_ERR_CONNECT_TIMEOUT',
+  // The dispatcher was closed before this request was handed to it (a reload replaced the client).
+  'UND_ERR_CLOSED',
 ]);
 
+/** System calls whose failure means the connection was never made, so nothing was written to it. */
+const NOT_SENT_SYSCALLS = new Set(['connect', 'getaddrinfo', 'socket']);
+
+/** Errors undici's connect phase reported through `notSentMarkingConnector()`: no request was written. */
+const connectFailures = new WeakSet<object>();
+
+/**
+ * undici's own connector (same defaults as a Pool's), marking every error it reports: a request that fails with
+ * one of them never left this process. The client's pool is built with it.
+ */
+export function notSentMarkingConnector(options: buildConnector.BuildOptions = {}): buildConnector.connector {
+  const connect = buildConnector(options);
+  return (connectOptions, callback) => {
+    try {
+      connect(connectOptions, (...args) => {
+        if (args[0] !== null) connectFailures.add(args[0]);
+        callback(...args);
+      });
+    } catch (error) {
+      if (typeof error === 'object' && error !== null) connectFailures.add(error);
+      throw error;
+    }
+  };
+}
+
+function errorChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current: unknown = error; current instanceof Error && chain.length < 4; current = current.cause) chain.push(current);
+  return chain;
+}
+
 function errorCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
+  for (const link of errorChain(error)) {
+    const code = (link as { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }
   return undefined;
+}
+
+/** Whether the failure happened before any byte of the request left this process (see the header). */
+export function surelyNotSent(error: unknown): boolean {
+  return errorChain(error).some((link) => {
+    if (connectFailures.has(link)) return true;
+    const { code, syscall } = link as { code?: unknown; syscall?: unknown };
+    return (typeof code === 'string' && NOT_SENT_CODES.has(code)) || (typeof syscall === 'string' && NOT_SENT_SYSCALLS.has(syscall));
+  });
 }
 
 export interface TransportOptions {
@@ -65,7 +117,7 @@ export async function sendRequest(transport: TransportOptions, request: ApiReque
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       throw new BadResponseError(`the service sent more than ${MAX_RESPONSE_BYTES} bytes; not a GSA answer`, { maybeProcessed: true });
     }
-    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+    const notSent = surelyNotSent(error);
     const reason = error instanceof Error ? error.message : String(error);
     throw new NetworkError(`could not reach the service at ${origin}: ${code ?? reason}`, {
       maybeProcessed: !notSent,

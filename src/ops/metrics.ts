@@ -99,6 +99,11 @@ export class SidecarMetrics {
       buckets: VERDICT_BUCKETS_S,
       registers,
     });
+    const resent = new Counter({
+      name: 'gsa_bridge_reviews_resent_after_restart_total',
+      help: 'Reviews sent again after a restart that were in flight (sent, no answer journaled) when the previous process stopped: possible duplicates at GSA.',
+      registers,
+    });
     new Gauge({
       name: 'gsa_bridge_outbox_pending',
       help: 'Reviews accepted and not yet delivered, refused or unconfirmed.',
@@ -137,6 +142,9 @@ export class SidecarMetrics {
       events.on('muteCache', (event) => {
         if (event.hit) hits.inc();
         else misses.inc();
+      }),
+      events.on('reviewResent', () => {
+        resent.inc();
       }),
       events.on('verdict', (event: VerdictEvent) => {
         unscraped[event.verdict] += 1;

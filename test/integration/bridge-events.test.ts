@@ -2,11 +2,14 @@
 // emitter passed in as `run` does. A first chat line is a cache miss decided by the service, the next a hit; a
 // muted player is blocked; a mute check counts too; a review is queued then delivered, with the outbox depth; every
 // request to GSA is told with its endpoint and status. And a sidecar whose events nobody hears behaves the same.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type BridgeEventMap, type BridgeEventName } from '../../src/bridge/events.js';
 import { parseConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
@@ -36,22 +39,23 @@ afterAll(async () => {
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
 function record(events: BridgeEvents): Recorded {
-  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [] };
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [] };
   events.on('request', (event) => recorded.request.push(event));
   events.on('verdict', (event) => recorded.verdict.push(event));
   events.on('muteCache', (event) => recorded.muteCache.push(event));
   events.on('outbox', (event) => recorded.outbox.push(event));
   events.on('review', (event) => recorded.review.push(event));
+  events.on('reviewResent', (event) => recorded.reviewResent.push(event));
   return recorded;
 }
 
-async function start(events?: BridgeEvents): Promise<ModSocket> {
+async function start(events?: BridgeEvents, dataDir?: string): Promise<ModSocket> {
   const port = await freePort();
   const config = parseConfig(
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
-      reviews: { dataDir: await tempDir('events'), cooldownMs: 0 },
+      reviews: { dataDir: dataDir ?? (await tempDir('events')), cooldownMs: 0 },
     },
     {},
   );
@@ -121,6 +125,28 @@ describe('bridge events', () => {
     socket.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 5, comment: 'Great admins' });
     await socket.waitFor((frame) => frame.type === 'review.result' && frame.id === 'r1');
     expect(recorded.review.at(-1)).toMatchObject({ result: 'refused', server: SERVER, code: expect.any(String) as unknown });
+  });
+
+  it('counts a review re-sent after a restart that the journal shows in flight when the process died, in the event and in /metrics', async () => {
+    // The journal as `kill -9` leaves it in the middle of a send: the review and its fsynced `sending`, no fate.
+    const dataDir = await tempDir('events-resent');
+    const id = '5b0e8f4e-3c1a-4f7e-9d0a-2b6c8e1f7a90';
+    const queued = { v: 1, op: 'queued', id, at: 1_700_000_000_000, server: SERVER, player: { steam_id: ALICE }, stars: 4, comment: 'in flight', origin: { adapter: 'x', ref: 'c' } };
+    await writeFile(join(dataDir, 'reviews.jsonl'), `${JSON.stringify(queued)}\n${JSON.stringify({ v: 1, op: 'sending', id, at: 1_700_000_000_001 })}\n`, { mode: 0o600 });
+    const events = new BridgeEvents();
+    const recorded = record(events);
+    const metrics = new SidecarMetrics({ events, sources: { adapters: () => [], outboxPending: () => 0 }, processDefaults: false });
+    try {
+      await start(events, dataDir);
+      await vi.waitFor(() => {
+        expect(recorded.review).toContainEqual({ server: SERVER, review: id, result: 'delivered' });
+      }, { timeout: 8000, interval: 10 });
+      expect(recorded.reviewResent).toEqual([{ server: SERVER, review: id }]);
+      expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
+      expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_resent_after_restart_total 1$/m);
+    } finally {
+      metrics.close();
+    }
   });
 
   it('decides the same with nobody listening (the emitter made by the sidecar itself)', async () => {

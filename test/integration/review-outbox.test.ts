@@ -2,13 +2,14 @@
 // emulator over loopback: delivery, refusals, ambiguous answers, outages and backoff, replay after a restart,
 // torn and corrupted journals, compaction, group commit and shutdown. Assertions are on what reached the
 // emulator and what is on disk.
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
+import { readOutboxContents } from '../../src/bridge/reviewJournal.js';
 import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/bridge/reviewOutbox.js';
 import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/emulator/index.js';
 import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gsa/index.js';
@@ -45,6 +46,14 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `done` across event-loop turns (setImmediate, which the fake timers here leave real): for file I/O under fake timers. */
+async function until(done: () => boolean, turns = 100_000): Promise<void> {
+  for (let turn = 0; !done(); turn++) {
+    if (turn >= turns) throw new Error(`not done after ${turns} event-loop turns`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 async function dataDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gsa-outbox-'));
@@ -196,6 +205,7 @@ describe('delivery', () => {
     await outbox.close();
     expect((await journalOf(dir)).map((line) => [line.op, line.id])).toEqual([
       ['queued', queued.id],
+      ['sending', queued.id],
       ['delivered', queued.id],
     ]);
   });
@@ -275,14 +285,18 @@ describe('GSA unreachable', () => {
       });
       for (const n of [1, 2, 3]) await outbox.enqueue(review(n));
       outbox.start();
-      expect(sendTimes).toHaveLength(1);
+      // Each attempt first fsyncs its `sending` record (real I/O, which fake timers do not move): waited for causally.
+      await until(() => sendTimes.length === 1);
       for (let streak = 1; streak <= 6; streak++) {
         const delay = backoffDelayMs(streak, { minDelayMs: minDelay, maxDelayMs: maxDelay }, () => 0.5);
         expect(delay).toBe(Math.round(Math.min(maxDelay, minDelay * 2 ** (streak - 1)) * 0.75));
-        await vi.advanceTimersByTimeAsync(delay - 1);
-        expect(sendTimes).toHaveLength(streak); // not a millisecond early
-        await vi.advanceTimersByTimeAsync(1);
-        expect(sendTimes).toHaveLength(streak + 1);
+        await until(() => log.lines.some((line) => line.streak === streak));
+        // The round's timer is set for exactly this delay (fake timers fire it not a millisecond early).
+        expect(log.lines.find((line) => line.streak === streak)?.delayMs).toBe(delay);
+        expect(sendTimes).toHaveLength(streak);
+        await vi.advanceTimersByTimeAsync(delay);
+        await until(() => sendTimes.length === streak + 1);
+        expect(sendTimes[streak]! - sendTimes[streak - 1]!).toBe(delay);
       }
       expect(outbox.pending).toBe(3);
       expect(results).toEqual([]);
@@ -376,6 +390,7 @@ describe('permanent refusals', () => {
     await outbox.close();
     expect((await journalOf(dir)).map((line) => [line.op, line.id, (line.error as { code?: string } | undefined)?.code])).toEqual([
       ['queued', queued.id, undefined],
+      ['sending', queued.id, undefined],
       ['dead', queued.id, 'forbidden'],
     ]);
     const reopened = await openOutbox(dir);
@@ -485,8 +500,8 @@ describe('ambiguous answers', () => {
     expect(outbox.pending).toBe(0);
     await outbox.close();
     const journal = await journalOf(dir);
-    expect(journal.map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
-    expect(journal[1]).toMatchObject({ id: queued.id, error: { code, status: null } });
+    expect(journal.map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
+    expect(journal[2]).toMatchObject({ id: queued.id, error: { code, status: null } });
     // Written whole where a person finds it: the fate line above goes at the next compaction.
     const letters = await jsonLines(path.join(dir, 'unconfirmed.jsonl'));
     expect(letters).toEqual([
@@ -523,7 +538,7 @@ describe('a 2xx that is not GSA\'s answer', () => {
       expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([
         { op: 'unconfirmed', id: queued.id, comment: 'review 1', error: { code: 'bad_response', status: 200 } },
       ]);
-      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'unconfirmed']);
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
       agent.assertNoPendingInterceptors();
     } finally {
       await agent.close();
@@ -585,7 +600,7 @@ describe('damaged journals', () => {
     expect(reopened.log.warnings()).toEqual([]);
     expect(reopened.outbox.pending).toBe(0);
     const lines = await journalOf(dir);
-    expect(lines.every((line) => line.v === 1 && ['queued', 'delivered'].includes(line.op))).toBe(true);
+    expect(lines.every((line) => line.v === 1 && ['queued', 'sending', 'delivered'].includes(line.op))).toBe(true);
   });
 
   it('skips bad lines in the middle with a warning naming each, and keeps the records around them', async () => {
@@ -631,7 +646,8 @@ describe('compaction', () => {
       expect(log.containing('compacted the review journal')).toHaveLength(1);
     }, WAIT);
 
-    const lines = await journalOf(dir);
+    // The stuck review's attempts (`sending`, `not_sent`) come and go with its retries; no finished review is left.
+    const lines = (await journalOf(dir)).filter((line) => line.op !== 'sending' && line.op !== 'not_sent');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ op: 'queued', id: stuck.id, server: 'elsewhere', comment: 'review 0' });
     expect(await readdir(dir)).toEqual(['reviews.jsonl']);
@@ -758,6 +774,7 @@ describe('close', () => {
     expect(results).toEqual([{ review: queued, outcome: { ok: true } }]);
     expect((await journalOf(dir)).map((line) => [line.op, line.id])).toEqual([
       ['queued', queued.id],
+      ['sending', queued.id],
       ['delivered', queued.id],
     ]);
     await outbox.close();
@@ -765,5 +782,190 @@ describe('close', () => {
     const reopened = await openOutbox(dir);
     expect(reopened.outbox.pending).toBe(0);
     expect(reopened.log.warnings()).toEqual([]);
+  });
+});
+
+describe('a 2xx whose body says the review failed', () => {
+  it.each([
+    { body: { error: 'database down', status: 'failed' }, what: 'an error and status "failed"' },
+    { body: { success: false, message: 'Could not save the review' }, what: 'success: false' },
+    { body: { errors: { stars: ['The stars field is required.'] } }, what: 'Laravel errors' },
+  ])('treats a 200 with $what as unconfirmed (written to unconfirmed.jsonl), never as delivered', async ({ body }) => {
+    const dir = await dataDir();
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get('http://gsa.test')
+      .intercept({ path: '/api/v1/gameserver/ovddykvbs/review', method: 'POST' })
+      .reply(200, JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+    const client = makeClient({ baseUrl: 'http://gsa.test', dispatcher: agent, clientId: 'id', clientSecret: 'secret' });
+    try {
+      const { outbox, results, log } = await openOutbox(dir, { client });
+      const queued = await outbox.enqueue(review(1));
+      outbox.start();
+      await vi.waitFor(() => {
+        expect(results).toHaveLength(1);
+      }, WAIT);
+      expect(results[0]?.outcome).toEqual({ ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+      expect(log.containing(`review ${queued.id} delivered`)).toEqual([]);
+      await outbox.close();
+      expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([
+        { op: 'unconfirmed', id: queued.id, error: { code: 'bad_response', status: 200, message: expect.stringContaining('says the review failed') as string } },
+      ]);
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
+      agent.assertNoPendingInterceptors();
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe('a letter that cannot be written', () => {
+  /** Makes the letter file unwritable for real, even for root: a directory where the file goes (EISDIR). */
+  async function blockLetterFile(dir: string, file: string): Promise<() => Promise<void>> {
+    const blocker = path.join(dir, file);
+    await mkdir(blocker);
+    return () => rm(blocker, { recursive: true });
+  }
+
+  it('keeps an unconfirmed review in the journal, listed as unconfirmed, never re-sends it, and writes its letter once it can (also after a restart)', async () => {
+    const dir = await dataDir();
+    const unblock = await blockLetterFile(dir, 'unconfirmed.jsonl');
+    const client = makeClient({ timeoutMs: 2000 });
+    const first = await openOutbox(dir, { client, retryMinDelayMs: 60_000, retryMaxDelayMs: 60_000 });
+    emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
+    const queued = await first.outbox.enqueue(review(1));
+    first.outbox.start();
+    await vi.waitFor(() => {
+      expect(first.results).toHaveLength(1);
+    }, WAIT);
+    expect(first.results[0]?.outcome).toEqual({ ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
+    // The log says where the review is and that the write is retried.
+    await vi.waitFor(() => {
+      expect(first.log.containing('stays in the journal as unconfirmed')).toHaveLength(1);
+    }, WAIT);
+
+    // What `gsa-bridge reviews list` reads: the review, as unconfirmed, with its reason.
+    await vi.waitFor(async () => {
+      expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'unconfirmed', held: true, review: { id: queued.id, comment: 'review 1' }, reason: { code: 'network' } }]);
+    }, WAIT);
+    expect((await readOutboxContents(dir)).pending).toEqual([]);
+
+    // A restart while the letter still cannot be written: not sent again, still listed.
+    await first.outbox.close();
+    const second = await openOutbox(dir, { client, retryMinDelayMs: 20, retryMaxDelayMs: 40 });
+    expect(second.outbox.pending).toBe(0);
+    second.outbox.start();
+    await vi.waitFor(() => {
+      expect(second.log.containing(`still cannot write ${path.join(dir, 'unconfirmed.jsonl')}`).length).toBeGreaterThanOrEqual(1);
+    }, WAIT);
+    expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'unconfirmed', held: true, review: { id: queued.id } }]);
+
+    await unblock();
+    await vi.waitFor(async () => {
+      expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'unconfirmed', review: { id: queued.id } }]);
+      expect((await readOutboxContents(dir)).letters[0]?.held).toBeUndefined();
+    }, WAIT);
+    await second.outbox.close();
+    expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([{ op: 'unconfirmed', id: queued.id, comment: 'review 1', error: { code: 'network' } }]);
+    // The restart compacted the finished attempt away; the review and its held fate went through it.
+    expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'held', 'unconfirmed']);
+    expect(reviewCalls()).toHaveLength(1);
+    expect(emulator.reviews).toHaveLength(1);
+    // Now a person can re-queue it like any other unconfirmed review.
+    const third = await openOutbox(dir);
+    expect((await third.outbox.requeue({ all: 'unconfirmed' })).requeued.map((requeued) => requeued.id)).toEqual([queued.id]);
+  });
+
+  it('keeps a refused review in the journal, listed as dead, until dead-letter.jsonl can be written', async () => {
+    const dir = await dataDir();
+    const unblock = await blockLetterFile(dir, 'dead-letter.jsonl');
+    const message = 'You need to play for 2 hours before you can review this server.';
+    emulator.setIneligible(SERVER, BOB.steamId ?? '', message);
+    const { outbox, results, log } = await openOutbox(dir, { retryMinDelayMs: 20, retryMaxDelayMs: 40 });
+    const queued = await outbox.enqueue(review(1, { player: BOB }));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    // The player hears GSA's refusal at once: its fate is known, only its letter is late.
+    expect(results[0]?.outcome).toEqual({ ok: false, error: { code: 'forbidden', message } });
+    await vi.waitFor(async () => {
+      expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'dead', held: true, review: { id: queued.id }, reason: { code: 'forbidden', status: 403 } }]);
+    }, WAIT);
+    await vi.waitFor(() => {
+      expect(log.containing('still cannot write').length).toBeGreaterThanOrEqual(1);
+    }, WAIT);
+
+    await unblock();
+    await vi.waitFor(async () => {
+      expect(await jsonLines(path.join(dir, 'dead-letter.jsonl'))).toMatchObject([{ op: 'dead', id: queued.id, error: { code: 'forbidden' } }]);
+    }, WAIT);
+    await vi.waitFor(async () => {
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'held', 'dead']);
+    }, WAIT);
+    expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'dead', review: { id: queued.id } }]);
+    expect(reviewCalls()).toHaveLength(1);
+  });
+});
+
+describe('a restart after a send in flight', () => {
+  it('re-sends a review whose journal shows it in flight when the process died, and reports it once as a possible duplicate', async () => {
+    const dir = await dataDir();
+    // The first process: GSA stores the review, then the process "dies" before the answer is journaled (its send
+    // never settles and it is never closed: what SIGKILL leaves on disk is `queued` and `sending`, fsynced).
+    const { outbox: dying } = await openOutbox(dir, {
+      send: async (sent) => {
+        await sendVia(makeClient())(sent);
+        await new Promise<never>(() => undefined);
+      },
+    });
+    const queued = await dying.enqueue(review(1));
+    dying.start();
+    await vi.waitFor(() => {
+      expect(emulator.reviews).toHaveLength(1);
+    }, WAIT);
+    expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending']);
+    outboxes.splice(outboxes.indexOf(dying), 1);
+
+    const resent: OutboxReview[] = [];
+    const restarted = await openOutbox(dir, { onResend: (again) => resent.push(again) });
+    restarted.outbox.start();
+    await vi.waitFor(() => {
+      expect(restarted.results).toHaveLength(1);
+    }, WAIT);
+    expect(restarted.results[0]).toEqual({ review: queued, outcome: { ok: true } });
+    expect(resent).toEqual([queued]);
+    expect(restarted.log.containing('was being sent when the sidecar stopped')).toHaveLength(1);
+    // At-least-once: the window between GSA storing it and `delivered` on disk gave a duplicate, and it was counted.
+    expect(emulator.reviews).toHaveLength(2);
+
+    // A review that only waited (its attempt surely stored nothing) is no possible duplicate.
+    await restarted.outbox.close();
+    const calm = await openOutbox(dir, { onResend: (again) => resent.push(again) });
+    calm.outbox.start();
+    expect(calm.outbox.pending).toBe(0);
+    expect(resent).toHaveLength(1);
+  });
+
+  it('does not count a review whose last attempt surely did not leave', async () => {
+    const dir = await dataDir();
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const first = await openOutbox(dir, { client: offline, retryMinDelayMs: 60_000, retryMaxDelayMs: 60_000 });
+    await first.outbox.enqueue(review(1));
+    first.outbox.start();
+    await vi.waitFor(async () => {
+      expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'not_sent']);
+    }, WAIT);
+    await first.outbox.close();
+    const resent: OutboxReview[] = [];
+    const second = await openOutbox(dir, { onResend: (again) => resent.push(again) });
+    second.outbox.start();
+    await vi.waitFor(() => {
+      expect(second.results).toHaveLength(1);
+    }, WAIT);
+    expect(second.results[0]?.outcome).toEqual({ ok: true });
+    expect(resent).toEqual([]);
+    expect(emulator.reviews).toHaveLength(1);
   });
 });

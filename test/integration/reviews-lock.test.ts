@@ -2,7 +2,7 @@
 // directory (the second is refused and changes nothing; SIGKILL and an immediate restart works), the review
 // cooldown across a restart and a SIGHUP, and `gsa-bridge reviews list|retry` with and without a running sidecar.
 import { createHash } from 'node:crypto';
-import { chown, mkdir, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +61,7 @@ interface ListedReview {
   readonly state: string;
   readonly comment: string;
   readonly reason: { readonly code: string } | null;
+  readonly held?: boolean;
 }
 
 async function listed(setup: ProcessSetup): Promise<ListedReview[]> {
@@ -84,7 +85,7 @@ describe('one sidecar per data directory', () => {
     await waitUntil(() => emulator.reviews.length === 3, 'three deliveries');
     // Mostly finished records: a journal the old code compacted (renamed over) on open.
     const journal = join(setup.dataDir, 'reviews.jsonl');
-    await waitUntil(async () => (await readFile(journal, 'utf8')).split('\n').length === 7, 'three delivered records');
+    await waitUntil(async () => (await readFile(journal, 'utf8')).split('\n').filter((line) => line.includes('"op":"delivered"')).length === 3, 'three delivered records');
     const before = { bytes: await readFile(journal), inode: (await stat(journal)).ino };
 
     const second = harness.spawn(setup.configPath);
@@ -239,6 +240,33 @@ describe('gsa-bridge reviews', () => {
     await startSidecar(setup);
     await waitUntil(async () => (await listed(setup)).length === 0, 'the unconfirmed review delivered on the next run');
     expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['refused for now', 'did it arrive?']);
+  }, 40_000);
+
+  it('lists a review whose letter could not be written under its fate, from the journal, until the sidecar writes the letter', async () => {
+    const setup = await writeSetup();
+    const emulator = await startGsa(setup.gsaPort);
+    // unconfirmed.jsonl cannot be opened for writing, even by root: a directory stands where the file goes.
+    await mkdir(join(setup.dataDir, 'unconfirmed.jsonl'), { recursive: true });
+    const sidecar = await startSidecar(setup);
+    const mod = await connect(setup);
+    emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
+    expect(await review(mod, 'held1', ALICE, 'letter blocked')).toMatchObject({ type: 'review.queued' });
+    await mod.waitFor((frame) => frame.id === 'held1' && frame.type === 'review.result');
+    await waitUntil(() => sidecar.output().includes('stays in the journal as unconfirmed'), 'the log line saying where the review is');
+
+    await waitUntil(async () => (await listed(setup)).length === 1, 'the held review listed');
+    expect(await listed(setup)).toMatchObject([{ state: 'unconfirmed', comment: 'letter blocked', reason: { code: 'network' }, held: true }]);
+    const text = await cli(['reviews', 'list', '--config', setup.configPath]);
+    expect(text.stdout).toContain('unconfirmed');
+    expect(text.stdout).toContain('not yet in its letter file: the sidecar retries writing it');
+    expect(text.stderr).toContain(`could not read ${join(setup.dataDir, 'unconfirmed.jsonl')}`);
+
+    await rm(join(setup.dataDir, 'unconfirmed.jsonl'), { recursive: true });
+    await waitUntil(async () => (await listed(setup)).some((row) => row.held === undefined), 'the letter written', 20_000);
+    const [row] = await listed(setup);
+    expect(row).toMatchObject({ state: 'unconfirmed', comment: 'letter blocked' });
+    expect(row?.held).toBeUndefined();
+    expect(emulator.reviews).toHaveLength(1);
   }, 40_000);
 
   it.runIf(process.getuid?.() === 0)('refuses to write a directory another user owns while no sidecar runs (files would become root\'s)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse, parseMuteStatus, parseRetryAfter, serviceMessageOf } from '../../src/gsa/responses.js';
-import { RateLimitedError, ValidationError } from '../../src/gsa/errors.js';
+import { errorFromResponse, parseMuteStatus, parseRetryAfter, parseReviewReceipt, serviceMessageOf } from '../../src/gsa/responses.js';
+import { BadResponseError, RateLimitedError, ValidationError } from '../../src/gsa/errors.js';
 import type { RawResponse } from '../../src/gsa/transport.js';
 
 const noScrub = (text: string): string => text;
@@ -136,4 +136,78 @@ describe('parseMuteStatus', () => {
     expect(() => parseMuteStatus(answer(200, { identifier: 'gsamod-muted' }), ASKED)).toThrow(/field "muted"/);
     expect(() => parseMuteStatus(answer(200, 'not json'), ASKED)).toThrow(/unreadable mute answer/);
   });
+});
+
+describe('parseReviewReceipt: what a person would read as "stored"', () => {
+  const stored = (body: unknown, status = 200): string => parseReviewReceipt(answer(status, body), noScrub).message;
+  const refusal = (body: unknown, status = 200): BadResponseError => {
+    try {
+      parseReviewReceipt(answer(status, body, { 'content-type': 'application/json' }), noScrub);
+    } catch (error) {
+      if (error instanceof BadResponseError) return error;
+      throw error;
+    }
+    throw new Error(`${JSON.stringify(body)} was read as stored`);
+  };
+
+  it.each([
+    [{ data: 'Done!' }, 'Done!'],
+    [{ data: 'Done!', error: null }, 'Done!'],
+    [{ data: 'Done!', errors: [] }, 'Done!'],
+    // The service's own success field wins over a stray marker beside it.
+    [{ data: 'Done!', status: 'failed' }, 'Done!'],
+    [{ message: 'Review saved' }, 'Review saved'],
+    [{}, 'Done!'],
+    [{ success: true, message: 'ok' }, 'ok'],
+    [{ status: 'ok' }, 'Done!'],
+    [{ error: null }, 'Done!'],
+    [{ error: '' }, 'Done!'],
+    [{ errors: {} }, 'Done!'],
+    [{ success: true, error: false }, 'Done!'],
+  ])('%j is stored', (body, message) => {
+    expect(stored(body)).toBe(message);
+    expect(stored(body, 201)).toBe(message);
+  });
+
+  it.each([
+    [{ error: 'database down', status: 'failed' }, 'error', 'database down'],
+    [{ error: 'database down' }, 'error', 'database down'],
+    [{ errors: { comment: ['The comment may not be greater than 500 characters.'] } }, 'errors', '{"errors"'],
+    [{ status: 'failed', error: 'queue full' }, 'error', 'queue full'],
+    [{ status: 'failed' }, 'status "failed"', ''],
+    [{ status: 'Error', message: 'Something went wrong' }, 'status "Error"', 'Something went wrong'],
+    [{ status: 500, message: 'Server Error' }, 'status 500', 'Server Error'],
+    [{ success: false, message: 'You cannot review this server yet' }, 'success: false', 'You cannot review this server yet'],
+    [{ ok: false }, 'ok: false', ''],
+    [{ message: 'Server Error', exception: 'PDOException' }, 'exception', 'Server Error'],
+    [{ error: { code: 'db', detail: 'down' } }, 'error', '{"error"'],
+  ])('%j is not stored: unconfirmed (bad_response, maybeProcessed) naming the marker %s', (body, marker, words) => {
+    const error = refusal(body);
+    expect(error.code).toBe('bad_response');
+    expect(error.maybeProcessed).toBe(true);
+    expect(error.status).toBe(200);
+    expect(error.message).toContain(`(${marker})`);
+    expect(error.serviceMessage).toContain(words);
+  });
+
+  it('still refuses what is not a JSON object, as before', () => {
+    for (const body of ['<html>portal</html>', '[]', '"Done!"', 'null', '{"data":5}']) {
+      expect(refusal(body).maybeProcessed).toBe(true);
+    }
+  });
+
+  it('scrubs the service text it quotes', () => {
+    const error = parseReviewReceiptError('{"error":"bad secret-x"}');
+    expect(error.message).not.toContain('secret-x');
+    expect(error.serviceMessage).toBe('bad ***');
+  });
+
+  function parseReviewReceiptError(text: string): BadResponseError {
+    try {
+      parseReviewReceipt({ status: 200, headers: {}, text }, (t) => t.replace('secret-x', '***'));
+    } catch (error) {
+      if (error instanceof BadResponseError) return error;
+    }
+    throw new Error('no BadResponseError');
+  }
 });
