@@ -4,6 +4,9 @@
 // resets, slow answers, captive-portal HTML 200s, a secret echoed back, mods reconnecting) and `kill -9` +
 // immediate restarts. Then it drains, stops the sidecar with SIGTERM, audits the data directory and prints a
 // table of invariants; it exits 1 if one fails.
+// Beside it run the hostile neighbours of issue 12: a Squad server flooding chat from a new speaker on every line
+// and one whose replies never end (on a second game server), and on a third server's mod port a quiet mod whose
+// muted players must stay blocked, a wrong-token loop, an idle-socket flood and a probe of the right token.
 //
 //   npm run soak -- --minutes 10          (default 10; fractions such as 0.5 work for a quick try)
 //   npm run soak -- --help                (every knob)
@@ -11,16 +14,20 @@
 // The emulator runs in this process (its clock is this process's performance.now(), so arrival times and mod
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
 import { GsaEmulator, type FaultSpec, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
+  quietLookupBoundMs,
   reviewShareCapacityPerSecond,
   SOAK_API_TIMEOUT_MS,
   SOAK_USAGE,
@@ -32,6 +39,9 @@ import {
 import { ModFleet } from './soak/modFleet.js';
 import { auditReviews, contentKey } from './soak/reviewAudit.js';
 import { SoakSidecar } from './soak/sidecarProcess.js';
+import { HostileGameProcess } from './soak/hostileGameProcess.js';
+import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
+import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow, type ListedReview } from './soak/neighbourRows.js';
 import {
   fmt,
   heldMs,
@@ -48,6 +58,13 @@ import {
 } from './soak/invariants.js';
 
 const SERVER = { name: 'ovddykvbs', id: 4711 };
+/** The game server whose RCON sources misbehave: one floods chat, one never ends a reply. */
+const FLOOD_SERVER = { name: 'floodsrv' };
+/** The game server of the quiet mod, whose port the local neighbours also hammer. */
+const QUIET_SERVER = { name: 'quietsrv' };
+const QUIET_CHAT_EVERY_MS = 500;
+const RIGHT_TOKEN_EVERY_MS = 2000;
+const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const CLIENT_ID = 'soak-client';
 const TICK_MS = 10;
 /** Each connection keeps one ping in flight, sent at most this often: the baseline for verdict latency. */
@@ -82,6 +99,17 @@ async function freePort(): Promise<number> {
 const chatPlayer = (index: number): string => `765611980${String(index).padStart(8, '0')}`;
 /** Reviewers come from their own range, one per review, so the per-player cooldown never refuses them. */
 const reviewer = (index: number): string => `765611990${String(index).padStart(8, '0')}`;
+/** The quiet mod's muted players, a range of their own. */
+const quietPlayer = (index: number): string => `765611960${String(index).padStart(8, '0')}`;
+
+/** What `gsa-bridge reviews list --json` shows once the sidecar has stopped: the host's view of the data directory. */
+async function listReviews(configPath: string): Promise<ListedReview[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'reviews', 'list', '--json', '--config', configPath], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ListedReview);
+}
 
 /** Every spelling a secret could take in a log line: raw, JSON-escaped, URL- and form-encoded. */
 function secretForms(secret: string): string[] {
@@ -155,6 +183,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   // Distinctive secrets, with characters that JSON and form encoding change, so every spelling can be searched for.
   const clientSecret = `soak+Secret/${randomBytes(12).toString('hex')}="&`;
   const modToken = `soak-mod-token-${randomBytes(12).toString('hex')}`;
+  const quietToken = `soak-quiet-token-${randomBytes(12).toString('hex')}`;
+  const rconPassword = `soak-rcon-${randomBytes(12).toString('hex')}`;
   const boundMs = starvationBoundMs(options);
   const retry = soakRetry(options);
   const loadMs = options.minutes * 60_000;
@@ -162,12 +192,17 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const emulator = await GsaEmulator.start({
     clientId: CLIENT_ID,
     clientSecret,
-    servers: [SERVER],
+    servers: [SERVER, FLOOD_SERVER, QUIET_SERVER],
     window: { requests: options.windowRequests, intervalMs: options.windowMs },
     // Every call of the run: the judgement finds the Retry-After answers in it (a 10-minute run makes ~10k).
     callLogLimit: 1_000_000,
   });
   const modPort = await freePort();
+  const quietPort = await freePort();
+  const quietPlayers = Array.from({ length: options.quietPlayers }, (_, index) => quietPlayer(index));
+  for (const player of quietPlayers) emulator.mute(QUIET_SERVER.name, player, 'Muted while the flood goes on');
+  const hostileGame = await HostileGameProcess.start(rconPassword, options.floodLinesPerSecond, options.endlessKibPerSecond);
+  const rcon = (id: string, port: number): Record<string, unknown> => ({ type: 'rcon', id, profile: 'squad', host: '127.0.0.1', port, password: rconPassword });
   // Not created here: the sidecar creates it 0700, as it would for a host.
   const dataDir = join(dir, 'data');
   const configPath = join(dir, 'config.json');
@@ -184,7 +219,11 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           rateLimit: { requests: options.windowRequests, intervalMs: options.windowMs },
           retry,
         },
-        servers: [{ ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
+        servers: [
+          { ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
+          { ...FLOOD_SERVER, adapters: [rcon('flood', hostileGame.floodPort), rcon('endless', hostileGame.endlessPort)] },
+          { ...QUIET_SERVER, adapters: [{ type: 'websocket', id: 'quiet', port: quietPort, token: quietToken }] },
+        ],
         mute: { decisionTimeoutMs: options.decisionTimeoutMs },
         reviews: { dataDir },
         http: { port: 0 },
@@ -213,12 +252,17 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
 
   const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now);
   const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
+  const quietUrl = `ws://127.0.0.1:${quietPort}/`;
+  const quiet = new QuietMod(quietUrl, quietToken, quietPlayers, now);
+  const wrongTokens = new WrongTokenLoop(quietUrl);
+  const idleSockets = new IdleSocketFlood(quietPort);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const soakStalls = new LoopStallRecorder(now);
   soakStalls.start();
   let restarting = false;
   let startFailures = 0;
+  const rightToken = new RightTokenProbe(quietUrl, quietToken, now, () => !restarting && sidecar.alive());
 
   // The window is judged per sidecar lifetime: a process started after a kill -9 cannot know what the killed
   // one spent (nothing persists the budget), so each start begins a new watch and the table shows the worst.
@@ -249,6 +293,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     await sidecar.start();
     fleet.start();
     for (let i = 0; i < 500 && fleet.openConnections < options.connections; i += 1) await sleep(10);
+    quiet.start(QUIET_CHAT_EVERY_MS);
+    rightToken.start(RIGHT_TOKEN_EVERY_MS);
+    if (options.wrongTokenEveryMs > 0) wrongTokens.start(options.wrongTokenEveryMs);
+    if (options.idleSockets > 0) idleSockets.start(options.idleSockets, 20, 100);
 
     // The load: one tick drives every steady stream from its rate, so a late tick catches up instead of drifting.
     let chats = 0;
@@ -339,6 +387,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     })();
     await Promise.all([faults, kills]);
     loadOn = false;
+    for (const neighbour of [quiet, rightToken, wrongTokens, idleSockets]) neighbour.stop();
     emulator.clearFaults();
     // A hold armed just before the stop may still run for up to the cap.
     const drainMs = boundMs + retry.maxRetryAfterMs;
@@ -361,6 +410,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     clearInterval(tick);
     await fleet.stop();
     const shutdownCode = await sidecar.stop();
+    const gameStats = hostileGame.stats;
+    await hostileGame.close();
     loopDelay.disable();
     soakStalls.stop();
     const endedAt = now();
@@ -372,6 +423,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       dataDir,
       (wallMs) => wallMs - wallOffset,
     );
+    const listed = await listReviews(configPath);
     rewatchWindow();
     const window = worstWindow(windowReports);
     const counters = emulator.counters();
@@ -405,7 +457,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const refusedIds = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
     const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
     const logText = sidecar.output();
-    const leaks = [...secretForms(clientSecret), ...secretForms(modToken)].filter((form) => logText.includes(form));
+    const leaks = [clientSecret, modToken, quietToken, rconPassword].flatMap(secretForms).filter((form) => logText.includes(form));
     const leakingLines = logText.split('\n').filter((line) => leaks.some((form) => line.includes(form)));
 
     const rows: InvariantRow[] = [
@@ -423,6 +475,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
       }),
       ...resourceRows(sidecar.samples),
+      quietBlockedRow(quiet.verdicts, [...sidecar.runningSince, endedAt], quietLookupBoundMs(options)),
+      rightTokenRow(rightToken.probes),
+      rssBoundRow(sidecar.samples),
+      listedFatesRow(audit, listed),
       {
         name: '0 crashes',
         ok: crashes.length === 0 && startFailures === 0 && shutdownCode === 0,
@@ -450,6 +506,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           `${[...fleet.reviews.values()].filter((r) => r.refusedCode !== undefined).length} refused by the sidecar; server actions: ${actionList.length} sent (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')})`,
         `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}`,
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
+        `  neighbours: flood ${gameStats.floodLines} chat lines from as many speakers; endless replies ${(gameStats.endlessBytes / 1048576).toFixed(1)} MiB; ` +
+          `${gameStats.logins} RCON logins over ${gameStats.sessions} sessions; quiet mod ${quiet.sent} chats; ` +
+          `${wrongTokens.attempts} wrong tokens (${[...wrongTokens.refusals].map(([what, n]) => `${what} ${n}`).join(', ')}); ` +
+          `idle sockets: ${idleSockets.opened} opened, ${idleSockets.closedBySidecar} closed by the sidecar, peak ${idleSockets.peakOpen} open`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
           `; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide), covering ${fmt(heldMs(holds, 'review', started, endedAt))} of the reviews' time`,
         ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
@@ -468,7 +528,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   } finally {
     clearInterval(tick);
     loopDelay.disable();
+    for (const neighbour of [quiet, rightToken, wrongTokens, idleSockets]) neighbour.stop();
     await fleet.stop();
+    await hostileGame.close();
     if (sidecar.alive()) await sidecar.kill9();
     await sidecar.close();
     await emulator.close();

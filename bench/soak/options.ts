@@ -28,11 +28,23 @@ export interface SoakOptions {
   readonly keep: boolean;
   /** Seed for the player choice and fault rotation, so a failing run can be repeated. */
   readonly seed: number;
+  // The hostile neighbours (localNeighbours.ts, hostileGameServer.ts); 0 turns one off.
+  /** Chat lines a second, each from a new speaker, pushed by the flooding Squad server on its own server. */
+  readonly floodLinesPerSecond: number;
+  /** KiB a second of a reply that never ends, from the endless-reply Squad server. */
+  readonly endlessKibPerSecond: number;
+  /** Raw TCP sockets held open to the quiet mod's port without an upgrade. */
+  readonly idleSockets: number;
+  /** One wrong-token upgrade at most this often, on the quiet mod's port. */
+  readonly wrongTokenEveryMs: number;
+  /** Muted players chatting on the quiet mod, each every 500 ms. */
+  readonly quietPlayers: number;
 }
 
 export const SOAK_USAGE = `npm run soak -- [--minutes N] [--players N] [--chats-per-second N] [--reviews-per-second N]
   [--joins-per-second N] [--connections N] [--window-requests N] [--window-ms MS] [--fault-every S] [--kills N]
-  [--action-every S] [--seed N] [--keep]`;
+  [--action-every S] [--seed N] [--keep]
+  [--flood-lines-per-second N] [--endless-kib-per-second N] [--idle-sockets N] [--wrong-token-every MS] [--quiet-players N]`;
 
 const SPEC = {
   minutes: { type: 'string', default: '10' },
@@ -51,6 +63,13 @@ const SPEC = {
   kills: { type: 'string', default: '2' },
   'action-every': { type: 'string', default: '5' },
   seed: { type: 'string', default: '1' },
+  // The hostile neighbours of issue 12, scaled so they run beside the mix above on a 2-core machine: the flood is
+  // 5× the mods' chat, every line a new speaker (a first lookup), the endless reply 512 KiB/s.
+  'flood-lines-per-second': { type: 'string', default: '1000' },
+  'endless-kib-per-second': { type: 'string', default: '512' },
+  'idle-sockets': { type: 'string', default: '2000' },
+  'wrong-token-every': { type: 'string', default: '50' },
+  'quiet-players': { type: 'string', default: '5' },
   keep: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
@@ -91,6 +110,11 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
     decisionTimeoutMs: 300,
     keep: values.keep,
     seed: positive('seed', values.seed, true, 0),
+    floodLinesPerSecond: positive('flood-lines-per-second', values['flood-lines-per-second'], false, 0),
+    endlessKibPerSecond: positive('endless-kib-per-second', values['endless-kib-per-second'], false, 0),
+    idleSockets: positive('idle-sockets', values['idle-sockets'], true, 0),
+    wrongTokenEveryMs: positive('wrong-token-every', values['wrong-token-every'], true, 0),
+    quietPlayers: positive('quiet-players', values['quiet-players'], true, 1),
   };
 }
 
@@ -127,6 +151,18 @@ export function soakRetry(options: Pick<SoakOptions, 'windowMs'>): SoakRetry {
 export function starvationBoundMs(options: Pick<SoakOptions, 'windowMs'>, timeoutMs = SOAK_API_TIMEOUT_MS): number {
   const retry = soakRetry(options);
   return retry.maxRetryAfterMs + 2 * guardedIntervalMs(options.windowMs) + retry.maxDelayMs + 2 * timeoutMs;
+}
+
+/**
+ * How long after a sidecar starts a muted player on the quiet mod may still be let through: their first lookup
+ * waits only for the quiet source's turn in the mute share (served in turn across sources, so a few mute grants:
+ * under a second at the soak's window, whatever the flood), plus what the service itself can impose on any call:
+ * one Retry-After hold (capped at one window), the window refilling after it, the longest retry backoff and two
+ * request timeouts. A verdict asked later than this must block.
+ */
+export function quietLookupBoundMs(options: Pick<SoakOptions, 'windowMs'>, timeoutMs = SOAK_API_TIMEOUT_MS): number {
+  const retry = soakRetry(options);
+  return retry.maxRetryAfterMs + guardedIntervalMs(options.windowMs) + retry.maxDelayMs + 2 * timeoutMs;
 }
 
 /**
