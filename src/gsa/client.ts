@@ -276,6 +276,7 @@ export class GsaClient {
     return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt, call.signal, ended, spacingKey), request.endpoint, this.#retry, {
       random: this.#random,
       sleep: (ms) => sleep(ms, ended),
+      ended,
       onRetry: (error, attemptNumber, delayMs) => {
         // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
         this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
