@@ -31,7 +31,10 @@ export const RUN_COMMAND = defineCommand({
   name: 'run',
   synopsis: '[--config FILE] [--pretty]',
   summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
-  details: ['Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.'],
+  details: [
+    'Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.',
+    'A SIGHUP or SIGTERM that arrives while it starts is applied once start completes (one reload for any number of SIGHUPs).',
+  ],
   options: { ...CONFIG_OPTION, ...PRETTY_OPTION },
 });
 
