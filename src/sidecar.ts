@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
 import { serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
-import { GsaClient, reviewConcurrency, type GsaClientOptions } from './gsa/index.js';
+import { GsaClient, LocalWebhookSpacing, reviewConcurrency, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
@@ -168,9 +168,12 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config) });
   // Gives a burst's garbage back once requests stop (see quietCollector.ts); it counts the client's requests.
   const quiet = new QuietCollector();
+  // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
+  const webhookSpacing = new LocalWebhookSpacing();
   const newClient = (clientOptions: GsaClientOptions, clientLogger: Logger): GsaClient =>
     new GsaClient({
       ...clientOptions,
+      webhookSpacing,
       logger: clientLogger.child({ component: 'gsa' }),
       onRequest: (event) => {
         health.observe(event);

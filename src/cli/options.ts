@@ -226,3 +226,15 @@ export const PLAYER_OPTIONS = {
   'steam-id': { type: 'string', value: 'ID', description: "the player's SteamID64 (17 digits)", defaultText: 'none; give this or --eos-id' },
   'eos-id': { type: 'string', value: 'ID', description: "the player's Epic Online Services id (32 hex digits)", defaultText: 'none; give this or --steam-id' },
 } as const satisfies OptionTable;
+
+/** The one overall time limit of a one-shot command (server, mute-check, review), retries included. */
+export const TIMEOUT_OPTION = {
+  timeout: {
+    type: 'integer',
+    value: 'SECONDS',
+    min: 1,
+    max: 3600,
+    default: 15,
+    description: 'give up after this many seconds, retries included (exit 1); on a terminal each retry is shown',
+  },
+} as const satisfies OptionTable;

@@ -4,12 +4,12 @@
 import { GsaError } from '../gsa/index.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK } from './exitCodes.js';
-import { CONFIG_OPTION, PLAYER_OPTIONS, PRETTY_OPTION, defineCommand, parseCommandLine, playerOf } from './options.js';
+import { CONFIG_OPTION, PLAYER_OPTIONS, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine, playerOf } from './options.js';
 import { withServiceSession } from './serviceSession.js';
 
 export const REVIEW_COMMAND = defineCommand({
   name: 'review',
-  synopsis: '--server NAME (--steam-id ID | --eos-id ID) --stars N [--comment TEXT] [--config FILE] [--pretty]',
+  synopsis: '--server NAME (--steam-id ID | --eos-id ID) --stars N [--comment TEXT] [--timeout SECONDS] [--config FILE] [--pretty]',
   summary: 'one review, sent directly (not through the outbox)',
   details: ['Exit 0 delivered, 1 refused or not delivered (it says when the service may have stored it anyway), 2 on a usage or config error.'],
   options: {
@@ -17,6 +17,7 @@ export const REVIEW_COMMAND = defineCommand({
     ...PLAYER_OPTIONS,
     stars: { type: 'integer', value: 'N', required: true, description: 'the rating (reviews.minStars to reviews.maxStars)' },
     comment: { type: 'string', value: 'TEXT', default: '', defaultText: 'empty', description: 'what the player wrote' },
+    ...TIMEOUT_OPTION,
     ...CONFIG_OPTION,
     ...PRETTY_OPTION,
   },
@@ -27,9 +28,9 @@ export async function reviewCommand(args: readonly string[], context: CliContext
   const server = options.server;
   const player = playerOf(options);
   const { stars } = options;
-  return withServiceSession(context, { configPath: options.config, pretty: options.pretty }, async ({ client }) => {
+  return withServiceSession(context, { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ client, callOptions }) => {
     try {
-      const receipt = await client.submitReview(server, player, stars, options.comment);
+      const receipt = await client.submitReview(server, player, stars, options.comment, callOptions('review'));
       context.stdout.write(`review delivered: ${receipt.message}\n`);
       return EXIT_OK;
     } catch (error) {

@@ -1,7 +1,8 @@
 // `gsa-bridge run [--config FILE]`: the sidecar. Starts every configured adapter against the bridge, logs
 // with secrets redacted, reloads the config on SIGHUP (an invalid file is refused and the old one stays),
 // and on SIGTERM/SIGINT drains and exits 0 within 10 s. Before anything touches reviews.dataDir it takes the
-// directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing.
+// directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing. Signals that
+// arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
@@ -31,7 +32,10 @@ export const RUN_COMMAND = defineCommand({
   name: 'run',
   synopsis: '[--config FILE] [--pretty]',
   summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
-  details: ['Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.'],
+  details: [
+    'Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.',
+    'A SIGHUP or SIGTERM that arrives while it starts is applied once start completes (one reload for any number of SIGHUPs).',
+  ],
   options: { ...CONFIG_OPTION, ...PRETTY_OPTION },
 });
 
@@ -110,11 +114,16 @@ async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
 export async function runCommand(args: readonly string[], context: CliContext): Promise<number> {
   const { options } = parseCommandLine(RUN_COMMAND, args);
   const { config: configPath, pretty } = options;
+  // Signals are queued before anything slow (reading the config, the lock, the listeners), and the ones the entry
+  // point held while the modules loaded are taken over: a SIGHUP or SIGTERM during start is applied once start
+  // completes, not fatal. Any number of SIGHUPs before a reload is one reload.
+  const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP'], takeOverStartupSignals: true });
   let config: BridgeConfig;
   let loadedPath: string | null;
   try {
     ({ config, path: loadedPath } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
   } catch (error) {
+    signals.close();
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
   }
@@ -125,14 +134,13 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   try {
     lock = await DataDirLock.acquire(config.reviews.dataDir, { version: VERSION });
   } catch (error) {
+    signals.close();
     if (!(error instanceof DataDirLockError)) throw error;
     // The core does not know config keys; the host is told which one moves the directory.
     context.stderr.write(`error: ${error.message}${error.code === 'locked' ? ' (The directory is reviews.dataDir in the config file.)' : ''}\n`);
     return error.code === 'locked' ? EXIT_USAGE : EXIT_REFUSED;
   }
 
-  // Signals are queued from the start, so a SIGTERM during startup is not lost.
-  const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP']);
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty });
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
@@ -182,6 +190,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
   // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current.
   lock.serve(reviewsControlHandler(() => sidecar.outbox));
+  if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');
 
   for (;;) {
     const signal = await signals.next();

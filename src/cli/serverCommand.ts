@@ -8,13 +8,13 @@ import { confirmAtTerminal } from './confirmation.js';
 import { atTerminal, type CliContext } from './context.js';
 import { NotConfirmedError, ServerWithoutIdError, UnknownServerError, UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';
-import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from './options.js';
+import { CONFIG_OPTION, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { withServiceSession } from './serviceSession.js';
 import { GsaError } from '../gsa/index.js';
 
 export const SERVER_COMMAND = defineCommand({
   name: 'server',
-  synopsis: `<${SERVER_ACTIONS.join('|')}> (--id GAMESERVER_ID | --server NAME) [--countdown MIN] [--yes] [--config FILE] [--pretty]`,
+  synopsis: `<${SERVER_ACTIONS.join('|')}> (--id GAMESERVER_ID | --server NAME) [--countdown MIN] [--yes] [--timeout SECONDS] [--config FILE] [--pretty]`,
   summary: 'one webhook call to GSA: start, stop, restart, update, wipe or cancel-scheduled',
   details: [
     'Exit 0 accepted, 1 refused by the service (status and message printed), not answered in time, or a wipe not confirmed;',
@@ -26,6 +26,7 @@ export const SERVER_COMMAND = defineCommand({
     server: { type: 'string', value: 'NAME', description: 'the configured server (container name) whose "id" to act on', defaultText: 'none; or --id' },
     countdown: { type: 'integer', value: 'MIN', min: 0, description: 'minutes of warning before an update (update only)', defaultText: "the service's, 30" },
     yes: { type: 'boolean', description: 'wipe without asking', defaultText: 'off: a wipe on a terminal asks first' },
+    ...TIMEOUT_OPTION,
     ...CONFIG_OPTION,
     ...PRETTY_OPTION,
   },
@@ -64,7 +65,7 @@ export async function serverCommand(args: readonly string[], context: CliContext
   if (options.countdown !== undefined && action !== 'update') throw new UsageError('--countdown applies to update only');
   if (options.id !== undefined && options.server !== undefined) throw new UsageError('give --id GAMESERVER_ID or --server NAME, not both');
 
-  return withServiceSession(context, { configPath: options.config, pretty: options.pretty }, async ({ client, config }) => {
+  return withServiceSession(context, { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ client, config, callOptions }) => {
     const target = resolveTarget(config, options.id, options.server);
     const stdin = context.stdin;
     if (action === 'wipe' && !options.yes && stdin !== undefined && atTerminal(context)) {
@@ -72,7 +73,7 @@ export async function serverCommand(args: readonly string[], context: CliContext
       if (!agreed) throw new NotConfirmedError(`wipe of server ${target.label} not confirmed; nothing was sent (--yes skips the question)`);
     }
     try {
-      const result = await client.serverAction(target.id, action, options.countdown);
+      const result = await client.serverAction(target.id, action, options.countdown, callOptions(`${action} of server ${target.label}`));
       const message = result.message.length > 0 ? `: ${result.message}` : '';
       context.stdout.write(`${action} server ${target.label}: accepted (${result.status})${message}\n`);
       return EXIT_OK;

@@ -1,10 +1,12 @@
 // Runs one command that talks to the service: loads the config (file and environment), builds the logger
 // and the client, runs the call, and maps the outcome to the contract's exit codes and plain messages.
-// It owns the client's lifetime: the pool is closed whatever happens.
+// It owns the client's lifetime: the pool is closed whatever happens. The command's call has one overall
+// deadline (--timeout), retries included; on a terminal each retry is one line on stderr, so a hung service shows
+// progress instead of silence.
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, type BridgeConfig } from '../config/index.js';
-import { GsaClient, GsaError } from '../gsa/index.js';
+import { GsaClient, GsaError, type CallOptions, type RetryNotice } from '../gsa/index.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
@@ -13,6 +15,11 @@ export interface ServiceSession {
   readonly client: GsaClient;
   readonly config: BridgeConfig;
   readonly logger: Logger;
+  /**
+   * The options for the command's call to the service, `what` naming it in lines ("mute check", "restart of server
+   * 4711"): the overall deadline starts now (after any question asked at the terminal).
+   */
+  readonly callOptions: (what: string) => CallOptions;
 }
 
 export interface ServiceSessionOptions {
@@ -20,6 +27,58 @@ export interface ServiceSessionOptions {
   readonly configPath: string | undefined;
   /** --pretty was given. */
   readonly pretty: boolean;
+  /** --timeout: the call's overall deadline in seconds, retries included. */
+  readonly timeoutSeconds: number;
+}
+
+/** "no answer (timeout)", "answered 503": why an attempt failed, in a few words. */
+function failureReason(notice: RetryNotice): string {
+  return notice.error.status === undefined ? `no answer (${notice.error.code})` : `answered ${String(notice.error.status)} (${notice.error.code})`;
+}
+
+/** One retry line: "mute check: no answer (timeout); retrying in 1.2 s (attempt 2 of 6)". */
+export function retryLine(what: string, notice: RetryNotice): string {
+  return `${what}: ${failureReason(notice)}; retrying in ${(notice.delayMs / 1000).toFixed(1)} s (attempt ${String(notice.attempt + 1)} of ${String(notice.maxAttempts)})`;
+}
+
+/** The command's call as the session tracks it: its name, its deadline, and how many attempts it made. */
+class DeadlineCall {
+  readonly #seconds: number;
+  readonly #stderr: CliContext['stderr'];
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #what: string | undefined;
+  #attempts = 1;
+
+  constructor(seconds: number, stderr: CliContext['stderr']) {
+    this.#seconds = seconds;
+    this.#stderr = stderr;
+  }
+
+  options(what: string): CallOptions {
+    this.#what = what;
+    this.#timer ??= setTimeout(() => {
+      this.#controller.abort();
+    }, this.#seconds * 1000);
+    return {
+      signal: this.#controller.signal,
+      onRetry: (notice) => {
+        this.#attempts = notice.attempt + 1;
+        if (this.#stderr.isTTY === true) this.#stderr.write(`${retryLine(what, notice)}\n`);
+      },
+    };
+  }
+
+  /** The line for a call the deadline ended, or undefined when it did not. */
+  expiredLine(): string | undefined {
+    if (!this.#controller.signal.aborted) return undefined;
+    const attempts = this.#attempts === 1 ? '1 attempt' : `${String(this.#attempts)} attempts`;
+    return `error (timeout): ${this.#what ?? 'the call'}: no answer within ${String(this.#seconds)} s (--timeout SECONDS), ${attempts}; gave up`;
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /** Prints every problem of an invalid config on its own line, as `path: message`. */
@@ -45,13 +104,15 @@ export async function withServiceSession(
   }
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
   const client = new GsaClient({ ...serviceClientOptions(config), logger });
+  const call = new DeadlineCall(options.timeoutSeconds, context.stderr);
   try {
-    return await run({ client, config, logger });
+    return await run({ client, config, logger, callOptions: (what) => call.options(what) });
   } catch (error) {
     if (!(error instanceof GsaError)) throw error;
-    context.stderr.write(`error (${error.code}): ${error.message}\n`);
+    context.stderr.write(`${call.expiredLine() ?? `error (${error.code}): ${error.message}`}\n`);
     return error.code === 'invalid_input' ? EXIT_USAGE : EXIT_REFUSED;
   } finally {
+    call.close();
     await client.close();
   }
 }

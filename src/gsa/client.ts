@@ -10,7 +10,7 @@ import { Credentials } from './credentials.js';
 import { SharedDeadlines } from './deadlines.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
-import { GsaError, RateLimitedError, RetryLaterError } from './errors.js';
+import { GsaError, RateLimitedError, RetryLaterError, TimeoutError } from './errors.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
@@ -19,6 +19,7 @@ import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
+import { LocalWebhookSpacing, webhookKey, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 
 export interface GsaClientOptions {
   /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
@@ -47,9 +48,38 @@ export interface GsaClientOptions {
    * tracking and metrics: the client itself has no logging policy. Must not throw. Default none.
    */
   readonly onRequest?: RequestObserver | undefined;
+  /**
+   * Keeps two calls of one webhook (same action, same server) at least 3 s apart, GSA's rule. Default a
+   * LocalWebhookSpacing on `clock`, for this client alone; a shared one spaces calls across processes.
+   */
+  readonly webhookSpacing?: WebhookSpacing | undefined;
 }
 
-export interface CheckMutedOptions {
+/** What the client tells a call's onRetry before it waits for the next attempt. */
+export interface RetryNotice {
+  /** The attempt that just failed, from 1. */
+  readonly attempt: number;
+  /** The most attempts this call makes (1 + the retries). */
+  readonly maxAttempts: number;
+  /** How long the client waits before the next attempt, in ms. */
+  readonly delayMs: number;
+  /** Why the attempt failed. */
+  readonly error: GsaError;
+}
+
+/** Per-call options every call takes. */
+export interface CallOptions {
+  /**
+   * Ends the call when it aborts: retry waits and webhook spacing stop at once, and a request on the wire is
+   * abandoned with a `timeout` error (maybeProcessed: it may have reached the service). Default none.
+   * @example AbortSignal.timeout(15_000) for one overall deadline, retries included
+   */
+  readonly signal?: AbortSignal | undefined;
+  /** Told before each wait for another attempt (a terminal can show progress). Must not throw. Default none. */
+  readonly onRetry?: ((notice: RetryNotice) => void) | undefined;
+}
+
+export interface CheckMutedOptions extends CallOptions {
   /**
    * `first` (default): nobody has an answer for this player yet, so a chat line may be waiting on it.
    * `refresh`: renews an answer already cached; it waits behind every first lookup for the budget and is the
@@ -67,16 +97,16 @@ export interface CheckMutedOptions {
 const DEFAULT_TIMEOUT_MS = 5000;
 const POOL_CONNECTIONS = 16;
 
-/** Waits `ms` (clamped to Node's timer limit); rejects at once when `signal` aborts (the client closed). */
+/** Waits `ms` (clamped to Node's timer limit); rejects at once when `signal` aborts (the client closed, the call's deadline). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
-      reject(new Error('the client closed'));
+      reject(new Error('the wait was ended'));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new Error('the client closed'));
+      reject(new Error('the wait was ended'));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
@@ -104,6 +134,7 @@ export class GsaClient {
   /** Cancels retry waits on close(), so a closed client keeps no timer alive. */
   readonly #closing = new AbortController();
   readonly #onRequest: RequestObserver | undefined;
+  readonly #webhookSpacing: WebhookSpacing;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -136,6 +167,7 @@ export class GsaClient {
     this.#logger = options.logger ?? silentLogger();
     this.#random = options.random ?? Math.random;
     this.#onRequest = options.onRequest;
+    this.#webhookSpacing = options.webhookSpacing ?? new LocalWebhookSpacing({ clock: this.#clock });
   }
 
   /**
@@ -151,7 +183,7 @@ export class GsaClient {
       `mute check ${server}/${describePlayer(player)}`,
       (response) => parseMuteStatus(response, player),
       server,
-      options.source,
+      options,
     );
   }
 
@@ -160,7 +192,7 @@ export class GsaClient {
    * service surely did not store it; when a failure leaves that unknown, the error has `maybeProcessed: true` and
    * the caller must not send it blindly again.
    */
-  async submitReview(server: string, player: PlayerIds, stars: number, comment: string): Promise<ReviewReceipt> {
+  async submitReview(server: string, player: PlayerIds, stars: number, comment: string, options: CallOptions = {}): Promise<ReviewReceipt> {
     // The same control-character rule as the outbox's admission, so the CLI and the library send what a mod would.
     const cleaned = cleanComment(comment);
     validateReview(server, player, stars, cleaned, this.#reviewLimits);
@@ -170,11 +202,15 @@ export class GsaClient {
       `review ${server}/${describePlayer(player)}`,
       (response) => parseReviewReceipt(response, this.#scrub),
       server,
+      options,
     );
   }
 
-  /** One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). */
-  async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number): Promise<ServerActionResult> {
+  /**
+   * One webhook call. `countdownMinutes` applies to `update` only (the service defaults it to 30). A second call of
+   * the same action on the same server waits until 3 s after the previous one left (webhookSpacing).
+   */
+  async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number, options: CallOptions = {}): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
     return this.#call(
       serverActionRequest(this.#context, serverId, action, countdownMinutes),
@@ -187,6 +223,8 @@ export class GsaClient {
         message: serviceMessageOf(response.text, this.#scrub),
       }),
       String(serverId),
+      options,
+      webhookKey(serverId, action),
     );
   }
 
@@ -229,21 +267,75 @@ export class GsaClient {
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, source?: string): Promise<T> {
+  async #call<T>(
+    request: ApiRequest,
+    kind: CallKind,
+    what: string,
+    parse: (response: RawResponse) => T,
+    target: string,
+    call: CallOptions & { readonly source?: string | undefined },
+    spacingKey?: string,
+  ): Promise<T> {
     let attempt = 0;
     // Retries keep the call's source: a retried lookup waits for its own source's turn again.
-    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt, source), request.endpoint, this.#retry, {
+    // A per-call signal costs an AbortSignal.any per call: only calls that brought one pay it (not the chat path).
+    const ended = call.signal === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, call.signal]);
+    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt, call, ended, spacingKey), request.endpoint, this.#retry, {
       random: this.#random,
-      sleep: (ms) => sleep(ms, this.#closing.signal),
+      sleep: (ms) => sleep(ms, ended),
+      ended,
       onRetry: (error, attemptNumber, delayMs) => {
         // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
         this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
+        try {
+          call.onRetry?.({ attempt: attemptNumber, maxAttempts: this.#retry.retries + 1, delayMs, error });
+        } catch {
+          // A caller's progress line must not change the call's outcome.
+        }
       },
     });
   }
 
-  async #attempt<T>(request: ApiRequest, kind: CallKind, what: string, parse: (response: RawResponse) => T, target: string, attempt: number, source: string | undefined): Promise<T> {
+  async #attempt<T>(
+    request: ApiRequest,
+    kind: CallKind,
+    what: string,
+    parse: (response: RawResponse) => T,
+    target: string,
+    attempt: number,
+    call: CallOptions & { readonly source?: string | undefined },
+    ended: AbortSignal,
+    spacingKey: string | undefined,
+  ): Promise<T> {
+    // Waited for before the limiter, so a webhook waiting for its spacing holds no connection and no budget.
+    let turn: WebhookTurn | undefined;
+    if (spacingKey !== undefined) {
+      try {
+        turn = await this.#webhookSpacing.turn(spacingKey, ended);
+      } catch {
+        throw new TimeoutError(`${what}: given up while waiting for 3 s to pass since the previous ${what} (GSA's webhook spacing); nothing was sent`, { maybeProcessed: false });
+      }
+    }
+    try {
+      return await this.#send(request, kind, what, parse, target, attempt, call, turn);
+    } finally {
+      turn?.release();
+    }
+  }
+
+  async #send<T>(
+    request: ApiRequest,
+    kind: CallKind,
+    what: string,
+    parse: (response: RawResponse) => T,
+    target: string,
+    attempt: number,
+    call: CallOptions & { readonly source?: string | undefined },
+    turn: WebhookTurn | undefined,
+  ): Promise<T> {
+    const callSignal = call.signal;
     return this.#limiter.schedule(kind, async () => {
+      turn?.leaving();
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
       const started = debug || this.#onRequest !== undefined ? performance.now() : 0;
@@ -252,7 +344,7 @@ export class GsaClient {
       };
       let response: RawResponse;
       try {
-        response = await sendRequest(this.#transport, request);
+        response = await sendRequest(this.#transport, request, callSignal);
       } catch (error) {
         if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
         report(undefined, error);
@@ -281,7 +373,7 @@ export class GsaClient {
         this.#limiter.holdFor(error.retryAfterMs);
       }
       throw error;
-    }, source);
+    }, call.source);
   }
 
   #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {

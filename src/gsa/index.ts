@@ -1,5 +1,6 @@
 // Public surface of the GameServerApp service client.
-export { GsaClient, type CheckMutedOptions, type GsaClientOptions } from './client.js';
+export { GsaClient, type CallOptions, type CheckMutedOptions, type GsaClientOptions, type RetryNotice } from './client.js';
+export { GSA_WEBHOOK_SPACING_MS, LocalWebhookSpacing, WEBHOOK_SPACING_MS, webhookKey, type LocalWebhookSpacingOptions, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 export * from './errors.js';
 export type { RequestEvent, RequestObserver } from './requestEvent.js';
 export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';

@@ -82,6 +82,8 @@ export interface RetryHooks {
   readonly sleep: (ms: number) => Promise<void>;
   /** Told before each wait, for logging. */
   readonly onRetry?: (error: GsaError, attemptNumber: number, delayMs: number) => void;
+  /** Once aborted (the client closed, the call's deadline passed), a failure is final: no further attempt. */
+  readonly ended?: AbortSignal;
 }
 
 /** Runs `attempt` once and, after a retryable failure, up to `options.retries` more times. */
@@ -90,7 +92,7 @@ export async function withRetry<T>(attempt: () => Promise<T>, endpoint: Endpoint
     try {
       return await attempt();
     } catch (error) {
-      if (attemptNumber > options.retries || !isRetryable(error, endpoint)) throw error;
+      if (attemptNumber > options.retries || hooks.ended?.aborted === true || !isRetryable(error, endpoint)) throw error;
       const delayMs = retryDelayMs(error, attemptNumber, options, hooks.random);
       if (delayMs > maxWaitInCallMs(endpoint)) throw error;
       if (error instanceof GsaError) hooks.onRetry?.(error, attemptNumber, delayMs);

@@ -1,6 +1,7 @@
 // Sends one built request through an undici dispatcher and returns the raw answer, with a per-request
-// timeout. It turns transport failures into `network` / `timeout` errors, noting whether the request could
-// have reached the service. It does not interpret statuses, retry, or rate-limit: callers do.
+// timeout and, when the caller gives one, its own deadline. It turns transport failures into `network` /
+// `timeout` errors, noting whether the request could have reached the service. It does not interpret
+// statuses, retry, or rate-limit: callers do.
 //
 // "Surely not sent" (maybeProcessed false) is decided where it is known: a failure of undici's connect phase
 // (DNS, socket creation, TCP connect, TLS handshake) means no byte of the request left. The client's own pool
@@ -94,9 +95,11 @@ export interface TransportOptions {
   readonly deadlines: SharedDeadlines;
 }
 
-export async function sendRequest(transport: TransportOptions, request: ApiRequest): Promise<RawResponse> {
+/** `callSignal`, when given, also ends the request: the caller's own deadline for the whole call. */
+export async function sendRequest(transport: TransportOptions, request: ApiRequest, callSignal?: AbortSignal): Promise<RawResponse> {
   const { dispatcher, origin, timeoutMs } = transport;
-  const signal = transport.deadlines.signal();
+  const deadline = transport.deadlines.signal();
+  const signal = callSignal === undefined ? deadline : AbortSignal.any([deadline, callSignal]);
   try {
     const response = await dispatcher.request({
       origin,
@@ -109,7 +112,10 @@ export async function sendRequest(transport: TransportOptions, request: ApiReque
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   } catch (error) {
-    // Only the deadline aborts this signal.
+    // Only the deadlines abort these signals.
+    if (callSignal?.aborted === true) {
+      throw new TimeoutError('the call was given up before the service answered (its deadline passed); the request may have reached the service', { maybeProcessed: true });
+    }
     if (signal.aborted) {
       throw new TimeoutError(`the service did not answer within ${timeoutMs} ms (the request timeout)`, { maybeProcessed: true });
     }

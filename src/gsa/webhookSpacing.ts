@@ -1,0 +1,129 @@
+// Keeps two calls of the same webhook (one action on one server) at least 3 s apart: GSA's rule since July 2025
+// (reference/gsa-api.md). A second call waits for its turn instead of failing; calls with another key are never
+// delayed. Calls with one key go one at a time, each measured from the moment the previous one left, so a call
+// held up by the rate limiter cannot let the next one go early.
+// The client takes the small WebhookSpacing interface; LocalWebhookSpacing (one process) is the default, and a
+// shared one (Redis, across sidecars on one key) can replace it. It never sends anything and never decides
+// whether a call is allowed: only when.
+
+import { systemClock, type Clock } from '../time/clock.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+
+/** GSA's minimum time between two calls of the same webhook, as the service measures it (on arrival). */
+export const GSA_WEBHOOK_SPACING_MS = 3000;
+
+/**
+ * The spacing kept by default: GSA's 3 s measured from when a call leaves, plus a margin for the first call's
+ * trip to the service taking longer than the second's (the service measures arrivals, we measure departures).
+ */
+export const WEBHOOK_SPACING_MS = GSA_WEBHOOK_SPACING_MS + 250;
+
+/** One call's turn: given by WebhookSpacing.turn, ended by release(). */
+export interface WebhookTurn {
+  /** The call leaves now: the next call with the same key may wait for its turn, until the spacing after this moment. */
+  leaving(): void;
+  /** The call is over, sent or not; the next call with the key may take its turn. Idempotent. */
+  release(): void;
+}
+
+export interface WebhookSpacing {
+  /**
+   * Resolves when a call keyed `key` may leave: the previous call with that key has released its turn and the
+   * spacing since it left has passed. Rejects with `signal.reason` when `signal` aborts first (nothing is recorded).
+   */
+  turn(key: string, signal: AbortSignal): Promise<WebhookTurn>;
+}
+
+/** The key of a webhook call: same action on the same server is "the same webhook". */
+export function webhookKey(serverId: number | string, action: string): string {
+  return `${String(serverId)}/${action}`;
+}
+
+export interface LocalWebhookSpacingOptions {
+  /** Minimum time between two calls with one key leaving, in ms. Default WEBHOOK_SPACING_MS (3250). */
+  readonly spacingMs?: number;
+  /** Time source; default the system clock. Waits use the platform's timers (fake timers in tests). */
+  readonly clock?: Clock;
+}
+
+interface KeyState {
+  /** When the last call with this key left; undefined before any did. */
+  leftAt: number | undefined;
+  /** Settles when the last turn handed out (or still waiting) is released. */
+  tail: Promise<void>;
+}
+
+function waitFor(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, clampTimerMs(ms));
+  });
+  return waitFor(elapsed, signal).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+/**
+ * Spacing inside one process. It keeps one small record per key ever used (a key is a server id and one of six
+ * actions, so the map is bounded by the servers a host acts on).
+ */
+export class LocalWebhookSpacing implements WebhookSpacing {
+  readonly #spacingMs: number;
+  readonly #clock: Clock;
+  readonly #keys = new Map<string, KeyState>();
+
+  constructor(options: LocalWebhookSpacingOptions = {}) {
+    this.#spacingMs = options.spacingMs ?? WEBHOOK_SPACING_MS;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async turn(key: string, signal: AbortSignal): Promise<WebhookTurn> {
+    let state = this.#keys.get(key);
+    if (state === undefined) {
+      state = { leftAt: undefined, tail: Promise.resolve() };
+      this.#keys.set(key, state);
+    }
+    const previous = state.tail;
+    let released = false;
+    let markReleased!: () => void;
+    // The next caller waits for this turn; a turn given up while waiting passes on only once its own turn came.
+    state.tail = new Promise((resolve) => (markReleased = resolve));
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      void previous.then(markReleased);
+    };
+    try {
+      await waitFor(previous, signal);
+      const { leftAt } = state;
+      const waitMs = leftAt === undefined ? 0 : leftAt + this.#spacingMs - this.#clock.now();
+      if (waitMs > 0) await delay(waitMs, signal);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const current = state;
+    return {
+      leaving: () => {
+        current.leftAt = this.#clock.now();
+        // The next call need not wait for this one's answer, only for the spacing from now.
+        release();
+      },
+      release,
+    };
+  }
+}
