@@ -8,6 +8,7 @@
 // and never log per connection: dropped connections are told once, then as one summary per interval.
 
 import type { Socket } from 'node:net';
+import { RepeatSummary } from '../../src/log/repeatSummary.js';
 
 export interface UnauthenticatedConnectionsOptions {
   /** Most connections open at once without an authenticated upgrade. */
@@ -27,21 +28,23 @@ export interface DroppedConnections {
   readonly intervalMs: number;
 }
 
-const DEFAULT_SUMMARY_INTERVAL_MS = 60_000;
-
 export class UnauthenticatedConnections {
   readonly #max: number;
-  readonly #summaryIntervalMs: number;
   readonly #onDropped: (report: DroppedConnections) => void;
   /** In order of arrival, oldest first: the first one is the one to close when full. */
   readonly #sockets = new Set<Socket>();
-  #dropped = 0;
-  #timer: NodeJS.Timeout | undefined;
+  /** The first drop after a quiet interval is told at once, the rest as one summary per interval. */
+  readonly #repeats: RepeatSummary<'dropped'>;
 
   constructor(options: UnauthenticatedConnectionsOptions) {
     this.#max = options.max;
-    this.#summaryIntervalMs = options.summaryIntervalMs ?? DEFAULT_SUMMARY_INTERVAL_MS;
     this.#onDropped = options.onDropped;
+    this.#repeats = new RepeatSummary<'dropped'>({
+      intervalMs: options.summaryIntervalMs,
+      onSummary: ({ repeats }) => {
+        this.#report(false, repeats);
+      },
+    });
   }
 
   /** Connections open now without an authenticated upgrade (metrics, tests). */
@@ -71,31 +74,14 @@ export class UnauthenticatedConnections {
 
   /** Stops the summary timer, reporting what is left. */
   close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    this.#flush(false);
+    this.#repeats.close();
   }
 
   #countDrop(): void {
-    this.#dropped += 1;
-    if (this.#timer !== undefined) return;
-    this.#flush(true);
-    this.#timer = setInterval(() => {
-      if (!this.#flush(false)) {
-        clearInterval(this.#timer);
-        this.#timer = undefined;
-      }
-    }, this.#summaryIntervalMs);
-    // A summary still to come is no reason to keep the process alive.
-    this.#timer.unref();
+    if (this.#repeats.first('dropped')) this.#report(true, 1);
   }
 
-  /** Reports and resets the count; false when there was nothing to report. */
-  #flush(first: boolean): boolean {
-    if (this.#dropped === 0) return false;
-    const report: DroppedConnections = { first, dropped: this.#dropped, max: this.#max, intervalMs: this.#summaryIntervalMs };
-    this.#dropped = 0;
-    this.#onDropped(report);
-    return true;
+  #report(first: boolean, dropped: number): void {
+    this.#onDropped({ first, dropped, max: this.#max, intervalMs: this.#repeats.intervalMs });
   }
 }
