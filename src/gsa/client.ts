@@ -94,6 +94,20 @@ export interface CheckMutedOptions extends CallOptions {
   readonly source?: string | undefined;
 }
 
+/** One call as the client plans it: what is sent, how it is counted and read, and what the caller asked for. */
+interface PlannedCall<T> {
+  readonly request: ApiRequest;
+  readonly kind: CallKind;
+  /** For log lines and errors: "mute check ovddykvbs/7656…". */
+  readonly what: string;
+  readonly parse: (response: RawResponse) => T;
+  /** The server name or id, for the request observer. */
+  readonly target: string;
+  readonly options: CallOptions & { readonly source?: string | undefined };
+  /** Set for webhooks: calls with the same key are spaced (webhookSpacing.ts). */
+  readonly spacingKey?: string | undefined;
+}
+
 const DEFAULT_TIMEOUT_MS = 5000;
 const POOL_CONNECTIONS = 16;
 
@@ -177,14 +191,14 @@ export class GsaClient {
   async checkMuted(server: string, player: PlayerIds, options: CheckMutedOptions = {}): Promise<MuteStatus> {
     validateMuteCheck(server, player);
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
-    return this.#call(
-      muteCheckRequest(this.#context, server, player),
+    return this.#call({
+      request: muteCheckRequest(this.#context, server, player),
       kind,
-      `mute check ${server}/${describePlayer(player)}`,
-      (response) => parseMuteStatus(response, player),
-      server,
+      what: `mute check ${server}/${describePlayer(player)}`,
+      parse: (response) => parseMuteStatus(response, player),
+      target: server,
       options,
-    );
+    });
   }
 
   /**
@@ -196,14 +210,14 @@ export class GsaClient {
     // The same control-character rule as the outbox's admission, so the CLI and the library send what a mod would.
     const cleaned = cleanComment(comment);
     validateReview(server, player, stars, cleaned, this.#reviewLimits);
-    return this.#call(
-      reviewRequest(this.#context, server, player, stars, cleaned),
-      'review',
-      `review ${server}/${describePlayer(player)}`,
-      (response) => parseReviewReceipt(response, this.#scrub),
-      server,
+    return this.#call({
+      request: reviewRequest(this.#context, server, player, stars, cleaned),
+      kind: 'review',
+      what: `review ${server}/${describePlayer(player)}`,
+      parse: (response) => parseReviewReceipt(response, this.#scrub),
+      target: server,
       options,
-    );
+    });
   }
 
   /**
@@ -212,20 +226,20 @@ export class GsaClient {
    */
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number, options: CallOptions = {}): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
-    return this.#call(
-      serverActionRequest(this.#context, serverId, action, countdownMinutes),
-      'action',
-      `${action} server ${serverId}`,
-      (response) => ({
+    return this.#call({
+      request: serverActionRequest(this.#context, serverId, action, countdownMinutes),
+      kind: 'action',
+      what: `${action} server ${serverId}`,
+      parse: (response) => ({
         action,
         status: response.status,
         body: this.#scrub(response.text.trim()),
         message: serviceMessageOf(response.text, this.#scrub),
       }),
-      String(serverId),
+      target: String(serverId),
       options,
-      webhookKey(serverId, action),
-    );
+      spacingKey: webhookKey(serverId, action),
+    });
   }
 
   start(serverId: number): Promise<ServerActionResult> {
@@ -267,20 +281,13 @@ export class GsaClient {
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
   }
 
-  async #call<T>(
-    request: ApiRequest,
-    kind: CallKind,
-    what: string,
-    parse: (response: RawResponse) => T,
-    target: string,
-    call: CallOptions & { readonly source?: string | undefined },
-    spacingKey?: string,
-  ): Promise<T> {
+  async #call<T>(call: PlannedCall<T>): Promise<T> {
+    const { request, what, options } = call;
     let attempt = 0;
     // Retries keep the call's source: a retried lookup waits for its own source's turn again.
     // A per-call signal costs an AbortSignal.any per call: only calls that brought one pay it (not the chat path).
-    const ended = call.signal === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, call.signal]);
-    return withRetry(() => this.#attempt(request, kind, what, parse, target, ++attempt, call, ended, spacingKey), request.endpoint, this.#retry, {
+    const ended = options.signal === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, options.signal]);
+    return withRetry(() => this.#attempt(call, ++attempt, ended), request.endpoint, this.#retry, {
       random: this.#random,
       sleep: (ms) => sleep(ms, ended),
       ended,
@@ -288,7 +295,7 @@ export class GsaClient {
         // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
         this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
         try {
-          call.onRetry?.({ attempt: attemptNumber, maxAttempts: this.#retry.retries + 1, delayMs, error });
+          options.onRetry?.({ attempt: attemptNumber, maxAttempts: this.#retry.retries + 1, delayMs, error });
         } catch {
           // A caller's progress line must not change the call's outcome.
         }
@@ -296,45 +303,27 @@ export class GsaClient {
     });
   }
 
-  async #attempt<T>(
-    request: ApiRequest,
-    kind: CallKind,
-    what: string,
-    parse: (response: RawResponse) => T,
-    target: string,
-    attempt: number,
-    call: CallOptions & { readonly source?: string | undefined },
-    ended: AbortSignal,
-    spacingKey: string | undefined,
-  ): Promise<T> {
+  async #attempt<T>(call: PlannedCall<T>, attempt: number, ended: AbortSignal): Promise<T> {
+    const { what } = call;
     // Waited for before the limiter, so a webhook waiting for its spacing holds no connection and no budget.
     let turn: WebhookTurn | undefined;
-    if (spacingKey !== undefined) {
+    if (call.spacingKey !== undefined) {
       try {
-        turn = await this.#webhookSpacing.turn(spacingKey, ended);
+        turn = await this.#webhookSpacing.turn(call.spacingKey, ended);
       } catch {
         throw new TimeoutError(`${what}: given up while waiting for 3 s to pass since the previous ${what} (GSA's webhook spacing); nothing was sent`, { maybeProcessed: false });
       }
     }
     try {
-      return await this.#send(request, kind, what, parse, target, attempt, call, turn);
+      return await this.#send(call, attempt, turn);
     } finally {
       turn?.release();
     }
   }
 
-  async #send<T>(
-    request: ApiRequest,
-    kind: CallKind,
-    what: string,
-    parse: (response: RawResponse) => T,
-    target: string,
-    attempt: number,
-    call: CallOptions & { readonly source?: string | undefined },
-    turn: WebhookTurn | undefined,
-  ): Promise<T> {
-    const callSignal = call.signal;
-    return this.#limiter.schedule(kind, async () => {
+  async #send<T>(call: PlannedCall<T>, attempt: number, turn: WebhookTurn | undefined): Promise<T> {
+    const { request, what, parse, target, options } = call;
+    return this.#limiter.schedule(call.kind, async () => {
       turn?.leaving();
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
@@ -344,7 +333,7 @@ export class GsaClient {
       };
       let response: RawResponse;
       try {
-        response = await sendRequest(this.#transport, request, callSignal);
+        response = await sendRequest(this.#transport, request, options.signal);
       } catch (error) {
         if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
         report(undefined, error);
@@ -373,7 +362,7 @@ export class GsaClient {
         this.#limiter.holdFor(error.retryAfterMs);
       }
       throw error;
-    }, call.source);
+    }, options.source);
   }
 
   #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {
