@@ -63,6 +63,13 @@ const FLOOD_SERVER = { name: 'floodsrv' };
 /** The game server of the quiet mod, whose port the local neighbours also hammer. */
 const QUIET_SERVER = { name: 'quietsrv' };
 const QUIET_CHAT_EVERY_MS = 500;
+/**
+ * The server actions the mods send, in turn. Not one action over and over: GSA wants two calls of the same webhook
+ * on one server 3 s apart, and under a saturated window whose slots come back in bursts (each freed a window after
+ * the start it replaces) the sidecar can start one call of a key per burst, so one action every 5 s would queue
+ * without end. With five in turn each key comes every 25 s, more than a window.
+ */
+const ACTIONS = ['restart', 'stop', 'start', 'update', 'cancel-scheduled'] as const;
 const RIGHT_TOKEN_EVERY_MS = 2000;
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const CLIENT_ID = 'soak-client';
@@ -220,7 +227,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           retry,
         },
         servers: [
-          { ...SERVER, allowActions: ['restart'], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
+          { ...SERVER, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
           { ...FLOOD_SERVER, adapters: [rcon('flood', hostileGame.floodPort), rcon('endless', hostileGame.endlessPort)] },
           { ...QUIET_SERVER, adapters: [{ type: 'websocket', id: 'quiet', port: quietPort, token: quietToken }] },
         ],
@@ -324,7 +331,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           reviews += 1;
         }
         if (t - actions * options.actionEverySeconds * 1000 >= options.actionEverySeconds * 1000) {
-          if (fleet.action(`a${actions}`)) actions += 1;
+          if (fleet.action(`a${actions}`, ACTIONS[actions % ACTIONS.length] ?? 'restart')) actions += 1;
         }
         if (t - lastFlip >= 2000) {
           lastFlip = t;

@@ -146,10 +146,10 @@ class ModConnection {
     return true;
   }
 
-  sendAction(id: string): boolean {
+  sendAction(id: string, action: string): boolean {
     if (!this.open) return false;
     this.#actions.add(id);
-    this.#socket?.send(JSON.stringify({ type: 'server.action', id, action: 'restart' }));
+    this.#socket?.send(JSON.stringify({ type: 'server.action', id, action }));
     return true;
   }
 
@@ -273,9 +273,9 @@ export class ModFleet {
     return true;
   }
 
-  action(id: string): boolean {
+  action(id: string, action: string): boolean {
     const sentAt = this.now();
-    if (this.#pick()?.sendAction(id) !== true) return false;
+    if (this.#pick()?.sendAction(id, action) !== true) return false;
     this.actions.set(id, { id, sentAt });
     return true;
   }
