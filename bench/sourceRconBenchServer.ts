@@ -15,7 +15,8 @@
 //   node dist/bench/sourceRconBenchServer.js <password>      (prints "listening whole=<port> split=<port>")
 
 import { createServer, type Server, type Socket } from 'node:net';
-import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../adapters/rcon/sourceRconCodec.js';
+import { SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../adapters/rcon/sourceRconCodec.js';
+import { onSourceRconPackets } from './sourceRconPackets.js';
 
 const PACKET_BODY_BYTES = 4096;
 const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
@@ -47,7 +48,6 @@ function serve(password: string, mode: WriteMode): Server {
     socket.on('error', () => {
       // A client reset is part of the game.
     });
-    const decoder = new SourceRconDecoder({ skipSquadMirrorJunk: false });
     let loggedIn = false;
     const onPacket = (packet: SourceRconPacket): void => {
       if (packet.type === SourceRconPacketType.AUTH) {
@@ -80,16 +80,7 @@ function serve(password: string, mode: WriteMode): Server {
       }
       write(socket, parts);
     };
-    socket.on('data', (chunk: Buffer) => {
-      let packets: SourceRconPacket[];
-      try {
-        packets = decoder.push(chunk);
-      } catch {
-        socket.destroy();
-        return;
-      }
-      for (const packet of packets) onPacket(packet);
-    });
+    onSourceRconPackets(socket, onPacket);
   });
 }
 

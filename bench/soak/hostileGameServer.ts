@@ -12,7 +12,8 @@
 //   prints one line: "listening flood=<port> endless=<port>"; then every second a line "stats {json}".
 
 import { createServer, type Server, type Socket } from 'node:net';
-import { SourceRconDecoder, SourceRconPacketType, SQUAD_MIRROR_JUNK, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
+import { SourceRconPacketType, SQUAD_MIRROR_JUNK, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
+import { onSourceRconPackets } from '../sourceRconPackets.js';
 
 const TICK_MS = 20;
 /** The packet type Squad pushes chat with (not a reply to anything). */
@@ -49,31 +50,20 @@ function serve(password: string, sessions: Set<Session>, onCommand: (session: Se
     sessions.add(session);
     stats.sessions += 1;
     socket.on('close', () => sessions.delete(session));
-    const decoder = new SourceRconDecoder({ skipSquadMirrorJunk: false });
-    socket.on('data', (chunk: Buffer) => {
-      let packets: SourceRconPacket[];
-      try {
-        packets = decoder.push(chunk);
-      } catch {
-        socket.destroy();
+    onSourceRconPackets(socket, (packet) => {
+      if (packet.type === SourceRconPacketType.AUTH) {
+        session.loggedIn = packet.body.toString('utf8') === password;
+        if (session.loggedIn) stats.logins += 1;
+        else stats.refusedLogins += 1;
+        socket.write(
+          Buffer.concat([
+            encodeSourceRconPacket(packet.id, SourceRconPacketType.RESPONSE_VALUE, ''),
+            encodeSourceRconPacket(session.loggedIn ? packet.id : -1, SourceRconPacketType.AUTH_RESPONSE, ''),
+          ]),
+        );
         return;
       }
-      for (const packet of packets) {
-        if (packet.type === SourceRconPacketType.AUTH) {
-          session.loggedIn = packet.body.toString('utf8') === password;
-          if (session.loggedIn) stats.logins += 1;
-          else stats.refusedLogins += 1;
-          socket.write(
-            Buffer.concat([
-              encodeSourceRconPacket(packet.id, SourceRconPacketType.RESPONSE_VALUE, ''),
-              encodeSourceRconPacket(session.loggedIn ? packet.id : -1, SourceRconPacketType.AUTH_RESPONSE, ''),
-            ]),
-          );
-          continue;
-        }
-        if (!session.loggedIn) continue;
-        onCommand(session, packet);
-      }
+      if (session.loggedIn) onCommand(session, packet);
     });
   });
 }
