@@ -55,6 +55,9 @@ export type ServerActionOutcome =
   | { readonly ok: true; readonly status: number; readonly message: string }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
+// The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
+export { CHAT_CHANNELS, type ChatChannel } from './chatChannels.js';
+
 // The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
 export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
 
