@@ -146,6 +146,30 @@ describe('chat channels over the mod protocol', () => {
     expect(channelWarnings(logs)).toHaveLength(2);
   });
 
+  it("gives not_gated through chat() too, the bridge's own and an adapter's sink, before any lookup", async () => {
+    emulator.mute(SERVER, MUTED.steam_id, ALERT);
+    const { sidecar } = await start();
+    const bridge = sidecar.bridges.get(SERVER);
+    if (bridge === undefined) throw new Error('no bridge');
+    // An adapter of the test's own, to get the per-source sink an adapter starts with.
+    const sink = bridge.attach({
+      type: 'test',
+      id: 'probe',
+      ready: true,
+      start: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+      muteChanged: () => undefined,
+      reviewResult: () => undefined,
+    });
+    const player = { steamId: MUTED.steam_id };
+    expect(await bridge.chat(player, 'team', 'x')).toEqual({ allow: true, reason: 'not_gated' });
+    expect(await sink.chat(player, 'admin', 'x')).toEqual({ allow: true, reason: 'not_gated' });
+    expect(sink.chatNow?.(player, 'clan', 'x')).toEqual({ allow: true, reason: 'not_gated' });
+    expect(muteCalls()).toBe(0);
+    expect(await sink.chat(player, 'global', 'x')).toEqual({ allow: false, reason: 'muted', alert: ALERT });
+    expect(muteCalls()).toBe(1);
+  });
+
   it('counts not_gated lines in gsa_bridge_chat_verdicts_total{verdict="not_gated"}, not as cache hits or misses', async () => {
     emulator.mute(SERVER, MUTED.steam_id, ALERT);
     const { sidecar, mod } = await start();
