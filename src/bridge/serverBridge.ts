@@ -1,7 +1,7 @@
 // The bridge for one game server: what its adapters call (BridgeSink) and what pushes news back to them.
 // It gates chat through the ChatGate (only lines on the channels in mute.gatedChannels: GSA's mute covers global
-// and local chat, so a team line is allowed at once, unchecked), admits reviews into the shared durable outbox, runs allowed server
-// actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
+// and local chat, so a team line is allowed at once, unchecked), admits reviews into the shared durable outbox,
+// runs allowed server actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
 // themselves through the AdapterPushes interface) and no config file: it takes its own options (options.ts).
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
@@ -148,8 +148,8 @@ export class ServerBridge implements BridgeSink {
 
   /**
    * A reload changed this server's settings: allowed actions and GAMESERVER_ID, the gate's policy, timeout and
-   * gated channels, the cache's TTLs (for answers stored from now on) and the review limits. The cached players and the
-   * cooldowns are kept.
+   * gated channels, the cache's TTLs (for answers stored from now on) and the review limits. The cached players
+   * and the cooldowns are kept.
    */
   reconfigure(settings: ServerBridgeSettings): void {
     this.#settings = settings;
