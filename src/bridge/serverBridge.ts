@@ -1,8 +1,9 @@
 // The bridge for one game server: what its adapters call (BridgeSink) and what pushes news back to them.
 // It gates chat through the ChatGate (only lines on the channels in mute.gatedChannels: GSA's mute covers global
 // and local chat, so a team line is allowed at once, unchecked), admits reviews into the shared durable outbox,
-// runs allowed server actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
-// themselves through the AdapterPushes interface) and no config file: it takes its own options (options.ts).
+// runs allowed server actions, and routes mute changes and review results to the adapters. It imports no adapter
+// (adapters attach themselves through the AdapterPushes interface) and no config file: it takes its own options
+// (options.ts).
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
