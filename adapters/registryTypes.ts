@@ -19,6 +19,11 @@ export interface AdapterContext {
    * values apply to running adapters. For adapters that read chat themselves (rcon). Absent: no chat reviews.
    */
   readonly reviewCommand?: (() => ChatReviewCommand) | undefined;
+  /**
+   * `mute.gatedChannels`, read when an adapter explains to the host why a line was not gated (a reload may change
+   * it). The bridge decides which lines are gated; an adapter only names the list. Absent: not named.
+   */
+  readonly gatedChannels?: (() => readonly string[]) | undefined;
 }
 
 /** A review typed in game chat: `<command> <stars> <comment>`. */

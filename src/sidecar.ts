@@ -50,6 +50,11 @@ export interface ReconfigureReport {
   readonly stopped: readonly string[];
   readonly restarted: readonly string[];
   readonly unchanged: readonly string[];
+  /**
+   * The keys applied in place that changed, as config paths (`mute.gatedChannels`, `reviews.chatCommand`,
+   * `log.level`): the adapters above may all be unchanged while what they do changed.
+   */
+  readonly settingsChanged: readonly string[];
   /** A new service client (the api section changed): its rate-limit budget starts afresh. */
   readonly clientReplaced: boolean;
   /** The mute caches were emptied (the API key or the service changed). */
@@ -117,8 +122,8 @@ function serverOptionsOf(server: ServerConfig): ServerOptions {
 }
 
 function muteOptionsOf(config: BridgeConfig): MuteOptions {
-  const { mutedTtlMs, unmutedTtlMs, decisionTimeoutMs, onUnknown, defaultAlert } = config.mute;
-  return { mutedTtlMs, unmutedTtlMs, decisionTimeoutMs, onUnknown, defaultAlert };
+  const { mutedTtlMs, unmutedTtlMs, decisionTimeoutMs, onUnknown, defaultAlert, gatedChannels } = config.mute;
+  return { mutedTtlMs, unmutedTtlMs, decisionTimeoutMs, onUnknown, defaultAlert, gatedChannels };
 }
 
 function reviewOptionsOf(config: BridgeConfig): ReviewOptions {
@@ -147,6 +152,19 @@ function fingerprint(value: unknown): string {
       ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : inner,
   );
+}
+
+/** The sections a reload applies in place, key by key (reviews.dataDir never changes in a reload). */
+const IN_PLACE_SECTIONS = ['mute', 'reviews', 'log'] as const;
+
+/** The in-place keys whose value differs between two configs, as `section.key` paths in the file's order. */
+function changedSettings(before: BridgeConfig, after: BridgeConfig): string[] {
+  return IN_PLACE_SECTIONS.flatMap((section) => {
+    const old = before[section] as Readonly<Record<string, unknown>>;
+    const next = after[section] as Readonly<Record<string, unknown>>;
+    const keys = [...new Set([...Object.keys(next), ...Object.keys(old)])];
+    return keys.filter((key) => fingerprint(old[key]) !== fingerprint(next[key])).map((key) => `${section}.${key}`);
+  });
 }
 
 interface AdapterSlot extends RunningAdapter {
@@ -241,6 +259,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       logger: slotLogger.child({ server: slot.server, adapter: slot.id }),
       // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
       reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
+      gatedChannels: () => current.mute.gatedChannels,
     }),
   });
 
@@ -386,7 +405,13 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     loggers.add(nextLogger);
     logger = nextLogger;
     for (const root of loggers) setLoggerLevel(root, next.log.level);
+    const settingsChanged = changedSettings(current, next);
     current = next;
+    if (settingsChanged.length > 0) {
+      // The adapters may all read "unchanged": say what did change, so a host sees its edit took effect.
+      const shown = settingsChanged.map((key) => (key === 'mute.gatedChannels' ? `${key} (now ${next.mute.gatedChannels.join(', ') || 'none'})` : key));
+      logger.info({ settingsChanged }, `config reload: applied in place, without restarting adapters: ${shown.join(', ')}`);
+    }
 
     const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
     const restartedKeys = new Set(changed.map((slot) => slot.key));
@@ -396,6 +421,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       stopped: names(removed),
       restarted: names(changed),
       unchanged: names(planned.filter((slot) => before.has(slot.key) && !restartedKeys.has(slot.key))),
+      settingsChanged,
       clientReplaced,
       muteCacheCleared,
     };

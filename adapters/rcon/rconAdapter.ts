@@ -319,7 +319,8 @@ export class RconAdapter implements Adapter {
     }
 
     const verdict: ChatVerdict = sink.chatNow?.(player, line.channel, line.text) ?? (await sink.chat(player, line.channel, line.text));
-    // Only the service's own "muted": the policy's guess ("unknown") is not a reason to warn or mute anyone.
+    // Only the service's own "muted": the policy's guess ("unknown") is not a reason to warn or mute anyone, and a
+    // line the bridge did not gate ("not_gated": team chat, by default) is allowed like any other.
     if (verdict.allow || verdict.reason !== 'muted' || this.#isStopped()) return;
     await this.#actOnMutedSpeaker(player, verdict.alert);
   }

@@ -52,6 +52,7 @@ const chatSchema = z.object({
   type: z.literal('chat'),
   id: idSchema.optional(),
   player: playerSchema,
+  // Any string is taken as sent; only names of the vocabulary (global, local, team, …) can be gated (chatChannels.ts).
   channel: z.string({ error: requiredOr('a string, like "global" or "local"') }),
   text: z.string({ error: requiredOr('a string') }),
 });
@@ -160,9 +161,13 @@ export interface WelcomeMessage {
   readonly sidecar: string;
 }
 
-/** `alert` is present exactly when `allow` is false: the text to show the player. */
+/**
+ * `alert` is present exactly when `allow` is false: the text to show the player. `not_gated`: the line's channel
+ * is not in `mute.gatedChannels` (GSA's mute covers global and local chat), so it was allowed with no lookup. A mod
+ * treats a reason it does not know like `ok` or `muted` according to `allow`.
+ */
 export type ChatVerdictMessage =
-  | { readonly type: 'chat.verdict'; readonly id?: string | undefined; readonly allow: true; readonly reason: 'ok' | 'unknown' }
+  | { readonly type: 'chat.verdict'; readonly id?: string | undefined; readonly allow: true; readonly reason: 'ok' | 'unknown' | 'not_gated' }
   | {
       readonly type: 'chat.verdict';
       readonly id?: string | undefined;

@@ -131,7 +131,11 @@ export class ModClient {
     });
   }
 
-  /** May this line be shown? When `allow` is false, show `alert` to the player instead. */
+  /**
+   * May this line be shown? When `allow` is false, show `alert` to the player instead. `channel`: one of global,
+   * local, team, squad, tribe, clan, admin, other; only those in the sidecar's mute.gatedChannels are checked (the
+   * others come back allowed with reason `not_gated`), and any other string is never checked.
+   */
   async chat(player: Player, channel: string, text: string): Promise<ChatVerdict> {
     const reply = await this.#request<ChatVerdictMessage>('chat.verdict', { type: 'chat', player, channel, text });
     return reply.allow ? { allow: true, reason: reply.reason } : { allow: false, reason: reply.reason, alert: reply.alert };

@@ -16,6 +16,8 @@ import { describeListenError } from '../../src/net/listenFailure.js';
 import type { Clock } from '../../src/time/clock.js';
 import {
   BridgeRefusal,
+  CHAT_CHANNELS,
+  isChatChannel,
   type Adapter,
   type BridgeSink,
   type ChatVerdict,
@@ -57,6 +59,8 @@ export interface WebSocketAdapterOptions {
   readonly clock?: Clock | undefined;
   /** Jitter of the wrong-token throttle's refusal period, [0, 1); default Math.random. */
   readonly random?: (() => number) | undefined;
+  /** `mute.gatedChannels` as it is now, named in the warning about a channel outside the vocabulary. */
+  readonly gatedChannels?: (() => readonly string[]) | undefined;
 }
 
 const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -89,6 +93,8 @@ class ModConnection {
   paused = false;
   windowStartedAt = 0;
   framesInWindow = 0;
+  /** Told the host once that this mod sends a channel outside the vocabulary (its lines are never gated). */
+  warnedChannel = false;
   /** The one send callback of this connection: a per-message closure would cost an allocation on the hot path. */
   readonly afterSend: (error?: Error) => void;
   /** The TCP socket under `socket`, corked while one turn of the event loop piles up replies. */
@@ -143,6 +149,7 @@ export class WebSocketAdapter implements Adapter {
   readonly #http: Server;
   readonly #wss: WebSocketServer;
   #sink: BridgeSink | undefined;
+  readonly #gatedChannels: (() => readonly string[]) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #boundPort: number | undefined;
   #listening = false;
@@ -156,6 +163,7 @@ export class WebSocketAdapter implements Adapter {
     this.#config = options.options;
     this.id = options.id;
     this.#logger = options.logger;
+    this.#gatedChannels = options.gatedChannels;
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.#welcome = JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, server: options.serverName, sidecar: options.sidecar });
     // A blank token is no token: config validation already refuses it wherever a token is mandatory.
@@ -462,6 +470,7 @@ export class WebSocketAdapter implements Adapter {
         // The common case, a cached player, is answered in this tick: no promise, no await.
         const verdict = sink.chatNow?.(toPlayerIdentity(message.player), message.channel, message.text);
         if (verdict !== undefined) {
+          if (verdict.reason === 'not_gated') this.#checkChannel(connection, message.channel);
           this.#send(connection, verdictFrame(message.id, verdict));
           return;
         }
@@ -476,6 +485,22 @@ export class WebSocketAdapter implements Adapter {
         void this.#answer(connection, sink, message);
         return;
     }
+  }
+
+  /**
+   * A line let through unchecked: when its channel is not a name of the vocabulary (a mod that says "all" for
+   * global chat), the mod's muted players are never gated, and its author needs to know why. Once per connection,
+   * not per line (a chatty server would flood the log).
+   */
+  #checkChannel(connection: ModConnection, channel: string): void {
+    if (connection.warnedChannel || isChatChannel(channel)) return;
+    connection.warnedChannel = true;
+    const gated = this.#gatedChannels?.();
+    const checked = gated === undefined ? '' : `: ${gated.length === 0 ? 'none' : gated.join(', ')}`;
+    this.#logger.warn(
+      { connectionId: connection.id, remote: connection.remote },
+      `a mod sent chat on channel ${JSON.stringify(clipChannel(channel))}, which is not a channel name (${CHAT_CHANNELS.join(', ')}): such lines are never gated, so muted players are let through; the mod should send one of those names (mute.gatedChannels lists the ones checked${checked}). Said once per connection.`,
+    );
   }
 
   /** Asks the bridge and sends the one reply; never rejects. */
@@ -498,8 +523,11 @@ export class WebSocketAdapter implements Adapter {
 
   async #replyTo(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<string> {
     switch (message.type) {
-      case 'chat':
-        return verdictFrame(message.id, await sink.chat(toPlayerIdentity(message.player), message.channel, message.text));
+      case 'chat': {
+        const verdict = await sink.chat(toPlayerIdentity(message.player), message.channel, message.text);
+        if (verdict.reason === 'not_gated') this.#checkChannel(connection, message.channel);
+        return verdictFrame(message.id, verdict);
+      }
       case 'mute.check': {
         const verdict = await sink.checkMute(toPlayerIdentity(message.player));
         return JSON.stringify({
@@ -753,16 +781,22 @@ function idInFrame(bytes: Buffer): string | undefined {
 // but the id. Field order and content are what JSON.stringify of the ChatVerdictMessage gives.
 const ALLOW_OK_TAIL = ',"allow":true,"reason":"ok"}';
 const ALLOW_UNKNOWN_TAIL = ',"allow":true,"reason":"unknown"}';
+const ALLOW_NOT_GATED_TAIL = ',"allow":true,"reason":"not_gated"}';
 const VERDICT_HEAD = '{"type":"chat.verdict"';
 
 function verdictFrame(id: string | undefined, verdict: ChatVerdict): string {
   const head = id === undefined ? VERDICT_HEAD : `${VERDICT_HEAD},"id":${JSON.stringify(id)}`;
-  if (verdict.allow) return head + (verdict.reason === 'ok' ? ALLOW_OK_TAIL : ALLOW_UNKNOWN_TAIL);
+  if (verdict.allow) return head + (verdict.reason === 'ok' ? ALLOW_OK_TAIL : verdict.reason === 'not_gated' ? ALLOW_NOT_GATED_TAIL : ALLOW_UNKNOWN_TAIL);
   return `${head},"allow":false,"reason":"${verdict.reason}","alert":${JSON.stringify(verdict.alert)}}`;
 }
 
 function errorFrame(code: ProtocolErrorCode, message: string, id?: string, path?: string): string {
   return JSON.stringify({ type: 'error', id, code, message, path });
+}
+
+/** A mod's channel string in a log line: the mod may send anything, of any length. */
+function clipChannel(channel: string): string {
+  return channel.length > 32 ? `${channel.slice(0, 32)}…` : channel;
 }
 
 function toPlayerIdentity(player: ModPlayer): PlayerIdentity {

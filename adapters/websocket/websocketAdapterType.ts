@@ -10,7 +10,14 @@ export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   endpoint: 'listener',
   schema: websocketOptionsSchema,
   create(options, context) {
-    return new WebSocketAdapter({ options, id: context.id, serverName: context.serverName, sidecar: context.sidecar, logger: context.logger });
+    return new WebSocketAdapter({
+      options,
+      id: context.id,
+      serverName: context.serverName,
+      sidecar: context.sidecar,
+      logger: context.logger,
+      gatedChannels: context.gatedChannels,
+    });
   },
   // The listener's port must be free (port 0 always is).
   async probe(options) {

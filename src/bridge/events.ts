@@ -20,10 +20,13 @@ export interface VerdictEvent {
   /** For the host's log only (never a metric label); the message text is never part of an event. */
   readonly player: PlayerIdentity;
   readonly verdict: 'allow' | 'block';
-  /** ok: not muted; muted: muted; unknown: the service did not answer in time, the policy decided. */
-  readonly reason: 'ok' | 'muted' | 'unknown';
-  /** cache: the mute cache knew; service: asked just now; policy: mute.onUnknown decided. */
-  readonly source: 'cache' | 'service' | 'policy';
+  /**
+   * ok: not muted; muted: muted; unknown: the service did not answer in time, the policy decided; not_gated: the
+   * line's channel is not in mute.gatedChannels, so it was allowed unchecked.
+   */
+  readonly reason: 'ok' | 'muted' | 'unknown' | 'not_gated';
+  /** cache: the mute cache knew; service: asked just now; policy: mute.onUnknown decided; channel: not gated, nothing was asked. */
+  readonly source: 'cache' | 'service' | 'policy' | 'channel';
   /** From the line reaching the bridge to its verdict; 0 when it was decided in the same tick (a cache hit). */
   readonly durationMs: number;
 }

@@ -2,7 +2,7 @@
 // admitted. The composition root (src/sidecar.ts) maps the config file onto these; the core never sees the file.
 // Types only; must never import src/config.
 
-import type { ServerActionName } from './port.js';
+import type { ChatChannel, ServerActionName } from './port.js';
 
 /** One game server as the bridge knows it. */
 export interface ServerOptions {
@@ -26,6 +26,11 @@ export interface MuteOptions {
   readonly onUnknown: 'allow' | 'block';
   /** The alert shown to a muted player when the service sends none. @default 'You are muted on this server.' */
   readonly defaultAlert: string;
+  /**
+   * The channels whose lines are checked; a line on any other channel is allowed at once (reason `not_gated`),
+   * with no cache read and no lookup. @default ['global', 'local'] (GSA's mute covers global and local chat)
+   */
+  readonly gatedChannels?: readonly ChatChannel[] | undefined;
 }
 
 /** How reviews are admitted (the outbox delivers them). */

@@ -12,9 +12,12 @@ export interface PlayerIdentity {
   readonly name?: string | undefined;
 }
 
-/** May this chat line be shown? `alert` is set whenever `allow` is false: the text to show the player. */
+/**
+ * May this chat line be shown? `alert` is set whenever `allow` is false: the text to show the player. `not_gated`:
+ * the line's channel is not in `mute.gatedChannels`, so it was allowed with no lookup.
+ */
 export type ChatVerdict =
-  | { readonly allow: true; readonly reason: 'ok' | 'unknown' }
+  | { readonly allow: true; readonly reason: 'ok' | 'unknown' | 'not_gated' }
   | { readonly allow: false; readonly reason: 'muted' | 'unknown'; readonly alert: string };
 
 export interface MuteVerdict {
@@ -56,7 +59,7 @@ export type ServerActionOutcome =
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
 // The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
-export { CHAT_CHANNELS, type ChatChannel } from './chatChannels.js';
+export { CHAT_CHANNELS, isChatChannel, type ChatChannel } from './chatChannels.js';
 
 // The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
 export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
@@ -74,7 +77,10 @@ export interface PlayerJoinOptions {
 export interface BridgeSink {
   /** The GSA container name of this game server. */
   readonly serverName: string;
-  /** Never slower than mute.decisionTimeoutMs; never rejects. */
+  /**
+   * Never slower than mute.decisionTimeoutMs; never rejects. `channel`: a name of the vocabulary (CHAT_CHANNELS), or
+   * a mod's string as sent; a channel outside `mute.gatedChannels` is allowed at once with reason `not_gated`.
+   */
   chat(player: PlayerIdentity, channel: string, text: string): Promise<ChatVerdict>;
   /**
    * The verdict chat() would give, when it is known at once (the player is cached); undefined means "call

@@ -1,13 +1,16 @@
 // The bridge for one game server: what its adapters call (BridgeSink) and what pushes news back to them.
-// It gates chat through the ChatGate, admits reviews into the shared durable outbox, runs allowed server
-// actions, and routes mute changes and review results to the adapters. It imports no adapter (adapters attach
-// themselves through the AdapterPushes interface) and no config file: it takes its own options (options.ts).
+// It gates chat through the ChatGate (only lines on the channels in mute.gatedChannels: GSA's mute covers global
+// and local chat, so a team line is allowed at once, unchecked), admits reviews into the shared durable outbox,
+// runs allowed server actions, and routes mute changes and review results to the adapters. It imports no adapter
+// (adapters attach themselves through the AdapterPushes interface) and no config file: it takes its own options
+// (options.ts).
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
 
 import type { Logger } from 'pino';
 import type { GsaClient } from '../gsa/index.js';
+import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
@@ -55,6 +58,10 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
 /** An adapter that has the "tell this player" capability. */
 export type PlayerTeller = Adapter & Required<Pick<Adapter, 'tellPlayer'>>;
 
+/** The verdict for a line on a channel that is not gated: made once, so the hot path allocates nothing. */
+const NOT_GATED: ChatVerdict = Object.freeze({ allow: true, reason: 'not_gated' });
+const NOT_GATED_ANSWER: Promise<ChatVerdict> = Promise.resolve(NOT_GATED);
+
 function describePlayer(player: PlayerIdentity): string {
   return player.steamId ?? player.eosId ?? '?';
 }
@@ -63,6 +70,8 @@ export class ServerBridge implements BridgeSink {
   readonly serverName: string;
   readonly #cache: MuteCache;
   #gate: ChatGate;
+  /** mute.gatedChannels: a line on another channel never reaches the gate. */
+  #gatedChannels: ReadonlySet<string>;
   readonly #policy: ReviewPolicy;
   readonly #actions: ServerActions;
   readonly #outbox: ReviewOutbox;
@@ -94,6 +103,7 @@ export class ServerBridge implements BridgeSink {
       },
     });
     this.#gate = new ChatGate(this.#cache, options.mute);
+    this.#gatedChannels = new Set(options.mute.gatedChannels ?? DEFAULT_GATED_CHANNELS);
     const clock = options.clock ?? systemClock;
     this.#policy = new ReviewPolicy(options.reviews, () => clock.now());
     // The cooldown survives restarts and reloads: the journal still knows who reviewed recently.
@@ -138,15 +148,16 @@ export class ServerBridge implements BridgeSink {
   }
 
   /**
-   * A reload changed this server's settings: allowed actions and GAMESERVER_ID, the gate's policy and timeout,
-   * the cache's TTLs (for answers stored from now on) and the review limits. The cached players and the
-   * cooldowns are kept.
+   * A reload changed this server's settings: allowed actions and GAMESERVER_ID, the gate's policy, timeout and
+   * gated channels, the cache's TTLs (for answers stored from now on) and the review limits. The cached players
+   * and the cooldowns are kept.
    */
   reconfigure(settings: ServerBridgeSettings): void {
     this.#settings = settings;
     this.#actions.reconfigure(settings.server, this.#client);
     this.#cache.setTtls(settings.mute);
     this.#gate = new ChatGate(this.#cache, settings.mute);
+    this.#gatedChannels = new Set(settings.mute.gatedChannels ?? DEFAULT_GATED_CHANNELS);
     this.#policy.setOptions(settings.reviews);
   }
 
@@ -160,11 +171,12 @@ export class ServerBridge implements BridgeSink {
     if (keyChanged) this.#cache.clear();
   }
 
-  chat(player: PlayerIdentity, _channel: string, _text: string): Promise<ChatVerdict> {
-    return this.#chat(player, this.serverName);
+  chat(player: PlayerIdentity, channel: string, _text: string): Promise<ChatVerdict> {
+    return this.#chat(player, channel, this.serverName);
   }
 
-  chatNow(player: PlayerIdentity, _channel: string, _text: string): ChatVerdict | undefined {
+  chatNow(player: PlayerIdentity, channel: string, _text: string): ChatVerdict | undefined {
+    if (!this.#gatedChannels.has(channel)) return this.#notGated(player);
     const verdict = this.#gate.decideNow(player);
     // A miss is not counted here: the adapter then calls chat(), which counts it.
     if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0);
@@ -175,7 +187,12 @@ export class ServerBridge implements BridgeSink {
     return this.#checkMute(player, this.serverName);
   }
 
-  #chat(player: PlayerIdentity, source: string): Promise<ChatVerdict> {
+  #chat(player: PlayerIdentity, channel: string, source: string): Promise<ChatVerdict> {
+    // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
+    if (!this.#gatedChannels.has(channel)) {
+      this.#notGated(player);
+      return NOT_GATED_ANSWER;
+    }
     // One check when nobody listens: the hot path measures nothing and builds no event.
     const events = this.#events;
     if (events?.chatHeard === true) return this.#observedChat(events, player, source);
@@ -283,7 +300,7 @@ export class ServerBridge implements BridgeSink {
   #sinkFor(source: string): BridgeSink {
     return {
       serverName: this.serverName,
-      chat: (player, _channel, _text) => this.#chat(player, source),
+      chat: (player, channel, _text) => this.#chat(player, channel, source),
       chatNow: (player, channel, text) => this.chatNow(player, channel, text),
       checkMute: (player) => this.#checkMute(player, source),
       submitReview: (review) => this.submitReview(review),
@@ -308,6 +325,15 @@ export class ServerBridge implements BridgeSink {
     const verdict = await this.#gate.decide(player, source);
     this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started);
     return verdict;
+  }
+
+  /** A line on a channel that is not gated: published (no cache event: the cache was not read), then NOT_GATED. */
+  #notGated(player: PlayerIdentity): ChatVerdict {
+    const events = this.#events;
+    if (events?.chatHeard === true && events.listens('verdict')) {
+      events.emit('verdict', { server: this.serverName, player, verdict: 'allow', reason: 'not_gated', source: 'channel', durationMs: 0 });
+    }
+    return NOT_GATED;
   }
 
   #publishVerdict(events: BridgeEvents, player: PlayerIdentity, verdict: ChatVerdict, source: 'cache' | 'service' | 'policy', durationMs: number): void {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { checkCrossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { ADAPTER_SCHEMAS } from '../../adapters/index.js';
+import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import { count, countOrZero, host, integer, MAX_TIMER_MS, listenPort, milliseconds, nonEmpty } from '../validation/optionFields.js';
 
 // Each adapter type owns its schema (adapters/index.ts, the registry); the file's adapter union is composed from it.
@@ -90,6 +91,13 @@ export const muteSchema = z.strictObject({
   decisionTimeoutMs: milliseconds().default(300),
   onUnknown: z.enum(MUTE_POLICIES).default('allow'),
   defaultAlert: nonEmpty().default('You are muted on this server.'),
+  // GSA's mute covers "global and local chat": lines on other channels are allowed unchecked (reason "not_gated").
+  // Only names of the vocabulary: a typo here would let muted players through without a word, so it is an error.
+  gatedChannels: z
+    .array(z.enum(CHAT_CHANNELS, { error: `must be a chat channel name: one of ${CHAT_CHANNELS.join(', ')}` }), {
+      error: `must be an array of chat channel names, like ["global", "local"] (the names: ${CHAT_CHANNELS.join(', ')})`,
+    })
+    .default(() => [...DEFAULT_GATED_CHANNELS]),
 });
 
 export const reviewsSchema = z.strictObject({

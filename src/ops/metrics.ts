@@ -1,7 +1,7 @@
 // The sidecar's Prometheus metrics (names and labels are the contract's, interfaces.md "Operations endpoints"):
 // counters and histograms fed by the core's events, gauges read at scrape time from functions it is given, and the
 // process defaults, all in a registry of its own (never prom-client's global one: several sidecars may share a
-// test process). Labels are bounded: an endpoint from a fixed set, an HTTP status or a fixed word, allow/block, the
+// test process). Labels are bounded: an endpoint from a fixed set, an HTTP status or a fixed word, allow/block/not_gated, the
 // configured servers and adapter ids; never a player id or a message.
 // It never changes what the core does and never throws into a publisher.
 
@@ -80,22 +80,26 @@ export class SidecarMetrics {
     const misses = new Counter({ name: 'gsa_bridge_mute_cache_misses_total', help: 'Chat lines and mute checks the mute cache could not answer.', registers });
     // Every chat line counts here, so the hot listeners add to plain numbers and the counter takes them at scrape
     // time: a labelled prom-client counter hashes its labels on each inc() (about 180 ns, more than a cached verdict).
-    const unscraped = { allow: 0, block: 0 };
+    // not_gated: a line on a channel outside mute.gatedChannels, allowed unchecked; apart from "allow" so that
+    // allow and block stay the lines the mute check decided.
+    const unscraped = { allow: 0, block: 0, not_gated: 0 };
     new Counter({
       name: 'gsa_bridge_chat_verdicts_total',
-      help: 'Chat lines decided, by verdict (allow, block).',
+      help: 'Chat lines decided, by verdict (allow, block; not_gated: on a channel outside mute.gatedChannels, allowed unchecked).',
       labelNames: ['verdict'],
       registers,
       collect() {
         this.inc({ verdict: 'allow' }, unscraped.allow);
         this.inc({ verdict: 'block' }, unscraped.block);
+        this.inc({ verdict: 'not_gated' }, unscraped.not_gated);
         unscraped.allow = 0;
         unscraped.block = 0;
+        unscraped.not_gated = 0;
       },
     });
     const verdictDuration = new HotHistogram({
       name: 'gsa_bridge_chat_verdict_duration_seconds',
-      help: 'Time to decide a chat line (mute.decisionTimeoutMs bounds it; a cache hit is near 0).',
+      help: 'Time to decide a gated chat line (mute.decisionTimeoutMs bounds it; a cache hit is near 0; not_gated lines are not timed).',
       buckets: VERDICT_BUCKETS_S,
       registers,
     });
@@ -147,6 +151,10 @@ export class SidecarMetrics {
         resent.inc();
       }),
       events.on('verdict', (event: VerdictEvent) => {
+        if (event.reason === 'not_gated') {
+          unscraped.not_gated += 1;
+          return;
+        }
         unscraped[event.verdict] += 1;
         verdictDuration.observe(event.durationMs / 1000);
       }),

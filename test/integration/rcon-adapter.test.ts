@@ -10,6 +10,7 @@ import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
 import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
+import type { VerdictEvent } from '../../src/bridge/events.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
@@ -85,6 +86,17 @@ async function afterPolls(commands: () => readonly string[], poll: string, count
 }
 
 const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+
+/** Every chat verdict the sidecar publishes, in order (what the adapter was told for each line). */
+function recordVerdicts(sidecar: Sidecar): VerdictEvent[] {
+  const seen: VerdictEvent[] = [];
+  const unsubscribe = sidecar.events.on('verdict', (event) => seen.push(event));
+  cleanups.push(() => {
+    unsubscribe();
+    return Promise.resolve();
+  });
+  return seen;
+}
 
 // ---- ARK -------------------------------------------------------------------------------------------------------
 
@@ -241,6 +253,54 @@ describe('rcon adapter: squad', () => {
     expect(muteCalls()).toBe(2);
   });
 
+  it("allows a muted player's ChatTeam line with not_gated and no lookup, and answers their ChatAll with AdminWarn", async () => {
+    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    // Nobody listed: no join warms the cache, so any lookup would be this line's.
+    const squad = await startSquad([]);
+    const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port });
+    const verdicts = recordVerdicts(sidecar);
+    await until(() => adapter.ready, 'login');
+    squad.fake.pushChat(squadChat(MUTED, 'to my team', 'ChatTeam'));
+    squad.fake.pushChat(squadChat(MUTED, 'to my squad', 'ChatSquad'));
+    await until(() => verdicts.length === 2, 'two verdicts');
+    expect(verdicts.map(({ verdict, reason, source }) => ({ verdict, reason, source }))).toEqual([
+      { verdict: 'allow', reason: 'not_gated', source: 'channel' },
+      { verdict: 'allow', reason: 'not_gated', source: 'channel' },
+    ]);
+    expect(muteCalls()).toBe(0);
+    squad.fake.pushChat(squadChat(MUTED, 'to everyone', 'ChatAll'));
+    await until(() => squad.actions().length === 1, 'the warning');
+    expect(squad.actions()).toEqual([`AdminWarn "${MUTED.eosId}" ${ALERT}`]);
+    expect(verdicts[2]).toMatchObject({ verdict: 'block', reason: 'muted' });
+    expect(muteCalls()).toBe(1);
+  });
+
+  it('gates ChatTeam once a reload lists team in mute.gatedChannels, on the same session', async () => {
+    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    const squad = await startSquad([]);
+    const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port, alertCooldownMs: 0 });
+    const verdicts = recordVerdicts(sidecar);
+    await until(() => adapter.ready, 'login');
+    squad.fake.pushChat(squadChat(MUTED, 'to my team', 'ChatTeam'));
+    await until(() => verdicts.length === 1, 'the first verdict');
+    expect(verdicts[0]).toMatchObject({ reason: 'not_gated' });
+    const report = await sidecar.reconfigure({ ...sidecar.config, mute: { ...sidecar.config.mute, gatedChannels: ['global', 'local', 'team'] } });
+    expect(report).toMatchObject({ unchanged: [`${SERVER}/game`], restarted: [], settingsChanged: ['mute.gatedChannels'] });
+    squad.fake.pushChat(squadChat(MUTED, 'to my team again', 'ChatTeam'));
+    await until(() => squad.actions().length === 1, 'the warning for a team line');
+    expect(squad.actions()).toEqual([`AdminWarn "${MUTED.eosId}" ${ALERT}`]);
+    expect(squad.fake.logins).toBe(1);
+  });
+
+  it('takes a review typed in team chat too: the review command is not chat, whatever the channel', async () => {
+    const squad = await startSquad([NICE]);
+    const { adapter } = await startRig({ profile: 'squad', port: squad.fake.port });
+    await until(() => adapter.ready, 'login');
+    squad.fake.pushChat(squadChat(NICE, '!review 4 Fine admins', 'ChatTeam'));
+    await until(() => emulator.reviews.length === 1, 'the review at the service');
+    expect(emulator.reviews[0]).toMatchObject({ server: SERVER, stars: 4, comment: 'Fine admins' });
+  });
+
   it('looks up a player seen joining before they speak', async () => {
     const squad = await startSquad([]);
     const { adapter } = await startRig({ profile: 'squad', port: squad.fake.port });
@@ -388,6 +448,26 @@ describe('rcon adapter: rust', () => {
     fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'back' });
     await until(() => fake.muteLog.length === 1, 'the mute on the new session');
     expect(fake.maxConcurrentSessions).toBe(1);
+  });
+
+  it("reads Channel 1 as team: a muted player's team line is not gated (no lookup, no mute), their global line is", async () => {
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    const fake = await startRust([]);
+    const { adapter, sidecar } = await startRig({ profile: 'rust', port: fake.port, pollPlayersMs: 60_000 });
+    const verdicts = recordVerdicts(sidecar);
+    await until(() => adapter.ready && fake.commandTexts().includes('playerlist'), 'login and a player list');
+    fake.players.push({ steamId: MUTED.steamId, name: MUTED.name });
+    fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'team only', channel: 1 });
+    fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'clan only', channel: 5 });
+    fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'a future channel', channel: 9 });
+    await until(() => verdicts.length === 3, 'three verdicts');
+    expect(verdicts.map((event) => event.reason)).toEqual(['not_gated', 'not_gated', 'not_gated']);
+    expect(muteCalls()).toBe(0);
+    expect(rustActions(fake)).toEqual([]);
+    fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'to everyone', channel: 0 });
+    await until(() => fake.muteLog.length === 1, 'the mute');
+    expect(rustActions(fake)).toEqual([`mute ${MUTED.steamId}`]);
+    expect(muteCalls()).toBe(1);
   });
 
   it('with enforceMute false, sends nothing to a muted speaker when no notifyCommand is set', async () => {

@@ -57,6 +57,26 @@ async function loadError(promise: Promise<unknown>): Promise<ConfigError> {
   return error as ConfigError;
 }
 
+describe('mute.gatedChannels', () => {
+  it('takes names of the channel vocabulary, an empty list included (no chat is checked)', () => {
+    expect(parseConfig(minimal({ mute: { gatedChannels: ['global', 'local', 'team'] } })).mute.gatedChannels).toEqual(['global', 'local', 'team']);
+    expect(parseConfig(minimal({ mute: { gatedChannels: [] } })).mute.gatedChannels).toEqual([]);
+  });
+
+  it('refuses a name outside the vocabulary with its JSON path and the list of names, without echoing it', () => {
+    expect(problemsOf(minimal({ mute: { gatedChannels: ['global', 'all', 'Local'] } }))).toEqual([
+      { path: 'mute.gatedChannels[1]', message: 'must be a chat channel name: one of global, local, team, squad, tribe, clan, admin, other' },
+      { path: 'mute.gatedChannels[2]', message: 'must be a chat channel name: one of global, local, team, squad, tribe, clan, admin, other' },
+    ]);
+  });
+
+  it('refuses a string where the list belongs, saying what it should look like', () => {
+    expect(problemsOf(minimal({ mute: { gatedChannels: 'global' } }))).toEqual([
+      { path: 'mute.gatedChannels', message: 'must be an array of chat channel names, like ["global", "local"] (the names: global, local, team, squad, tribe, clan, admin, other)' },
+    ]);
+  });
+});
+
 describe('parseConfig', () => {
   it('accepts a minimal file and fills in every default', () => {
     expect(parseConfig(minimal())).toEqual({
@@ -77,6 +97,7 @@ describe('parseConfig', () => {
         decisionTimeoutMs: 300,
         onUnknown: 'allow',
         defaultAlert: 'You are muted on this server.',
+        gatedChannels: ['global', 'local'],
       },
       reviews: { dataDir: './data', minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 600000, chatCommand: '!review' },
       http: { host: '127.0.0.1', port: 9464, readiness: { unreachableForMs: 60000, outboxPendingMax: 1000 } },

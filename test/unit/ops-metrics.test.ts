@@ -102,6 +102,18 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_chat_verdict_duration_seconds_bucket{le="0.0005"}')).toBe(1);
   });
 
+  it('counts lines on channels that are not gated as verdict="not_gated", apart from allow and untimed', async () => {
+    const { events, metrics } = setUp();
+    events.emit('verdict', verdict({ reason: 'not_gated', source: 'channel' }));
+    events.emit('verdict', verdict({ reason: 'not_gated', source: 'channel' }));
+    events.emit('verdict', verdict({ durationMs: 40 }));
+    const lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="not_gated"}')).toBe(2);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="allow"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="block"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_chat_verdict_duration_seconds_count')).toBe(1);
+  });
+
   it('reads the adapter and outbox gauges at scrape time; a removed adapter disappears', async () => {
     const { state, metrics } = setUp({
       adapters: [
@@ -144,12 +156,12 @@ describe('SidecarMetrics', () => {
     expect(text).not.toContain('76561198');
     expect(text).not.toContain('server-');
     const lines = await samples(metrics);
-    expect(lines.filter((line) => line.startsWith('gsa_bridge_chat_verdicts_total'))).toHaveLength(2);
+    expect(lines.filter((line) => line.startsWith('gsa_bridge_chat_verdicts_total'))).toHaveLength(3);
     expect(lines.filter((line) => line.startsWith('gsa_bridge_api_requests_total'))).toHaveLength(2);
     expect(value(lines, 'gsa_bridge_api_requests_total{endpoint="mute",status="other"}')).toBe(715);
     // Every label value in the whole scrape comes from a fixed set or the configured servers and adapters.
     const labelValues = new Set([...text.matchAll(/(\w+)="([^"]*)"/g)].map((match) => `${match[1]}=${match[2]}`));
-    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block)|result=(success|invalid|failed)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
+    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|result=(success|invalid|failed)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
   });
 
   it('stops counting once closed', async () => {

@@ -25,6 +25,8 @@ export const arkProfile: RconProfile = {
     command: 'GetChat',
     read(answer, knownNames) {
       const parsed = parseArkChat(answer, knownNames);
+      // GetChat's lines carry no channel (`Name (Character): text`), so every one is named global: gated by
+      // default, as GSA's mute covers global chat; any other name would let every muted ARK player through.
       const lines: RconChatLine[] = parsed.lines.map((line) =>
         line.kind === 'server' ? { kind: 'server', text: line.text } : { kind: 'player', channel: 'global', name: line.playerName, text: line.text },
       );

@@ -4,6 +4,7 @@
 // A profile never sends anything itself and never decides policy (who is muted is the bridge's answer): it says
 // how its game lists players, where its chat comes from, and which builder (commandText.ts) makes each command.
 
+import type { ChatChannel } from '../../../src/bridge/port.js';
 import type { RconTransport } from '../rconConnection.js';
 import type { RconProfileName } from '../options.js';
 import type { PlayerIdKind } from '../commandText.js';
@@ -13,7 +14,8 @@ import type { RustPlayerChat, RustServerChat } from './rustLines.js';
 /**
  * One chat line in the adapter's terms, whatever the game printed:
  * - `player`: a player said something; the ids the line carried (ARK's lines carry only a name, which the adapter
- *   maps to an id through the player list);
+ *   maps to an id through the player list), and the channel in the one vocabulary (the profile maps its game's own
+ *   values: the bridge gates only the channels in mute.gatedChannels);
  * - `server`: the server's own line (never gated);
  * - `ignored`: a pushed notice that is not chat (Squad's admin camera, kicks): dropped quietly;
  * - `unparsed`: it looked like chat but could not be read (worth a debug line).
@@ -21,7 +23,7 @@ import type { RustPlayerChat, RustServerChat } from './rustLines.js';
 export type RconChatLine =
   | {
       readonly kind: 'player';
-      readonly channel: string;
+      readonly channel: ChatChannel;
       readonly name: string;
       readonly steamId?: string | undefined;
       readonly eosId?: string | undefined;

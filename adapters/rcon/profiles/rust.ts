@@ -3,9 +3,36 @@
 // muted speaker is muted by the server and their chat is dropped by the game; Rust has no built-in private
 // message, so telling a player needs the host's `notifyCommand` template (a plugin's command).
 
+import type { ChatChannel } from '../../../src/bridge/port.js';
 import { rustKick, rustMute, rustUnmute } from '../commandText.js';
 import type { RconProfile } from './profile.js';
-import { parseRustPlayerList } from './rustLines.js';
+import { parseRustPlayerList, type RustChatChannel } from './rustLines.js';
+
+/**
+ * Rust's chat channels in the one vocabulary (interfaces.md, "Chat channels"). rustLines.ts names the WebRCON
+ * `Channel` numbers by the game's own enum, `ConVar.Chat.ChatChannel` in RustDedicated's Assembly-CSharp:
+ * Global = 0, Team = 1, Server = 2, Cards = 3, Local = 4, Clan = 5, ExternalDM = 6, MaxValue = 6 (decompiled
+ * server code, github.com/SeiferUwU/RustServerManaged `ConVar/Chat.cs` @ 715fe402, whose sayAs() passes the value
+ * to Oxide's IOnPlayerChat hook and records it as the ChatEntry's Channel that RCon.Broadcast sends; older builds
+ * end earlier: Global … Local in github.com/Ailtop/RustDocuments @ 08895ffa, … Clan, MaxValue in
+ * github.com/MillionthOdin16/RustChangelog @ 36a2af88, Dec 2023). Server (2) lines are the server's own and never
+ * reach here as a player's. Cards (card-table chat), ExternalDM and any number Rust adds later (`channel-<n>`)
+ * are `other`.
+ */
+function channelOf(channel: RustChatChannel): ChatChannel {
+  switch (channel) {
+    case 'global':
+      return 'global';
+    case 'team':
+      return 'team';
+    case 'local':
+      return 'local';
+    case 'clan':
+      return 'clan';
+    default:
+      return 'other';
+  }
+}
 
 export const rustProfile: RconProfile = {
   name: 'rust',
@@ -15,7 +42,9 @@ export const rustProfile: RconProfile = {
   chat: {
     kind: 'webrcon',
     read: (chat) =>
-      chat.kind === 'server' ? { kind: 'server', text: chat.text } : { kind: 'player', channel: chat.channel, name: chat.name, steamId: chat.steamId, text: chat.text },
+      chat.kind === 'server'
+        ? { kind: 'server', text: chat.text }
+        : { kind: 'player', channel: channelOf(chat.channel), name: chat.name, steamId: chat.steamId, text: chat.text },
   },
   commandIds: ['steam'],
   commands: {

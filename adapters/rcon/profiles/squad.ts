@@ -4,8 +4,17 @@
 // `AdminWarn "<id>" <alert>` (a box on their screen; RCON cannot un-send a line).
 
 import { squadAdminKick, squadAdminWarn } from '../commandText.js';
+import type { ChatChannel } from '../../../src/bridge/port.js';
 import type { RconProfile } from './profile.js';
-import { parseSquadPlayerList, parseSquadPush } from './squadLines.js';
+import { parseSquadPlayerList, parseSquadPush, type SquadChatChannel } from './squadLines.js';
+
+/** Squad's chat tags in the one vocabulary (interfaces.md, "Chat channels"); GSA's mute covers global chat. */
+const CHANNELS: Readonly<Record<SquadChatChannel, ChatChannel>> = {
+  ChatAll: 'global',
+  ChatTeam: 'team',
+  ChatSquad: 'squad',
+  ChatAdmin: 'admin',
+};
 
 export const squadProfile: RconProfile = {
   name: 'squad',
@@ -25,7 +34,7 @@ export const squadProfile: RconProfile = {
       const parsed = parseSquadPush(body, knownName);
       if (parsed.kind === 'other') return { kind: 'ignored' };
       if (parsed.kind === 'unparsed') return { kind: 'unparsed', reason: parsed.reason };
-      return { kind: 'player', channel: parsed.channel, name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
+      return { kind: 'player', channel: CHANNELS[parsed.channel], name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
     },
   },
   commandIds: ['eos', 'steam'],
