@@ -60,7 +60,8 @@
 // before anything is appended again: a crash at any step leaves either the old or the new file whole.
 //
 // Delivered history: the last DELIVERED_HISTORY delivered reviews stay in the journal through compactions, one
-// `delivered` line each (about 250 bytes: id, server, player ids and name, stars, times, receipt; no comment), so
+// `delivered` line each (id, server, player ids and name, stars, times, receipt; no comment: about 220 bytes with a
+// Steam id and a short name, at most about 700 with both ids, a 64-character name and a 200-character receipt), so
 // `reviews list --state delivered` can answer "did my players' reviews arrive?" after restarts. The bound keeps the
 // file from growing forever: at most the history plus the lines of one compaction interval.
 //
@@ -86,7 +87,7 @@ const DIR_MODE = 0o700;
 const MAX_LINE_WARNINGS = 20;
 /**
  * Delivered reviews kept through compactions, newest: the contract's "at least the last 1,000" (spec/interfaces.md,
- * "The data directory"), and no more, since each costs about 250 bytes on disk and in memory and is read at each start.
+ * "The data directory"), and no more, since each costs about 220 bytes on disk and in memory and is read at each start.
  */
 export const DELIVERED_HISTORY = 1000;
 /** GSA's receipt is its text (`{"data":"Done!"}`): a longer one is cut, so one answer cannot bloat the history. */
