@@ -13,9 +13,14 @@
 //    as the ref, and an adapter id that no longer exists routes to the server's first adapter)
 //   {"v":1,"op":"sending","id":"…","at":<ms>}      an attempt is about to leave (fsynced before the request)
 //   {"v":1,"op":"not_sent","id":"…","at":<ms>}     that attempt surely did not store it (refused before storing, never left)
-//   {"v":1,"op":"delivered","id":"…","at":<ms>}
+//   {"v":1,"op":"delivered","id":"…","at":<ms>,"server":"…","player":{…},"stars":5,"queued_at":<ms>,"receipt":"Done!"}
+//     (who, how many stars and GSA's receipt, no comment: what `reviews list --state delivered` shows. Files written
+//     before that have only id and at: the review's `queued` line says the rest. `receipt` is absent when the sender
+//     passed none on.)
 //   {"v":1,"op":"unconfirmed","id":"…","at":<ms>,"error":{"code":"timeout","status":null,"message":"…"}}
-//   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"forbidden","status":403,"message":"…"}}
+//   {"v":1,"op":"dead","id":"…","at":<ms>,"error":{"code":"not_eligible","status":403,"message":"…"}}
+//     (`code` is the mod protocol's word for the cause, reviewReasons.ts; files written before that say `forbidden`
+//     for a 403, read as `not_eligible`)
 //   {"v":1,"op":"accepted","id":"…","at":<ms>,"server":"…","player":{…}}   a finished review kept through compaction
 //     while it still counts for its player's cooldown (no comment: only who and when).
 //   {"v":1,"op":"held","id":"…","at":<ms>,"kind":"dead"|"unconfirmed","error":{…}}   the review's fate is known but
@@ -50,8 +55,15 @@
 // in the file (a person may want to see them) until the next compaction drops them.
 //
 // Compaction: once enough fate records accumulated (and on open when most lines are finished), the pending
-// `queued` lines are written to `reviews.jsonl.tmp`, fsynced, renamed over the journal, and the directory is
-// fsynced before anything is appended again: a crash at any step leaves either the old or the new file whole.
+// `queued` lines (with the `accepted` lines of the cooldown and the `delivered` lines of the last DELIVERED_HISTORY
+// deliveries) are written to `reviews.jsonl.tmp`, fsynced, renamed over the journal, and the directory is fsynced
+// before anything is appended again: a crash at any step leaves either the old or the new file whole.
+//
+// Delivered history: the last DELIVERED_HISTORY delivered reviews stay in the journal through compactions, one
+// `delivered` line each (id, server, player ids and name, stars, times, receipt; no comment: about 220 bytes with a
+// Steam id and a short name, at most about 700 with both ids, a 64-character name and a 200-character receipt), so
+// `reviews list --state delivered` can answer "did my players' reviews arrive?" after restarts. The bound keeps the
+// file from growing forever: at most the history plus the lines of one compaction interval.
 //
 // An fsync that fails makes the journal refuse further writes: after a failed fsync the kernel may have
 // dropped the dirty pages and a later fsync can succeed without them, so only a restart (which re-reads the
@@ -64,6 +76,7 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { PlayerIdentity } from './port.js';
 import type { OutboxReview } from './reviewOutbox.js';
+import { reviewReasonCode } from './reviewReasons.js';
 
 export const JOURNAL_FILE = 'reviews.jsonl';
 export const DEAD_LETTER_FILE = 'dead-letter.jsonl';
@@ -72,6 +85,13 @@ const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 /** Bad middle lines get one warning each up to this many; the rest are summed up in one line. */
 const MAX_LINE_WARNINGS = 20;
+/**
+ * Delivered reviews kept through compactions, newest: the contract's "at least the last 1,000" (spec/interfaces.md,
+ * "The data directory"), and no more, since each costs about 220 bytes on disk and in memory and is read at each start.
+ */
+export const DELIVERED_HISTORY = 1000;
+/** GSA's receipt is its text (`{"data":"Done!"}`): a longer one is cut, so one answer cannot bloat the history. */
+const MAX_RECEIPT_CHARS = 200;
 
 /** Why a review ended without being delivered: the GsaError's code, HTTP status (null without an answer) and message. */
 export interface FailureReason {
@@ -80,7 +100,21 @@ export interface FailureReason {
   readonly message: string;
 }
 
-export type ReviewFate = { readonly op: 'delivered' } | { readonly op: 'unconfirmed' | 'dead'; readonly reason: FailureReason };
+export type ReviewFate =
+  | { readonly op: 'delivered'; readonly receipt?: string | undefined }
+  | { readonly op: 'unconfirmed' | 'dead'; readonly reason: FailureReason };
+
+/** A review GSA stored, from the journal's delivered history: who, how many stars, when; not the comment. */
+export interface DeliveredReview {
+  readonly id: string;
+  readonly server: string;
+  readonly player: PlayerIdentity;
+  readonly stars: number;
+  readonly queuedAt: number;
+  readonly deliveredAt: number;
+  /** GSA's answer text (`Done!`), when the sender passed it on. */
+  readonly receipt?: string;
+}
 
 /** The two kinds of letter a person may have to look at: refused reviews, and reviews GSA may or may not have stored. */
 export type LetterKind = 'dead' | 'unconfirmed';
@@ -163,7 +197,10 @@ const originRecord = z.union([
 function refOf(origin: z.infer<typeof originRecord>): string {
   return 'ref' in origin ? origin.ref : origin.connection_id;
 }
-const failureRecord = z.object({ code: z.string().min(1), status: z.number().int().nullable(), message: z.string() });
+// Read in today's words: files an older version wrote carry the GSA client's codes (`forbidden` for a 403).
+const failureRecord = z
+  .object({ code: z.string().min(1), status: z.number().int().nullable(), message: z.string() })
+  .transform((reason) => ({ ...reason, code: reviewReasonCode(reason.code) }));
 
 const queuedRecord = z.object({
   v: recordVersion,
@@ -176,7 +213,18 @@ const queuedRecord = z.object({
   comment: z.string(),
   origin: originRecord,
 });
-const deliveredRecord = z.object({ v: recordVersion, op: z.literal('delivered'), id: recordId, at: recordTime });
+const deliveredRecord = z.object({
+  v: recordVersion,
+  op: z.literal('delivered'),
+  id: recordId,
+  at: recordTime,
+  // Absent in files written before the delivered history: the review's `queued` line has them.
+  server: z.string().min(1).optional(),
+  player: playerRecord.optional(),
+  stars: z.number().optional(),
+  queued_at: recordTime.optional(),
+  receipt: z.string().optional(),
+});
 const unconfirmedRecord = z.object({ v: recordVersion, op: z.literal('unconfirmed'), id: recordId, at: recordTime, error: failureRecord });
 const deadRecord = z.object({ v: recordVersion, op: z.literal('dead'), id: recordId, at: recordTime, error: failureRecord });
 const acceptedRecord = z.object({ v: recordVersion, op: z.literal('accepted'), id: recordId, at: recordTime, server: z.string().min(1), player: playerRecord });
@@ -201,6 +249,7 @@ const retriedRecord = z.object({ v: recordVersion, op: z.literal('retried'), id:
 const letterFileRecord = z.discriminatedUnion('op', [letterRecord, retriedRecord]);
 
 type QueuedRecord = z.infer<typeof queuedRecord>;
+type DeliveredRecord = z.infer<typeof deliveredRecord>;
 type AcceptedRecord = z.infer<typeof acceptedRecord>;
 type JournalRecord = z.infer<typeof journalRecord>;
 
@@ -291,10 +340,70 @@ function encodeRecord(record: JournalRecord): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-function encodeFate(id: string, fate: ReviewFate, at: number): string {
-  const record: JournalRecord =
-    fate.op === 'delivered' ? { v: 1, op: 'delivered', id, at } : { v: 1, op: fate.op, id, at, error: { ...fate.reason } };
-  return `${JSON.stringify(record)}\n`;
+function encodeFate(id: string, fate: ReviewFate, at: number, queued: QueuedRecord | undefined): string {
+  if (fate.op === 'delivered') return queued === undefined ? encodeRecord({ v: 1, op: 'delivered', id, at }) : deliveredLine(queued, at, fate.receipt);
+  return encodeRecord({ v: 1, op: fate.op, id, at, error: { ...fate.reason } });
+}
+
+/** The self-contained `delivered` line of a review: what the history keeps (no comment, no origin). */
+function deliveredLine(queued: QueuedRecord, at: number, receipt: string | undefined): string {
+  const record: DeliveredRecord = {
+    v: 1,
+    op: 'delivered',
+    id: queued.id,
+    at,
+    server: queued.server,
+    player: queued.player,
+    stars: queued.stars,
+    queued_at: queued.at,
+    ...(receipt === undefined ? {} : { receipt: receipt.slice(0, MAX_RECEIPT_CHARS) }),
+  };
+  return encodeRecord(record);
+}
+
+/** A `delivered` record that names its review (written with the history), read back; undefined for an older one. */
+function deliveredOf(record: DeliveredRecord): DeliveredReview | undefined {
+  const { server, player, stars, queued_at: queuedAt } = record;
+  if (server === undefined || player === undefined || stars === undefined || queuedAt === undefined) return undefined;
+  return {
+    id: record.id,
+    server,
+    player: {
+      ...(player.steam_id === undefined ? {} : { steamId: player.steam_id }),
+      ...(player.eos_id === undefined ? {} : { eosId: player.eos_id }),
+      ...(player.name === undefined ? {} : { name: player.name }),
+    },
+    stars,
+    queuedAt,
+    deliveredAt: record.at,
+    ...(record.receipt === undefined ? {} : { receipt: record.receipt }),
+  };
+}
+
+/** A delivered review in the history: its line for the next compaction, and what the listing shows. */
+interface DeliveredEntry {
+  readonly line: string;
+  readonly review: DeliveredReview;
+}
+
+/** Adds the newest delivery and forgets the oldest beyond DELIVERED_HISTORY; the map stays in delivery order. */
+function remember<T>(history: Map<string, T>, id: string, entry: T): void {
+  history.delete(id);
+  history.set(id, entry);
+  for (const oldest of history.keys()) {
+    if (history.size <= DELIVERED_HISTORY) break;
+    history.delete(oldest);
+  }
+}
+
+/** A delivered history entry from the review's `queued` line and when (and with what receipt) it was delivered. */
+function deliveredEntry(queued: QueuedRecord, at: number, receipt: string | undefined): DeliveredEntry {
+  const { id, server, player, stars, queuedAt } = toReview(queued);
+  const kept = receipt?.slice(0, MAX_RECEIPT_CHARS);
+  return {
+    line: deliveredLine(queued, at, kept),
+    review: { id, server, player, stars, queuedAt, deliveredAt: at, ...(kept === undefined ? {} : { receipt: kept }) },
+  };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -361,6 +470,8 @@ interface ScanResult {
   readonly live: Map<string, LiveReview>;
   /** id → finished reviews' acceptance (and `accepted` records), for the cooldown. */
   readonly finished: Map<string, QueuedRecord | AcceptedRecord>;
+  /** id → the last DELIVERED_HISTORY delivered reviews, in delivery order. */
+  readonly delivered: Map<string, DeliveredEntry>;
   /** Live reviews not held, oldest first: to be sent. */
   readonly pending: OutboxReview[];
   readonly inFlight: Set<string>;
@@ -377,6 +488,7 @@ interface ScanResult {
 function scanJournal(data: Buffer): ScanResult {
   const live = new Map<string, LiveReview>();
   const finished = new Map<string, QueuedRecord | AcceptedRecord>();
+  const delivered = new Map<string, DeliveredEntry>();
   const bad: BadLine[] = [];
   const duplicates: BadLine[] = [];
   let validLines = 0;
@@ -422,9 +534,14 @@ function scanJournal(data: Buffer): ScanResult {
           live.delete(record.id);
           finished.set(record.id, ended.record);
           finishedReviews += 1;
+          if (record.op === 'delivered') remember(delivered, record.id, deliveredEntry(ended.record, record.at, record.receipt));
+        } else if (record.op === 'delivered') {
+          // Kept by a compaction for the delivered history; an older bare one names no review and is left over.
+          const review = deliveredOf(record);
+          if (review !== undefined) remember(delivered, record.id, { line: data.toString('utf8', offset, newline + 1), review });
         }
       }
-      // A fate without a live review is left over from a compaction or a repeat; it changes nothing.
+      // Any other fate without a live review is left over from a compaction or a repeat; it changes nothing.
     }
     offset = newline + 1;
   }
@@ -434,7 +551,7 @@ function scanJournal(data: Buffer): ScanResult {
   const pending = entries.filter((entry) => entry.held === undefined).map((entry) => toReview(entry.record));
   const inFlight = new Set(entries.filter((entry) => entry.held === undefined && entry.sending !== undefined).map((entry) => entry.record.id));
   const held = entries.flatMap((entry) => heldOf(entry) ?? []);
-  return { live, finished, pending, inFlight, held, validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
+  return { live, finished, delivered, pending, inFlight, held, validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
 }
 
 function isErrnoCode(error: unknown, code: string): boolean {
@@ -530,6 +647,8 @@ export class ReviewJournal {
   readonly #live: Map<string, LiveReview>;
   /** id → acceptance of finished reviews, oldest first: kept through compactions while `retainAcceptedMs` lasts. */
   readonly #finished: Map<string, QueuedRecord | AcceptedRecord>;
+  /** id → the `delivered` line of the last DELIVERED_HISTORY delivered reviews, in delivery order: kept by compactions. */
+  readonly #delivered: Map<string, string>;
   #finishedSinceCompaction: number;
   #waiting: PendingWrite[] = [];
   #writing = false;
@@ -553,6 +672,7 @@ export class ReviewJournal {
     this.#size = scan.goodEnd;
     this.#live = scan.live;
     this.#finished = scan.finished;
+    this.#delivered = new Map([...scan.delivered].map(([id, entry]) => [id, entry.line]));
     this.#finishedSinceCompaction = scan.finishedReviews;
   }
 
@@ -597,7 +717,7 @@ export class ReviewJournal {
     const accepted = [...scan.live.values()].map(({ record }) => toAccepted(record)).concat([...scan.finished.values()].map(toAccepted));
     accepted.sort((a, b) => a.at - b.at);
     const liveLineTotal = [...scan.live.values()].reduce((sum, entry) => sum + liveLineCount(entry), 0);
-    const deadLines = scan.validLines - liveLineTotal - journal.#retainedAccepted().length;
+    const deadLines = scan.validLines - liveLineTotal - journal.#retainedAccepted().length - journal.#delivered.size;
     if (deadLines > 0 && deadLines >= scan.live.size) await journal.#compact();
     return { journal, pending: scan.pending, inFlight: scan.inFlight, held: scan.held, accepted };
   }
@@ -651,14 +771,19 @@ export class ReviewJournal {
     });
   }
 
-  /** Resolves once the fate record is fsynced; callers need not wait for it (see the header). */
+  /**
+   * Resolves once the fate record is fsynced; callers need not wait for it (see the header). A `delivered` record names
+   * its review (from its `queued` record) and joins the delivered history.
+   */
   appendFate(id: string, fate: ReviewFate): Promise<void> {
-    return this.#append(encodeFate(id, fate, this.#clock.now()), () => {
+    const line = encodeFate(id, fate, this.#clock.now(), this.#live.get(id)?.record);
+    return this.#append(line, () => {
       const ended = this.#live.get(id);
       if (ended === undefined) return;
       this.#live.delete(id);
       this.#finishedSinceCompaction += 1;
       if (this.#retainAcceptedMs > 0) this.#finished.set(id, ended.record);
+      if (fate.op === 'delivered') remember(this.#delivered, id, line);
     });
   }
 
@@ -836,7 +961,7 @@ export class ReviewJournal {
     // Counted as done even on failure, so a disk that refuses the rewrite is retried only after as many fates again.
     this.#finishedSinceCompaction = 0;
     // Cooldown records first: they are older than or as old as the pending reviews, and order does not matter to the scan.
-    const kept = [...this.#retainedAccepted(), ...[...this.#live.values()].map(liveLines)].join('');
+    const kept = [...this.#retainedAccepted(), ...this.#delivered.values(), ...[...this.#live.values()].map(liveLines)].join('');
     const data = Buffer.from(kept, 'utf8');
     const before = this.#size;
     try {
@@ -887,8 +1012,8 @@ export class ReviewJournal {
     if (renamed) {
       this.#size = data.length;
       this.#logger.info(
-        { file: this.#path, pending: this.#live.size, bytesBefore: before, bytesAfter: data.length },
-        `compacted the review journal: kept ${this.#live.size} pending reviews (${before} → ${data.length} bytes)`,
+        { file: this.#path, pending: this.#live.size, delivered: this.#delivered.size, bytesBefore: before, bytesAfter: data.length },
+        `compacted the review journal: kept ${this.#live.size} pending reviews and the last ${this.#delivered.size} delivered (${before} → ${data.length} bytes)`,
       );
     }
   }
@@ -994,6 +1119,8 @@ export interface OutboxContents {
   readonly letters: readonly ReviewLetter[];
   /** Letter files that exist but could not be read: their letters are missing from `letters`. */
   readonly unreadable: readonly UnreadableFile[];
+  /** The last DELIVERED_HISTORY delivered reviews, in delivery order (the newest last). */
+  readonly delivered: readonly DeliveredReview[];
 }
 
 /**
@@ -1015,5 +1142,5 @@ export async function readOutboxContents(dataDir: string): Promise<OutboxContent
   const held = [...scan.live.values()].flatMap((entry): ReviewLetter[] =>
     entry.held === undefined ? [] : [{ kind: entry.held.kind, review: toReview(entry.record), at: entry.held.at, reason: entry.held.reason, held: true }],
   );
-  return { pending: scan.pending, letters: [...letters, ...held], unreadable };
+  return { pending: scan.pending, letters: [...letters, ...held], unreadable, delivered: [...scan.delivered.values()].map((entry) => entry.review) };
 }

@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GsaError, RetryLaterError, type GsaErrorCode } from '../gsa/errors.js';
+import type { ReviewReceipt } from '../gsa/types.js';
 import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { allSettledWithin } from '../time/deadline.js';
@@ -35,6 +36,7 @@ import {
   type ReviewFate,
 } from './reviewJournal.js';
 import type { PlayerIdentity, ReviewOrigin, ReviewOutcome } from './port.js';
+import { reviewReasonCode } from './reviewReasons.js';
 
 export interface OutboxReview {
   /** The outbox's own id (a random UUID). */
@@ -53,11 +55,18 @@ export interface OutboxReview {
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
+/** Delivers one review (see ReviewOutboxOptions.send). */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a sender that does not pass GSA's receipt on (an async function with no return) resolves with void
+export type ReviewSend = (review: OutboxReview) => Promise<ReviewReceipt | void>;
+
 export interface ReviewOutboxOptions {
   /** Where reviews.jsonl, dead-letter.jsonl and unconfirmed.jsonl live; created (0700) if missing. The caller holds its lock (dataDirLock.ts). */
   readonly dataDir: string;
-  /** Delivers one review; resolves when GSA stored it; rejects with a GsaError otherwise. */
-  readonly send: (review: OutboxReview) => Promise<void>;
+  /**
+   * Delivers one review; resolves when GSA stored it, with GSA's receipt when the sender passes it on (kept in the
+   * delivered history that `reviews list --state delivered` shows); rejects with a GsaError otherwise.
+   */
+  readonly send: ReviewSend;
   /** Told once per review when its fate is known (delivered, refused, or unconfirmed). Must not throw. */
   readonly onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
   /**
@@ -124,8 +133,9 @@ export function defaultHostFix(error: GsaError, server: string): string {
     : `GSA does not know server ${server}: check the server's name (the GSA container name) and the service URL`;
 }
 
+/** Why a review ended, for its letter and the journal: in the mod protocol's words (reviewReasons.ts). */
 function reasonOf(error: GsaError): FailureReason {
-  return { code: error.code, status: error.status ?? null, message: error.message };
+  return { code: reviewReasonCode(error.code), status: error.status ?? null, message: error.message };
 }
 
 /** The service's own words reach the player; an empty service message would tell them nothing. */
@@ -162,7 +172,7 @@ interface Entry {
 
 export class ReviewOutbox {
   readonly #journal: ReviewJournal;
-  readonly #send: (review: OutboxReview) => Promise<void>;
+  readonly #send: ReviewSend;
   readonly #onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
   readonly #onResend: ((review: OutboxReview) => void) | undefined;
   /** Pending reviews the journal showed in flight when it was opened: their next attempt is a possible duplicate. */
@@ -379,17 +389,17 @@ export class ReviewOutbox {
     const { review } = entry;
     try {
       await this.#markSending(review);
-      let stored = false;
+      let stored: { readonly receipt: string | undefined } | undefined;
       let failure: unknown;
       try {
-        await this.#send(review);
-        stored = true;
+        const receipt = await this.#send(review);
+        stored = { receipt: receipt ? receipt.message : undefined };
       } catch (error) {
         failure = error;
       }
       if (this.#abandoned) return;
-      if (stored) {
-        await this.#finish(review, { op: 'delivered' }, { ok: true });
+      if (stored !== undefined) {
+        await this.#finish(review, { op: 'delivered', receipt: stored.receipt }, { ok: true });
         return;
       }
       const classified = classify(failure);
@@ -507,7 +517,7 @@ export class ReviewOutbox {
     this.#unfinished -= 1;
     this.#serverStreaks.delete(review.server);
     // Refused, GSA answered; an unconfirmed review says nothing about reachability.
-    if (kind === 'dead') this.#recovered();
+    if (kind === 'dead') this.#recovered(review);
     try {
       this.#onResult(review, outcome);
     } catch (error) {
@@ -573,7 +583,7 @@ export class ReviewOutbox {
     this.#unfinished -= 1;
     this.#serverStreaks.delete(review.server);
     // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
-    if (fate.op !== 'unconfirmed') this.#recovered();
+    if (fate.op !== 'unconfirmed') this.#recovered(review);
     if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
     try {
       this.#onResult(review, outcome);
@@ -590,11 +600,16 @@ export class ReviewOutbox {
     }
   }
 
-  /** GSA answered (stored or refused): a failure streak is over. */
-  #recovered(): void {
+  /**
+   * GSA answered `review` (stored or refused): a failure streak is over. Called once that review is counted out, so
+   * `#unfinished` is what is still to deliver; "delivering 0" would read as if nothing, this review included, went.
+   */
+  #recovered(review: OutboxReview): void {
     if (this.#failureStreak === 0) return;
     this.#failureStreak = 0;
-    this.#logger.info({ pending: this.#unfinished }, `GSA reachable again; delivering ${this.#unfinished} pending reviews`);
+    const pending = this.#unfinished;
+    const rest = pending === 0 ? '' : `; delivering the ${pending} ${pending === 1 ? 'review' : 'reviews'} still pending`;
+    this.#logger.info({ review: review.id, pending }, `GSA reachable again (it answered review ${review.id})${rest}`);
   }
 
   /** GSA does not know this review's server: its reviews wait, with their own backoff and an error line each round. */

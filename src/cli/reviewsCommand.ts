@@ -1,5 +1,5 @@
-// `gsa-bridge reviews list|retry`: what the review outbox holds (pending, unconfirmed, dead), and a person's
-// re-queue of chosen reviews. `list` only reads, so it is safe next to a running sidecar. `retry` takes the data
+// `gsa-bridge reviews list|retry`: what the review outbox holds (pending, unconfirmed, dead) or recently delivered,
+// and a person's re-queue of chosen reviews. `list` only reads, so it is safe next to a running sidecar. `retry` takes the data
 // directory's lock itself when no sidecar runs, and otherwise asks the running sidecar (through the lock socket)
 // to do it, so the journal is only ever written by the one process that holds the directory.
 // It never sends anything to GSA itself and never needs the API credentials.
@@ -7,7 +7,16 @@
 import { access, stat } from 'node:fs/promises';
 import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
 import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
-import { readOutboxContents, ReviewJournal, type LetterKind, type RequeueResult, type RequeueSelection } from '../bridge/reviewJournal.js';
+import {
+  DELIVERED_HISTORY,
+  readOutboxContents,
+  ReviewJournal,
+  type DeliveredReview,
+  type LetterKind,
+  type RequeueResult,
+  type RequeueSelection,
+} from '../bridge/reviewJournal.js';
+import type { PlayerIdentity } from '../bridge/port.js';
 import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
 import { VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';
@@ -17,7 +26,8 @@ import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine, type CommandGroupSpec } from './options.js';
 import { reportConfigError } from './serviceSession.js';
 
-const STATES = ['pending', 'unconfirmed', 'dead'] as const;
+/** What the outbox holds, then what it delivered (listed only when asked for: those reviews left the outbox). */
+const STATES = ['pending', 'unconfirmed', 'dead', 'delivered'] as const;
 type State = (typeof STATES)[number];
 /** Words of the comment shown in a list line. */
 const PREVIEW_WORDS = 8;
@@ -26,11 +36,14 @@ const MAX_IDS = 10_000;
 
 export const REVIEWS_LIST_COMMAND = defineCommand({
   name: 'reviews list',
-  synopsis: '[--state pending|unconfirmed|dead] [--json] [--config FILE]',
+  synopsis: '[--state pending|unconfirmed|dead|delivered] [--json] [--config FILE]',
   summary: 'what the review outbox holds, one review a line (id, state, server, player, stars, first words, reason)',
-  details: ['It only reads, so it is safe next to a running sidecar. Exit 0.'],
+  details: [
+    `--state delivered lists the last ${DELIVERED_HISTORY.toLocaleString('en')} reviews GSA stored instead (id, server, player, stars, when, GSA's receipt; not the comment).`,
+    'It only reads, so it is safe next to a running sidecar. Exit 0.',
+  ],
   options: {
-    state: { type: 'string', value: 'STATE', choices: STATES, description: 'only reviews in this state', defaultText: 'every state' },
+    state: { type: 'string', value: 'STATE', choices: STATES, description: 'only reviews in this state', defaultText: 'pending, unconfirmed and dead' },
     json: { type: 'boolean', description: 'one JSON object a line, for scripts' },
     ...CONFIG_OPTION,
   },
@@ -52,12 +65,12 @@ export const REVIEWS_RETRY_COMMAND = defineCommand({
 
 export const REVIEWS_COMMANDS: CommandGroupSpec = {
   name: 'reviews',
-  summary: 'the review outbox: list what it holds (pending, unconfirmed, dead); re-queue chosen reviews',
+  summary: 'the review outbox: list what it holds (pending, unconfirmed, dead) or last delivered; re-queue chosen reviews',
   subcommands: [REVIEWS_LIST_COMMAND, REVIEWS_RETRY_COMMAND],
 };
 
 interface Row {
-  readonly state: State;
+  readonly state: Exclude<State, 'delivered'>;
   readonly review: OutboxReview;
   readonly reason: { readonly code: string; readonly status: number | null; readonly message: string } | null;
   /** Its fate is in the journal, its letter not written yet (the sidecar retries the write). */
@@ -72,8 +85,16 @@ function preview(comment: string): string {
   return words.length > PREVIEW_WORDS ? `${shown} …` : shown;
 }
 
-function playerOf(review: OutboxReview): string {
-  return review.player.steamId ?? review.player.eosId ?? '?';
+function playerOf(player: PlayerIdentity): string {
+  return player.steamId ?? player.eosId ?? '?';
+}
+
+function playerJson(player: PlayerIdentity): Record<string, string> {
+  return {
+    ...(player.steamId === undefined ? {} : { steam_id: player.steamId }),
+    ...(player.eosId === undefined ? {} : { eos_id: player.eosId }),
+    ...(player.name === undefined ? {} : { name: player.name }),
+  };
 }
 
 function textLine(row: Row): string {
@@ -81,7 +102,28 @@ function textLine(row: Row): string {
   // JSON.stringify quotes the preview, so nothing in a player's comment can fake a column or a line.
   const because = reason === null ? '' : `  ${reason.code}${reason.status === null ? '' : ` ${reason.status}`}: ${reason.message}`;
   const held = row.held ? ` (${HELD_NOTE})` : '';
-  return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}${held}`;
+  return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review.player)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}${held}`;
+}
+
+function deliveredTextLine(review: DeliveredReview): string {
+  // Quoted like a comment: the receipt is the service's text.
+  const receipt = review.receipt === undefined ? '' : `  ${JSON.stringify(review.receipt)}`;
+  const when = new Date(review.deliveredAt).toISOString();
+  return `${review.id}  ${'delivered'.padEnd(11)}  ${review.server}  ${playerOf(review.player)}  ${review.stars}★  delivered ${when}${receipt}`;
+}
+
+function deliveredJsonLine(review: DeliveredReview): string {
+  return JSON.stringify({
+    id: review.id,
+    state: 'delivered',
+    server: review.server,
+    player: playerJson(review.player),
+    stars: review.stars,
+    queued_at: review.queuedAt,
+    delivered_at: review.deliveredAt,
+    receipt: review.receipt ?? null,
+    reason: null,
+  });
 }
 
 function jsonLine(row: Row): string {
@@ -90,11 +132,7 @@ function jsonLine(row: Row): string {
     id: review.id,
     state: row.state,
     server: review.server,
-    player: {
-      ...(review.player.steamId === undefined ? {} : { steam_id: review.player.steamId }),
-      ...(review.player.eosId === undefined ? {} : { eos_id: review.player.eosId }),
-      ...(review.player.name === undefined ? {} : { name: review.player.name }),
-    },
+    player: playerJson(review.player),
     stars: review.stars,
     comment: review.comment,
     queued_at: review.queuedAt,
@@ -140,13 +178,19 @@ async function listCommand(args: readonly string[], context: CliContext): Promis
   const config = await loadDataDir(context, options.config);
   if (typeof config === 'number') return config;
   const { dataDir } = config.reviews;
-  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [], unreadable: [] };
+  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [], unreadable: [], delivered: [] };
+  const { json } = options;
+  if (state === 'delivered') {
+    // From the journal alone: the letter files hold no delivered review.
+    for (const review of contents.delivered) context.stdout.write(`${json ? deliveredJsonLine(review) : deliveredTextLine(review)}\n`);
+    if (!json) context.stderr.write(`${contents.delivered.length} ${contents.delivered.length === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
+    return EXIT_OK;
+  }
   for (const { file, reason } of contents.unreadable) context.stderr.write(`could not read ${file} (${reason}); its reviews are not listed\n`);
   const rows: Row[] = [
     ...contents.pending.map((review): Row => ({ state: 'pending', review, reason: null, held: false })),
     ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason, held: letter.held === true })),
   ].filter((row) => state === undefined || row.state === state);
-  const { json } = options;
   for (const row of rows) context.stdout.write(`${json ? jsonLine(row) : textLine(row)}\n`);
   if (!json) context.stderr.write(`${rows.length} ${rows.length === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
   return EXIT_OK;
@@ -195,12 +239,31 @@ function isSummary(value: Record<string, unknown>): value is { requeued: string[
   return ['requeued', 'alreadyPending', 'unknown'].every((key) => Array.isArray(value[key]));
 }
 
-function report(context: CliContext, result: { requeued: string[]; alreadyPending: string[]; unknown: string[] }, where: string): number {
-  for (const id of result.requeued) context.stdout.write(`re-queued ${id}\n`);
-  for (const id of result.alreadyPending) context.stdout.write(`already pending ${id}\n`);
-  for (const id of result.unknown) context.stderr.write(`error: no dead or unconfirmed review with id ${id} (see gsa-bridge reviews list)\n`);
-  context.stderr.write(`${result.requeued.length} ${result.requeued.length === 1 ? 'review' : 'reviews'} re-queued ${where}\n`);
-  return result.unknown.length > 0 ? EXIT_REFUSED : EXIT_OK;
+/**
+ * What a retry did: each id on stdout, then one summary line only when something was re-queued (`where` says who
+ * delivers it, given "it" or "them"), and one error line naming every id not found (exit 1; the known ones of a mixed
+ * request are re-queued all the same).
+ */
+function report(
+  context: CliContext,
+  selection: RequeueSelection,
+  result: { requeued: string[]; alreadyPending: string[]; unknown: string[] },
+  where: (them: string) => string,
+): number {
+  const { requeued, alreadyPending, unknown } = result;
+  for (const id of requeued) context.stdout.write(`re-queued ${id}\n`);
+  for (const id of alreadyPending) context.stdout.write(`already pending ${id}\n`);
+  if (requeued.length > 0) {
+    const one = requeued.length === 1;
+    context.stderr.write(`${requeued.length} ${one ? 'review' : 'reviews'} re-queued ${where(one ? 'it' : 'them')}\n`);
+  }
+  if (unknown.length > 0) {
+    const nothing = requeued.length === 0 ? '; nothing was re-queued' : '';
+    context.stderr.write(`error: no dead or unconfirmed review with ${unknown.length === 1 ? 'id' : 'ids'} ${unknown.join(', ')} (see gsa-bridge reviews list)${nothing}\n`);
+    return EXIT_REFUSED;
+  }
+  if ('all' in selection && requeued.length === 0 && alreadyPending.length === 0) context.stderr.write(`no ${selection.all} reviews to re-queue\n`);
+  return EXIT_OK;
 }
 
 async function retryCommand(args: readonly string[], context: CliContext): Promise<number> {
@@ -240,14 +303,14 @@ async function retryCommand(args: readonly string[], context: CliContext): Promi
       context.stderr.write(`error: the running sidecar (${who}) did not re-queue: ${why}\n`);
       return EXIT_REFUSED;
     }
-    return report(context, reply, `by the running sidecar (${who}); it delivers them now`);
+    return report(context, selection, reply, (them) => `by the running sidecar (${who}); it delivers ${them} now`);
   }
 
   try {
     const logger = commandLogger(context, { level: config.log.level, pretty, oneShot: true });
     const { journal } = await ReviewJournal.open({ dataDir, logger, compactAfterFinished: Number.MAX_SAFE_INTEGER, retainAcceptedMs: config.reviews.cooldownMs });
     try {
-      return report(context, summary(await journal.requeue(selection)), 'in the journal; the sidecar delivers them when it next runs');
+      return report(context, selection, summary(await journal.requeue(selection)), (them) => `in the journal; the sidecar delivers ${them} when it next runs`);
     } finally {
       await journal.close();
     }

@@ -86,7 +86,7 @@ export class ValidationError extends GsaError {
   }
 }
 
-/** Another 4xx that the known answers do not name (409, 400, …): refused, not worth retrying. */
+/** Another 4xx that the known answers do not name (409, 400, …): refused, not worth retrying. A 408 is a TimeoutError. */
 export class RefusedError extends GsaError {
   static override readonly errorCode = 'refused';
 }
@@ -147,6 +147,7 @@ export class NetworkError extends GsaError {
   static override readonly errorCode = 'network';
 }
 
+/** No answer in time (maybe processed), or a 408: the service stopped waiting for the request (not processed). */
 export class TimeoutError extends GsaError {
   static override readonly errorCode = 'timeout';
 }

@@ -11,6 +11,7 @@ import {
   RateLimitedError,
   RefusedError,
   ServerError,
+  TimeoutError,
   UnauthorizedError,
   UnavailableError,
   ValidationError,
@@ -74,6 +75,10 @@ export function errorFromResponse(response: RawResponse, scrub: Scrub, nowMs: nu
       return new ForbiddenError(describe('the service refused the request (403)', serviceMessage), details);
     case 404:
       return new NotFoundError(describe('the service does not know this server (404): check the server name or id', serviceMessage), details);
+    case 408:
+      // The service (or a proxy) stopped waiting for the request before it arrived whole: it did nothing with it, so
+      // this is a timeout that surely stored nothing (a review waits and goes again), not a refusal.
+      return new TimeoutError(describe('the service timed out waiting for the request (408); it was not processed', serviceMessage), details);
     case 422: {
       const errors = laravelErrors.safeParse((parseJson(response.text) as { errors?: unknown } | undefined)?.errors);
       // A Laravel 422 may quote the input back, the secret included: its field messages are scrubbed too.

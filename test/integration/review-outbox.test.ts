@@ -311,10 +311,35 @@ describe('GSA unreachable', () => {
       expect(results.map((result) => result.outcome)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
       expect(delivered).toEqual(['review 1', 'review 2', 'review 3']);
       expect(outbox.pending).toBe(0);
-      expect(log.containing('GSA reachable again; delivering 2 pending reviews')).toHaveLength(1);
+      expect(log.containing('GSA reachable again').map((line) => line.msg)).toEqual([
+        `GSA reachable again (it answered review ${results[0]?.review.id ?? ''}); delivering the 2 reviews still pending`,
+      ]);
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('says GSA is back with the true count, and nothing about delivering when the review it answered was the last one', async () => {
+    const dir = await dataDir();
+    const client = makeClient();
+    let down = true;
+    const { outbox, results, log } = await openOutbox(dir, {
+      send: async (sent) => {
+        if (down) throw new UnavailableError('the service is unavailable (503)', undefined, { status: 503 });
+        await sendVia(client)(sent);
+      },
+    });
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(log.containing('cannot deliver reviews to GSA')).toHaveLength(1);
+    }, WAIT);
+    down = false;
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]?.outcome).toEqual({ ok: true });
+    expect(log.containing('GSA reachable again').map((line) => [line.msg, line.pending])).toEqual([[`GSA reachable again (it answered review ${queued.id})`, 0]]);
   });
 
   it('replays reviews accepted while GSA was unreachable after a restart, oldest first, exactly once', async () => {
@@ -382,7 +407,8 @@ describe('permanent refusals', () => {
         stars: 5,
         comment: 'review 1',
         origin: { adapter: 'websocket', ref: 'conn-1', request_id: 'req-1' },
-        error: { code: 'forbidden', status: 403, message: expect.stringContaining(message) as string },
+        // The mod protocol's word for a 403 (the player hears `not_eligible` through the wire's mapping of `forbidden`).
+        error: { code: 'not_eligible', status: 403, message: expect.stringContaining(message) as string },
       },
     ]);
     if (process.platform !== 'win32') expect((await stat(path.join(dir, 'dead-letter.jsonl'))).mode & 0o777).toBe(0o600);
@@ -391,7 +417,7 @@ describe('permanent refusals', () => {
     expect((await journalOf(dir)).map((line) => [line.op, line.id, (line.error as { code?: string } | undefined)?.code])).toEqual([
       ['queued', queued.id, undefined],
       ['sending', queued.id, undefined],
-      ['dead', queued.id, 'forbidden'],
+      ['dead', queued.id, 'not_eligible'],
     ]);
     const reopened = await openOutbox(dir);
     expect(reopened.outbox.pending).toBe(0);
@@ -402,11 +428,12 @@ describe('permanent refusals', () => {
       what: 'stars the client refuses to send',
       input: review(1, { stars: 9 }),
       code: 'invalid_input',
+      stored: 'invalid',
       status: null,
       message: 'invalid input, nothing was sent: stars: must be a whole number from 1 to 5',
       calls: 0,
     },
-  ])('dead-letters a review for $what ($code)', async ({ input, code, status, message, calls }) => {
+  ])('dead-letters a review for $what ($code, stored as $stored)', async ({ input, code, stored, status, message, calls }) => {
     const dir = await dataDir();
     const { outbox, results } = await openOutbox(dir);
     const queued = await outbox.enqueue(input);
@@ -418,7 +445,78 @@ describe('permanent refusals', () => {
     expect(reviewCalls()).toHaveLength(calls);
     const letters = await jsonLines(path.join(dir, 'dead-letter.jsonl'));
     expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ id: queued.id, comment: 'review 1', error: { code, status } });
+    expect(letters[0]).toMatchObject({ id: queued.id, comment: 'review 1', error: { code: stored, status } });
+  });
+});
+
+describe('GSA\'s answer by status: refused for good, or tried again', () => {
+  // The rule (src/gsa/responses.ts, reviewOutbox.ts): a 4xx other than 401, 404, 408 and 429 is GSA's refusal of this
+  // review: it goes to dead-letter.jsonl with the status and GSA's words, listed as dead, and is never sent again.
+  // 408 (the request did not arrive whole), 429 and 503 stored nothing: the review waits and goes again. Another 5xx
+  // may have stored it: unconfirmed, not sent again (a review POST is not idempotent).
+  it.each([
+    { status: 400, code: 'refused' },
+    { status: 409, code: 'refused' },
+    { status: 410, code: 'refused' },
+    { status: 413, code: 'refused' },
+    { status: 451, code: 'refused' },
+    { status: 422, code: 'invalid' },
+  ])('dead-letters a review refused with $status ($code), with the status and GSA\'s message, and never sends it again', async ({ status, code }) => {
+    const dir = await dataDir();
+    const message = `GSA says no (${status})`;
+    emulator.injectFault({ kind: 'status', status, message, endpoint: 'review', count: 1 });
+    const { outbox, results } = await openOutbox(dir);
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: false, error: { code, message } } });
+    expect(await jsonLines(path.join(dir, 'dead-letter.jsonl'))).toMatchObject([
+      { op: 'dead', id: queued.id, comment: 'review 1', error: { code, status, message: expect.stringContaining(message) as string } },
+    ]);
+    expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'dead', review: { id: queued.id }, reason: { code, status } }]);
+    // Nothing is waiting to send it again: a later review goes out alone, and a restart has nothing pending.
+    const next = await outbox.enqueue(review(2));
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(2);
+    }, WAIT);
+    expect(results[1]).toEqual({ review: next, outcome: { ok: true } });
+    expect(reviewCalls()).toHaveLength(2);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 2']);
+    expect(outbox.pending).toBe(0);
+    await outbox.close();
+    expect((await openOutbox(dir)).outbox.pending).toBe(0);
+  });
+
+  it.each([{ status: 408 }, { status: 429 }, { status: 503 }])('keeps a review answered $status pending and delivers it on a later try', async ({ status }) => {
+    const dir = await dataDir();
+    emulator.injectFault({ kind: 'status', status, endpoint: 'review', count: 1 });
+    const { outbox, results } = await openOutbox(dir);
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: true } });
+    expect(reviewCalls().map((call) => call.status)).toEqual([status, 200]);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1']);
+    await expect(stat(path.join(dir, 'dead-letter.jsonl'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it.each([{ status: 500 }, { status: 502 }, { status: 504 }])('journals a review answered $status as unconfirmed and does not send it again', async ({ status }) => {
+    const dir = await dataDir();
+    emulator.injectFault({ kind: 'status', status, endpoint: 'review', count: 1 });
+    const { outbox, results } = await openOutbox(dir);
+    const queued = await outbox.enqueue(review(1));
+    outbox.start();
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(1);
+    }, WAIT);
+    expect(results[0]).toEqual({ review: queued, outcome: { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } } });
+    expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([{ id: queued.id, error: { code: 'server_error', status } }]);
+    expect(reviewCalls()).toHaveLength(1);
+    expect(outbox.pending).toBe(0);
   });
 });
 
@@ -646,10 +744,13 @@ describe('compaction', () => {
       expect(log.containing('compacted the review journal')).toHaveLength(1);
     }, WAIT);
 
-    // The stuck review's attempts (`sending`, `not_sent`) come and go with its retries; no finished review is left.
+    // The stuck review's attempts (`sending`, `not_sent`) come and go with its retries; of the finished reviews only
+    // the delivered history is left: who, stars and when, no comment.
     const lines = (await journalOf(dir)).filter((line) => line.op !== 'sending' && line.op !== 'not_sent');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ op: 'queued', id: stuck.id, server: 'elsewhere', comment: 'review 0' });
+    expect(lines.filter((line) => line.op !== 'delivered')).toEqual([expect.objectContaining({ op: 'queued', id: stuck.id, server: 'elsewhere', comment: 'review 0' })]);
+    const delivered = lines.filter((line) => line.op === 'delivered');
+    expect(delivered.map((line) => line.id)).toEqual(results.map((result) => result.review.id));
+    expect(delivered.every((line) => line.comment === undefined && line.server === SERVER && line.stars === 5)).toBe(true);
     expect(await readdir(dir)).toEqual(['reviews.jsonl']);
     expect(outbox.pending).toBe(1);
     await outbox.close();
@@ -718,7 +819,11 @@ describe('compaction', () => {
     await writeFile(`${file}.tmp`, 'half a compaction');
 
     const { outbox, results, log } = await openOutbox(dir);
-    expect(await readFile(file, 'utf8')).toBe(pendingLine);
+    // The finished reviews' `delivered` lines stay, now naming their review (the delivered history), without comments.
+    const history = ['a', 'b', 'c'].map(
+      (id) => `${JSON.stringify({ v: 1, op: 'delivered', id, at: 1_700_000_000_001, server: SERVER, player: { steam_id: ALICE.steamId }, stars: 3, queued_at: 1_700_000_000_000 })}\n`,
+    );
+    expect(await readFile(file, 'utf8')).toBe(history.join('') + pendingLine);
     expect(await readdir(dir)).toEqual(['reviews.jsonl']);
     expect(log.containing('compacted the review journal')).toHaveLength(1);
     expect(outbox.pending).toBe(1);
@@ -891,7 +996,7 @@ describe('a letter that cannot be written', () => {
     // The player hears GSA's refusal at once: its fate is known, only its letter is late.
     expect(results[0]?.outcome).toEqual({ ok: false, error: { code: 'forbidden', message } });
     await vi.waitFor(async () => {
-      expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'dead', held: true, review: { id: queued.id }, reason: { code: 'forbidden', status: 403 } }]);
+      expect((await readOutboxContents(dir)).letters).toMatchObject([{ kind: 'dead', held: true, review: { id: queued.id }, reason: { code: 'not_eligible', status: 403 } }]);
     }, WAIT);
     await vi.waitFor(() => {
       expect(log.containing('still cannot write').length).toBeGreaterThanOrEqual(1);
@@ -899,7 +1004,7 @@ describe('a letter that cannot be written', () => {
 
     await unblock();
     await vi.waitFor(async () => {
-      expect(await jsonLines(path.join(dir, 'dead-letter.jsonl'))).toMatchObject([{ op: 'dead', id: queued.id, error: { code: 'forbidden' } }]);
+      expect(await jsonLines(path.join(dir, 'dead-letter.jsonl'))).toMatchObject([{ op: 'dead', id: queued.id, error: { code: 'not_eligible' } }]);
     }, WAIT);
     await vi.waitFor(async () => {
       expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'held', 'dead']);

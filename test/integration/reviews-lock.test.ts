@@ -64,8 +64,8 @@ interface ListedReview {
   readonly held?: boolean;
 }
 
-async function listed(setup: ProcessSetup): Promise<ListedReview[]> {
-  const run = await cli(['reviews', 'list', '--json', '--config', setup.configPath]);
+async function listed(setup: ProcessSetup, ...args: string[]): Promise<ListedReview[]> {
+  const run = await cli(['reviews', 'list', '--json', ...args, '--config', setup.configPath]);
   expect(run.code).toBe(0);
   return run.stdout
     .split('\n')
@@ -210,12 +210,12 @@ describe('gsa-bridge reviews', () => {
     // `list` only reads: safe while the sidecar runs.
     let rows = await listed(setup);
     expect(rows.map((row) => [row.state, row.comment, row.reason?.code])).toEqual([
-      ['dead', 'refused for now', 'forbidden'],
+      ['dead', 'refused for now', 'not_eligible'],
       ['unconfirmed', 'did it arrive?', 'network'],
     ]);
     const [dead, unconfirmed] = rows;
     const text = await cli(['reviews', 'list', '--state', 'dead', '--config', setup.configPath]);
-    expect(text.stdout).toMatch(new RegExp(`^${dead!.id}  dead +${SERVER}  ${BOB}  4★  "refused for now"  forbidden 403: `));
+    expect(text.stdout).toMatch(new RegExp(`^${dead!.id}  dead +${SERVER}  ${BOB}  4★  "refused for now"  not_eligible 403: `));
     expect(text.stdout.split('\n')).toHaveLength(2);
 
     // Through the running sidecar: it journals and delivers at once.
@@ -225,8 +225,16 @@ describe('gsa-bridge reviews', () => {
     expect(retried.stdout).toBe(`re-queued ${dead!.id}\n`);
     expect(retried.stderr).toContain(`by the running sidecar (pid ${first.child.pid ?? 0}`);
     expect(retried.stderr).toContain('no dead or unconfirmed review with id no-such-id');
+    // Only an unknown id: one line naming it, and no "0 reviews re-queued … it delivers them now".
+    expect(await cli(['reviews', 'retry', 'no-such-id', '--config', setup.configPath])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: no dead or unconfirmed review with id no-such-id (see gsa-bridge reviews list); nothing was re-queued\n',
+    });
     await waitUntil(async () => (await listed(setup)).length === 1, 'the re-queued review delivered');
     expect(emulator.reviews).toMatchObject([{ comment: 'refused for now', steamId: BOB }]);
+    // Delivered reviews are listed on request, also while the sidecar runs; a dead or unconfirmed one never is.
+    expect(await listed(setup, '--state', 'delivered')).toMatchObject([{ id: dead!.id, state: 'delivered', server: SERVER, player: { steam_id: BOB }, stars: 4 }]);
     rows = await listed(setup);
     expect(rows.map((row) => row.id)).toEqual([unconfirmed!.id]);
 

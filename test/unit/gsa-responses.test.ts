@@ -45,7 +45,10 @@ describe('errorFromResponse', () => {
     [401, 'unauthorized'],
     [403, 'forbidden'],
     [404, 'not_found'],
+    [400, 'refused'],
+    [408, 'timeout'],
     [409, 'refused'],
+    [410, 'refused'],
     [422, 'invalid'],
     [429, 'rate_limited'],
     [503, 'unavailable'],
@@ -78,6 +81,8 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(answer(503, ''), noScrub, 0).maybeProcessed).toBe(false);
     expect(errorFromResponse(answer(429, ''), noScrub, 0).maybeProcessed).toBe(false);
     expect(errorFromResponse(answer(422, ''), noScrub, 0).maybeProcessed).toBe(false);
+    // The service stopped waiting for the request before it arrived whole: it did nothing with it.
+    expect(errorFromResponse(answer(408, ''), noScrub, 0).maybeProcessed).toBe(false);
   });
 });
 
