@@ -204,10 +204,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const bridges = new Map<string, ServerBridge>();
   const outbox = await ReviewOutbox.open({
     dataDir: config.reviews.dataDir,
-    // Read at each send: a reload may have replaced the client.
-    send: async (review) => {
-      await client.submitReview(review.server, review.player, review.stars, review.comment);
-    },
+    // Read at each send: a reload may have replaced the client. GSA's receipt goes into the delivered history.
+    send: (review) => client.submitReview(review.server, review.player, review.stars, review.comment),
     onResult: (review, outcome) => {
       // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
       events.emit('review', {

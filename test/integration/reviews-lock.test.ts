@@ -234,7 +234,7 @@ describe('gsa-bridge reviews', () => {
     await waitUntil(async () => (await listed(setup)).length === 1, 'the re-queued review delivered');
     expect(emulator.reviews).toMatchObject([{ comment: 'refused for now', steamId: BOB }]);
     // Delivered reviews are listed on request, also while the sidecar runs; a dead or unconfirmed one never is.
-    expect(await listed(setup, '--state', 'delivered')).toMatchObject([{ id: dead!.id, state: 'delivered', server: SERVER, player: { steam_id: BOB }, stars: 4 }]);
+    expect(await listed(setup, '--state', 'delivered')).toMatchObject([{ id: dead!.id, state: 'delivered', server: SERVER, player: { steam_id: BOB }, stars: 4, receipt: 'Done!' }]);
     rows = await listed(setup);
     expect(rows.map((row) => row.id)).toEqual([unconfirmed!.id]);
 
