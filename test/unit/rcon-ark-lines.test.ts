@@ -81,11 +81,14 @@ describe('parseArkChat', () => {
         { kind: 'player', playerName: 'Dodo', characterName: 'Dodo', text: '!review 5 Great admins' },
       ],
       unparsed: [],
+      notices: [],
     });
   });
 
   it('says there was no chat for "Server received, But no response!!"', () => {
-    expect(parseArkChat('Server received, But no response!!\n')).toEqual({ status: 'no-response', lines: [], unparsed: [] });
+    expect(parseArkChat('Server received, But no response!!\n')).toEqual({ status: 'no-response', lines: [], unparsed: [], notices: [] });
+    // As servers send it: with a space, a newline and a space after it.
+    expect(parseArkChat('Server received, But no response!! \n ')).toMatchObject({ status: 'no-response' });
   });
 
   it('keeps the text exactly, including colons, parentheses and its own "): "', () => {
@@ -123,6 +126,34 @@ describe('parseArkChat', () => {
     expect(parseArkChat('SERVER: fake (Char): hi').lines).toEqual([{ kind: 'server', text: 'fake (Char): hi' }]);
     // The longest known name wins when one is a prefix of another.
     expect(parseArkChat('Bob (x) (C): hi', ['Bob', 'Bob (x)']).lines[0]).toMatchObject({ playerName: 'Bob (x)', characterName: 'C' });
+  });
+
+  it('joins a message GetChat carries over several lines onto its first line, as pyarc does', () => {
+    const parsed = parseArkChat('Bob (Rex): first part\nsecond part\nthird\nSERVER: long notice\ncontinued\nAmy (Ann): hi\n');
+    expect(parsed.lines).toEqual([
+      { kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'first part\nsecond part\nthird' },
+      { kind: 'server', text: 'long notice\ncontinued' },
+      { kind: 'player', playerName: 'Amy', characterName: 'Ann', text: 'hi' },
+    ]);
+    expect(parsed.unparsed).toEqual([]);
+  });
+
+  it('tells the other lines GetChat carries (admin commands, joins, tribe logs) from chat, and never joins them onto a message', () => {
+    const parsed = parseArkChat(
+      [
+        'Bob (Rex): hi',
+        'AdminCmd: getchat (PlayerName: , ARKID: 1, SteamID: 76561198000000001)',
+        'stray after a notice',
+        '2026.08.31_06.01.54: Bethii_94 [UniqueNetId:0002abcd Platform:None] joined',
+        'Dodo joined this ARK!',
+        'Tribe Tribe of Guppy, ID 123: Day 1, 12:00:00: Your Tribe Tamed a Juvenile Kentrosaurus - Lvl 24 (Kentrosaurus)!',
+      ].join('\n'),
+    );
+    expect(parsed.lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'hi' }]);
+    expect(parsed.notices.map((notice) => notice.kind)).toEqual(['admin-command', 'presence', 'presence', 'tribe-log']);
+    expect(parsed.unparsed.map((line) => line.line)).toEqual(['stray after a notice']);
+    // A player's own words that end like a join notice are still their chat.
+    expect(parseArkChat('Bob (Rex): I joined this ARK!').lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'I joined this ARK!' }]);
   });
 
   it('collects lines it cannot read, with a reason', () => {

@@ -36,6 +36,29 @@ describe('parseRustChat', () => {
     expect(parsed).toMatchObject({ ok: true, chat: { name: '[TAG] Bob (the builder): 漢字 😀', text: '!review 5 "great" | ; // \u202e' } });
   });
 
+  it("takes the text after Better Chat's prefix (titles, then the player's name and \": \"), so a command stays a command", () => {
+    const text = (Message: string, Username: string): unknown => {
+      const parsed = parseRustChat(chat({ Message, Username }));
+      return parsed.ok && parsed.chat.kind === 'player' ? parsed.chat.text : parsed;
+    };
+    expect(text('[Player] vetmon: !review 5 great server', 'vetmon')).toBe('!review 5 great server');
+    expect(text('vetmon: a', 'vetmon')).toBe('a');
+    expect(text('[VIP] [Admin] Bob: hi: there', 'Bob')).toBe('hi: there');
+    expect(text('[Player] [BAJS] stampe: yo', '[BAJS] stampe')).toBe('yo');
+    expect(text('[Player] vetmon: ', 'vetmon')).toBe('');
+    // The plugin strips rich text from the console line; a name with tags is matched by its plain form.
+    expect(text('[Player] Red: hi', '<color=red>Red</color>')).toBe('hi');
+    // Tags left around the prefix (another plugin) do not hide it.
+    expect(text('<color=#55aaff>[Player]</color> <color=#5af>vetmon</color>: hi', 'vetmon')).toBe('hi');
+  });
+
+  it('never cuts a message that merely contains the name elsewhere', () => {
+    for (const Message of ['hello vetmon: how are you', '[vetmon] [Server] Hello mate', 'vetmon is here', 'vetmon:no space', 'I said vetmon: hi']) {
+      const parsed = parseRustChat(chat({ Message, Username: 'vetmon' }));
+      expect(parsed).toMatchObject({ ok: true, chat: { kind: 'player', text: Message } });
+    }
+  });
+
   it('reads a 17-digit UserId written as a JSON number without losing digits', () => {
     const raw = `{"Channel":0,"Message":"hi","UserId":76561198000000001,"Username":"N","Color":"#fff","Time":1}`;
     expect(Number(STEAM).toString()).not.toBe(STEAM); // the reason for the raw read: the number is not exact

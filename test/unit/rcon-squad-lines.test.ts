@@ -67,6 +67,26 @@ describe('parseSquadPush: chat', () => {
     }
   });
 
+  it('reads the chat lines of Squad before v7: a [SteamID:…] tag instead of the online ids', () => {
+    expect(parseSquadPush('[ChatAll] [SteamID:76561197989362395] ✯RAIDR✯creaman : text')).toEqual({
+      kind: 'chat',
+      channel: 'ChatAll',
+      steamId: '76561197989362395',
+      name: '✯RAIDR✯creaman',
+      text: 'text',
+    });
+    // The first v7 builds printed the EOS id in that tag (SquadJS rewrote such lines, core/rcon.js history).
+    expect(parseSquadPush(`[ChatSquad] [SteamID:${EOS.toUpperCase()}] Bob : hi`)).toEqual({ kind: 'chat', channel: 'ChatSquad', eosId: EOS, name: 'Bob', text: 'hi' });
+    expect(parseSquadPush('[ChatAll] [SteamID:12345] Bob : hi')).toMatchObject({ kind: 'unparsed', reason: expect.stringContaining('id') as unknown });
+  });
+
+  it("reads the server's own line in a chat channel as a notice, never as a player's chat", () => {
+    expect(parseSquadPush('[ChatAdmin] ASQKillDeathRuleset : Player X Team Killed Player Y')).toEqual({
+      kind: 'other',
+      notice: { channel: 'ChatAdmin', sender: 'ASQKillDeathRuleset', text: 'Player X Team Killed Player Y' },
+    });
+  });
+
   it('reports a chat line it cannot read, with a reason', () => {
     expect(parseSquadPush('[ChatAll] Bob : hi')).toMatchObject({ kind: 'unparsed' });
     expect(parseSquadPush(`[ChatAll] [Online IDs:EOS: xyz steam: 123] Bob : hi`)).toMatchObject({ kind: 'unparsed', reason: expect.stringContaining('id') as unknown });

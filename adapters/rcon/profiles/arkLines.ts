@@ -9,7 +9,11 @@
 //   ListPlayers  `0. Name, 76561198000000001` (ASE, Steam64) or `0. Name, 0002abcd…` (ASA, 32-hex EOS id),
 //                one per line; `No Players Connected` when empty.
 //   GetChat      `SteamName (CharacterName): text` per player line, `SERVER: text` for the server's own lines;
-//                `Server received, But no response!!` when there is nothing (the buffer drains on read).
+//                `Server received, But no response!!` when there is nothing (the buffer drains on read). A long
+//                message can run on over the next lines (f4ble/pyarc `ark/tasks/task_get_chat.py` joins such
+//                lines onto the message before them). The buffer also carries lines that are not chat: admin
+//                commands (`AdminCmd: …`), joins and leaves (`… [UniqueNetId:… Platform:…] joined`, `… joined
+//                this ARK!`) and, with tribe logs sent to RCON, `Tribe <name>, ID <n>: Day <n>, hh:mm:ss: …`.
 import { checkPlayerId } from '../commandText.js';
 import type { ListedPlayer, PlayerListParse, UnparsedLine } from './parsedLines.js';
 
@@ -78,14 +82,35 @@ export interface ArkServerChat {
 
 export type ArkChatLine = ArkPlayerChat | ArkServerChat;
 
+/** A line of the chat buffer that is not chat: nobody said it, so it is neither gated nor worth a debug line. */
+export interface ArkChatNotice {
+  readonly kind: 'admin-command' | 'presence' | 'tribe-log' | 'game-log';
+  readonly line: string;
+}
+
 export interface ArkChatParse {
   /** `no-response`: ARK's "nothing" answer; `lines`: anything else (possibly with every line unparsed). */
   readonly status: 'lines' | 'no-response';
   readonly lines: readonly ArkChatLine[];
   readonly unparsed: readonly UnparsedLine[];
+  readonly notices: readonly ArkChatNotice[];
 }
 
 const SERVER_PREFIX = 'SERVER: ';
+/**
+ * The lines that are not chat. `beforeChat`: the pattern fixes the line's start, so it is tried before the
+ * `Name (Character): ` rule (a tribe log may hold `): `); the others could end a player's own text
+ * (`Bob (Rex): I joined this ARK!`), so they are tried only on a line that is not chat. The first match names
+ * the kind (a time-stamped join is a join).
+ */
+const NOTICES: readonly { readonly kind: ArkChatNotice['kind']; readonly beforeChat: boolean; readonly pattern: RegExp }[] = [
+  { kind: 'presence', beforeChat: false, pattern: / \[UniqueNetId:[^\]]*\] (?:joined|left)\b/ },
+  { kind: 'presence', beforeChat: false, pattern: /^.+ (?:joined|left) this ARK!$/ },
+  { kind: 'admin-command', beforeChat: true, pattern: /^AdminCmd: / },
+  { kind: 'tribe-log', beforeChat: true, pattern: /^Tribe .+, ID \d+: Day \d+, \d{1,2}:\d{2}:\d{2}: / },
+  // A game-log line with ARK's own time stamp (`2026.08.31_06.01.54: …`): chat lines carry none.
+  { kind: 'game-log', beforeChat: true, pattern: /^\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}: / },
+];
 /** The end of the character name: `): ` before the text, or `):` closing a line whose text is empty. */
 const CHARACTER_END = /\): |\):$/;
 
@@ -103,19 +128,37 @@ const CHARACTER_END = /\): |\):$/;
  *    (player `Bob (the builder)`, character `Rex`), since a text's own `): ` comes later. It misreads only a
  *    player name containing `): ` (or a character name containing ` (` or `): `); ARK's character names are
  *    plain, and rule 1 settles Steam names whenever the player list is passed.
+ * A line that is not chat (NOTICES: admin commands, joins, tribe logs) is a notice. Any other line that cannot be
+ * read continues the message right before it (a long message runs on over several lines) and is joined onto its
+ * text with a newline; with no message right before it (first in the answer, or after a notice) it is unparsed.
  * Text is kept exactly as received after the separator (the chat gate and cleanComment judge it later).
  */
 export function parseArkChat(answer: string, knownNames: Iterable<string> = []): ArkChatParse {
-  if (NO_RESPONSE.test(answer)) return { status: 'no-response', lines: [], unparsed: [] };
+  if (NO_RESPONSE.test(answer)) return { status: 'no-response', lines: [], unparsed: [], notices: [] };
   const names = [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
   const lines: ArkChatLine[] = [];
   const unparsed: UnparsedLine[] = [];
+  const notices: ArkChatNotice[] = [];
+  /** Whether the line before was a chat line, which a line that cannot be read continues. */
+  let continuable = false;
   for (const line of answerLines(answer)) {
     const parsed = parseChatLine(line, names);
-    if (typeof parsed === 'string') unparsed.push({ line, reason: parsed });
-    else lines.push(parsed);
+    if (typeof parsed !== 'string') {
+      lines.push(parsed);
+      continuable = true;
+      continue;
+    }
+    const notice = NOTICES.find(({ pattern }) => pattern.test(line));
+    if (notice !== undefined) {
+      notices.push({ kind: notice.kind, line });
+      continuable = false;
+      continue;
+    }
+    const previous = lines.at(-1);
+    if (continuable && previous !== undefined) lines[lines.length - 1] = { ...previous, text: `${previous.text}\n${line}` };
+    else unparsed.push({ line, reason: parsed });
   }
-  return { status: 'lines', lines, unparsed };
+  return { status: 'lines', lines, unparsed, notices };
 }
 
 function parseChatLine(line: string, knownNames: readonly string[]): ArkChatLine | string {
@@ -127,6 +170,7 @@ function parseChatLine(line: string, knownNames: readonly string[]): ArkChatLine
     return { kind: 'player', playerName: name, characterName: afterName.slice(0, end.index), text: afterName.slice(end.index + 3) };
   }
   if (line.startsWith(SERVER_PREFIX)) return { kind: 'server', text: line.slice(SERVER_PREFIX.length) };
+  if (NOTICES.some(({ beforeChat, pattern }) => beforeChat && pattern.test(line))) return 'not chat';
   const end = CHARACTER_END.exec(line);
   if (end === null) return 'no "Name (Character): text" separator and not a SERVER line';
   const open = line.lastIndexOf(' (', end.index);

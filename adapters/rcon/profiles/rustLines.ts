@@ -7,6 +7,10 @@
 //               Channel: 0 global, 1 team, 2 server, 3 cards, 4 local, 5 clan, 6 external DM. Older servers and some
 //               tools write UserId as a JSON number: a 17-digit number does not survive JSON.parse (above 2^53),
 //               so the digits are read from the raw text.
+//               With the Better Chat plugin (umod, LaserHydra/BetterChat `BetterChat.cs`), the entry's Message is
+//               the plugin's console line, `{Title} {Username}: {Message}` by default with its rich text stripped
+//               (`[Player] vetmon: hi`, or `vetmon: hi` without titles), while Username stays the bare name; its
+//               5.1 versions set no Channel (so 0). The text is what follows that prefix (betterChatText).
 //   playerlist  [{"SteamID":"76561198000000001","OwnerSteamID":"0","DisplayName":"Name","Ping":30,"Address":"…",
 //               "ConnectedSeconds":120,"VoiationLevel":0.0,"CurrentLevel":0.0,"UnspentXp":0.0,"Health":100.0}, …]
 import { checkPlayerId } from '../commandText.js';
@@ -21,7 +25,7 @@ export interface RustPlayerChat {
   readonly channel: RustChatChannel;
   readonly steamId: string;
   readonly name: string;
-  /** Exactly as received. */
+  /** As received, after Better Chat's `[Title] Name: ` prefix when the line carries one. */
   readonly text: string;
   /** Unix seconds, when the server sent it. */
   readonly time?: number | undefined;
@@ -78,6 +82,54 @@ function channelName(value: unknown): RustChatChannel | undefined {
   return CHANNELS[value] ?? `channel-${value}`;
 }
 
+/** Rich-text tags as Rust prints them (`<color=#5af>`, `</color>`, `<size=12>`, `<b>`, …). */
+const RICH_TEXT_TAG = /<\/?[a-zA-Z]+(?:=[^>]*)?>/g;
+/** Better Chat's own markup (`[#5af]`, `[/#]`, `[+15]`, `[/+]`), which it turns into plain text on the console. */
+const BETTER_CHAT_MARKUP = /\[(?:#[0-9a-zA-Z]+|\/#|\+\d+|\/\+)\]/g;
+/** One piece of what may stand before the name in Better Chat's prefix: a title in brackets, a tag, a space. */
+const PREFIX_PIECE = /<\/?[a-zA-Z]+(?:=[^>]*)?>|\[[^\]]*\]|[ \t]/y;
+/** What ends the prefix after the name: tags the name was wrapped in, then `: `. */
+const PREFIX_END = /(?:<\/?[a-zA-Z]+(?:=[^>]*)?>)*: /y;
+
+/**
+ * Bounds on the search, so a hostile entry costs little: real titles are a few words, and Rust names are short
+ * (the game cuts them at 32 characters). A longer prefix or name is not taken for the plugin's.
+ */
+const MAX_PREFIX_LENGTH = 1_024;
+const MAX_NAME_LENGTH = 256;
+
+/**
+ * Where the name may start in Better Chat's prefix: 0, and the end of every title, tag or space that follows
+ * from the start. Each piece is told by its first character, so one pass finds them all (no regex is built from
+ * a name, which could be of any length).
+ */
+function prefixEnds(message: string): number[] {
+  const ends = [0];
+  PREFIX_PIECE.lastIndex = 0;
+  while (PREFIX_PIECE.lastIndex < MAX_PREFIX_LENGTH && PREFIX_PIECE.exec(message) !== null) ends.push(PREFIX_PIECE.lastIndex);
+  return ends;
+}
+
+/**
+ * The text of a chat entry Better Chat formatted: the Message after `<titles><name>: `, where the titles are only
+ * bracketed words, spaces and rich-text tags (the plugin's `{Title} {Username}: ` with any title setting), and the
+ * name is the entry's Username as sent or as the plugin prints it (its tags stripped). The leftmost such prefix
+ * wins. A Message whose name stands elsewhere (`hello vetmon: hi`, `[vetmon] hi`) is returned whole: only a line
+ * that starts with the prefix is the plugin's. Without a name, the Message is kept.
+ */
+export function betterChatText(message: string, username: string): string {
+  const plainName = username.replace(RICH_TEXT_TAG, '').replace(BETTER_CHAT_MARKUP, '');
+  const names = [...new Set([username, plainName, plainName.trim()])].filter((name) => name.length > 0 && name.length <= MAX_NAME_LENGTH);
+  for (const start of prefixEnds(message)) {
+    for (const name of names) {
+      if (!message.startsWith(name, start)) continue;
+      PREFIX_END.lastIndex = start + name.length;
+      if (PREFIX_END.exec(message) !== null) return message.slice(PREFIX_END.lastIndex);
+    }
+  }
+  return message;
+}
+
 /** The `Message` of a `Type: "Chat"` WebRCON message → a player's line, the server's line, or why not. */
 export function parseRustChat(message: string): RustChatParse {
   const parsed = parseJson(message);
@@ -95,7 +147,7 @@ export function parseRustChat(message: string): RustChatParse {
   if (id === undefined) return { ok: false, reason: 'chat payload UserId is not a Steam64 id' };
   const name = typeof entry.Username === 'string' ? entry.Username : '';
   const time = typeof entry.Time === 'number' && Number.isFinite(entry.Time) ? entry.Time : undefined;
-  return { ok: true, chat: { kind: 'player', channel, steamId: id.id, name, text: entry.Message, time } };
+  return { ok: true, chat: { kind: 'player', channel, steamId: id.id, name, text: betterChatText(entry.Message, name), time } };
 }
 
 /**

@@ -6,6 +6,9 @@
 //   chat         `[ChatAll] [Online IDs:EOS: <32 hex> steam: <17 digits>] Name : text`, also ChatTeam, ChatSquad,
 //                ChatAdmin (SquadJS: /\[(ChatAll|ChatTeam|ChatSquad|ChatAdmin)] \[Online IDs:([^\]]+)\] (.+?) : (.*)/;
 //                the ids are `platform: id` pairs, `core/id-parser.js`); a player without Steam has only EOS.
+//                Before v7: `[ChatAll] [SteamID:<17 digits>] Name : text` (the first v7 builds printed the EOS id
+//                in that tag: SquadJS core/rcon.js rewrote such lines). The server's own lines in a chat channel
+//                carry no ids: `[ChatAdmin] ASQKillDeathRuleset : Player X Team Killed Player Y`.
 //   ListPlayers  `----- Active Players -----`, then rows
 //                `ID: 3 | Online IDs: EOS: <eos> steam: <steam> | Name:  ComboAz | Team ID: 1 | Squad ID: N/A | Is Leader: False | Role: INS_Sapper_01`
 //                then `----- Recently Disconnected Players [Max of 15] -----` and rows with `Since Disconnect:`
@@ -27,13 +30,32 @@ export interface SquadChat {
 }
 
 /**
- * A pushed packet: a chat line; `other` for the server's other notices (admin camera, warnings, kicks, squad
- * created: not chat, ignore quietly, they arrive all the time); `unparsed` for a line that starts like chat but
- * cannot be read (with why: worth a log line).
+ * A line the server itself wrote in a chat channel (`[ChatAdmin] ASQKillDeathRuleset : Player X Team Killed
+ * Player Y`): its sender is an engine class, not a player, so it carries no ids and is never a player's chat.
  */
-export type SquadPushParse = SquadChat | { readonly kind: 'other' } | { readonly kind: 'unparsed'; readonly reason: string };
+export interface SquadServerNotice {
+  readonly channel: SquadChatChannel;
+  readonly sender: string;
+  readonly text: string;
+}
 
-const CHAT_HEAD = /^\[(ChatAll|ChatTeam|ChatSquad|ChatAdmin)\] \[Online IDs:([^\]]*)\] /;
+/**
+ * A pushed packet: a chat line; `other` for the server's other notices (admin camera, warnings, kicks, squad
+ * created, and the server's own lines in a chat channel, kept in `notice`: not chat, ignore quietly, they arrive
+ * all the time); `unparsed` for a line that starts like chat but cannot be read (with why: worth a log line).
+ */
+export type SquadPushParse =
+  | SquadChat
+  | { readonly kind: 'other'; readonly notice?: SquadServerNotice }
+  | { readonly kind: 'unparsed'; readonly reason: string };
+
+/** The channel, then the ids: `[Online IDs:…]` since v7, `[SteamID:…]` before (Steam64, or EOS in early v7). */
+const CHAT_HEAD = /^\[(ChatAll|ChatTeam|ChatSquad|ChatAdmin)\] \[(?:Online IDs:([^\]]*)|SteamID:([^\]]*))\] /;
+/**
+ * The server's own line: a chat channel, then a sender that is an Unreal class name (the engine's `A`/`U` prefix
+ * and CamelCase, like `ASQKillDeathRuleset`), never a player's name with ids.
+ */
+const SERVER_NOTICE = /^\[(ChatAll|ChatTeam|ChatSquad|ChatAdmin)\] ([AU][A-Z][A-Za-z0-9_]*) : (.*)$/s;
 /** `platform: id` pairs, as SquadJS's id parser reads them (whitespace around the colon allowed). */
 const ID_PAIR = /([^\s:]+)\s*:\s*(\S+)/g;
 const NAME_SEPARATOR = ' : ';
@@ -73,11 +95,15 @@ export function parseSquadPush(body: string, knownName?: (id: string) => string 
   const line = body.replace(/[\0\r\n]+$/, '');
   const head = CHAT_HEAD.exec(line);
   if (head === null) {
-    if (/^\[Chat\w*\]/.test(line)) return { kind: 'unparsed', reason: 'a chat line without the [Online IDs:…] part' };
+    const notice = SERVER_NOTICE.exec(line);
+    if (notice !== null) {
+      return { kind: 'other', notice: { channel: notice[1] as SquadChatChannel, sender: notice[2] ?? '', text: notice[3] ?? '' } };
+    }
+    if (/^\[Chat\w*\]/.test(line)) return { kind: 'unparsed', reason: 'a chat line without the [Online IDs:…] or [SteamID:…] part' };
     return { kind: 'other' };
   }
   const channel = head[1] as SquadChatChannel;
-  const ids = parseOnlineIds(head[2] ?? '');
+  const ids = head[2] !== undefined ? parseOnlineIds(head[2]) : legacyChatId(head[3] ?? '');
   if (ids.eosId === undefined && ids.steamId === undefined) {
     return { kind: 'unparsed', reason: 'a chat line with no valid EOS or Steam id' };
   }
@@ -162,6 +188,13 @@ export function parseSquadPlayerList(answer: string): SquadPlayerListParse {
   }
   const status = players.length > 0 ? 'players' : sawHeader ? 'none' : 'unrecognised';
   return { status, players, unparsed };
+}
+
+/** The id in a pre-v7 chat tag: a Steam64, or the EOS id the first v7 builds printed there. */
+function legacyChatId(value: string): OnlineIds {
+  const valid = checkPlayerId(value.trim());
+  if (valid === undefined) return {};
+  return valid.kind === 'steam' ? { steamId: valid.id } : { eosId: valid.id };
 }
 
 function legacySteamId(value: string): OnlineIds {
