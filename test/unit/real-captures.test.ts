@@ -39,6 +39,9 @@ function squadReading(parsed: SquadPushParse): SquadReading {
   return parsed.notice === undefined ? { kind: 'not-chat' } : { kind: 'notice', ...parsed.notice };
 }
 
+/** Squad's chat tags as the contract maps them: ChatAll→global, ChatTeam→team, ChatSquad→squad, ChatAdmin→admin. */
+const SQUAD_CHANNELS: Record<string, string> = { ChatAll: 'global', ChatTeam: 'team', ChatSquad: 'squad', ChatAdmin: 'admin' };
+
 function readPushed(body: string): RconChatLine {
   if (squadProfile.chat.kind !== 'pushed') throw new Error('the squad profile reads pushed chat');
   return squadProfile.chat.read(body, () => undefined);
@@ -57,9 +60,12 @@ describe('real Squad pushes (squad-chat.txt)', () => {
     expect(squadReading(parseSquadPush(text))).toEqual(reading);
     const line = readPushed(text);
     if (reading.kind === 'chat') {
-      // The channel is the profile's to name (squad.ts maps it); the speaker and the words are the capture's.
-      expect(line).toMatchObject({ kind: 'player', name: reading.name, text: reading.text });
+      // The profile names the channel in the sidecar's vocabulary (interfaces.md, "Chat channels").
+      expect(line).toMatchObject({ kind: 'player', channel: SQUAD_CHANNELS[reading.channel], name: reading.name, text: reading.text });
       expect(line.kind === 'player' ? [line.steamId, line.eosId] : []).toEqual([reading.steamId, reading.eosId]);
+    } else if (reading.kind === 'notice') {
+      // The server's own line: never gated, never a review.
+      expect(line).toEqual({ kind: 'server', text: reading.text });
     } else {
       expect(line.kind).not.toBe('player');
       expect(line.kind).not.toBe('unparsed');

@@ -32,7 +32,8 @@ export const squadProfile: RconProfile = {
     kind: 'pushed',
     read(body, knownName) {
       const parsed = parseSquadPush(body, knownName);
-      if (parsed.kind === 'other') return { kind: 'ignored' };
+      // A notice the server itself posts in a chat channel (a team kill, say) is the server's line, never gated.
+      if (parsed.kind === 'other') return parsed.notice === undefined ? { kind: 'ignored' } : { kind: 'server', text: parsed.notice.text };
       if (parsed.kind === 'unparsed') return { kind: 'unparsed', reason: parsed.reason };
       return { kind: 'player', channel: CHANNELS[parsed.channel], name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
     },
