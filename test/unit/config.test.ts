@@ -265,6 +265,39 @@ describe('parseConfig', () => {
       }
     });
 
+    // A paste from GSA's docs: the client adds the version path itself, so the service would answer 404 for every
+    // server (after accepting the credentials) and the host would be sent to fix servers[].name.
+    it.each([
+      ['https://api.gameserverapp.com/api/v1', '/api/v1', 'v1'],
+      ['https://api.gameserverapp.com/api/v1/', '/api/v1/', 'v1'],
+      ['https://api.gameserverapp.com/API/V1', '/API/V1', 'v1'],
+      ['http://127.0.0.1:8080/mod-api/v2', '/mod-api/v2', 'v2'],
+      ['https://gsa.example.com/prefix/Mod-Api/V2//', '/Mod-Api/V2//', 'v2'],
+    ])('refuses a base URL ending in the version path: %s', (baseUrl, suffix, flavor) => {
+      expect(problemsOf(minimal({ api: { clientId: 'a', clientSecret: 'b', baseUrl } }))).toEqual([
+        {
+          path: 'api.baseUrl',
+          message: `must be the service's root, without the version path: drop ${suffix} (the sidecar adds the version path for api.flavor ${flavor}), like https://api.gameserverapp.com`,
+        },
+      ]);
+    });
+
+    it('refuses a version path in GSA_API_URL, naming the variable', () => {
+      expect(problemsOf(minimal(), { GSA_API_URL: 'https://api.gameserverapp.com/api/v1' })).toEqual([
+        {
+          path: 'api.baseUrl',
+          message:
+            "must be the service's root, without the version path: drop /api/v1 (the sidecar adds the version path for api.flavor v1), like https://api.gameserverapp.com (from GSA_API_URL)",
+        },
+      ]);
+    });
+
+    it('accepts paths that only look alike', () => {
+      for (const baseUrl of ['https://gsa.example.com/api', 'https://gsa.example.com/api/v1/proxy', 'https://gsa.example.com/myapi/v1']) {
+        expect(parseConfig(minimal({ api: { clientId: 'a', clientSecret: 'b', baseUrl } })).api.baseUrl).toBe(baseUrl);
+      }
+    });
+
     it('requires timeouts and intervals to be positive integers', () => {
       expect(
         problemsOf(
