@@ -28,6 +28,11 @@ export interface SidecarOptions {
    * default a new emitter nobody listens to.
    */
   readonly events?: BridgeEvents | undefined;
+  /**
+   * Where the API credentials came from (describeCredentialSources), for the lines a refusal logs: `run` knows the
+   * file and the environment. @default both keys and both variables named
+   */
+  readonly credentialSources?: string | undefined;
 }
 
 /** One configured adapter as the running sidecar has it: for /readyz, metrics and the startup line. */
@@ -165,7 +170,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const events = options.events ?? new BridgeEvents();
   /** Every root logger the sidecar has used: a level change reaches the children of each. */
   const loggers = new Set<Logger>([logger]);
-  const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config) });
+  const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
+  const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
   // Gives a burst's garbage back once requests stop (see quietCollector.ts); it counts the client's requests.
   const quiet = new QuietCollector();
   // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
@@ -213,7 +219,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     // The host fixes these in the config file, so the log names its keys.
     describeHostFix: (error, server) =>
       error.code === 'unauthorized'
-        ? 'GSA refused the API credentials: check api.clientId / api.clientSecret (and that the server is bound to these keys)'
+        ? `GSA refused the API credentials: check ${credentialSources} (and that the server is bound to these keys)`
         : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
   });
 

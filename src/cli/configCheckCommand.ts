@@ -4,7 +4,7 @@
 // port is free, and that each RCON adapter logs in (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a
 // check failed, 2 invalid. Without --connect it contacts nothing.
 
-import { ConfigError, collectSecrets, loadConfig, maskSecrets } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, loadConfig, maskSecrets } from '../config/index.js';
 import { commandLogger } from './commandLogger.js';
 import { connectionChecks, formatCheckLine } from './connectionChecks.js';
 import { placeholderWarnings } from './configPlaceholders.js';
@@ -55,7 +55,7 @@ export async function configCommand(args: readonly string[], context: CliContext
   if (!options.connect) return EXIT_OK;
 
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
-  const { lines, serviceCalls } = await connectionChecks(config, logger);
+  const { lines, serviceCalls } = await connectionChecks(config, logger, { credentialSources: describeCredentialSources(loaded.sources, loaded.path) });
   for (const line of lines) context.stdout.write(`${formatCheckLine(line)}\n`);
   const failed = lines.filter((line) => line.outcome === 'fail').length;
   const spent = `${serviceCalls} read-only ${serviceCalls === 1 ? 'request' : 'requests'} to the service, of its ${config.api.rateLimit.requests} per ${config.api.rateLimit.intervalMs / 1000} s`;

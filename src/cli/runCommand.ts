@@ -5,7 +5,7 @@
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
@@ -26,6 +26,7 @@ import { startOperations, type Operations } from '../ops/operations.js';
 import { installCrashHandlers } from './crashHandlers.js';
 import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
+import { checkCredentialsOnce } from './runCredentialsCheck.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
 export const RUN_COMMAND = defineCommand({
@@ -63,7 +64,7 @@ export type ReloadResult = 'success' | 'failed' | 'invalid';
  * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
  * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal): Promise<ReloadResult> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
@@ -94,6 +95,9 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
       `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
     );
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
+    // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
+    // again now rather than when the next player speaks. Not awaited: the reload is done.
+    if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
     return 'success';
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
@@ -120,8 +124,9 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP'], takeOverStartupSignals: true });
   let config: BridgeConfig;
   let loadedPath: string | null;
+  let sources: ReadonlyMap<string, string>;
   try {
-    ({ config, path: loadedPath } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
+    ({ config, path: loadedPath, sources } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
   } catch (error) {
     signals.close();
     if (error instanceof ConfigError) return reportConfigError(context, error);
@@ -172,10 +177,14 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     throw error;
   }
 
+  // A stop ends a credentials check still waiting for GSA, so it logs nothing about a client being closed.
+  const stopping = new AbortController();
   try {
-    sidecar = await startSidecar(config, { logger, events });
+    sidecar = await startSidecar(config, { logger, events, credentialSources: describeCredentialSources(sources, loadedPath) });
     sidecarRunning = true;
     operations.setPhase('running');
+    // The adapters already run: the check holds nothing back. A refusal turns /readyz 503 the moment GSA answers.
+    void checkCredentialsOnce(sidecar, logger, 'start', stopping.signal);
   } catch (error) {
     await operations.close();
     uninstallCrashHandlers();
@@ -197,6 +206,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     if (signal !== 'SIGHUP') {
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
+      stopping.abort();
       exitOnSecondStopSignal(signals, () => logger);
       await stopWithin(sidecar, logger);
       await lock.release();
@@ -207,7 +217,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       logger.info('stopped');
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger);
+    const result = await reload(sidecar, configPath, context, logger, stopping.signal);
     operations.recordReload(result);
     logger.debug({ result }, 'SIGHUP handled');
   }

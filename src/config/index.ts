@@ -5,6 +5,7 @@ export {
   applyEnvironment,
   CONFIG_PATH_VARIABLE,
   DEFAULT_CONFIG_PATH,
+  describeCredentialSources,
   ENVIRONMENT_OVERRIDES,
   environmentValue,
   type Environment,

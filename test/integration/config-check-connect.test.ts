@@ -57,10 +57,10 @@ async function writeConfig(name: string, overrides: { secret?: string; servers?:
   return path;
 }
 
-async function check(args: string[]): Promise<Run> {
+async function check(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const child = spawn(process.execPath, [BIN, 'config', 'check', ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir() },
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -99,11 +99,23 @@ describe('config check --connect', () => {
     const path = await writeConfig('wrong.json', { secret: WRONG_SECRET });
     const run = await check(['--config', path, '--connect']);
     expect(run.code).toBe(1);
-    expect(run.checks[0]).toMatch(/^FAIL {2}credentials: refused \(401: .*\): check api\.clientId and api\.clientSecret/);
+    expect(run.checks[0]).toBe(
+      `FAIL  credentials: refused (401: Unauthenticated.): check api.clientId and api.clientSecret in ${path} against the dashboard's /configure/api, and that server ${SERVER} is bound to these keys`,
+    );
     expect(run.checks[1]).toBe(`skip  server ${SERVER}: not checked: the credentials check failed`);
     expect(run.stdout + run.stderr).not.toContain(WRONG_SECRET);
     // One refused call, and no retry of it.
     expect(emulator.calls).toHaveLength(1);
+  });
+
+  it('a wrong secret from GSA_CLIENT_SECRET: the FAIL line names the variable, since fixing the file would change nothing', async () => {
+    const path = await writeConfig('env-wrong.json');
+    const run = await check(['--config', path, '--connect'], { GSA_CLIENT_SECRET: WRONG_SECRET });
+    expect(run.code).toBe(1);
+    expect(run.checks[0]).toBe(
+      `FAIL  credentials: refused (401: Unauthenticated.): check api.clientId in ${path} and GSA_CLIENT_SECRET (set in the environment, it overrides api.clientSecret) against the dashboard's /configure/api, and that server ${SERVER} is bound to these keys`,
+    );
+    expect(run.stdout + run.stderr).not.toContain(WRONG_SECRET);
   });
 
   it('an unknown server name: that server FAILs with what to fix, the known one passes, exit 1', async () => {

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  applyEnvironment,
   collectSecrets,
   ConfigError,
+  describeCredentialSources,
   isLoopbackHost,
   loadConfig,
   maskSecrets,
@@ -751,5 +753,20 @@ describe('isLoopbackHost', () => {
     ['localhost.example.com', false],
   ])('%s → %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected);
+  });
+});
+
+describe('describeCredentialSources', () => {
+  const sourcesOf = (env: Record<string, string>): ReadonlyMap<string, string> => applyEnvironment(minimal(), env).sources;
+
+  it('names the file when both keys come from it, and each variable that overrides a key', () => {
+    expect(describeCredentialSources(sourcesOf({}), '/etc/gsa-bridge/config.json')).toBe('api.clientId and api.clientSecret in /etc/gsa-bridge/config.json');
+    expect(describeCredentialSources(sourcesOf({ GSA_CLIENT_ID: 'x' }), '/c.json')).toBe(
+      'api.clientSecret in /c.json and GSA_CLIENT_ID (set in the environment, it overrides api.clientId)',
+    );
+    expect(describeCredentialSources(sourcesOf(CREDENTIALS), '/c.json')).toBe(
+      'GSA_CLIENT_ID and GSA_CLIENT_SECRET (set in the environment, they override api.clientId and api.clientSecret)',
+    );
+    expect(describeCredentialSources(sourcesOf({ GSA_CLIENT_SECRET: ' ' }), null)).toBe('api.clientId and api.clientSecret');
   });
 });
