@@ -24,8 +24,8 @@ export interface CheckLine {
 export const PROBE_STEAM_ID = '76561197960265728';
 
 /** Binds host:port and lets go at once: free (or 0, any free port), or why not. */
-export async function probeListener(subject: string, host: string, port: number): Promise<CheckLine> {
-  const found = await probePort(host, port);
+export async function probeListener(subject: string, host: string, port: number, listener: 'adapter' | 'endpoint' = 'adapter'): Promise<CheckLine> {
+  const found = await probePort(host, port, listener);
   return { outcome: found.free ? 'ok' : 'fail', subject, detail: found.detail };
 }
 
@@ -150,7 +150,8 @@ export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
   for (const server of config.servers) {
     for (const adapter of server.adapters) lines.push(await probeAdapter(server, adapter));
   }
-  lines.push(await probeListener(`listener http ${config.http.host}:${config.http.port}`, config.http.host, config.http.port));
+  // Named by its key: "http" alone reads like a protocol, and the host has to know what to change.
+  lines.push(await probeListener(`listener http.port ${config.http.host}:${config.http.port}`, config.http.host, config.http.port, 'endpoint'));
   return lines;
 }
 

@@ -6,7 +6,7 @@
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
-import { listenFailureMessage } from '../net/listenFailure.js';
+import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
@@ -106,6 +106,18 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   }
 }
 
+/**
+ * The operations endpoints could not listen: the one line main() prints names the key to change, as an adapter's
+ * names its id (src/ops does not know config keys). Anything but a bind failure is returned as it is.
+ */
+function operationsListenError(error: unknown, config: BridgeConfig): unknown {
+  if (listenFailureMessage(error) === undefined || !(error instanceof Error) || !('code' in error)) return error;
+  const errno = error as NodeJS.ErrnoException;
+  const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  const fix = errno.code === 'EADDRINUSE' || errno.code === 'EACCES' ? 'choose another http.port, or 0 for any free port' : 'check http.host';
+  return new Error(`cannot listen on ${host}:${String(config.http.port)} (http.port, the operations endpoints): ${describeListenError(errno, 'endpoint')}; ${fix}`, { cause: error });
+}
+
 async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
   const result = await withDeadline(
     sidecar.stop().then(() => 'stopped' as const),
@@ -174,7 +186,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     await lock.release();
     signals.close();
     // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
-    throw error;
+    throw operationsListenError(error, config);
   }
 
   // A stop ends a credentials check still waiting for GSA, so it logs nothing about a client being closed.

@@ -191,7 +191,9 @@ describe('operations endpoints of gsa-bridge run', () => {
       const sidecar = spawn(setup.configPath);
       expect(await sidecar.exited()).toBe(2);
       const lines = sidecar.output().split('\n').filter((line) => line.startsWith('error:'));
-      expect(lines).toEqual([`error: cannot listen on 127.0.0.1:${address.port}: port in use (another program, or another adapter, listens there)`]);
+      expect(lines).toEqual([
+        `error: cannot listen on 127.0.0.1:${address.port} (http.port, the operations endpoints): port in use (another program listens there); choose another http.port, or 0 for any free port`,
+      ]);
       expect(sidecar.output()).not.toMatch(/\n\s+at /);
       // The data directory was not left locked: the same setup starts once the port is free to choose.
       await editConfig(setup, (config) => {
