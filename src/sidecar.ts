@@ -6,7 +6,7 @@
 
 import type { Logger } from 'pino';
 import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
-import { serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
+import { changedSettings, serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
 import { GsaClient, LocalWebhookSpacing, reviewConcurrency, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
@@ -55,6 +55,11 @@ export interface ReconfigureReport {
   readonly stopped: readonly string[];
   readonly restarted: readonly string[];
   readonly unchanged: readonly string[];
+  /**
+   * Settings outside the adapters that this reload changed and applied in place, by path (`mute.defaultAlert`,
+   * `servers[0].allowActions`, `log.level`, `api.timeoutMs`); empty when none did.
+   */
+  readonly settingsChanged: readonly string[];
   /** A new service client (the api section changed): its rate-limit budget starts afresh. */
   readonly clientReplaced: boolean;
   /** The mute caches were emptied (the API key or the service changed). */
@@ -392,6 +397,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     loggers.add(nextLogger);
     logger = nextLogger;
     for (const root of loggers) setLoggerLevel(root, next.log.level);
+    const settingsChanged = changedSettings(current, next);
     current = next;
 
     const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
@@ -402,6 +408,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       stopped: names(removed),
       restarted: names(changed),
       unchanged: names(planned.filter((slot) => before.has(slot.key) && !restartedKeys.has(slot.key))),
+      settingsChanged,
       clientReplaced,
       muteCacheCleared,
     };

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
-import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
+import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
@@ -60,6 +60,14 @@ function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
 /** How a SIGHUP ended, for the log and the reload metric (gsa_bridge_config_reloads_total{result}). */
 export type ReloadResult = 'success' | 'failed' | 'invalid';
 
+/** The reload line's account of what changed besides the adapters: "1 unchanged" alone reads as "nothing happened". */
+function describeSettingsChanged(report: ReconfigureReport): string {
+  const { settingsChanged: changed } = report;
+  if (changed.length > 0) return `${String(changed.length)} ${changed.length === 1 ? 'setting' : 'settings'} applied in place: ${changed.join(', ')}`;
+  const adaptersChanged = report.started.length + report.stopped.length + report.restarted.length > 0;
+  return adaptersChanged ? 'no other setting changed' : 'nothing changed';
+}
+
 /**
  * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
  * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
@@ -89,10 +97,10 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   addLoggerSecrets(logger, collectSecrets(reloaded));
   try {
     const report = await sidecar.reconfigure(reloaded);
-    const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
+    const { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared } = report;
     logger.info(
-      { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared },
-      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
+      { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared },
+      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
     );
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask

@@ -42,3 +42,4 @@ export {
   type WebsocketAdapterConfig,
 } from './schema.js';
 export { serviceClientOptions } from './serviceClientOptions.js';
+export { changedSettings } from './settingsChanges.js';

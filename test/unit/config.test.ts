@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   applyEnvironment,
+  changedSettings,
   collectSecrets,
   ConfigError,
   describeCredentialSources,
@@ -768,5 +769,37 @@ describe('describeCredentialSources', () => {
       'GSA_CLIENT_ID and GSA_CLIENT_SECRET (set in the environment, they override api.clientId and api.clientSecret)',
     );
     expect(describeCredentialSources(sourcesOf({ GSA_CLIENT_SECRET: ' ' }), null)).toBe('api.clientId and api.clientSecret');
+  });
+});
+
+describe('changedSettings', () => {
+  const base = (): Record<string, unknown> =>
+    minimal({ servers: [{ name: 'alpha', adapters: [websocket({ port: 8787 })] }, { name: 'beta', adapters: [] }] });
+
+  it('lists the paths of settings that differ, never their values; adapters are left to the reload', () => {
+    const before = parseConfig(base());
+    const after = parseConfig({
+      ...base(),
+      api: { clientId: 'client-1', clientSecret: 'the-new-secret', timeoutMs: 2500 },
+      mute: { defaultAlert: 'Quiet, please.' },
+      servers: [{ name: 'alpha', allowActions: ['restart'], adapters: [websocket({ port: 9999 })] }, { name: 'beta', adapters: [] }],
+    });
+    const changed = changedSettings(before, after);
+    expect(changed).toEqual(['api.clientSecret', 'api.timeoutMs', 'mute.defaultAlert', 'servers[0].allowActions']);
+    expect(JSON.stringify(changed)).not.toContain('the-new-secret');
+  });
+
+  it('matches servers by name: a reordering is no change; added and removed servers are named', () => {
+    const before = parseConfig(base());
+    const reordered = parseConfig({ ...base(), servers: [{ name: 'beta', adapters: [] }, { name: 'alpha', adapters: [websocket({ port: 8787 })] }] });
+    expect(changedSettings(before, reordered)).toEqual([]);
+    const swapped = parseConfig({ ...base(), servers: [{ name: 'alpha', adapters: [] }, { name: 'gamma', adapters: [] }] });
+    expect(changedSettings(before, swapped)).toEqual(['servers[1] (gamma, new)', 'servers (beta removed)']);
+  });
+
+  it('covers keys it was never told about (a section a later schema adds)', () => {
+    const before = parseConfig(base());
+    const withNewKey = { ...before, mute: { ...before.mute, gatedChannels: ['global'] } } as BridgeConfig;
+    expect(changedSettings(before, withNewKey)).toEqual(['mute.gatedChannels']);
   });
 });
