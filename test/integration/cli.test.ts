@@ -220,6 +220,18 @@ describe('review', () => {
     expect(emulator.reviews).toMatchObject([{ stars: 4, comment: 'good fun[31m!' }]);
   });
 
+  it('requires --comment, as the contract says (an empty one is a comment), and its help says so', async () => {
+    const missing = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '5']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.split('\n')[0]).toBe('error: --comment TEXT is required');
+    expect(emulator.calls).toHaveLength(0);
+    const help = await cli(['review', '--help']);
+    expect(help.stdout).toContain('usage: gsa-bridge review --server NAME (--steam-id ID | --eos-id ID) --stars N --comment TEXT [--timeout SECONDS]');
+    expect(help.stdout).toMatch(/^ {2}--comment TEXT +what the player wrote; "" for none \(required\)$/m);
+    expect(await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '5', '--comment', ''])).toMatchObject({ code: 0 });
+    expect(emulator.reviews).toMatchObject([{ stars: 5, comment: '' }]);
+  });
+
   it('exits 2 on stars out of range, sending nothing', async () => {
     const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '6', '--comment', '']);
     expect(run.code).toBe(2);
