@@ -108,6 +108,19 @@ describe('config check --connect', () => {
     expect(emulator.calls).toHaveLength(1);
   });
 
+  it('prints the checks first, then the effective config, and ends with a verdict naming what failed', async () => {
+    const path = await writeConfig('order.json', { secret: WRONG_SECRET });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(1);
+    const stdout = run.stdout.split('\n');
+    // The checks lead: the verdict's details are the first thing a host sees, not 60 lines of config.
+    expect(stdout.slice(0, run.checks.length)).toEqual(run.checks);
+    const dump = JSON.parse(stdout.slice(run.checks.length).join('\n')) as { api: { clientSecret: string } };
+    expect(dump.api.clientSecret).toBe('***');
+    // The last line, on a terminal the one left in view: what failed, by subject.
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe('1 check failed: credentials (1 read-only request to the service, of its 100 per 60 s)');
+  });
+
   it('a wrong secret from GSA_CLIENT_SECRET: the FAIL line names the variable, since fixing the file would change nothing', async () => {
     const path = await writeConfig('env-wrong.json');
     const run = await check(['--config', path, '--connect'], { GSA_CLIENT_SECRET: WRONG_SECRET });
