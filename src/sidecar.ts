@@ -6,7 +6,7 @@
 
 import type { Logger } from 'pino';
 import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
-import { serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
+import { changedSettings, serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
 import { GsaClient, LocalWebhookSpacing, reviewConcurrency, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
@@ -28,6 +28,11 @@ export interface SidecarOptions {
    * default a new emitter nobody listens to.
    */
   readonly events?: BridgeEvents | undefined;
+  /**
+   * Where the API credentials came from (describeCredentialSources), for the lines a refusal logs: `run` knows the
+   * file and the environment. @default both keys and both variables named
+   */
+  readonly credentialSources?: string | undefined;
 }
 
 /** One configured adapter as the running sidecar has it: for /readyz, metrics and the startup line. */
@@ -51,8 +56,8 @@ export interface ReconfigureReport {
   readonly restarted: readonly string[];
   readonly unchanged: readonly string[];
   /**
-   * The keys applied in place that changed, as config paths (`mute.gatedChannels`, `reviews.chatCommand`,
-   * `log.level`): the adapters above may all be unchanged while what they do changed.
+   * Settings outside the adapters that this reload changed and applied in place, by path (`mute.defaultAlert`,
+   * `servers[0].allowActions`, `log.level`, `api.timeoutMs`); empty when none did.
    */
   readonly settingsChanged: readonly string[];
   /** A new service client (the api section changed): its rate-limit budget starts afresh. */
@@ -154,19 +159,6 @@ function fingerprint(value: unknown): string {
   );
 }
 
-/** The sections a reload applies in place, key by key (reviews.dataDir never changes in a reload). */
-const IN_PLACE_SECTIONS = ['mute', 'reviews', 'log'] as const;
-
-/** The in-place keys whose value differs between two configs, as `section.key` paths in the file's order. */
-function changedSettings(before: BridgeConfig, after: BridgeConfig): string[] {
-  return IN_PLACE_SECTIONS.flatMap((section) => {
-    const old = before[section] as Readonly<Record<string, unknown>>;
-    const next = after[section] as Readonly<Record<string, unknown>>;
-    const keys = [...new Set([...Object.keys(next), ...Object.keys(old)])];
-    return keys.filter((key) => fingerprint(old[key]) !== fingerprint(next[key])).map((key) => `${section}.${key}`);
-  });
-}
-
 interface AdapterSlot extends RunningAdapter {
   readonly key: string;
   readonly fingerprint: string;
@@ -183,7 +175,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const events = options.events ?? new BridgeEvents();
   /** Every root logger the sidecar has used: a level change reaches the children of each. */
   const loggers = new Set<Logger>([logger]);
-  const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config) });
+  const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
+  const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
   // Gives a burst's garbage back once requests stop (see quietCollector.ts); it counts the client's requests.
   const quiet = new QuietCollector();
   // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
@@ -229,7 +222,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     // The host fixes these in the config file, so the log names its keys.
     describeHostFix: (error, server) =>
       error.code === 'unauthorized'
-        ? 'GSA refused the API credentials: check api.clientId / api.clientSecret (and that the server is bound to these keys)'
+        ? `GSA refused the API credentials: check ${credentialSources} (and that the server is bound to these keys)`
         : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
   });
 
@@ -405,11 +398,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     for (const root of loggers) setLoggerLevel(root, next.log.level);
     const settingsChanged = changedSettings(current, next);
     current = next;
-    if (settingsChanged.length > 0) {
-      // The adapters may all read "unchanged": say what did change, so a host sees its edit took effect.
-      const shown = settingsChanged.map((key) => (key === 'mute.gatedChannels' ? `${key} (now ${next.mute.gatedChannels.join(', ') || 'none'})` : key));
-      logger.info({ settingsChanged }, `config reload: applied in place, without restarting adapters: ${shown.join(', ')}`);
-    }
 
     const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
     const restartedKeys = new Set(changed.map((slot) => slot.key));

@@ -72,6 +72,8 @@ const MAX_OFFENDERS = 10_000;
 export class RconAdapter implements Adapter {
   readonly type = 'rcon';
   readonly id: string;
+  /** Every profile reads chat after the game broadcast it (ARK's GetChat, Squad's and Rust's pushes): a muted line was seen. */
+  readonly chatAlreadyShown = true;
   /**
    * The "tell this player" capability: a private message (ark ServerChatTo, squad AdminWarn, rust the host's
    * notifyCommand). Absent on rust without notifyCommand: Rust has no private message of its own.

@@ -55,6 +55,11 @@ export interface RconConnectionOptions {
   /** `rcon` and `config check --connect`: one attempt, no reconnect after a drop. @default false */
   readonly oneShot?: boolean | undefined;
   readonly handlers?: RconPushHandlers | undefined;
+  /**
+   * How a refused login names the password's key: `servers[0].adapters[1].password` when the caller knows where the
+   * adapter sits in the file (`gsa-bridge rcon`). @default '"password"' (with the adapter id beside it)
+   */
+  readonly passwordKey?: string | undefined;
 }
 
 export interface RconCommandOptions {
@@ -76,7 +81,8 @@ export interface RconConnection {
   close(): Promise<void>;
 }
 
-const PASSWORD_KEY = 'password';
+/** Quoted: it is the key's name inside the adapter's object, read beside the adapter id. */
+const PASSWORD_KEY = '"password"';
 
 function sourceConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'source' }>): RconConnection {
   const { options, handlers } = config;
@@ -85,7 +91,7 @@ function sourceConnection(config: RconConnectionOptions, transport: Extract<Rcon
     port: options.port,
     password: options.password,
     label: config.label,
-    passwordKey: PASSWORD_KEY,
+    passwordKey: config.passwordKey ?? PASSWORD_KEY,
     replyEnd: transport.replyEnd,
     maxInFlight: transport.maxInFlight,
     rateCap: transport.rateCap,
@@ -122,7 +128,7 @@ function webRconConnection(config: RconConnectionOptions, transport: Extract<Rco
     port: options.port,
     password: options.password,
     label: config.label,
-    passwordKey: PASSWORD_KEY,
+    passwordKey: config.passwordKey ?? PASSWORD_KEY,
     logger: config.logger,
     commandTimeoutMs: config.commandTimeoutMs,
     keepaliveMs: transport.keepaliveMs,

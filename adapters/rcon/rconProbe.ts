@@ -47,6 +47,8 @@ export interface OneShotRconRequest {
   readonly command: string;
   /** The session's own log (reconnect notes, odd packets). @default silent */
   readonly logger?: RconLogger | undefined;
+  /** Where the adapter sits in the file (`servers[0].adapters[1]`), when known: a refused login names its password key. */
+  readonly path?: string | undefined;
 }
 
 /** What went wrong, without the password: the stage, the client's stable code, and one line for a person. */
@@ -93,6 +95,7 @@ export async function sendOneRconCommand(request: OneShotRconRequest): Promise<O
       logger: request.logger ?? silentLogger(),
       commandTimeoutMs: commandTimeoutOf(options),
       oneShot: true,
+      passwordKey: request.path === undefined ? undefined : `${request.path}.password`,
     });
     connection.start();
   } catch (error) {
@@ -117,17 +120,19 @@ export async function sendOneRconCommand(request: OneShotRconRequest): Promise<O
 }
 
 /**
- * What to check for a failure, naming the adapter's config keys (`password`, `host`, `port`). `path` is the
- * adapter's place in the file (`servers[0].adapters[1]`) when the caller knows it; the keys are then given in full.
+ * What to check for a failure, naming the adapter's config keys (`host`, `port`, …). `path` is the adapter's place
+ * in the file (`servers[0].adapters[1]`) when the caller knows it; the keys are then given in full. Undefined for a
+ * refused login: the client's own message names the password key already (given the path: OneShotRconRequest.path),
+ * and a second "check the password" would say it twice.
  */
-export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id: string, path?: string): string {
+export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id: string, path?: string): string | undefined {
   const keys = (...names: string[]): string =>
     path === undefined ? `${names.map((name) => `"${name}"`).join(' and ')} of rcon adapter ${id}` : names.map((name) => `${path}.${name}`).join(' and ');
   const endpoint = `${keys('host', 'port')} (${options.host}:${String(options.port)})`;
   switch (failure.code) {
     case 'auth_failed':
     case 'auth_timeout':
-      return `check ${keys('password')} against the game's RCON password`;
+      return undefined;
     case 'timeout':
     case 'disconnected':
       return failure.stage === 'command'
@@ -155,5 +160,6 @@ export async function probeRcon(options: RconOptions, context: { readonly server
   const outcome = await sendOneRconCommand({ options, id: context.id, command: profile.probeCommand });
   if (outcome.ok) return { ok: true, message: `logged in; ${profile.name} answered ${profile.probeCommand}` };
   const what = outcome.stage === 'login' ? 'RCON login failed' : `logged in, but ${profile.probeCommand} got no answer`;
-  return { ok: false, message: `${what}: ${outcome.message}; ${adviceFor(outcome, options, context.id)}` };
+  const advice = adviceFor(outcome, options, context.id);
+  return { ok: false, message: `${what}: ${outcome.message}${advice === undefined ? '' : `; ${advice}`}` };
 }

@@ -63,7 +63,7 @@ export interface WebRconClientOptions {
   readonly password: string;
   /** The adapter's id, named in every log line and error message ("… of adapter rust-main"). */
   readonly label: string;
-  /** The config key messages name when the password is wrong. @default 'password' */
+  /** The config key messages name when the password is wrong, as written into them. @default '"password"' */
   readonly passwordKey?: string | undefined;
   readonly logger: WebRconLogger;
   /** How long one command waits for its answer. @default 5000 */
@@ -481,10 +481,10 @@ export class WebRconClient {
 
     if (this.#looksLikeAuthFailure(attempt, socketWasOpen, code)) {
       const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
-      const key = this.#options.passwordKey ?? 'password';
+      const key = this.#options.passwordKey ?? '"password"';
       const error = new RconAuthFailedError(
         `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} (${reason}). ` +
-          `The rcon password is probably wrong: check "${key}" of adapter ${this.#options.label} against the server's rcon.password. ` +
+          `The rcon password is probably wrong: check ${key} of adapter ${this.#options.label} against the server's rcon.password. ` +
           `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration). ` +
           `Next attempt in ${formatDelay(delay)}.`,
       );
@@ -707,7 +707,9 @@ export class WebRconClient {
   }
 
   #log(level: keyof WebRconLogger, bindings: Record<string, unknown>, message: string): void {
-    this.#logger[level]({ adapter: this.#options.label, ...bindings }, this.#scrub(message));
+    // No `adapter` field of its own: the adapter's logger carries it already (pino would write the key twice), and
+    // every message names the adapter.
+    this.#logger[level](bindings, this.#scrub(message));
   }
 }
 

@@ -17,6 +17,10 @@ export interface VerdictEvent {
   readonly server: string;
   /** The adapter's id, when the publisher knows it. */
   readonly adapter?: string | undefined;
+  /** The adapter reads chat the game already showed (RCON): a block could not withhold this line (Adapter.chatAlreadyShown). */
+  readonly alreadyShown?: boolean | undefined;
+  /** The adapter can message the speaker privately (its "tell this player" capability): how a muted speaker is answered. */
+  readonly tellsSpeaker?: boolean | undefined;
   /** For the host's log only (never a metric label); the message text is never part of an event. */
   readonly player: PlayerIdentity;
   readonly verdict: 'allow' | 'block';

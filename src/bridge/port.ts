@@ -121,6 +121,11 @@ export interface Adapter extends AdapterPushes {
   /** For readiness: listening (websocket) or connected (rcon). */
   readonly ready: boolean;
   /**
+   * True when the adapter reads chat the game has already shown to everyone (RCON): a block verdict cannot withhold
+   * the line, only answer the speaker. Absent or false: the line waits for its verdict (the mod asks before showing).
+   */
+  readonly chatAlreadyShown?: boolean | undefined;
+  /**
    * The "tell this player" capability: a private message to one player (an alert to a muted speaker, a review's
    * confirmation). Absent when the adapter cannot (the websocket mod gets verdicts and shows them itself); the
    * bridge asks with ServerBridge.canTellPlayers(). Resolves once sent; rejects when the game refused it.

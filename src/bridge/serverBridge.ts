@@ -138,7 +138,7 @@ export class ServerBridge implements BridgeSink {
    */
   attach(adapter: Adapter): BridgeSink {
     this.#adapters.push(adapter);
-    return this.#sinkFor(`${this.serverName}/${adapter.id}`);
+    return this.#sinkFor(`${this.serverName}/${adapter.id}`, adapter);
   }
 
   /** The adapter was stopped by a reload: it gets no more pushes. */
@@ -176,10 +176,14 @@ export class ServerBridge implements BridgeSink {
   }
 
   chatNow(player: PlayerIdentity, channel: string, _text: string): ChatVerdict | undefined {
-    if (!this.#gatedChannels.has(channel)) return this.#notGated(player);
+    return this.#chatNow(player, channel, undefined);
+  }
+
+  #chatNow(player: PlayerIdentity, channel: string, adapter: Adapter | undefined): ChatVerdict | undefined {
+    if (!this.#gatedChannels.has(channel)) return this.#notGated(player, adapter);
     const verdict = this.#gate.decideNow(player);
     // A miss is not counted here: the adapter then calls chat(), which counts it.
-    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0);
+    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0, adapter);
     return verdict;
   }
 
@@ -187,15 +191,15 @@ export class ServerBridge implements BridgeSink {
     return this.#checkMute(player, this.serverName);
   }
 
-  #chat(player: PlayerIdentity, channel: string, source: string): Promise<ChatVerdict> {
+  #chat(player: PlayerIdentity, channel: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
     // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
     if (!this.#gatedChannels.has(channel)) {
-      this.#notGated(player);
+      this.#notGated(player, adapter);
       return NOT_GATED_ANSWER;
     }
     // One check when nobody listens: the hot path measures nothing and builds no event.
     const events = this.#events;
-    if (events?.chatHeard === true) return this.#observedChat(events, player, source);
+    if (events?.chatHeard === true) return this.#observedChat(events, player, source, adapter);
     return this.#gate.decide(player, source);
   }
 
@@ -297,11 +301,11 @@ export class ServerBridge implements BridgeSink {
    * This bridge as one source's sink, made once per adapter: every method passes straight through, with the source
    * named for those that may ask the service. A cached chat line costs one more call, no allocation.
    */
-  #sinkFor(source: string): BridgeSink {
+  #sinkFor(source: string, adapter: Adapter): BridgeSink {
     return {
       serverName: this.serverName,
-      chat: (player, channel, _text) => this.#chat(player, channel, source),
-      chatNow: (player, channel, text) => this.chatNow(player, channel, text),
+      chat: (player, channel, _text) => this.#chat(player, channel, source, adapter),
+      chatNow: (player, channel, _text) => this.#chatNow(player, channel, adapter),
       checkMute: (player) => this.#checkMute(player, source),
       submitReview: (review) => this.submitReview(review),
       playerJoined: (player, options) => {
@@ -315,31 +319,49 @@ export class ServerBridge implements BridgeSink {
   }
 
   /** chat() while someone listens: the same decision, timed and published with where it came from. */
-  async #observedChat(events: BridgeEvents, player: PlayerIdentity, source: string): Promise<ChatVerdict> {
+  async #observedChat(events: BridgeEvents, player: PlayerIdentity, source: string, adapter: Adapter | undefined): Promise<ChatVerdict> {
     const known = this.#gate.decideNow(player);
     if (known !== undefined) {
-      this.#publishVerdict(events, player, known, 'cache', 0);
+      this.#publishVerdict(events, player, known, 'cache', 0, adapter);
       return known;
     }
     const started = performance.now();
     const verdict = await this.#gate.decide(player, source);
-    this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started);
+    this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started, adapter);
     return verdict;
   }
 
   /** A line on a channel that is not gated: published (no cache event: the cache was not read), then NOT_GATED. */
-  #notGated(player: PlayerIdentity): ChatVerdict {
+  #notGated(player: PlayerIdentity, adapter: Adapter | undefined): ChatVerdict {
     const events = this.#events;
     if (events?.chatHeard === true && events.listens('verdict')) {
-      events.emit('verdict', { server: this.serverName, player, verdict: 'allow', reason: 'not_gated', source: 'channel', durationMs: 0 });
+      events.emit('verdict', { server: this.serverName, adapter: adapter?.id, player, verdict: 'allow', reason: 'not_gated', source: 'channel', durationMs: 0 });
     }
     return NOT_GATED;
   }
 
-  #publishVerdict(events: BridgeEvents, player: PlayerIdentity, verdict: ChatVerdict, source: 'cache' | 'service' | 'policy', durationMs: number): void {
+  /** `adapter`: the one whose line it was, when it came through its sink, so a listener can say what a block did. */
+  #publishVerdict(
+    events: BridgeEvents,
+    player: PlayerIdentity,
+    verdict: ChatVerdict,
+    source: 'cache' | 'service' | 'policy',
+    durationMs: number,
+    adapter: Adapter | undefined,
+  ): void {
     if (events.listens('muteCache')) events.emit('muteCache', source === 'cache' ? this.#cacheHit : this.#cacheMiss);
     if (!events.listens('verdict')) return;
-    events.emit('verdict', { server: this.serverName, player, verdict: verdict.allow ? 'allow' : 'block', reason: verdict.reason, source, durationMs });
+    events.emit('verdict', {
+      server: this.serverName,
+      adapter: adapter?.id,
+      alreadyShown: adapter?.chatAlreadyShown === true,
+      tellsSpeaker: adapter !== undefined && this.canTellPlayers(adapter),
+      player,
+      verdict: verdict.allow ? 'allow' : 'block',
+      reason: verdict.reason,
+      source,
+      durationMs,
+    });
   }
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {

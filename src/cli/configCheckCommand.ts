@@ -1,10 +1,10 @@
 // `gsa-bridge config check [--config FILE] [--connect]`: validates the file with the environment applied, prints the
 // effective config with every secret masked, and warns about values left from config.example.json. With --connect it
-// also checks, one line each, that the service accepts the credentials and knows each server, that each listener
+// also checks (printed first, the config after them, the verdict last), one line each, that the service accepts the credentials and knows each server, that each listener
 // port is free, and that each RCON adapter logs in (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a
 // check failed, 2 invalid. Without --connect it contacts nothing.
 
-import { ConfigError, collectSecrets, loadConfig, maskSecrets } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, loadConfig, maskSecrets } from '../config/index.js';
 import { commandLogger } from './commandLogger.js';
 import { connectionChecks, formatCheckLine } from './connectionChecks.js';
 import { placeholderWarnings } from './configPlaceholders.js';
@@ -49,16 +49,20 @@ export async function configCommand(args: readonly string[], context: CliContext
     throw error;
   }
   const { config } = loaded;
-  context.stdout.write(`${JSON.stringify(maskSecrets(config), null, 2)}\n`);
+  const effectiveConfig = `${JSON.stringify(maskSecrets(config), null, 2)}\n`;
+  if (!options.connect) context.stdout.write(effectiveConfig);
   context.stderr.write(`config OK: ${loaded.path ?? '(environment only)'}\n`);
   for (const warning of placeholderWarnings(config)) context.stderr.write(`warning: ${warning}\n`);
   if (!options.connect) return EXIT_OK;
 
+  // With --connect the checks are what was asked for: they come first (the top of a pipe or a CI log), the effective
+  // config after them for reference, and the verdict last, naming what failed, so a terminal keeps it in view.
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
-  const { lines, serviceCalls } = await connectionChecks(config, logger);
+  const { lines, serviceCalls } = await connectionChecks(config, logger, { credentialSources: describeCredentialSources(loaded.sources, loaded.path) });
   for (const line of lines) context.stdout.write(`${formatCheckLine(line)}\n`);
-  const failed = lines.filter((line) => line.outcome === 'fail').length;
+  context.stdout.write(effectiveConfig);
+  const failed = lines.filter((line) => line.outcome === 'fail').map((line) => line.subject);
   const spent = `${serviceCalls} read-only ${serviceCalls === 1 ? 'request' : 'requests'} to the service, of its ${config.api.rateLimit.requests} per ${config.api.rateLimit.intervalMs / 1000} s`;
-  context.stderr.write(`${failed === 0 ? 'every check passed' : `${failed} ${failed === 1 ? 'check' : 'checks'} failed`} (${spent})\n`);
-  return failed === 0 ? EXIT_OK : EXIT_REFUSED;
+  context.stderr.write(`${failed.length === 0 ? 'every check passed' : `${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed: ${failed.join('; ')}`} (${spent})\n`);
+  return failed.length === 0 ? EXIT_OK : EXIT_REFUSED;
 }

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
 import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../config/index.js';
-import { GsaClient, GsaError } from '../gsa/index.js';
+import { GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
 import { probePort } from '../net/portProbe.js';
 
 export type CheckOutcome = 'ok' | 'fail' | 'skip';
@@ -24,8 +24,8 @@ export interface CheckLine {
 export const PROBE_STEAM_ID = '76561197960265728';
 
 /** Binds host:port and lets go at once: free (or 0, any free port), or why not. */
-export async function probeListener(subject: string, host: string, port: number): Promise<CheckLine> {
-  const found = await probePort(host, port);
+export async function probeListener(subject: string, host: string, port: number, listener: 'adapter' | 'endpoint' = 'adapter'): Promise<CheckLine> {
+  const found = await probePort(host, port, listener);
   return { outcome: found.free ? 'ok' : 'fail', subject, detail: found.detail };
 }
 
@@ -46,8 +46,22 @@ function answerOf(error: GsaError): string {
 }
 
 /** Whether the service let the call past its credential check. */
-function passedCredentials(error: GsaError | undefined): boolean {
+export function passedCredentials(error: GsaError | undefined): boolean {
   return error === undefined || error.code === 'not_found' || error.code === 'forbidden' || error.code === 'invalid';
+}
+
+/**
+ * The one harmless call both checks make (this one and `run`'s at start): a mute lookup for a player no account has,
+ * never retried, so it costs exactly one request of the budget. Resolves with the service's refusal, if any.
+ */
+export async function lookupProbePlayer(client: GsaClient, server: string, options: CheckMutedOptions = {}): Promise<GsaError | undefined> {
+  try {
+    await client.checkMuted(server, { steamId: PROBE_STEAM_ID }, { ...options, retries: 0 });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof GsaError)) throw error;
+    return error;
+  }
 }
 
 function serverLine(server: ServerConfig, index: number, error: GsaError | undefined): CheckLine {
@@ -67,13 +81,16 @@ function serverLine(server: ServerConfig, index: number, error: GsaError | undef
   }
 }
 
-function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError): CheckLine {
+/** Where the credentials came from, when the caller does not know (the file and the variables both named). */
+const CREDENTIAL_KEYS = 'api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET)';
+
+function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError, credentialSources: string): CheckLine {
   const subject = 'credentials';
   if (error.code === 'unauthorized') {
     return {
       outcome: 'fail',
       subject,
-      detail: `refused (${answerOf(error)}): check api.clientId and api.clientSecret (dashboard: /configure/api), and that server ${first.name} is bound to these keys`,
+      detail: `refused (${answerOf(error)}): check ${credentialSources} against the dashboard's /configure/api, and that server ${first.name} is bound to these keys`,
     };
   }
   return {
@@ -89,8 +106,16 @@ export interface ConnectionReport {
   readonly serviceCalls: number;
 }
 
+export interface ConnectionCheckOptions {
+  /**
+   * Where the API credentials came from (describeCredentialSources), for the line a refusal prints: a secret set in
+   * GSA_CLIENT_SECRET is fixed there, not in the file. @default both keys and both variables named
+   */
+  readonly credentialSources?: string | undefined;
+}
+
 /** Credentials and server names: one mute lookup per server, in order; none after the credentials are refused. */
-export async function serviceChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
+export async function serviceChecks(config: BridgeConfig, logger: Logger, options: ConnectionCheckOptions = {}): Promise<ConnectionReport> {
   const [first] = config.servers;
   if (first === undefined) {
     return { lines: [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }], serviceCalls: 0 };
@@ -101,17 +126,11 @@ export async function serviceChecks(config: BridgeConfig, logger: Logger): Promi
   let serviceCalls = 0;
   try {
     for (const [index, server] of config.servers.entries()) {
-      let failure: GsaError | undefined;
       serviceCalls++;
-      try {
-        await client.checkMuted(server.name, { steamId: PROBE_STEAM_ID });
-      } catch (error) {
-        if (!(error instanceof GsaError)) throw error;
-        failure = error;
-      }
+      const failure = await lookupProbePlayer(client, server.name);
       if (index === 0) {
         if (failure !== undefined && !passedCredentials(failure)) {
-          lines.push(credentialsFailure(config, first, failure));
+          lines.push(credentialsFailure(config, first, failure, options.credentialSources ?? CREDENTIAL_KEYS));
           lines.push(...config.servers.map((other) => ({ outcome: 'skip' as const, subject: `server ${other.name}`, detail: 'not checked: the credentials check failed' })));
           return { lines, serviceCalls };
         }
@@ -131,13 +150,14 @@ export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
   for (const server of config.servers) {
     for (const adapter of server.adapters) lines.push(await probeAdapter(server, adapter));
   }
-  lines.push(await probeListener(`listener http ${config.http.host}:${config.http.port}`, config.http.host, config.http.port));
+  // Named by its key: "http" alone reads like a protocol, and the host has to know what to change.
+  lines.push(await probeListener(`listener http.port ${config.http.host}:${config.http.port}`, config.http.host, config.http.port, 'endpoint'));
   return lines;
 }
 
 /** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
-export async function connectionChecks(config: BridgeConfig, logger: Logger): Promise<ConnectionReport> {
-  const service = await serviceChecks(config, logger);
+export async function connectionChecks(config: BridgeConfig, logger: Logger, options: ConnectionCheckOptions = {}): Promise<ConnectionReport> {
+  const service = await serviceChecks(config, logger, options);
   return { lines: [...service.lines, ...(await localChecks(config))], serviceCalls: service.serviceCalls };
 }
 

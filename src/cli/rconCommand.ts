@@ -101,7 +101,7 @@ export async function rconCommand(args: readonly string[], context: CliContext):
     adapter: adapter.id,
   });
   logger.debug({ profile: adapter.options.profile, loginBoundMs: loginBoundOf(adapter.options) }, 'sending one rcon command');
-  const outcome = await sendOneRconCommand({ options: adapter.options, id: adapter.id, command, logger });
+  const outcome = await sendOneRconCommand({ options: adapter.options, id: adapter.id, command, logger, path: adapter.path });
   if (outcome.ok) {
     const { answer } = outcome;
     if (answer === '') context.stderr.write(`adapter ${adapter.id}: the server answered with no text\n`);
@@ -110,8 +110,9 @@ export async function rconCommand(args: readonly string[], context: CliContext):
   }
   const { profile, host, port } = adapter.options;
   const what = outcome.stage === 'login' ? 'RCON login failed' : 'the command got no answer';
+  const advice = adviceFor(outcome, adapter.options, adapter.id, adapter.path);
   context.stderr.write(
-    `error: rcon adapter ${adapter.id} (${profile} at ${host}:${String(port)}): ${what}: ${outcome.message}; ${adviceFor(outcome, adapter.options, adapter.id, adapter.path)}\n`,
+    `error: rcon adapter ${adapter.id} (${profile} at ${host}:${String(port)}): ${what}: ${outcome.message}${advice === undefined ? '' : `; ${advice}`}\n`,
   );
   return EXIT_REFUSED;
 }

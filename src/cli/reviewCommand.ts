@@ -9,14 +9,15 @@ import { withServiceSession } from './serviceSession.js';
 
 export const REVIEW_COMMAND = defineCommand({
   name: 'review',
-  synopsis: '--server NAME (--steam-id ID | --eos-id ID) --stars N [--comment TEXT] [--timeout SECONDS] [--config FILE] [--pretty]',
+  synopsis: '--server NAME (--steam-id ID | --eos-id ID) --stars N --comment TEXT [--timeout SECONDS] [--config FILE] [--pretty]',
   summary: 'one review, sent directly (not through the outbox)',
   details: ['Exit 0 delivered, 1 refused or not delivered (it says when the service may have stored it anyway), 2 on a usage or config error.'],
   options: {
     server: { type: 'string', value: 'NAME', required: true, description: 'the GSA container name, as in the config' },
     ...PLAYER_OPTIONS,
     stars: { type: 'integer', value: 'N', required: true, description: 'the rating (reviews.minStars to reviews.maxStars)' },
-    comment: { type: 'string', value: 'TEXT', default: '', defaultText: 'empty', description: 'what the player wrote' },
+    // Required, as in the contract: a review sent without one by mistake cannot be taken back.
+    comment: { type: 'string', value: 'TEXT', required: true, description: 'what the player wrote; "" for none' },
     ...TIMEOUT_OPTION,
     ...CONFIG_OPTION,
     ...PRETTY_OPTION,

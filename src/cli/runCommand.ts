@@ -5,9 +5,9 @@
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
-import { listenFailureMessage } from '../net/listenFailure.js';
-import { SidecarReloadError, startSidecar, type Sidecar } from '../sidecar.js';
+import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
+import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
@@ -26,6 +26,7 @@ import { startOperations, type Operations } from '../ops/operations.js';
 import { installCrashHandlers } from './crashHandlers.js';
 import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
+import { checkCredentialsOnce } from './runCredentialsCheck.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
 export const RUN_COMMAND = defineCommand({
@@ -59,11 +60,19 @@ function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
 /** How a SIGHUP ended, for the log and the reload metric (gsa_bridge_config_reloads_total{result}). */
 export type ReloadResult = 'success' | 'failed' | 'invalid';
 
+/** The reload line's account of what changed besides the adapters: "1 unchanged" alone reads as "nothing happened". */
+function describeSettingsChanged(report: ReconfigureReport): string {
+  const { settingsChanged: changed } = report;
+  if (changed.length > 0) return `${String(changed.length)} ${changed.length === 1 ? 'setting' : 'settings'} applied in place: ${changed.join(', ')}`;
+  const adaptersChanged = report.started.length + report.stopped.length + report.restarted.length > 0;
+  return adaptersChanged ? 'no other setting changed' : 'nothing changed';
+}
+
 /**
  * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
  * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal): Promise<ReloadResult> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
@@ -88,18 +97,33 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   addLoggerSecrets(logger, collectSecrets(reloaded));
   try {
     const report = await sidecar.reconfigure(reloaded);
-    const { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared } = report;
+    const { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared } = report;
     logger.info(
-      { started, stopped, restarted, unchanged, clientReplaced, muteCacheCleared },
-      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
+      { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared },
+      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
     );
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
+    // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
+    // again now rather than when the next player speaks. Not awaited: the reload is done.
+    if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
     return 'success';
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
     logger.error({ code: error.code }, `SIGHUP: ${error.message}`);
     return 'failed';
   }
+}
+
+/**
+ * The operations endpoints could not listen: the one line main() prints names the key to change, as an adapter's
+ * names its id (src/ops does not know config keys). Anything but a bind failure is returned as it is.
+ */
+function operationsListenError(error: unknown, config: BridgeConfig): unknown {
+  if (listenFailureMessage(error) === undefined || !(error instanceof Error) || !('code' in error)) return error;
+  const errno = error as NodeJS.ErrnoException;
+  const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  const fix = errno.code === 'EADDRINUSE' || errno.code === 'EACCES' ? 'choose another http.port, or 0 for any free port' : 'check http.host';
+  return new Error(`cannot listen on ${host}:${String(config.http.port)} (http.port, the operations endpoints): ${describeListenError(errno, 'endpoint')}; ${fix}`, { cause: error });
 }
 
 async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
@@ -120,8 +144,9 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP'], takeOverStartupSignals: true });
   let config: BridgeConfig;
   let loadedPath: string | null;
+  let sources: ReadonlyMap<string, string>;
   try {
-    ({ config, path: loadedPath } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
+    ({ config, path: loadedPath, sources } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
   } catch (error) {
     signals.close();
     if (error instanceof ConfigError) return reportConfigError(context, error);
@@ -169,13 +194,17 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     await lock.release();
     signals.close();
     // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
-    throw error;
+    throw operationsListenError(error, config);
   }
 
+  // A stop ends a credentials check still waiting for GSA, so it logs nothing about a client being closed.
+  const stopping = new AbortController();
   try {
-    sidecar = await startSidecar(config, { logger, events });
+    sidecar = await startSidecar(config, { logger, events, credentialSources: describeCredentialSources(sources, loadedPath) });
     sidecarRunning = true;
     operations.setPhase('running');
+    // The adapters already run: the check holds nothing back. A refusal turns /readyz 503 the moment GSA answers.
+    void checkCredentialsOnce(sidecar, logger, 'start', stopping.signal);
   } catch (error) {
     await operations.close();
     uninstallCrashHandlers();
@@ -197,6 +226,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     if (signal !== 'SIGHUP') {
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
+      stopping.abort();
       exitOnSecondStopSignal(signals, () => logger);
       await stopWithin(sidecar, logger);
       await lock.release();
@@ -207,7 +237,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       logger.info('stopped');
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger);
+    const result = await reload(sidecar, configPath, context, logger, stopping.signal);
     operations.recordReload(result);
     logger.debug({ result }, 'SIGHUP handled');
   }

@@ -54,3 +54,22 @@ export function applyEnvironment(raw: unknown, env: Environment): OverlaidConfig
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Where the API credentials came from, for a message telling a host what to check after GSA refused them. A variable
+ * overrides the file, so fixing the file changes nothing while it is set: the variable is named, not the key.
+ * `file` is the config file read (null: the environment alone).
+ * @example "api.clientId and api.clientSecret in /etc/gsa-bridge/config.json"
+ * @example "api.clientId in /etc/gsa-bridge/config.json and GSA_CLIENT_SECRET (set in the environment, it overrides api.clientSecret)"
+ */
+export function describeCredentialSources(sources: ReadonlyMap<string, string>, file: string | null): string {
+  const keys = ['clientId', 'clientSecret'].map((key) => ({ path: `api.${key}`, variable: sources.get(`api.${key}`) }));
+  const inFile = file === null ? '' : ` in ${file}`;
+  if (keys.every(({ variable }) => variable === undefined)) return `${keys.map(({ path }) => path).join(' and ')}${inFile}`;
+  const overridden = keys.flatMap(({ path, variable }) => (variable === undefined ? [] : [{ path, variable }]));
+  const fromFile = keys.filter(({ variable }) => variable === undefined).map(({ path }) => `${path}${inFile}`);
+  const variables = overridden.map(({ variable }) => variable).join(' and ');
+  const paths = overridden.map(({ path }) => path).join(' and ');
+  const fromEnvironment = `${variables} (set in the environment, ${overridden.length === 1 ? 'it overrides' : 'they override'} ${paths})`;
+  return [...fromFile, fromEnvironment].join(' and ');
+}

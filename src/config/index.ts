@@ -5,6 +5,7 @@ export {
   applyEnvironment,
   CONFIG_PATH_VARIABLE,
   DEFAULT_CONFIG_PATH,
+  describeCredentialSources,
   ENVIRONMENT_OVERRIDES,
   environmentValue,
   type Environment,
@@ -41,3 +42,4 @@ export {
   type WebsocketAdapterConfig,
 } from './schema.js';
 export { serviceClientOptions } from './serviceClientOptions.js';
+export { changedSettings } from './settingsChanges.js';

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
-import { CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
+import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
 import { parseConfig } from './parse.js';
 import type { BridgeConfig } from './schema.js';
 
@@ -25,6 +25,11 @@ export interface LoadedConfig {
   readonly config: BridgeConfig;
   /** Absolute path of the file read, or null when the configuration came from the environment alone. */
   readonly path: string | null;
+  /**
+   * Config path (`api.clientSecret`) → the variable that set it (`GSA_CLIENT_SECRET`): a message about a value the
+   * service refused names where the value really came from (describeCredentialSources).
+   */
+  readonly sources: ReadonlyMap<string, string>;
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
@@ -40,10 +45,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     if ((options.requireFile ?? true) || named !== undefined) {
       throw fileProblem(path, `config file not found: ${path} (set --config FILE or ${CONFIG_PATH_VARIABLE})`);
     }
-    return { config: withAbsoluteDataDir(parseConfig({ servers: [] }, env, { requireCredentials }), cwd), path: null };
+    const raw = { servers: [] };
+    return { config: withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials }), cwd), path: null, sources: applyEnvironment(raw, env).sources };
   }
   const raw = await parseJson(text, path);
-  return { config: withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials, file: path }), dirname(absolute)), path: absolute };
+  const config = withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials, file: path }), dirname(absolute));
+  // The overlay again, for its map alone: it is pure and cheap, and parseConfig keeps returning just the config.
+  return { config, path: absolute, sources: applyEnvironment(raw, env).sources };
 }
 
 /**

@@ -40,6 +40,29 @@ const httpUrl = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** The version paths the client adds after api.baseUrl, by flavor; GSA's docs show them in every URL. */
+const VERSION_PATH = /\/(api\/v1|mod-api\/v2)\/*$/i;
+
+/**
+ * A base URL pasted from GSA's docs ends in the version path, which the client adds again: the service then accepts
+ * the credentials and answers 404 for every server, and the host is sent to fix servers[].name. Refused here instead.
+ */
+function versionPathProblem(value: string): string | null {
+  if (!URL.canParse(value)) return null;
+  const match = VERSION_PATH.exec(new URL(value).pathname);
+  if (match?.[1] === undefined) return null;
+  const flavor = match[1].toLowerCase() === 'api/v1' ? 'v1' : 'v2';
+  // The matched path is echoed as written: it is a fixed shape, never a secret.
+  return `must be the service's root, without the version path: drop ${match[0]} (the sidecar adds the version path for api.flavor ${flavor}), like https://api.gameserverapp.com`;
+}
+
+const serviceRootUrl = () =>
+  httpUrl().superRefine((value, ctx) => {
+    if (httpUrlProblem(value) !== null) return;
+    const problem = versionPathProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const rateLimitSchema = z.strictObject({
   requests: count().default(100),
   intervalMs: milliseconds().default(60_000),
@@ -60,7 +83,7 @@ export const retrySchema = z.strictObject({
 });
 
 export const apiSchema = z.strictObject({
-  baseUrl: httpUrl().default('https://api.gameserverapp.com'),
+  baseUrl: serviceRootUrl().default('https://api.gameserverapp.com'),
   flavor: z.enum(API_FLAVORS).default('v1'),
   // Credentials have no real default: '' means "not set" and the loader decides whether that is acceptable.
   clientId: z.string().default(''),

@@ -77,6 +77,11 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
   /** Told before each wait for another attempt (a terminal can show progress). Must not throw. Default none. */
   readonly onRetry?: ((notice: RetryNotice) => void) | undefined;
+  /**
+   * Further attempts after the first, for this call only (at most the client's `retry.retries`). Default the
+   * client's. @example 0 for a check that must cost exactly one request of the budget
+   */
+  readonly retries?: number | undefined;
 }
 
 export interface CheckMutedOptions extends CallOptions {
@@ -287,7 +292,9 @@ export class GsaClient {
     // Retries keep the call's source: a retried lookup waits for its own source's turn again.
     // A per-call signal costs an AbortSignal.any per call: only calls that brought one pay it (not the chat path).
     const ended = options.signal === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, options.signal]);
-    return withRetry(() => this.#attempt(call, ++attempt, ended), request.endpoint, this.#retry, {
+    // Only a call that asks for fewer retries pays for its own copy of the policy (not the chat path).
+    const retry = options.retries === undefined ? this.#retry : { ...this.#retry, retries: Math.max(0, Math.min(options.retries, this.#retry.retries)) };
+    return withRetry(() => this.#attempt(call, ++attempt, ended), request.endpoint, retry, {
       random: this.#random,
       sleep: (ms) => sleep(ms, ended),
       ended,
@@ -295,7 +302,7 @@ export class GsaClient {
         // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
         this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
         try {
-          options.onRetry?.({ attempt: attemptNumber, maxAttempts: this.#retry.retries + 1, delayMs, error });
+          options.onRetry?.({ attempt: attemptNumber, maxAttempts: retry.retries + 1, delayMs, error });
         } catch {
           // A caller's progress line must not change the call's outcome.
         }

@@ -2,11 +2,14 @@
 // says so in one line naming the address, for every command that listens: interfaces.md makes it a
 // configuration problem (exit 2), not a crash with a stack trace. It never binds or retries anything itself.
 
-/** Why a bind failed, in words a host can act on. */
-export function describeListenError(error: NodeJS.ErrnoException): string {
+/**
+ * Why a bind failed, in words a host can act on. `listener`: an adapter's listener, which another adapter may hold
+ * too, or the one operations endpoint, which only another program can hold. @default 'adapter'
+ */
+export function describeListenError(error: NodeJS.ErrnoException, listener: 'adapter' | 'endpoint' = 'adapter'): string {
   switch (error.code) {
     case 'EADDRINUSE':
-      return 'port in use (another program, or another adapter, listens there)';
+      return listener === 'adapter' ? 'port in use (another program, or another adapter, listens there)' : 'port in use (another program listens there)';
     case 'EACCES':
       return 'permission denied (ports below 1024 need privileges)';
     case 'EADDRNOTAVAIL':

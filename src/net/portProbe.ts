@@ -11,14 +11,15 @@ export interface PortProbe {
   readonly detail: string;
 }
 
-export function probePort(host: string, port: number): Promise<PortProbe> {
+/** `listener` words a port in use (describeListenError): an adapter's, or the one operations endpoint. */
+export function probePort(host: string, port: number, listener: 'adapter' | 'endpoint' = 'adapter'): Promise<PortProbe> {
   // Port 0 means "any free port": there is always one.
   if (port === 0) return Promise.resolve({ free: true, detail: 'port 0: any free port, read back when it starts' });
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
       const hint = error.code === 'EADDRINUSE' ? '; if a sidecar with this config runs, that is expected' : '';
-      resolve({ free: false, detail: `${describeListenError(error)}${hint}` });
+      resolve({ free: false, detail: `${describeListenError(error, listener)}${hint}` });
     });
     server.listen({ host, port, exclusive: true }, () => {
       server.close(() => {

@@ -1,5 +1,5 @@
 // Writes what a host wants to see at info level, from the core's events: a blocked chat line (player and server,
-// never the message text) and a delivered review (server, review id). A refused or unconfirmed review is already
+// never the message text; for RCON, whose chat the game already showed, what was done instead of a block) and a delivered review (server, review id). A refused or unconfirmed review is already
 // a warning of the outbox, with its code and where the letter went; the service going away and coming back is
 // ServiceHealth's. A muted player who keeps talking must not flood the log: the first blocked line of a player is
 // logged, then at most one line per window saying how many more were blocked.
@@ -34,6 +34,20 @@ function playerId(player: PlayerIdentity): string {
 
 function blockCause(event: VerdictEvent): string {
   return event.reason === 'muted' ? 'muted' : 'GSA did not answer in time and mute.onUnknown is "block"';
+}
+
+/**
+ * What a block did, for the line's head and its parenthesis. A mod withholds the line ("chat blocked"); RCON reads
+ * chat the game already showed, so a block there withheld nothing, and saying "blocked" would be false: the line
+ * says what happened instead (the speaker told privately, or nothing when the policy guessed).
+ */
+function blockEffect(event: VerdictEvent): { readonly head: string; readonly cause: string } {
+  if (event.alreadyShown !== true) return { head: 'chat blocked', cause: blockCause(event) };
+  if (event.reason !== 'muted') {
+    return { head: 'chat not checked in time', cause: 'GSA did not answer in time; mute.onUnknown is "block", but RCON cannot un-send chat, so the line was seen' };
+  }
+  const answer = event.tellsSpeaker === true ? ': told the muted player' : `, and adapter ${event.adapter ?? '?'} cannot message players`;
+  return { head: 'muted player spoke', cause: `muted; RCON cannot un-send chat, so the line was seen${answer}` };
 }
 
 export class HostEventLog {
@@ -71,9 +85,10 @@ export class HostEventLog {
     const now = this.#clock.now();
     const known = this.#blocked.get(key);
     const fields = { server: event.server, ...(event.adapter === undefined ? {} : { adapter: event.adapter }), player, reason: event.reason };
+    const { head, cause } = blockEffect(event);
     if (known === undefined) {
       this.#remember(key, { loggedAt: now, suppressed: 0 });
-      this.#logger.info(fields, `chat blocked: player ${player} on ${event.server} (${blockCause(event)})`);
+      this.#logger.info(fields, `${head}: player ${player} on ${event.server} (${cause})`);
       return;
     }
     if (now - known.loggedAt < this.#windowMs) {
@@ -83,7 +98,7 @@ export class HostEventLog {
     const more = known.suppressed + 1;
     this.#logger.info(
       { ...fields, blocked: more },
-      `chat blocked: player ${player} on ${event.server}, ${more} lines in the last ${describeDuration(now - known.loggedAt)} (${blockCause(event)})`,
+      `${head}: player ${player} on ${event.server}, ${more} lines in the last ${describeDuration(now - known.loggedAt)} (${cause})`,
     );
     known.loggedAt = now;
     known.suppressed = 0;

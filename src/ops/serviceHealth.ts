@@ -30,6 +30,12 @@ export interface ServiceHealthOptions {
    * timeout among answers is a blip (logged at debug by the client), not an outage worth a warning and a recovery line.
    */
   readonly outageAfterFailures?: number | undefined;
+  /**
+   * Where the API credentials came from, for the line a 401 logs: the composition root knows the file and the
+   * environment. @default "api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET)"
+   * @example "api.clientId in /etc/gsa-bridge/config.json and GSA_CLIENT_SECRET (set in the environment, it overrides api.clientSecret)"
+   */
+  readonly credentialSources?: string | undefined;
 }
 
 export type ServiceProblemKind = 'credentials' | 'unknown_server' | 'bad_response' | 'unreachable';
@@ -65,6 +71,7 @@ interface Outage {
 const DEFAULT_REPEAT_MS = 60_000;
 const DEFAULT_SUMMARY_MS = 60_000;
 const DEFAULT_OUTAGE_AFTER_FAILURES = 3;
+const DEFAULT_CREDENTIAL_SOURCES = 'api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET)';
 
 /** No answer, or an answer that says the service itself is failing: GSA is unreachable for our purposes. */
 const OUTAGE_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error']);
@@ -86,6 +93,7 @@ export class ServiceHealth {
   readonly #repeatMs: number;
   readonly #summaryMs: number;
   readonly #outageAfterFailures: number;
+  readonly #credentialSources: string;
   #serversByName: ReadonlyMap<string, WatchedServer>;
   #serversById: ReadonlyMap<string, WatchedServer>;
   readonly #problems = new Map<string, TrackedProblem>();
@@ -101,6 +109,7 @@ export class ServiceHealth {
     this.#repeatMs = options.repeatMs ?? DEFAULT_REPEAT_MS;
     this.#summaryMs = options.summaryMs ?? DEFAULT_SUMMARY_MS;
     this.#outageAfterFailures = Math.max(1, options.outageAfterFailures ?? DEFAULT_OUTAGE_AFTER_FAILURES);
+    this.#credentialSources = options.credentialSources ?? DEFAULT_CREDENTIAL_SOURCES;
     this.#serversByName = new Map();
     this.#serversById = new Map();
     this.setServers(options.servers);
@@ -182,7 +191,7 @@ export class ServiceHealth {
           return {
             key: 'credentials',
             kind: 'credentials',
-            message: 'GSA refused the API credentials (401): check api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET). Until then every chat is decided by mute.onUnknown and reviews wait.',
+            message: `GSA refused the API credentials (401): check ${this.#credentialSources}. Until then every chat is decided by mute.onUnknown and reviews wait.`,
           };
         }
         const server = this.#serversById.get(event.target);
@@ -190,7 +199,7 @@ export class ServiceHealth {
         return {
           key: `webhook-credentials:${event.target}`,
           kind: 'credentials',
-          message: `GSA refused a server action for ${where} (401): check api.clientId and api.clientSecret, and that this server is bound to these API keys in the GSA dashboard`,
+          message: `GSA refused a server action for ${where} (401): check ${this.#credentialSources}, and that this server is bound to these API keys in the GSA dashboard`,
         };
       }
       case 'not_found': {

@@ -220,6 +220,18 @@ describe('review', () => {
     expect(emulator.reviews).toMatchObject([{ stars: 4, comment: 'good fun[31m!' }]);
   });
 
+  it('requires --comment, as the contract says (an empty one is a comment), and its help says so', async () => {
+    const missing = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '5']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.split('\n')[0]).toBe('error: --comment TEXT is required');
+    expect(emulator.calls).toHaveLength(0);
+    const help = await cli(['review', '--help']);
+    expect(help.stdout).toContain('usage: gsa-bridge review --server NAME (--steam-id ID | --eos-id ID) --stars N --comment TEXT [--timeout SECONDS]');
+    expect(help.stdout).toMatch(/^ {2}--comment TEXT +what the player wrote; "" for none \(required\)$/m);
+    expect(await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '5', '--comment', ''])).toMatchObject({ code: 0 });
+    expect(emulator.reviews).toMatchObject([{ stars: 5, comment: '' }]);
+  });
+
   it('exits 2 on stars out of range, sending nothing', async () => {
     const run = await cli(['review', '--server', SERVER, '--steam-id', MUTED, '--stars', '6', '--comment', '']);
     expect(run.code).toBe(2);
@@ -261,6 +273,20 @@ describe('config check', () => {
     expect(run.stderr.trim().split('\n')).toEqual(['api.flavor: must be one of: v1, v2', 'servers[0].adapters[0].port: must be 0–65535 (0: any free port)']);
   });
 
+  it('exits 2 for a base URL pasted with its version path, from the file or from GSA_API_URL, contacting nothing', async () => {
+    const path = await writeConfig('versioned.json', { api: { clientId: 'id', clientSecret: SECRET, baseUrl: `${emulator.url}/api/v1` }, servers: [{ name: SERVER, adapters: [] }] });
+    const fromFile = await cli(['config', 'check', '--config', path, '--connect'], {});
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr.trim().split('\n')).toEqual([
+      "api.baseUrl: must be the service's root, without the version path: drop /api/v1 (the sidecar adds the version path for api.flavor v1), like https://api.gameserverapp.com",
+    ]);
+    const plain = await writeConfig('plain.json', { api: { clientId: 'id', clientSecret: SECRET }, servers: [{ name: SERVER, adapters: [] }] });
+    const fromEnv = await cli(['config', 'check', '--config', plain], { GSA_API_URL: `${emulator.url}/MOD-API/V2/` });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('drop /MOD-API/V2/ (the sidecar adds the version path for api.flavor v2), like https://api.gameserverapp.com (from GSA_API_URL)');
+    expect(emulator.calls).toHaveLength(0);
+  });
+
   it('exits 2 for a missing file and for an unknown subcommand', async () => {
     expect((await cli(['config', 'check', '--config', join(workDir, 'missing.json')], {})).stderr).toMatch(/config file not found/);
     expect((await cli(['config', 'lint'], {})).code).toBe(2);
@@ -291,6 +317,14 @@ describe('the binary', () => {
     const help = await runBinary(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'demo', 'emulator', 'server', 'mute-check', 'review', 'config check']) expect(help.stdout).toContain(`gsa-bridge ${command}`);
+  });
+
+  it('run refuses a base URL with its version path: exit 2, one line naming the key and the variable', async () => {
+    const path = await writeConfig('run-versioned.json', { api: { clientId: 'id', clientSecret: SECRET }, servers: [{ name: SERVER, adapters: [] }], http: { port: 0 } });
+    const run = await runBinary(['run', '--config', path], { GSA_API_URL: `${emulator.url}/api/v1` });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^api\.baseUrl: must be the service's root, without the version path: drop \/api\/v1 .*\(from GSA_API_URL\)$/m);
+    expect(emulator.calls).toHaveLength(0);
   });
 
   it('exits 2 on an unknown command and 1 with the reason on a refused call', async () => {

@@ -57,10 +57,10 @@ async function writeConfig(name: string, overrides: { secret?: string; servers?:
   return path;
 }
 
-async function check(args: string[]): Promise<Run> {
+async function check(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const child = spawn(process.execPath, [BIN, 'config', 'check', ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir() },
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -89,7 +89,7 @@ describe('config check --connect', () => {
       `ok    credentials: accepted by ${emulator.url} (v1)`,
       `ok    server ${SERVER}: known to the service`,
       expect.stringMatching(/^ok {4}listener connect-srv\/\S+ 127\.0\.0\.1:\d+: free$/),
-      expect.stringMatching(/^ok {4}listener http 127\.0\.0\.1:\d+: free$/),
+      expect.stringMatching(/^ok {4}listener http\.port 127\.0\.0\.1:\d+: free$/),
     ]);
     expect(run.stderr).toMatch(/^every check passed \(1 read-only request to the service, of its 100 per 60 s\)$/m);
     expect(emulator.calls.map((call) => call.path)).toEqual([`/api/v1/gameserver/${SERVER}/mute`]);
@@ -99,11 +99,36 @@ describe('config check --connect', () => {
     const path = await writeConfig('wrong.json', { secret: WRONG_SECRET });
     const run = await check(['--config', path, '--connect']);
     expect(run.code).toBe(1);
-    expect(run.checks[0]).toMatch(/^FAIL {2}credentials: refused \(401: .*\): check api\.clientId and api\.clientSecret/);
+    expect(run.checks[0]).toBe(
+      `FAIL  credentials: refused (401: Unauthenticated.): check api.clientId and api.clientSecret in ${path} against the dashboard's /configure/api, and that server ${SERVER} is bound to these keys`,
+    );
     expect(run.checks[1]).toBe(`skip  server ${SERVER}: not checked: the credentials check failed`);
     expect(run.stdout + run.stderr).not.toContain(WRONG_SECRET);
     // One refused call, and no retry of it.
     expect(emulator.calls).toHaveLength(1);
+  });
+
+  it('prints the checks first, then the effective config, and ends with a verdict naming what failed', async () => {
+    const path = await writeConfig('order.json', { secret: WRONG_SECRET });
+    const run = await check(['--config', path, '--connect']);
+    expect(run.code).toBe(1);
+    const stdout = run.stdout.split('\n');
+    // The checks lead: the verdict's details are the first thing a host sees, not 60 lines of config.
+    expect(stdout.slice(0, run.checks.length)).toEqual(run.checks);
+    const dump = JSON.parse(stdout.slice(run.checks.length).join('\n')) as { api: { clientSecret: string } };
+    expect(dump.api.clientSecret).toBe('***');
+    // The last line, on a terminal the one left in view: what failed, by subject.
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe('1 check failed: credentials (1 read-only request to the service, of its 100 per 60 s)');
+  });
+
+  it('a wrong secret from GSA_CLIENT_SECRET: the FAIL line names the variable, since fixing the file would change nothing', async () => {
+    const path = await writeConfig('env-wrong.json');
+    const run = await check(['--config', path, '--connect'], { GSA_CLIENT_SECRET: WRONG_SECRET });
+    expect(run.code).toBe(1);
+    expect(run.checks[0]).toBe(
+      `FAIL  credentials: refused (401: Unauthenticated.): check api.clientId in ${path} and GSA_CLIENT_SECRET (set in the environment, it overrides api.clientSecret) against the dashboard's /configure/api, and that server ${SERVER} is bound to these keys`,
+    );
+    expect(run.stdout + run.stderr).not.toContain(WRONG_SECRET);
   });
 
   it('an unknown server name: that server FAILs with what to fix, the known one passes, exit 1', async () => {
@@ -134,7 +159,9 @@ describe('config check --connect', () => {
     expect(run.checks).toContainEqual(
       expect.stringMatching(new RegExp(`^FAIL {2}listener ${SERVER}/\\S+ 127\\.0\\.0\\.1:${taken}: port in use \\(another program, or another adapter, listens there\\)`)),
     );
-    expect(run.checks).toContainEqual(expect.stringMatching(new RegExp(`^FAIL {2}listener http 127\\.0\\.0\\.1:${takenToo}: port in use`)));
+    expect(run.checks).toContainEqual(
+      `FAIL  listener http.port 127.0.0.1:${takenToo}: port in use (another program listens there); if a sidecar with this config runs, that is expected`,
+    );
     expect(run.stderr).toMatch(/2 checks failed/);
   });
 

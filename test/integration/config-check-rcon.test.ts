@@ -102,15 +102,24 @@ describe('config check --connect: RCON adapters', () => {
     expect(run.code).toBe(1);
     expect(rconChecks(run)).toEqual([
       `ok    rcon ${SERVER}/ark-main 127.0.0.1:${ark.port}: logged in; ark answered ListPlayers`,
-      expect.stringMatching(
-        new RegExp(`^FAIL {2}rcon ${SERVER}/squad-main 127\\.0\\.0\\.1:${squad.port}: RCON login failed: the RCON server refused the login of squad-main .*; check "password" of rcon adapter squad-main against the game's RCON password$`),
-      ),
+      // The key once: the client's message names it, and no advice repeats it.
+      `FAIL  rcon ${SERVER}/squad-main 127.0.0.1:${squad.port}: RCON login failed: the RCON server refused the login of squad-main (wrong password): check "password" of adapter squad-main`,
     ]);
     expect(run.stderr).toMatch(/^1 check failed/m);
     // Exactly one login and the one harmless command; the refused adapter tried once and sent nothing.
     expect([ark.loginAttempts, ark.logins, ark.commands]).toEqual([1, 1, ['ListPlayers']]);
     expect([squad.loginAttempts, squad.logins, squad.commands]).toEqual([1, 0, []]);
     expect([ark.sessions, squad.sessions]).toEqual([0, 0]);
+    expectNoSecret(run);
+  });
+
+  it('rust with a wrong password: one FAIL naming the key once', async () => {
+    const rust = await rustFake();
+    const run = await check([{ type: 'rcon', id: 'rust-main', profile: 'rust', port: rust.port, password: WRONG_PASSWORD }]);
+    expect(run.code).toBe(1);
+    expect(rconChecks(run)).toEqual([
+      `FAIL  rcon ${SERVER}/rust-main 127.0.0.1:${rust.port}: RCON login failed: authentication failed: rust webrcon at ws://127.0.0.1:${rust.port}/*** refused the connection of adapter rust-main (the server cut the connection instead of answering the WebSocket upgrade). The rcon password is probably wrong: check "password" of adapter rust-main against the server's rcon.password. Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration)`,
+    ]);
     expectNoSecret(run);
   });
 
@@ -143,7 +152,9 @@ describe('config check --connect: RCON adapters', () => {
     ]);
     expect(run.code).toBe(1);
     expect(rconChecks(run)).toEqual([
-      expect.stringMatching(/^FAIL {2}rcon \S+\/ark-wrong \S+: RCON login failed: no answer to the RCON login within 5 s: .*; check "password" of rcon adapter ark-wrong against/),
+      expect.stringMatching(
+        /^FAIL {2}rcon \S+\/ark-wrong \S+: RCON login failed: no answer to the RCON login within 5 s: the password \("password" of adapter ark-wrong\) is probably wrong \(ARK says nothing to a wrong password\), or the port is not an RCON port$/,
+      ),
       expect.stringMatching(
         new RegExp(`^FAIL {2}rcon \\S+/ark-down 127\\.0\\.0\\.1:${deadPort}: RCON login failed: cannot connect .*; check "host" and "port" of rcon adapter ark-down \\(127\\.0\\.0\\.1:${deadPort}\\)`),
       ),

@@ -224,6 +224,15 @@ describe('retries', () => {
     expect(emulator.calls.map((call) => call.status)).toEqual([503, 429, 200]);
   });
 
+  it('a call that asks for no retries makes one attempt; a call cannot ask for more than the client allows', async () => {
+    const client = makeClient({ retry: { retries: 2, minDelayMs: 1, maxDelayMs: 1 } });
+    emulator.injectFault({ kind: 'status', status: 503, count: 10 });
+    expect(await failureOf(client.checkMuted(SERVER, { steamId: ALICE }, { retries: 0 }))).toMatchObject({ code: 'unavailable' });
+    expect(callsTo('mute')).toBe(1);
+    expect(await failureOf(client.checkMuted(SERVER, { steamId: ALICE }, { retries: 9 }))).toMatchObject({ code: 'unavailable' });
+    expect(callsTo('mute')).toBe(1 + 3);
+  });
+
   it('honours Retry-After in seconds, in real time', async () => {
     const client = makeClient();
     emulator.injectFault({ kind: 'status', status: 429, retryAfter: '1' });

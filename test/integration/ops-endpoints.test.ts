@@ -1,6 +1,6 @@
 // The operations side of a real `gsa-bridge run` process: /healthz, /readyz and /metrics on http.port 0 (the bound
 // address read back from the log), metrics that move after a chat and a review, /readyz 503 naming the server and
-// the adapter while GSA refuses the credentials, SIGTERM exiting 0 with a review persisted, a second SIGTERM during
+// the adapter while GSA refuses the credentials (found by the check at start), SIGTERM exiting 0 with a review persisted, a second SIGTERM during
 // the drain exiting at once, and a busy http.port being the one-line exit 2.
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -77,6 +77,8 @@ describe('operations endpoints of gsa-bridge run', () => {
     await startGsa(setup.gsaPort);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
+    // The credentials check at start is one mute lookup of the budget too: counted below.
+    await waitForOutput(sidecar, /API credentials accepted by/);
     const mod = await connect(setup);
 
     mod.send({ type: 'chat', id: 'c1', player: { steam_id: ALICE }, channel: 'global', text: 'hello' });
@@ -92,7 +94,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     expect(metric(body, 'gsa_bridge_chat_verdict_duration_seconds_count')).toBe(2);
     expect(metric(body, 'gsa_bridge_mute_cache_misses_total')).toBe(1);
     expect(metric(body, 'gsa_bridge_mute_cache_hits_total')).toBe(1);
-    expect(metric(body, 'gsa_bridge_api_requests_total{endpoint="mute",status="200"}')).toBe(1);
+    expect(metric(body, 'gsa_bridge_api_requests_total{endpoint="mute",status="200"}')).toBe(2);
     expect(metric(body, 'gsa_bridge_api_requests_total{endpoint="review",status="200"}')).toBe(1);
     expect(metric(body, 'gsa_bridge_api_request_duration_seconds_count{endpoint="review"}')).toBe(1);
     expect(metric(body, 'gsa_bridge_outbox_pending')).toBe(0);
@@ -110,11 +112,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     await startGsa(setup.gsaPort);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
-    expect((await get(`${url}/readyz`)).status).toBe(200);
-    const mod = await connect(setup);
-    mod.send({ type: 'chat', id: 'c1', player: { steam_id: ALICE }, channel: 'global', text: 'hello' });
-    await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c1');
-
+    // No player needs to speak: run checks the credentials at start (run-credentials-check.test.ts has the rest).
     const deadline = Date.now() + 10_000;
     let answer = await get(`${url}/readyz`);
     while (answer.status === 200 && Date.now() < deadline) {
@@ -193,7 +191,9 @@ describe('operations endpoints of gsa-bridge run', () => {
       const sidecar = spawn(setup.configPath);
       expect(await sidecar.exited()).toBe(2);
       const lines = sidecar.output().split('\n').filter((line) => line.startsWith('error:'));
-      expect(lines).toEqual([`error: cannot listen on 127.0.0.1:${address.port}: port in use (another program, or another adapter, listens there)`]);
+      expect(lines).toEqual([
+        `error: cannot listen on 127.0.0.1:${address.port} (http.port, the operations endpoints): port in use (another program listens there); choose another http.port, or 0 for any free port`,
+      ]);
       expect(sidecar.output()).not.toMatch(/\n\s+at /);
       // The data directory was not left locked: the same setup starts once the port is free to choose.
       await editConfig(setup, (config) => {

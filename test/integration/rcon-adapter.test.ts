@@ -11,6 +11,7 @@ import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { VerdictEvent } from '../../src/bridge/events.js';
+import { HostEventLog } from '../../src/ops/hostEvents.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
@@ -148,6 +149,24 @@ describe('rcon adapter: ark', () => {
     await until(() => ark.actions().length === 2, 'the second alert');
     expect(ark.actions()[1]).toBe(`ServerChatTo "${MUTED.steamId}" ${ALERT}`);
     expect(ark.fake.maxConcurrentSessions).toBe(1);
+  });
+
+  it('tells the host the muted line was seen and the player told, not that the chat was blocked (RCON cannot un-send it)', async () => {
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    const ark = await startArk();
+    const { sidecar, adapter } = await startRig({ profile: 'ark', ...ARK_PACE, port: ark.fake.port });
+    const hostLines: string[] = [];
+    const hostLog = new HostEventLog({ events: sidecar.events, logger: createLogger({ level: 'info', destination: { write: (line: string) => hostLines.push(line) } }) });
+    cleanups.push(() => {
+      hostLog.close();
+      return Promise.resolve();
+    });
+    await until(() => adapter.ready && ark.fake.commands.includes('ListPlayers'), 'login and a player list');
+    ark.say(`${MUTED.name} (Rex): hello`);
+    await until(() => ark.actions().length === 1, 'the alert');
+    expect(hostLines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      `muted player spoke: player ${MUTED.steamId} on ${SERVER} (muted; RCON cannot un-send chat, so the line was seen: told the muted player)`,
+    ]);
   });
 
   it('reads the player list again for a speaker it does not list yet, then alerts them', async () => {

@@ -139,7 +139,7 @@ describe('gsa-bridge rcon: failures exit 1 with what to check, and never the pas
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^error: rcon adapter ark-main \(ark at 127\.0\.0\.1:\d+\): RCON login failed: no answer to the RCON login within 5 s: the password .* is probably wrong .*; check servers\[0\]\.adapters\[0\]\.password against the game's RCON password$/m,
+      /^error: rcon adapter ark-main \(ark at 127\.0\.0\.1:\d+\): RCON login failed: no answer to the RCON login within 5 s: the password \(servers\[0\]\.adapters\[0\]\.password of adapter ark-main\) is probably wrong \(ARK says nothing to a wrong password\), or the port is not an RCON port$/m,
     );
     expect(fake.loginAttempts).toBe(1);
     expect(fake.commands).toEqual([]);
@@ -154,7 +154,10 @@ describe('gsa-bridge rcon: failures exit 1 with what to check, and never the pas
     const run = await rcon(['--config', path, '--server', SERVER, '--', 'ListPlayers'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      new RegExp(`^error: rcon adapter ${SERVER}-rcon-${fake.port} \\(squad at 127\\.0\\.0\\.1:${fake.port}\\): RCON login failed: the RCON server refused the login .*; check servers\\[0\\]\\.adapters\\[0\\]\\.password against`, 'm'),
+      new RegExp(
+        `^error: rcon adapter ${SERVER}-rcon-${fake.port} \\(squad at 127\\.0\\.0\\.1:${fake.port}\\): RCON login failed: the RCON server refused the login of ${SERVER}-rcon-${fake.port} \\(wrong password\\): check servers\\[0\\]\\.adapters\\[0\\]\\.password of adapter ${SERVER}-rcon-${fake.port}$`,
+        'm',
+      ),
     );
     expect(fake.loginAttempts).toBe(1);
     expect(fake.commands).toEqual([]);
@@ -166,7 +169,10 @@ describe('gsa-bridge rcon: failures exit 1 with what to check, and never the pas
     const path = await writeConfig([{ type: 'rcon', id: 'rust-main', profile: 'rust', port: fake.port, password: WRONG_PASSWORD }]);
     const run = await rcon(['--config', path, '--server', SERVER, '--', 'status'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: rcon adapter rust-main \(rust at 127\.0\.0\.1:\d+\): RCON login failed: authentication failed: .*; check servers\[0\]\.adapters\[0\]\.password against/m);
+    const [line] = run.stderr.split('\n').filter((text) => text.startsWith('error:'));
+    expect(line).toBe(
+      `error: rcon adapter rust-main (rust at 127.0.0.1:${fake.port}): RCON login failed: authentication failed: rust webrcon at ws://127.0.0.1:${fake.port}/*** refused the connection of adapter rust-main (the server cut the connection instead of answering the WebSocket upgrade). The rcon password is probably wrong: check servers[0].adapters[0].password of adapter rust-main against the server's rcon.password. Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration)`,
+    );
     expect(fake.wrongPasswordAttempts).toBe(1);
     expect(fake.commands).toEqual([]);
     expectNoSecret(run);

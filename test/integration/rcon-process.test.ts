@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer } from '../fixtures/fakeSourceRconServer.js';
 import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -54,7 +55,8 @@ describe('gsa-bridge run with an rcon adapter', () => {
       await sidecar.exited();
     });
     await waitForOutput(sidecar, /gsa-bridge running/);
-    await until(() => fake.logins === 1 && emulator.calls.some((call) => call.endpoint === 'mute' && call.status === 200), 'login and the join lookup', sidecar);
+    // Two lookups answered: run's credentials check at start, and the join's.
+    await until(() => fake.logins === 1 && emulator.calls.filter((call) => call.endpoint === 'mute' && call.status === 200).length >= 2, 'login and the join lookup', sidecar);
     fake.pushChat(`[ChatAll] [Online IDs:EOS: ${EOS} steam: ${STEAM}] Loud One : hello`);
     await until(() => fake.commands.includes(`AdminWarn "${EOS}" Muted for spam`), 'the warning', sidecar);
 
@@ -66,5 +68,36 @@ describe('gsa-bridge run with an rcon adapter', () => {
     expect(fake.maxConcurrentSessions).toBe(1);
     expect(sidecar.output()).not.toContain(PASSWORD);
     expect(sidecar.output()).toContain('squad-main');
+  }, 40_000);
+
+  it('a Rust adapter with a wrong password: one error line, naming the key once and the adapter once', async () => {
+    const emulator = await GsaEmulator.start({ clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
+    cleanups.push(() => emulator.close());
+    const fake = await FakeRustWebRconServer.start({ password: PASSWORD });
+    cleanups.push(() => fake.stop());
+    const dir = await tempDir('rcon-process');
+    const configPath = join(dir, 'config.json');
+    await writeFile(
+      configPath,
+      JSON.stringify({
+        api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: CLIENT_SECRET },
+        servers: [{ name: SERVER, adapters: [{ type: 'rcon', id: 'rust-main', profile: 'rust', port: fake.port, password: 'rcon-wrong-password-2b' }] }],
+        reviews: { dataDir: 'data' },
+        http: { port: 0 },
+      }),
+    );
+    const sidecar = spawnSidecar(configPath);
+    cleanups.push(async () => {
+      if (sidecar.child.exitCode === null && sidecar.child.signalCode === null) sidecar.child.kill('SIGKILL');
+      await sidecar.exited();
+    });
+    await waitForOutput(sidecar, /authentication failed/);
+    const [line] = sidecar.output().split('\n').filter((text) => text.includes('authentication failed'));
+    // One `adapter` field (pino writes a key twice when a child logger repeats it), and the key named once.
+    expect(line?.match(/"adapter":/g)).toHaveLength(1);
+    const message = (JSON.parse(line ?? '{}') as { msg: string }).msg;
+    expect(message.match(/check /g)).toHaveLength(1);
+    expect(message).toContain(`check "password" of adapter rust-main against the server's rcon.password.`);
+    expect(sidecar.output()).not.toContain('rcon-wrong-password-2b');
   }, 40_000);
 });

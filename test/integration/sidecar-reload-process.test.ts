@@ -17,7 +17,12 @@ const ALICE = { steam_id: '76561198000000001' };
 
 const { writeSetup, startGsa, startSidecar, connect } = useProcessHarness({ server: SERVER, clientSecret: CLIENT_SECRET, modToken: TOKEN, label: 'reload' });
 
-type ConfigFile = { servers: { adapters: Record<string, unknown>[] }[]; log: { level: string }; http?: Record<string, unknown> };
+type ConfigFile = {
+  servers: { adapters: Record<string, unknown>[]; allowActions?: string[] }[];
+  log: { level: string };
+  http?: Record<string, unknown>;
+  mute?: Record<string, unknown>;
+};
 
 async function editConfig(setup: ProcessSetup, edit: (config: ConfigFile) => void): Promise<void> {
   const config = JSON.parse(await readFile(setup.configPath, 'utf8')) as ConfigFile;
@@ -45,7 +50,8 @@ describe('SIGHUP', () => {
     const mod = await connect(setup);
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
     const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
-    expect(muteCalls()).toBe(1);
+    // The credentials check at start, and the chat's lookup.
+    expect(muteCalls()).toBe(2);
 
     const addedPort = await freePort();
     await editConfig(setup, (config) => {
@@ -57,14 +63,15 @@ describe('SIGHUP', () => {
     const opsUrl = /operations endpoints on (http:\/\/127\.0\.0\.1:\d+)/.exec(sidecar.output())?.[1];
     expect(opsUrl).toBeDefined();
     sidecar.child.kill('SIGHUP');
-    await waitForOutput(sidecar, /SIGHUP: config reloaded \(1 started, 0 stopped, 0 restarted, 1 unchanged\)/);
+    await waitForOutput(sidecar, /SIGHUP: config reloaded \(1 started, 0 stopped, 0 restarted, 1 unchanged; 1 setting applied in place: log\.level\)/);
     expect(sidecar.output()).toMatch(/SIGHUP: the http section changed; it takes effect only after a restart/);
     const metrics = await (await fetch(`${String(opsUrl)}/metrics`)).text();
     expect(metrics).toMatch(/^gsa_bridge_config_reloads_total\{result="success"\} 1$/m);
 
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
-    expect(muteCalls()).toBe(1);
+    // Cache kept, and no new check: the api section did not change.
+    expect(muteCalls()).toBe(2);
     const second = await connectMod(`ws://127.0.0.1:${String(addedPort)}/`, TOKEN);
     try {
       await second.waitFor((frame) => frame.type === 'welcome');
@@ -106,7 +113,28 @@ describe('SIGHUP', () => {
 
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
-    expect(emulator.calls.filter((call) => call.endpoint === 'mute')).toHaveLength(1);
+    // The credentials check at start and the first chat; the refused reloads changed nothing.
+    expect(emulator.calls.filter((call) => call.endpoint === 'mute')).toHaveLength(2);
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited()).toBe(0);
+  });
+
+  it('reports settings applied in place as changes, and a reload that changed nothing as nothing', async () => {
+    const setup = await writeSetup();
+    await startGsa(setup.gsaPort);
+    const sidecar = await startSidecar(setup);
+    await editConfig(setup, (config) => {
+      config.mute = { defaultAlert: 'Muted here: appeal on the forum.' };
+      config.servers[0]!.allowActions = ['restart'];
+    });
+    sidecar.child.kill('SIGHUP');
+    await waitForOutput(sidecar, /SIGHUP: config reloaded/);
+    const reloaded = (): string[] => sidecar.output().split('\n').flatMap((line) => /"msg":"(SIGHUP: config reloaded[^"]*)"/.exec(line)?.[1] ?? []);
+    expect(reloaded()).toEqual(['SIGHUP: config reloaded (0 started, 0 stopped, 0 restarted, 1 unchanged; 2 settings applied in place: mute.defaultAlert, servers[0].allowActions)']);
+
+    sidecar.child.kill('SIGHUP');
+    await waitForOutput(sidecar, /SIGHUP: config reloaded[^\n]*\n(.*\n)*.*SIGHUP: config reloaded/);
+    expect(reloaded()[1]).toBe('SIGHUP: config reloaded (0 started, 0 stopped, 0 restarted, 1 unchanged; nothing changed)');
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
   });

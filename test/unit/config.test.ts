@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  applyEnvironment,
+  changedSettings,
   collectSecrets,
   ConfigError,
+  describeCredentialSources,
   isLoopbackHost,
   loadConfig,
   maskSecrets,
@@ -282,6 +285,39 @@ describe('parseConfig', () => {
 
     it('accepts http and https base URLs, with a path prefix', () => {
       for (const baseUrl of ['http://127.0.0.1:8080', 'https://gsa.example.com/prefix/']) {
+        expect(parseConfig(minimal({ api: { clientId: 'a', clientSecret: 'b', baseUrl } })).api.baseUrl).toBe(baseUrl);
+      }
+    });
+
+    // A paste from GSA's docs: the client adds the version path itself, so the service would answer 404 for every
+    // server (after accepting the credentials) and the host would be sent to fix servers[].name.
+    it.each([
+      ['https://api.gameserverapp.com/api/v1', '/api/v1', 'v1'],
+      ['https://api.gameserverapp.com/api/v1/', '/api/v1/', 'v1'],
+      ['https://api.gameserverapp.com/API/V1', '/API/V1', 'v1'],
+      ['http://127.0.0.1:8080/mod-api/v2', '/mod-api/v2', 'v2'],
+      ['https://gsa.example.com/prefix/Mod-Api/V2//', '/Mod-Api/V2//', 'v2'],
+    ])('refuses a base URL ending in the version path: %s', (baseUrl, suffix, flavor) => {
+      expect(problemsOf(minimal({ api: { clientId: 'a', clientSecret: 'b', baseUrl } }))).toEqual([
+        {
+          path: 'api.baseUrl',
+          message: `must be the service's root, without the version path: drop ${suffix} (the sidecar adds the version path for api.flavor ${flavor}), like https://api.gameserverapp.com`,
+        },
+      ]);
+    });
+
+    it('refuses a version path in GSA_API_URL, naming the variable', () => {
+      expect(problemsOf(minimal(), { GSA_API_URL: 'https://api.gameserverapp.com/api/v1' })).toEqual([
+        {
+          path: 'api.baseUrl',
+          message:
+            "must be the service's root, without the version path: drop /api/v1 (the sidecar adds the version path for api.flavor v1), like https://api.gameserverapp.com (from GSA_API_URL)",
+        },
+      ]);
+    });
+
+    it('accepts paths that only look alike', () => {
+      for (const baseUrl of ['https://gsa.example.com/api', 'https://gsa.example.com/api/v1/proxy', 'https://gsa.example.com/myapi/v1']) {
         expect(parseConfig(minimal({ api: { clientId: 'a', clientSecret: 'b', baseUrl } })).api.baseUrl).toBe(baseUrl);
       }
     });
@@ -739,5 +775,52 @@ describe('isLoopbackHost', () => {
     ['localhost.example.com', false],
   ])('%s → %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected);
+  });
+});
+
+describe('describeCredentialSources', () => {
+  const sourcesOf = (env: Record<string, string>): ReadonlyMap<string, string> => applyEnvironment(minimal(), env).sources;
+
+  it('names the file when both keys come from it, and each variable that overrides a key', () => {
+    expect(describeCredentialSources(sourcesOf({}), '/etc/gsa-bridge/config.json')).toBe('api.clientId and api.clientSecret in /etc/gsa-bridge/config.json');
+    expect(describeCredentialSources(sourcesOf({ GSA_CLIENT_ID: 'x' }), '/c.json')).toBe(
+      'api.clientSecret in /c.json and GSA_CLIENT_ID (set in the environment, it overrides api.clientId)',
+    );
+    expect(describeCredentialSources(sourcesOf(CREDENTIALS), '/c.json')).toBe(
+      'GSA_CLIENT_ID and GSA_CLIENT_SECRET (set in the environment, they override api.clientId and api.clientSecret)',
+    );
+    expect(describeCredentialSources(sourcesOf({ GSA_CLIENT_SECRET: ' ' }), null)).toBe('api.clientId and api.clientSecret');
+  });
+});
+
+describe('changedSettings', () => {
+  const base = (): Record<string, unknown> =>
+    minimal({ servers: [{ name: 'alpha', adapters: [websocket({ port: 8787 })] }, { name: 'beta', adapters: [] }] });
+
+  it('lists the paths of settings that differ, never their values; adapters are left to the reload', () => {
+    const before = parseConfig(base());
+    const after = parseConfig({
+      ...base(),
+      api: { clientId: 'client-1', clientSecret: 'the-new-secret', timeoutMs: 2500 },
+      mute: { defaultAlert: 'Quiet, please.' },
+      servers: [{ name: 'alpha', allowActions: ['restart'], adapters: [websocket({ port: 9999 })] }, { name: 'beta', adapters: [] }],
+    });
+    const changed = changedSettings(before, after);
+    expect(changed).toEqual(['api.clientSecret', 'api.timeoutMs', 'mute.defaultAlert', 'servers[0].allowActions']);
+    expect(JSON.stringify(changed)).not.toContain('the-new-secret');
+  });
+
+  it('matches servers by name: a reordering is no change; added and removed servers are named', () => {
+    const before = parseConfig(base());
+    const reordered = parseConfig({ ...base(), servers: [{ name: 'beta', adapters: [] }, { name: 'alpha', adapters: [websocket({ port: 8787 })] }] });
+    expect(changedSettings(before, reordered)).toEqual([]);
+    const swapped = parseConfig({ ...base(), servers: [{ name: 'alpha', adapters: [] }, { name: 'gamma', adapters: [] }] });
+    expect(changedSettings(before, swapped)).toEqual(['servers[1] (gamma, new)', 'servers (beta removed)']);
+  });
+
+  it('covers keys it was never told about (a section a later schema adds)', () => {
+    const before = parseConfig(base());
+    const withNewKey = { ...before, mute: { ...before.mute, gatedChannels: ['global'] } } as BridgeConfig;
+    expect(changedSettings(before, withNewKey)).toEqual(['mute.gatedChannels']);
   });
 });

@@ -40,6 +40,15 @@ describe('HostEventLog', () => {
     expect(lines).toEqual([expect.objectContaining({ level: INFO, server: 'ovddykvbs', player: MALLORY, msg: `chat blocked: player ${MALLORY} on ovddykvbs (muted)` })]);
   });
 
+  it('for chat the game already showed (RCON), says what was done instead of "blocked"', () => {
+    events.emit('verdict', blocked({ adapter: 'rust-main', alreadyShown: true, tellsSpeaker: false }));
+    events.emit('verdict', blocked({ server: 'other', adapter: 'ark-main', alreadyShown: true, reason: 'unknown', source: 'policy' }));
+    expect(lines.map((line) => line.msg)).toEqual([
+      `muted player spoke: player ${MALLORY} on ovddykvbs (muted; RCON cannot un-send chat, so the line was seen, and adapter rust-main cannot message players)`,
+      `chat not checked in time: player ${MALLORY} on other (GSA did not answer in time; mute.onUnknown is "block", but RCON cannot un-send chat, so the line was seen)`,
+    ]);
+  });
+
   it('logs nothing for an allowed line', () => {
     events.emit('verdict', blocked({ verdict: 'allow', reason: 'ok' }));
     expect(lines).toEqual([]);
