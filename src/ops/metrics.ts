@@ -32,6 +32,11 @@ export interface SidecarMetricsOptions {
   readonly processDefaults?: boolean | undefined;
 }
 
+/** Why a chat line got its verdict, for gsa_bridge_chat_verdict_reasons_total{reason} (VerdictEvent.reason). */
+export type VerdictReason = VerdictEvent['reason'];
+
+export const VERDICT_REASONS: readonly VerdictReason[] = ['ok', 'muted', 'unknown'];
+
 /** The outcome of a SIGHUP, for gsa_bridge_config_reloads_total{result}. */
 export type ReloadResult = 'success' | 'invalid' | 'failed';
 
@@ -81,6 +86,8 @@ export class SidecarMetrics {
     // Every chat line counts here, so the hot listeners add to plain numbers and the counter takes them at scrape
     // time: a labelled prom-client counter hashes its labels on each inc() (about 180 ns, more than a cached verdict).
     const unscraped = { allow: 0, block: 0 };
+    // Keyed by every reason the event can carry: a new reason that is not added here fails to compile.
+    const unscrapedReasons: Record<VerdictReason, number> = { ok: 0, muted: 0, unknown: 0 };
     new Counter({
       name: 'gsa_bridge_chat_verdicts_total',
       help: 'Chat lines decided, by verdict (allow, block).',
@@ -91,6 +98,20 @@ export class SidecarMetrics {
         this.inc({ verdict: 'block' }, unscraped.block);
         unscraped.allow = 0;
         unscraped.block = 0;
+      },
+    });
+    // Beside the contract's counter, not a label on it: its series {verdict="allow"} and {verdict="block"} stay as
+    // they are. `unknown` is the share of chat that GSA did not answer in time for (mute.onUnknown decided).
+    new Counter({
+      name: 'gsa_bridge_chat_verdict_reasons_total',
+      help: 'Chat lines decided, by reason: ok (not muted), muted, unknown (GSA did not answer in time; mute.onUnknown decided).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        for (const reason of VERDICT_REASONS) {
+          this.inc({ reason }, unscrapedReasons[reason]);
+          unscrapedReasons[reason] = 0;
+        }
       },
     });
     const verdictDuration = new HotHistogram({
@@ -131,7 +152,16 @@ export class SidecarMetrics {
     });
     // Every known label value from the start, so a rate() or an alert sees 0 rather than no series.
     for (const result of RELOAD_RESULTS) this.#reloads.inc({ result }, 0);
-    if (options.processDefaults ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.processDefaults ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client 15 adds nodejs_active_handles_total, nodejs_active_requests_total and
+      // nodejs_active_resources_total: gauges named like counters, which `promtool check metrics` rejects (and
+      // Prometheus's naming rules forbid; prometheus/client_js#283). Each is the sum of its per-type gauge, which
+      // stays: sum(nodejs_active_handles) is the same number.
+      for (const metric of this.registry.getMetricsAsArray()) {
+        if (metric instanceof Gauge && metric.name.endsWith('_total')) this.registry.removeSingleMetric(metric.name);
+      }
+    }
 
     const { events } = options;
     this.#unsubscribe = [
@@ -148,6 +178,7 @@ export class SidecarMetrics {
       }),
       events.on('verdict', (event: VerdictEvent) => {
         unscraped[event.verdict] += 1;
+        unscrapedReasons[event.reason] += 1;
         verdictDuration.observe(event.durationMs / 1000);
       }),
     ];
