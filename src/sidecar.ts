@@ -14,7 +14,6 @@ import { ReviewOutbox } from './bridge/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
 import { setLoggerLevel } from './log/logger.js';
-import { QuietCollector } from './ops/quietCollector.js';
 import { ServiceHealth, type WatchedServer } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
 
@@ -177,8 +176,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const loggers = new Set<Logger>([logger]);
   const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
   const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
-  // Gives a burst's garbage back once requests stop (see quietCollector.ts); it counts the client's requests.
-  const quiet = new QuietCollector();
   // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
   const webhookSpacing = new LocalWebhookSpacing();
   const newClient = (clientOptions: GsaClientOptions, clientLogger: Logger): GsaClient =>
@@ -188,7 +185,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       logger: clientLogger.child({ component: 'gsa' }),
       onRequest: (event) => {
         health.observe(event);
-        quiet.noteRequest();
         events.emit('request', event);
       },
     });
@@ -286,7 +282,6 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     (stopping ??= (async () => {
       // A reload under way finishes first (it is quick: binds and closes), so nothing it starts is left running.
       await reloading;
-      quiet.close();
       for (const bridge of bridges.values()) bridge.close();
       await Promise.allSettled(slots.map(async (slot) => slot.adapter?.stop()));
       // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),

@@ -1,7 +1,8 @@
 // A histogram without labels for the chat hot path: observe() is a few comparisons and two additions, where
 // prom-client's Histogram validates and hashes its labels on every call (about 150 ns, measured; a cache-hot chat
 // line takes about 130 ns in all). It is registered in a prom-client Registry and exposed like prom-client's own.
-// It never allocates in observe() and never labels anything.
+// It never allocates in observe() and never labels anything. test/unit/hot-histogram.test.ts holds it to prom-client's
+// Histogram: the same values must give the same text.
 
 import type { Metric, Registry } from 'prom-client';
 
@@ -31,7 +32,10 @@ export class HotHistogram {
     for (const registry of options.registers) registry.registerMetric(this as unknown as Metric);
   }
 
+  /** Drops NaN and infinities (prom-client's Histogram throws on them; this must never throw into a publisher). */
   observe(value: number): void {
+    // NaN compares false with every bound, so it would land in the lowest bucket and make the sum NaN for good.
+    if (!Number.isFinite(value)) return;
     const bounds = this.#bounds;
     let index = 0;
     while (index < bounds.length && value > (bounds[index] ?? Infinity)) index++;

@@ -32,6 +32,11 @@ export interface SidecarMetricsOptions {
   readonly processDefaults?: boolean | undefined;
 }
 
+/** Why a chat line got its verdict, for gsa_bridge_chat_verdict_reasons_total{reason} (VerdictEvent.reason). */
+export type VerdictReason = VerdictEvent['reason'];
+
+export const VERDICT_REASONS: readonly VerdictReason[] = ['ok', 'muted', 'unknown', 'not_gated'];
+
 /** The outcome of a SIGHUP, for gsa_bridge_config_reloads_total{result}. */
 export type ReloadResult = 'success' | 'invalid' | 'failed';
 
@@ -83,6 +88,8 @@ export class SidecarMetrics {
     // not_gated: a line on a channel outside mute.gatedChannels, allowed unchecked; apart from "allow" so that
     // allow and block stay the lines the mute check decided.
     const unscraped = { allow: 0, block: 0, not_gated: 0 };
+    // Keyed by every reason the event can carry: a new reason that is not added here fails to compile.
+    const unscrapedReasons: Record<VerdictReason, number> = { ok: 0, muted: 0, unknown: 0, not_gated: 0 };
     new Counter({
       name: 'gsa_bridge_chat_verdicts_total',
       help: 'Chat lines decided, by verdict (allow, block; not_gated: on a channel outside mute.gatedChannels, allowed unchecked).',
@@ -95,6 +102,20 @@ export class SidecarMetrics {
         unscraped.allow = 0;
         unscraped.block = 0;
         unscraped.not_gated = 0;
+      },
+    });
+    // Beside the contract's counter, not a label on it: its series {verdict="allow"} and {verdict="block"} stay as
+    // they are. `unknown` is the share of chat that GSA did not answer in time for (mute.onUnknown decided).
+    new Counter({
+      name: 'gsa_bridge_chat_verdict_reasons_total',
+      help: 'Chat lines decided, by reason: ok (not muted), muted, unknown (GSA did not answer in time; mute.onUnknown decided), not_gated (a channel outside mute.gatedChannels, allowed unchecked).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        for (const reason of VERDICT_REASONS) {
+          this.inc({ reason }, unscrapedReasons[reason]);
+          unscrapedReasons[reason] = 0;
+        }
       },
     });
     const verdictDuration = new HotHistogram({
@@ -135,7 +156,16 @@ export class SidecarMetrics {
     });
     // Every known label value from the start, so a rate() or an alert sees 0 rather than no series.
     for (const result of RELOAD_RESULTS) this.#reloads.inc({ result }, 0);
-    if (options.processDefaults ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.processDefaults ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client 15 adds nodejs_active_handles_total, nodejs_active_requests_total and
+      // nodejs_active_resources_total: gauges named like counters, which `promtool check metrics` rejects (and
+      // Prometheus's naming rules forbid; prometheus/client_js#283). Each is the sum of its per-type gauge, which
+      // stays: sum(nodejs_active_handles) is the same number.
+      for (const metric of this.registry.getMetricsAsArray()) {
+        if (metric instanceof Gauge && metric.name.endsWith('_total')) this.registry.removeSingleMetric(metric.name);
+      }
+    }
 
     const { events } = options;
     this.#unsubscribe = [
@@ -153,9 +183,11 @@ export class SidecarMetrics {
       events.on('verdict', (event: VerdictEvent) => {
         if (event.reason === 'not_gated') {
           unscraped.not_gated += 1;
+          unscrapedReasons.not_gated += 1;
           return;
         }
         unscraped[event.verdict] += 1;
+        unscrapedReasons[event.reason] += 1;
         verdictDuration.observe(event.durationMs / 1000);
       }),
     ];

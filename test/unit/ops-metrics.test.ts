@@ -114,6 +114,29 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_chat_verdict_duration_seconds_count')).toBe(1);
   });
 
+  it('counts verdicts by reason beside the contract\'s allow/block counter, every reason present from the start', async () => {
+    const { events, metrics } = setUp();
+    expect((await samples(metrics)).filter((line) => line.startsWith('gsa_bridge_chat_verdict_reasons_total'))).toEqual([
+      'gsa_bridge_chat_verdict_reasons_total{reason="ok"} 0',
+      'gsa_bridge_chat_verdict_reasons_total{reason="muted"} 0',
+      'gsa_bridge_chat_verdict_reasons_total{reason="unknown"} 0',
+      'gsa_bridge_chat_verdict_reasons_total{reason="not_gated"} 0',
+    ]);
+    events.emit('verdict', verdict({}));
+    events.emit('verdict', verdict({ verdict: 'block', reason: 'muted', source: 'service' }));
+    events.emit('verdict', verdict({ verdict: 'allow', reason: 'unknown', source: 'policy' }));
+    events.emit('verdict', verdict({ verdict: 'block', reason: 'unknown', source: 'policy' }));
+    let lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_chat_verdict_reasons_total{reason="ok"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_chat_verdict_reasons_total{reason="muted"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_chat_verdict_reasons_total{reason="unknown"}')).toBe(2);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="allow"}')).toBe(2);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="block"}')).toBe(2);
+    // Counted once: a second scrape with nothing new says the same.
+    lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_chat_verdict_reasons_total{reason="unknown"}')).toBe(2);
+  });
+
   it('reads the adapter and outbox gauges at scrape time; a removed adapter disappears', async () => {
     const { state, metrics } = setUp({
       adapters: [
@@ -161,7 +184,7 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_api_requests_total{endpoint="mute",status="other"}')).toBe(715);
     // Every label value in the whole scrape comes from a fixed set or the configured servers and adapters.
     const labelValues = new Set([...text.matchAll(/(\w+)="([^"]*)"/g)].map((match) => `${match[1]}=${match[2]}`));
-    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|result=(success|invalid|failed)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
+    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated)|result=(success|invalid|failed)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
   });
 
   it('stops counting once closed', async () => {
