@@ -8,32 +8,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { DELIVERED_HISTORY, ReviewJournal, type FailureReason } from '../../src/bridge/reviewJournal.js';
 import { ReviewOutbox, type OutboxReview } from '../../src/bridge/reviewOutbox.js';
 import type { ReviewOutcome } from '../../src/bridge/port.js';
-import type { CliContext } from '../../src/cli/context.js';
-import { main } from '../../src/cli/main.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { runCliInProcess } from '../fixtures/inProcessCli.js';
 
 const SERVER = 'ovddykvbs';
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
 const WAIT = { timeout: 8000, interval: 10 };
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The real CLI entry, in-process, with an environment that cannot point at the working tree's config.json. */
-async function cli(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const context: CliContext = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {} };
-  const code = await main(args, context);
-  return { code, stdout, stderr };
-}
+/** The real CLI entry, in-process, with an empty environment. */
+const cli = runCliInProcess;
 
 interface Setup {
   readonly configPath: string;

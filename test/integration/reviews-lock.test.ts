@@ -6,12 +6,11 @@ import { chown, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/pro
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli/context.js';
-import { main } from '../../src/cli/main.js';
 import { VERSION } from '../../src/version.js';
 import type { ModSocket } from '../fixtures/modSocket.js';
 import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnSquatter } from '../fixtures/lockProcess.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
+import { runCliInProcess } from '../fixtures/inProcessCli.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-lock-4b1d';
@@ -41,20 +40,8 @@ async function waitUntil(condition: () => boolean | Promise<boolean>, what: stri
   }
 }
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The real CLI entry, in-process, with an environment that cannot point at the working tree's config.json. */
-async function cli(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const context: CliContext = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {} };
-  const code = await main(args, context);
-  return { code, stdout, stderr };
-}
+/** The real CLI entry, in-process, with an empty environment. */
+const cli = runCliInProcess;
 
 interface ListedReview {
   readonly id: string;

@@ -1,11 +1,9 @@
 // The option tables: each command's --help lists every flag with its default, the usage line names every flag, and
 // the parser speaks the project's words (no node:util parseArgs messages), refusing what is wrong before anything runs.
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli/context.js';
 import { CONFIG_COMMANDS } from '../../src/cli/configCheckCommand.js';
 import { DEMO_COMMAND } from '../../src/cli/demoCommand.js';
 import { EMULATOR_COMMAND } from '../../src/cli/emulatorCommand.js';
-import { main } from '../../src/cli/main.js';
 import { MUTE_CHECK_COMMAND } from '../../src/cli/muteCheckCommand.js';
 import { parseCommandLine, type CommandSpec } from '../../src/cli/options.js';
 import { RCON_COMMAND } from '../../src/cli/rconCommand.js';
@@ -13,6 +11,7 @@ import { REVIEW_COMMAND } from '../../src/cli/reviewCommand.js';
 import { REVIEWS_COMMANDS } from '../../src/cli/reviewsCommand.js';
 import { RUN_COMMAND } from '../../src/cli/runCommand.js';
 import { SERVER_COMMAND } from '../../src/cli/serverCommand.js';
+import { runCliInProcess } from '../fixtures/inProcessCli.js';
 
 const EVERY_COMMAND: readonly CommandSpec[] = [
   RUN_COMMAND,
@@ -26,13 +25,8 @@ const EVERY_COMMAND: readonly CommandSpec[] = [
   RCON_COMMAND,
 ];
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const context: CliContext = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {} };
-  const code = await main(args, context);
-  return { code, stdout, stderr };
-}
+/** The real CLI entry, in-process, with an empty environment. */
+const cli = runCliInProcess;
 
 describe('--help of every command', () => {
   it.each(EVERY_COMMAND.map((spec) => [spec.name, spec] as const))('%s: every flag in the usage line and in the list, each with its default', async (name, spec) => {

@@ -5,6 +5,7 @@
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { HotHistogram } from '../../src/ops/hotHistogram.js';
+import { seededRandom } from '../fixtures/hostileText.js';
 
 const NAME = 'gsa_bridge_test_duration_seconds';
 const HELP = 'A histogram observed by both implementations.';
@@ -14,18 +15,6 @@ const HELP = 'A histogram observed by both implementations.';
  */
 const VERDICT_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1];
 const SIGNED_BUCKETS = [-2, 0, 1];
-
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The next double above (direction 1) or below (-1) a finite value. */
 function nextDouble(value: number, direction: 1 | -1): number {
@@ -46,7 +35,7 @@ function edgeValues(buckets: readonly number[]): number[] {
 
 /** Uniform below, between and above the bounds, log-uniform over 12 decades, and exact bounds again, mixed. */
 function randomValues(buckets: readonly number[], count: number, seed: number): number[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const lowest = buckets[0] ?? 0;
   const highest = buckets.at(-1) ?? 1;
   const span = highest - lowest;
