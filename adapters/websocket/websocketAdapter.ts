@@ -55,7 +55,10 @@ export interface WebSocketAdapterOptions {
   readonly logger: Logger;
   /** Interval of protocol pings; a peer that has not answered (or sent anything) since the last one is dropped. Default 30000. */
   readonly heartbeatMs?: number;
-  /** Time for the wrong-token throttle; default the system clock. Tests pass their own. */
+  /**
+   * Time for the wrong-token throttle and the per-connection message window (maxMessagesPerSecond); default the
+   * system clock for the throttle and performance.now for the window. Tests pass their own.
+   */
   readonly clock?: Clock | undefined;
   /** Jitter of the wrong-token throttle's refusal period, [0, 1); default Math.random. */
   readonly random?: (() => number) | undefined;
@@ -135,6 +138,8 @@ export class WebSocketAdapter implements Adapter {
   readonly #config: WebsocketOptions;
   readonly #logger: Logger;
   readonly #heartbeatMs: number;
+  /** The message window's clock: only differences between readings count. */
+  readonly #now: () => number;
   readonly #welcome: string;
   /** sha256 of the configured token; undefined when any local client is accepted. */
   readonly #tokenDigest: Buffer | undefined;
@@ -165,6 +170,8 @@ export class WebSocketAdapter implements Adapter {
     this.#logger = options.logger;
     this.#gatedChannels = options.gatedChannels;
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const clock = options.clock;
+    this.#now = clock === undefined ? () => performance.now() : () => clock.now();
     this.#welcome = JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, server: options.serverName, sidecar: options.sidecar });
     // A blank token is no token: config validation already refuses it wherever a token is mandatory.
     const token = options.options.token?.trim() === '' ? undefined : options.options.token;
@@ -425,7 +432,7 @@ export class WebSocketAdapter implements Adapter {
         return;
       }
       const cap = this.#config.maxMessagesPerSecond;
-      if (cap > 0 && !admitFrame(connection, cap)) {
+      if (cap > 0 && !admitFrame(connection, cap, this.#now())) {
         this.#sendError(connection, 'rate_limited', `more than ${cap} messages in one second on this connection; this one was not processed`, idInFrame(bytes));
         return;
       }
@@ -749,8 +756,7 @@ function remoteOf(request: IncomingMessage): string {
 }
 
 /** Counts the frame in the connection's current one-second window; false when it is over the cap. */
-function admitFrame(connection: ModConnection, cap: number): boolean {
-  const now = performance.now();
+function admitFrame(connection: ModConnection, cap: number, now: number): boolean {
   if (now - connection.windowStartedAt >= RATE_WINDOW_MS) {
     connection.windowStartedAt = now;
     connection.framesInWindow = 0;

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { Agent, Pool, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CAPTIVE_PORTAL_PAGE, EmulatorInputError, GsaEmulator, type AlertKey, type FaultSpec } from '../../src/gsa/emulator/index.js';
 
 const SERVER = 'ovddykvbs';
@@ -112,10 +112,6 @@ async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> 
     if (performance.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('mod API: mute', () => {
@@ -415,6 +411,8 @@ describe('alertKey', () => {
 describe('faults', () => {
   it('latency: processes before the delay, so a client that times out leaves the review stored', async () => {
     let clock = 1;
+    // The injected latency on fake time (setTimeout only): the client's AbortSignal.timeout and the sockets stay real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const clocked = await GsaEmulator.start({ now: () => clock });
     try {
       clocked.injectFault({ kind: 'latency', ms: 300, endpoint: 'review' });
@@ -422,10 +420,16 @@ describe('faults', () => {
       await expect(attempt).rejects.toMatchObject({ name: 'TimeoutError' });
       clock = 2; // anything stamped from here on was stamped after arrival
       expect(clocked.reviews).toStrictEqual([{ server: SERVER, steamId: STEAM, stars: 5, comment: '', at: 1 }]);
-      await sleep(350);
+      // A later request answered: the emulator has read the first client's close too (it came before this one).
+      expect((await v1('mute', { steam_id: STEAM }, { target: clocked })).status).toBe(200);
+      await vi.advanceTimersByTimeAsync(300);
       // Stamped at arrival; status 0 because the client had gone when the delayed answer was due.
-      expect(clocked.calls.map((c) => [c.at, c.status])).toStrictEqual([[1, 0]]);
+      expect(clocked.calls.map((c) => [c.at, c.status])).toStrictEqual([
+        [1, 0],
+        [2, 200],
+      ]);
     } finally {
+      vi.useRealTimers();
       await clocked.close();
     }
   });

@@ -3,8 +3,9 @@
 // game receives: alerts to muted speakers (one per cooldown), none to others, Rust's own mute and unmute, the
 // review chat command, joins that warm the mute cache, reconnects, a wrong password, one session per server.
 // The alert cooldown is moved on a faked Date only (its clock; it runs on with real time, so the RCON client's rate
-// cap keeps working), jumped past the cooldown with setSystemTime; I/O, polls and backoff run on real timers.
-// ARK polls at 250 ms: its profile allows 5 commands a second.
+// cap keeps working), jumped past the cooldown with setSystemTime; I/O and polls run on real timers. The login
+// back-off (minutes) runs on fake timers, with socket I/O left real; "nothing was sent" is proven by a later command
+// on the same session or a later log line, never by a sleep. ARK polls at 250 ms: its profile allows 5 commands a second.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
 import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
@@ -21,6 +22,8 @@ const SERVER = 'ovddykvbs';
 const PASSWORD = 'rcon-secret-pass';
 const MUTED = { steamId: '76561198000000001', eosId: '0002aaaaaaaaaaaaaaaaaaaaaaaaaaa1', name: 'Muted Guy' };
 const NICE = { steamId: '76561198000000002', eosId: '0002bbbbbbbbbbbbbbbbbbbbbbbbbbb2', name: 'Nice Guy' };
+/** A speaker whose answer marks the end of what earlier lines caused. */
+const LATE = { steamId: '76561198000000003', eosId: '0002ccccccccccccccccccccccccccc3', name: 'Late Guy' };
 const ALERT = 'Muted by an admin, appeal on our Discord';
 
 let emulator: GsaEmulator;
@@ -79,6 +82,21 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Waits on setImmediate (which these fake timers leave real), so socket I/O can finish while fake time stands still. */
+async function untilIo(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Timers, Date and the RCON client's clock on fake time; sockets real. */
+const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 };
+/** The least wait after a refused or unanswered login (the client's authFailureDelayMs), and the most: twice it, jittered. */
+const AUTH_BACKOFF_MIN_MS = 300_000;
+const AUTH_BACKOFF_MAX_MS = 600_000;
 
 /** Lets `count` more of a poll's commands reach the fake: a poll runs only after the previous one was handled. */
 async function afterPolls(commands: () => readonly string[], poll: string, count = 2): Promise<void> {
@@ -207,20 +225,26 @@ describe('rcon adapter: ark', () => {
     expect(ark.actions()).toEqual([`ServerChatTo "${MUTED.steamId}" ${ALERT}`, `ServerChatTo "${MUTED.steamId}" ${ALERT}`, `KickPlayer ${MUTED.steamId}`]);
   });
 
-  it('says the password is probably wrong after the auth timeout, and does not try again soon', async () => {
+  it('says the password is probably wrong after the auth timeout, and does not try again for minutes', async () => {
+    vi.useFakeTimers(FAKE_TIMERS);
     const ark = await startArk([MUTED], 'the-right-one');
     const { adapter, logs } = await startRig({ profile: 'ark', ...ARK_PACE, port: ark.fake.port });
     // start() did not wait for the game.
     expect(adapter.ready).toBe(false);
-    await until(() => logs.some((line) => line.includes('auth_timeout')), 'the auth timeout', 15_000);
+    await untilIo(() => ark.fake.loginAttempts === 1, 'the login');
+    // ARK says nothing to a wrong password: the client gives up after its 5 s auth timeout.
+    await vi.advanceTimersByTimeAsync(5_000);
+    await untilIo(() => logs.some((line) => line.includes('auth_timeout')), 'the auth timeout');
     const line = logs.find((entry) => entry.includes('auth_timeout')) ?? '';
     expect(line).toContain('password');
     expect(line).toContain('game');
     expect(logs.join('\n')).not.toContain(PASSWORD);
-    // The next login waits minutes: a few poll periods later there has been no second attempt.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The next login waits minutes: none a millisecond before the shortest back-off, one once the longest has passed.
+    await vi.advanceTimersByTimeAsync(AUTH_BACKOFF_MIN_MS - 1);
     expect(ark.fake.loginAttempts).toBe(1);
     expect(adapter.ready).toBe(false);
+    await vi.advanceTimersByTimeAsync(AUTH_BACKOFF_MAX_MS - AUTH_BACKOFF_MIN_MS + 1);
+    await untilIo(() => ark.fake.loginAttempts === 2, 'the second login, after the back-off');
   });
 });
 
@@ -380,26 +404,31 @@ describe('rcon adapter: squad', () => {
   });
 
   it('backs off for minutes after a refused login (id -1), never hammering', async () => {
+    vi.useFakeTimers(FAKE_TIMERS);
     const fake = await FakeSourceRconServer.start({ quirks: 'squad', password: 'the-right-one', wrongPassword: 'reject' });
     cleanups.push(() => fake.stop());
     const { adapter, logs } = await startRig({ profile: 'squad', port: fake.port });
-    await until(() => logs.some((line) => line.includes('auth_failed')), 'the refusal');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilIo(() => logs.some((line) => line.includes('auth_failed')), 'the refusal');
+    // None a millisecond before the shortest back-off, one once the longest has passed.
+    await vi.advanceTimersByTimeAsync(AUTH_BACKOFF_MIN_MS - 1);
     expect(fake.loginAttempts).toBe(1);
     expect(adapter.ready).toBe(false);
     const line = logs.find((entry) => entry.includes('auth_failed')) ?? '';
     expect(line).toContain('password');
     expect(line).toContain('game');
     expect(logs.join('\n')).not.toContain(PASSWORD);
+    await vi.advanceTimersByTimeAsync(AUTH_BACKOFF_MAX_MS - AUTH_BACKOFF_MIN_MS + 1);
+    await untilIo(() => fake.loginAttempts === 2, 'the second login, after the back-off');
   });
 
   it('starts while the game is down, reads not ready, and logs in once it is up', async () => {
     const squad = await startSquad();
     await squad.fake.goDown();
-    const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port });
+    const { adapter, sidecar, logs } = await startRig({ profile: 'squad', port: squad.fake.port });
     expect(sidecar.adapters).toContain(adapter);
     expect(adapter.ready).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The refused connection is logged with the next attempt's delay: the attempt came and failed, no login.
+    await until(() => logs.some((line) => line.includes('next connection attempt')), 'a refused connection attempt');
     expect(adapter.ready).toBe(false);
     await squad.fake.comeUp();
     await until(() => adapter.ready, 'login after the game came up', 15_000);
@@ -432,11 +461,19 @@ describe('rcon adapter: rust', () => {
     fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'hello' });
     fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'hello again' });
     fake.pushChat({ userId: NICE.steamId, username: NICE.name, message: 'hi' });
-    await until(() => rustActions(fake).length === 2, 'the mute and the message');
-    await until(() => muteCalls() === 2, 'both speakers looked up');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(rustActions(fake)).toEqual([`mute ${MUTED.steamId}`, `pm ${MUTED.steamId} "${ALERT}"`]);
-    expect(fake.muteLog).toEqual([{ action: 'mute', steamId: MUTED.steamId }]);
+    await until(() => rustActions(fake).length >= 2, 'the mute and the message');
+    await until(() => muteCalls() === 2 && emulator.calls.every((call) => call.status !== 0), 'both speakers looked up and answered');
+    // A later muted speaker, looked up after both answers went out: their mute and message come after anything the
+    // earlier lines caused (one WebRCON session, in order), so what came before them is all there is.
+    emulator.mute(SERVER, LATE.steamId, ALERT);
+    fake.players.push({ steamId: LATE.steamId, name: LATE.name });
+    fake.pushChat({ userId: LATE.steamId, username: LATE.name, message: 'me too' });
+    await until(() => rustActions(fake).length >= 4, "the later speaker's mute and message");
+    expect(rustActions(fake)).toEqual([`mute ${MUTED.steamId}`, `pm ${MUTED.steamId} "${ALERT}"`, `mute ${LATE.steamId}`, `pm ${LATE.steamId} "${ALERT}"`]);
+    expect(fake.muteLog).toEqual([
+      { action: 'mute', steamId: MUTED.steamId },
+      { action: 'mute', steamId: LATE.steamId },
+    ]);
     expect(typeof adapter.tellPlayer).toBe('function');
   });
 
@@ -492,10 +529,13 @@ describe('rcon adapter: rust', () => {
   it('with enforceMute false, sends nothing to a muted speaker when no notifyCommand is set', async () => {
     emulator.mute(SERVER, MUTED.steamId, ALERT);
     const fake = await startRust([{ steamId: MUTED.steamId, name: MUTED.name }]);
-    const { adapter } = await startRig({ profile: 'rust', port: fake.port, enforceMute: false });
+    const { adapter, logs } = await startRig({ profile: 'rust', port: fake.port, enforceMute: false });
     await until(() => adapter.ready && muteCalls() === 1, 'the join lookup');
     fake.pushChat({ userId: MUTED.steamId, username: MUTED.name, message: 'hello' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Judged muted: the adapter had nothing to tell them with, and a mute would have gone out before this line.
+    await until(() => logs.some((line) => line.includes('cannot tell the player')), 'the muted verdict acted on');
+    // Two player lists later on the same session: anything sent before them has arrived.
+    await afterPolls(() => fake.commandTexts(), 'playerlist');
     expect(rustActions(fake)).toEqual([]);
   });
 });

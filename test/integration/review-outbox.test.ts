@@ -45,7 +45,6 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `done` across event-loop turns (setImmediate, which the fake timers here leave real): for file I/O under fake timers. */
 async function until(done: () => boolean, turns = 100_000): Promise<void> {
@@ -234,7 +233,10 @@ describe('delivery', () => {
       expect((await stat(path.join(dir, 'reviews.jsonl'))).mode & 0o777).toBe(0o600);
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
     }
-    await sleep(100);
+    // close() waits for every send in flight and journals it, and a send begins (as `sending`) the moment the outbox
+    // takes the review: after close, the journal and the emulator show whether one began, without a sleep.
+    await outbox.close();
+    expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued']);
     expect(emulator.calls).toHaveLength(0);
   });
 
@@ -357,10 +359,16 @@ describe('GSA unreachable', () => {
     expect(first.results).toEqual([]);
     expect(emulator.calls).toHaveLength(0);
 
+    // Replayed but not started: closing it (which waits for sends in flight and journals them) shows that none began.
+    const idle = await openOutbox(dir);
+    expect(idle.outbox.pending).toBe(5);
+    await idle.outbox.close();
+    expect(emulator.calls).toHaveLength(0);
+    // Compacted at the open to the five pending reviews, and no send begun since.
+    expect((await journalOf(dir)).map((line) => [line.op, line.id])).toEqual(queued.map((accepted) => ['queued', accepted.id]));
+
     const second = await openOutbox(dir, { concurrency: 1 });
     expect(second.outbox.pending).toBe(5);
-    await sleep(100);
-    expect(emulator.calls).toHaveLength(0);
     second.outbox.start();
     await vi.waitFor(() => {
       expect(second.results).toHaveLength(5);
@@ -371,11 +379,16 @@ describe('GSA unreachable', () => {
     expect(reviewCalls()).toHaveLength(5);
     await second.outbox.close();
 
-    const third = await openOutbox(dir);
+    // Nothing to replay: a new review, one at a time and oldest first, would go after any re-sent one.
+    const third = await openOutbox(dir, { concurrency: 1 });
     expect(third.outbox.pending).toBe(0);
     third.outbox.start();
-    await sleep(100);
-    expect(reviewCalls()).toHaveLength(5);
+    await third.outbox.enqueue(review(6));
+    await vi.waitFor(() => {
+      expect(third.results).toHaveLength(1);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3', 'review 4', 'review 5', 'review 6']);
+    expect(reviewCalls()).toHaveLength(6);
   });
 });
 
@@ -581,7 +594,7 @@ describe('ambiguous answers', () => {
     const dir = await dataDir();
     // The client's own retries are on: the review must still go out only once.
     const client = makeClient({ timeoutMs: 100, retry: { retries: 3, minDelayMs: 5, maxDelayMs: 10 } });
-    const { outbox, results, log } = await openOutbox(dir, { client });
+    const { outbox, results, log } = await openOutbox(dir, { client, concurrency: 1 });
     emulator.injectFault(fault);
     const queued = await outbox.enqueue(review(1));
     outbox.start();
@@ -592,25 +605,36 @@ describe('ambiguous answers', () => {
     const warning = log.warnings().find((line) => line.msg.includes(queued.id));
     expect(warning?.msg).toContain('will not be sent again');
 
-    await sleep(700);
-    expect(emulator.reviews).toHaveLength(1);
-    expect(reviewCalls()).toHaveLength(1);
     expect(outbox.pending).toBe(0);
+    // A later review, one at a time and oldest first: a second send of review 1 (a client retry, an outbox round)
+    // would reach the emulator before it.
+    const later = await outbox.enqueue(review(2));
+    await vi.waitFor(() => {
+      expect(results).toHaveLength(2);
+    }, WAIT);
+    expect(results[1]).toEqual({ review: later, outcome: { ok: true } });
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2']);
+    expect(reviewCalls()).toHaveLength(2);
     await outbox.close();
     const journal = await journalOf(dir);
-    expect(journal.map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
-    expect(journal[2]).toMatchObject({ id: queued.id, error: { code, status: null } });
+    expect(journal.filter((line) => line.id === queued.id).map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
+    expect(journal.find((line) => line.op === 'unconfirmed')).toMatchObject({ id: queued.id, error: { code, status: null } });
     // Written whole where a person finds it: the fate line above goes at the next compaction.
     const letters = await jsonLines(path.join(dir, 'unconfirmed.jsonl'));
     expect(letters).toEqual([
       expect.objectContaining({ op: 'unconfirmed', id: queued.id, queued_at: queued.queuedAt, comment: 'review 1', error: expect.objectContaining({ code }) as unknown }),
     ]);
 
-    const reopened = await openOutbox(dir);
-    reopened.outbox.start();
-    await sleep(150);
+    // After a restart nothing is replayed: again a later review is the next to arrive.
+    const reopened = await openOutbox(dir, { concurrency: 1 });
     expect(reopened.outbox.pending).toBe(0);
-    expect(reviewCalls()).toHaveLength(1);
+    reopened.outbox.start();
+    await reopened.outbox.enqueue(review(3));
+    await vi.waitFor(() => {
+      expect(reopened.results).toHaveLength(1);
+    }, WAIT);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['review 1', 'review 2', 'review 3']);
+    expect(reviewCalls()).toHaveLength(3);
   });
 });
 

@@ -45,10 +45,16 @@ describe('crash safety', () => {
     await mod.close();
 
     const emulator = await startGsa(setup.gsaPort);
-    await startSidecar(setup);
+    const second = await startSidecar(setup);
     await waitUntil(() => emulator.reviews.length >= count, 30_000, `${count} reviews at the emulator`);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate would arrive now
-    const arrived = emulator.reviews.map((review) => review.comment);
+    // No sleep for duplicates: a later review queues behind anything replayed twice, so once it has arrived every
+    // such send has begun, and SIGTERM waits for sends in flight before the process exits.
+    const late = await connect(setup);
+    late.send({ type: 'review', id: 'last', player: { steam_id: steamId(count) }, stars: 5, comment: 'the last review' });
+    await waitUntil(() => emulator.reviews.some((review) => review.comment === 'the last review'), 10_000, 'the later review at the emulator');
+    second.child.kill('SIGTERM');
+    expect(await second.exited()).toBe(0);
+    const arrived = emulator.reviews.map((review) => review.comment).filter((comment) => comment !== 'the last review');
     const duplicates = arrived.length - new Set(arrived).size;
     expect(duplicates).toBe(0);
     expect(new Set(arrived)).toEqual(new Set(Array.from({ length: count }, (_, index) => `review #${index} ✓`)));

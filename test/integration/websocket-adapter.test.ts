@@ -1,11 +1,14 @@
 // The mod WebSocket (mod protocol v1) from the outside: real ws clients over loopback against a real sidecar
 // (bridge, mute cache, durable outbox, service client) talking to the GSA emulator. Nothing of the project is mocked.
+import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
+import { pino, type Logger } from 'pino';
 import { WebSocket, type ClientOptions } from 'ws';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import type { WebsocketAdapterConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log/logger.js';
+import type { Clock } from '../../src/time/clock.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
 import { connectMod } from '../fixtures/modSocket.js';
 import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
@@ -39,14 +42,18 @@ function adapterConfig(overrides: Partial<WebsocketAdapterConfig> = {}): Websock
 }
 
 /** A second listener on the harness's bridge, built directly so a test can set what the config does not expose. */
-async function startDirectAdapter(harness: SidecarHarness, options: { config?: WebsocketAdapterConfig; heartbeatMs?: number } = {}): Promise<WebSocketAdapter> {
+async function startDirectAdapter(
+  harness: SidecarHarness,
+  options: { config?: WebsocketAdapterConfig; heartbeatMs?: number; clock?: Clock; logger?: Logger } = {},
+): Promise<WebSocketAdapter> {
   const adapter = new WebSocketAdapter({
     options: options.config ?? adapterConfig(),
     id: 'direct',
     serverName: SERVER,
     sidecar: 'gsa-bridge/test',
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   await adapter.start(harness.sidecar.bridges.get(SERVER)!);
   cleanups.push(() => adapter.stop());
@@ -557,19 +564,20 @@ describe('frames and limits', () => {
   });
 
   it('answers frames over maxMessagesPerSecond with rate_limited and their id, unprocessed', async () => {
-    const { url } = await startHarness({ maxMessagesPerSecond: 5 });
-    const peer = await Peer.connect(url);
+    // The window on a hand-moved clock: it stands still while the frames go through, and moves only when told.
+    let now = 10_000;
+    const adapter = await startDirectAdapter(await startHarness(), { config: adapterConfig({ maxMessagesPerSecond: 5 }), clock: { now: () => now } });
+    const peer = await Peer.connect(`ws://127.0.0.1:${adapter.port}/`);
     const ids = Array.from({ length: 20 }, (_, index) => `p${index}`);
     for (const id of ids) peer.send({ type: 'ping', id });
     const replies = await Promise.all(ids.map((id) => peer.reply(id)));
-    const limited = replies.filter((reply) => reply['type'] === 'error');
-    const answered = replies.filter((reply) => reply['type'] === 'pong');
-    expect(limited.length + answered.length).toBe(20);
-    // 20 frames sent at once fall into at most two one-second windows.
-    expect(answered.length).toBeGreaterThanOrEqual(5);
-    expect(answered.length).toBeLessThanOrEqual(10);
-    for (const reply of limited) expect(reply).toMatchObject({ code: 'rate_limited', id: expect.stringMatching(/^p\d+$/) as unknown });
-    await delay(1_100);
+    // One window: the first five answered, the other fifteen refused with their ids.
+    expect(replies.slice(0, 5)).toEqual(ids.slice(0, 5).map((id) => ({ type: 'pong', id })));
+    for (const [index, reply] of replies.slice(5).entries()) expect(reply).toMatchObject({ type: 'error', code: 'rate_limited', id: ids[index + 5] });
+    // Still the same window a millisecond before its end; the next one takes frames again.
+    now += 999;
+    expect(await peer.request({ type: 'ping', id: 'same-window' })).toMatchObject({ type: 'error', code: 'rate_limited', id: 'same-window' });
+    now += 1;
     expect(await peer.request({ type: 'ping', id: 'later' })).toEqual({ type: 'pong', id: 'later' });
   });
 
@@ -598,8 +606,21 @@ describe('frames and limits', () => {
   });
 
   it('stops reading a peer that does not read its replies, and resumes once it does', async () => {
-    const { url, emulator } = await startHarness();
-    const peer = await Peer.connect(url);
+    const harness = await startHarness();
+    const { emulator } = harness;
+    // Only the line that matters is kept: each junk frame logs a debug line, and 60,000 of those would be slow to write.
+    const logs: string[] = [];
+    const logger = pino({
+      level: 'debug',
+      hooks: {
+        logMethod(args) {
+          const text = args.find((arg): arg is string => typeof arg === 'string');
+          if (text?.includes('pausing its input') === true) logs.push(text);
+        },
+      },
+    });
+    const adapter = await startDirectAdapter(harness, { logger });
+    const peer = await Peer.connect(`ws://127.0.0.1:${adapter.port}/`);
     peer.inbox.splice(0);
     let received = 0;
     peer.socket.on('message', () => {
@@ -613,7 +634,9 @@ describe('frames and limits', () => {
     // If the sidecar kept reading, it would process these joins at once (each asks the service).
     const players = [STEAM, STEAM_2, STEAM_3];
     for (const steamId of players) peer.send({ type: 'player.join', player: { steam_id: steamId } });
-    await delay(1_000);
+    // The sidecar says when it stops reading (its unsent replies passed the high-water mark); only the peer reading
+    // starts it again (a write completing), and the joins are megabytes behind the junk in the stream.
+    await eventually(() => logs.some((line) => line.includes('pausing its input')), 15_000);
     const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
     expect(muteCalls()).toBe(0);
     peer.socket.resume();
@@ -623,26 +646,66 @@ describe('frames and limits', () => {
   });
 });
 
+// Heartbeats on fake time: only setInterval is faked (sockets and the peers' own timeouts stay real), so each tick is
+// taken by hand, once the sidecar has read what the peer sent before it.
+const HEARTBEAT_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setInterval', 'clearInterval'] };
+const HEARTBEAT_MS = 30_000;
+
+/** One heartbeat tick: 'pinged' when the sidecar kept `peer` (it pings the peers it keeps), 'dropped' when it closed it. */
+async function tick(peer: Peer): Promise<'pinged' | 'dropped'> {
+  const outcome = Promise.race([once(peer.socket, 'ping').then(() => 'pinged' as const), peer.closed.then(() => 'dropped' as const)]);
+  vi.advanceTimersByTime(HEARTBEAT_MS);
+  return outcome;
+}
+
+/**
+ * Resolves once the sidecar has read everything `peer` sent so far: a protocol ping of the peer's own, which the
+ * sidecar's socket answers after reading what came before it on the stream. (A ping from the peer is no sign of life
+ * to the adapter: only pongs and frames are.)
+ */
+async function sidecarHasRead(peer: Peer): Promise<void> {
+  const pong = once(peer.socket, 'pong');
+  peer.socket.ping();
+  await pong;
+}
+
 describe('heartbeat', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('drops a peer that does not answer pings and keeps one that does', async () => {
     const harness = await startHarness();
-    const adapter = await startDirectAdapter(harness, { heartbeatMs: 100 });
+    vi.useFakeTimers(HEARTBEAT_TIMERS);
+    const adapter = await startDirectAdapter(harness, { heartbeatMs: HEARTBEAT_MS });
     const url = `ws://127.0.0.1:${adapter.port}/`;
     const silent = await Peer.connect(url, { client: { autoPong: false } });
     const responsive = await Peer.connect(url);
+    // Tick 1 pings both (a new peer counts as alive); the responsive one's pong goes out before its 'ping' event.
+    const silentPinged = once(silent.socket, 'ping');
+    expect(await tick(responsive)).toBe('pinged');
+    await silentPinged;
+    await sidecarHasRead(responsive);
+    // Tick 2 drops the silent peer and pings the responsive one again; and so on, as long as it answers.
+    expect(await tick(responsive)).toBe('pinged');
     expect((await silent.closed).code).toBe(1006);
-    await delay(400);
+    for (let round = 3; round <= 4; round++) {
+      await sidecarHasRead(responsive);
+      expect(await tick(responsive)).toBe('pinged');
+    }
     expect(responsive.socket.readyState).toBe(WebSocket.OPEN);
     expect(adapter.connectionCount).toBe(1);
   });
 
   it('counts any frame from the peer as a sign of life (JSON pings, for engines without ping frames)', async () => {
     const harness = await startHarness();
-    const adapter = await startDirectAdapter(harness, { heartbeatMs: 200 });
+    vi.useFakeTimers(HEARTBEAT_TIMERS);
+    const adapter = await startDirectAdapter(harness, { heartbeatMs: HEARTBEAT_MS });
     const peer = await Peer.connect(`ws://127.0.0.1:${adapter.port}/`, { client: { autoPong: false } });
-    for (let round = 0; round < 12; round++) {
+    // It never answers a ping frame; a JSON ping (answered, so read) before each tick keeps it.
+    for (let round = 0; round < 4; round++) {
       expect(await peer.request({ type: 'ping', id: `alive-${round}` })).toMatchObject({ type: 'pong' });
-      await delay(50);
+      expect(await tick(peer)).toBe('pinged');
     }
     expect(peer.socket.readyState).toBe(WebSocket.OPEN);
   });
