@@ -3,6 +3,7 @@
 // codes without a mod noticing, and two different causes never share one wire code. Must never pass a code
 // through unmapped: an unknown code becomes `internal` (refusals) or `service_error` (results).
 import type { BridgeRefusalCode } from '../../src/bridge/errors.js';
+import { serviceCodeWord } from '../../src/bridge/port.js';
 import type { ProtocolErrorCode } from './protocol.js';
 
 /** The `error` frame's code for each bridge refusal. */
@@ -32,29 +33,30 @@ export type ResultWireCode =
   | 'service_error';
 
 /**
- * The service's codes (src/gsa/errors.ts, plus the outbox's `unconfirmed`) as a mod sees them. GSA's 403 is
- * `not_eligible` (the player may not do this yet), never `forbidden`, which is the host's refusal above.
+ * Every word a result may carry. The service's codes (src/gsa/errors.ts, plus the outbox's `unconfirmed`) take the
+ * bridge's one word for each (serviceCodeWord: GSA's 403 is `not_eligible`, never `forbidden`, which is the host's
+ * refusal above), the same word `reviews list` shows; a word not listed here reaches a mod as `service_error`.
  */
-const SERVICE_WIRE_CODES: Readonly<Record<string, ResultWireCode>> = {
-  forbidden: 'not_eligible',
-  invalid: 'invalid',
-  invalid_input: 'invalid',
-  refused: 'refused',
-  unauthorized: 'unauthorized',
-  not_found: 'not_found',
-  rate_limited: 'rate_limited',
-  unavailable: 'unavailable',
-  server_error: 'server_error',
-  network: 'network',
-  timeout: 'timeout',
-  bad_response: 'bad_response',
-  unconfirmed: 'unconfirmed',
-};
+const RESULT_WIRE_CODES: ReadonlySet<string> = new Set<ResultWireCode>([
+  'not_eligible',
+  'invalid',
+  'refused',
+  'unauthorized',
+  'not_found',
+  'rate_limited',
+  'unavailable',
+  'server_error',
+  'network',
+  'timeout',
+  'bad_response',
+  'unconfirmed',
+]);
 
 export function refusalWireCode(code: BridgeRefusalCode): ProtocolErrorCode {
   return REFUSAL_WIRE_CODES[code];
 }
 
 export function resultWireCode(serviceCode: string): ResultWireCode {
-  return Object.hasOwn(SERVICE_WIRE_CODES, serviceCode) ? (SERVICE_WIRE_CODES[serviceCode] ?? 'service_error') : 'service_error';
+  const word = serviceCodeWord(serviceCode);
+  return RESULT_WIRE_CODES.has(word) ? (word as ResultWireCode) : 'service_error';
 }

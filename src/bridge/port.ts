@@ -61,6 +61,9 @@ export type ServerActionOutcome =
 // The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
 export { CHAT_CHANNELS, isChatChannel, type ChatChannel } from './chatChannels.js';
 
+// The one word for each service error code, as reasons are stored and as the mod protocol names them.
+export { reviewReasonCode as serviceCodeWord } from './reviewReasons.js';
+
 // The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
 export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
 

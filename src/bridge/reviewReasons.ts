@@ -2,8 +2,8 @@
 // the mod protocol's `review.result` code for the same cause (docs/mod-protocol.md, "Wire codes"), so a host reading
 // the listing and a mod author reading the wire see one word for one cause. GSA's 403 is `not_eligible` there;
 // `forbidden` on the wire is only the host's refusal of a server action. The GSA client keeps its own codes
-// (src/gsa/errors.ts); this is where a review's reason leaves them. test/unit/review-reasons.test.ts checks that it
-// agrees with the wire's mapping (adapters/websocket/wireCodes.ts) for every client code.
+// (src/gsa/errors.ts); this is where a review's reason leaves them. The wire's mapping (adapters/websocket/wireCodes.ts)
+// takes its words from here, through port.ts, so the two cannot drift apart.
 
 /** Client codes whose word on the wire differs; every other code is the same word. */
 const RENAMED: Readonly<Record<string, string>> = {
