@@ -8,6 +8,32 @@
 /** The classes that share the budget. Mute lookups (first ones and refreshes) are one class. */
 export type BudgetClass = 'mute' | 'review' | 'action';
 
+/**
+ * What a call is to the budget: `lookup` is a mute check nobody has an answer for yet, `refresh` a mute check that
+ * renews an answer already cached (it waits behind every lookup), `review` and `action` the other classes.
+ */
+export type CallKind = 'lookup' | 'refresh' | 'review' | 'action';
+
+export const CALL_KINDS: readonly CallKind[] = ['lookup', 'refresh', 'review', 'action'];
+
+/** Calls waiting for a start, per kind (counts). */
+export type WaitingCalls = Readonly<Record<CallKind, number>>;
+
+/**
+ * The kind that takes the place of `budgetClass` in the cycle, given what waits: for the mute class a first lookup
+ * before any refresh. Undefined when that class has nothing waiting (the place passes to the next class).
+ */
+export function kindForPlace(budgetClass: BudgetClass, waiting: WaitingCalls): CallKind | undefined {
+  switch (budgetClass) {
+    case 'mute':
+      return waiting.lookup > 0 ? 'lookup' : waiting.refresh > 0 ? 'refresh' : undefined;
+    case 'review':
+      return waiting.review > 0 ? 'review' : undefined;
+    case 'action':
+      return waiting.action > 0 ? 'action' : undefined;
+  }
+}
+
 export const BUDGET_CLASSES: readonly BudgetClass[] = ['mute', 'review', 'action'];
 
 /**

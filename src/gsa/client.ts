@@ -11,10 +11,11 @@ import { SharedDeadlines } from './deadlines.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { GsaError, RateLimitedError, RetryLaterError, TimeoutError } from './errors.js';
+import type { ApiBudget } from './apiBudget.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
-import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf } from './responses.js';
+import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf, serviceRateCount } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
@@ -31,6 +32,13 @@ export interface GsaClientOptions {
   /** Per-request timeout in ms, covering connect, headers and body. Default 5000. */
   readonly timeoutMs?: number | undefined;
   readonly rateLimit?: Partial<RateLimitOptions> | undefined;
+  /**
+   * Who decides when each call may start: the window, the class shares, the Retry-After hold. Default a LocalBudget
+   * of `rateLimit.requests` per `rateLimit.intervalMs`, for this client alone (closed with it). A shared one
+   * (RedisBudget) counts every sidecar on the key; it belongs to whoever made it, so close() leaves it open and
+   * several clients in turn (a reload) may use it.
+   */
+  readonly budget?: ApiBudget | undefined;
   readonly retry?: Partial<RetryOptions> | undefined;
   /** Path segment of the wipe webhook. Default 'wipe'. */
   readonly wipePath?: string | undefined;
@@ -179,7 +187,7 @@ export class GsaClient {
     // Only as many calls leave as there are connections, so each is counted when it really goes out. An injected
     // dispatcher (tests, a host's own agent) brings its own queueing; there the limiter does not bound the wire.
     const maxInFlight = options.dispatcher === undefined ? connections : options.rateLimit?.maxInFlight;
-    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit, maxInFlight }, this.#clock);
+    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit, maxInFlight }, this.#clock, options.budget);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#retry = { ...retry, maxRetryAfterMs: clampTimerMs(retry.maxRetryAfterMs) };
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
@@ -282,8 +290,9 @@ export class GsaClient {
    */
   async close(): Promise<void> {
     this.#closing.abort();
-    this.#limiter.close();
+    const budgetClosed = this.#limiter.close();
     if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
+    await budgetClosed;
   }
 
   async #call<T>(call: PlannedCall<T>): Promise<T> {
@@ -346,6 +355,8 @@ export class GsaClient {
         report(undefined, error);
         throw error;
       }
+      const count = serviceRateCount(response);
+      if (count !== undefined) this.#limiter.observeServiceCount(count.limit, count.remaining);
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);

@@ -6,6 +6,7 @@ export type { RequestEvent, RequestObserver } from './requestEvent.js';
 export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
-export { BUDGET_WEIGHTS, reviewConcurrency, worstCaseWaitMs, type BudgetClass } from './budgetShares.js';
+export { LocalBudget, type ApiBudget, type BudgetDecision, type LocalBudgetOptions } from './apiBudget.js';
+export { BUDGET_WEIGHTS, CALL_KINDS, reviewConcurrency, worstCaseWaitMs, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
 export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';

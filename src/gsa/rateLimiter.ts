@@ -1,27 +1,29 @@
-// Keeps every call on one API key inside the service's budget and shares that budget so nothing starves:
-// - a strict sliding window (slidingWindow.ts): never more than `requests` starts in any `intervalMs`;
-// - one bounded queue per kind of call, served by a fixed cycle of places (budgetShares.ts): a review or a
-//   server action waiting for the budget is started within a known number of grants, whatever the chat load;
-// - inside the mute share, a first lookup (a player nobody asked about) goes before a refresh of a stale entry;
-//   first lookups wait per chat source (an opaque key from the caller) and the sources take turns (sourceTurns.ts):
+// Keeps the calls on one API key waiting until the budget (apiBudget.ts) gives them a start, so nothing starves:
+// - the budget decides when the next start may go and of which kind: a strict sliding window, a fixed cycle of
+//   places per class (budgetShares.ts: a review or a server action waiting is started within a known number of
+//   grants, whatever the chat load), first lookups before refreshes, the Retry-After hold; for this process alone
+//   (LocalBudget) or for every sidecar on the key (a shared budget);
+// - here: one bounded queue per kind of call, and inside the mute share first lookups wait per chat source (an
+//   opaque key from the caller) and the sources take turns (sourceTurns.ts):
 //   a busy or hostile source gets its turn, never every turn; inside one source the newest goes first (the player
 //   chatting now matters most);
 // - a source holds at most `maxQueuedPerSource` first lookups (past that its own oldest gives way); when the mute
 //   queue as a whole is full, a refresh gives way first, then the oldest lookup of the source holding the most; a
 //   review or an action is never refused because mute lookups filled a queue;
-// - a Retry-After from the service holds every start until it has passed (the caller caps it).
+// - a Retry-After from the service is passed to the budget, which holds every start until it has passed (the caller
+//   caps it).
 // It never decides whether to retry and never looks at what a request does. docs/api-budget.md has the numbers.
 
 import { systemClock, type Clock } from '../time/clock.js';
-import { steadyClock } from '../time/steadyClock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
-import { shareCycle, type BudgetClass } from './budgetShares.js';
+import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
+import { CALL_KINDS, type CallKind, type WaitingCalls } from './budgetShares.js';
 import { QueueFullError } from './errors.js';
 import { RingDeque } from './ringDeque.js';
 import { SourceTurns } from './sourceTurns.js';
-import { guardedIntervalMs, SlidingWindow } from './slidingWindow.js';
 
 export { guardedIntervalMs } from './slidingWindow.js';
+export type { CallKind } from './budgetShares.js';
 
 export interface RateLimitOptions {
   /** Requests allowed in any window of `intervalMs`. Default 100. `Infinity` lifts the limit (benchmarks). */
@@ -58,12 +60,6 @@ export const DEFAULT_MAX_QUEUED_PER_SOURCE = 250;
 /** The source of calls scheduled without one: every such caller shares it. */
 export const UNNAMED_SOURCE = '';
 
-/**
- * What a call is to the limiter: `lookup` is a mute check nobody has an answer for yet, `refresh` a mute check
- * that renews an answer already cached (it waits behind every lookup), `review` and `action` the other classes.
- */
-export type CallKind = 'lookup' | 'refresh' | 'review' | 'action';
-
 interface Waiting {
   readonly start: () => void;
   readonly refuse: (error: QueueFullError) => void;
@@ -95,14 +91,19 @@ function refusal(kind: CallKind, maxQueued: number): string {
   }
 }
 
+/** A bit per kind, for "which kinds had calls waiting when the budget was last asked". */
+const KIND_BIT: Readonly<Record<CallKind, number>> = { lookup: 1, refresh: 2, review: 4, action: 8 };
+
 export class RateLimiter {
   /** Absent when the limit is lifted: nothing ever waits, so the limiter passes calls straight through. */
-  readonly #window: SlidingWindow | undefined;
+  readonly #budget: ApiBudget | undefined;
+  /** The budget was built here (and is closed here), not injected. */
+  readonly #ownsBudget: boolean;
   readonly #maxQueued: number;
   readonly #maxQueuedPerSource: number;
   readonly #maxInFlight: number;
+  /** For the timer's due time only: the budget keeps the time that counts. */
   readonly #clock: Clock;
-  readonly #cycle: readonly BudgetClass[];
   /** First lookups, per source, served in turn. */
   readonly #lookups: SourceTurns<Waiting>;
   /**
@@ -114,27 +115,31 @@ export class RateLimiter {
     review: new RingDeque<Waiting>(),
     action: new RingDeque<Waiting>(),
   };
-  /** The next place in the cycle to offer a slot to. */
-  #place = 0;
   /** Calls let go and not yet settled. */
   #inFlight = 0;
-  #holdUntil = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerDueAt = Infinity;
   #pumping = false;
+  /** A shared budget's decision is on its way: one question at a time. */
+  #deciding = false;
+  /** The kinds that had calls waiting when the budget last said "wait" (KIND_BIT). */
+  #askedKinds = 0;
   #closed = false;
 
-  constructor(options: RateLimitOptions, clock: Clock = systemClock) {
+  /**
+   * `budget`: the budget to ask (a shared one); by default a LocalBudget of `options.requests` per
+   * `options.intervalMs` on `clock`, or none when `requests` is Infinity (the limit lifted).
+   */
+  constructor(options: RateLimitOptions, clock: Clock = systemClock, budget?: ApiBudget) {
     // Infinity (no bound) is allowed, as for `requests`: benchmarks use it.
     this.#maxQueued = checkedBound('maxQueued', options.maxQueued);
     this.#maxQueuedPerSource = Math.min(this.#maxQueued, checkedBound('maxQueuedPerSource', options.maxQueuedPerSource ?? DEFAULT_MAX_QUEUED_PER_SOURCE));
     this.#lookups = new SourceTurns<Waiting>(this.#maxQueuedPerSource);
     this.#maxInFlight = options.maxInFlight ?? Infinity;
     if (!(this.#maxInFlight >= 1)) throw new RangeError(`maxInFlight must be 1 or more, got ${String(options.maxInFlight)}`);
-    // Never backward: a wall clock set back must not keep the window full or a hold on for as long as the step.
-    this.#clock = steadyClock(clock);
-    this.#cycle = shareCycle();
-    this.#window = Number.isFinite(options.requests) ? new SlidingWindow(options.requests, guardedIntervalMs(options.intervalMs), this.#clock) : undefined;
+    this.#clock = clock;
+    this.#ownsBudget = budget === undefined;
+    this.#budget = budget ?? (Number.isFinite(options.requests) ? new LocalBudget({ requests: options.requests, intervalMs: options.intervalMs, clock }) : undefined);
   }
 
   /** Calls waiting for a slot (not yet sent), all kinds together. */
@@ -161,7 +166,7 @@ export class RateLimiter {
    */
   schedule<T>(kind: CallKind, task: () => Promise<T>, source: string = UNNAMED_SOURCE): Promise<T> {
     if (this.#closed) return Promise.reject(new QueueFullError('the service client is closed; nothing was sent', undefined));
-    if (this.#window === undefined) return task();
+    if (this.#budget === undefined) return task();
     return new Promise<T>((resolve, reject) => {
       const settled = (): void => {
         this.#inFlight -= 1;
@@ -194,15 +199,21 @@ export class RateLimiter {
 
   /** The service said "wait": start nothing on this key for `ms` (the caller caps it; timers are clamped too). */
   holdFor(ms: number): void {
-    if (this.#window === undefined || this.#closed) return;
-    const until = this.#clock.now() + clampTimerMs(ms);
-    if (until <= this.#holdUntil) return;
-    this.#holdUntil = until;
-    this.#pump();
+    if (this.#budget === undefined || this.#closed) return;
+    this.#budget.holdFor(ms);
   }
 
-  /** Refuses every waiting call (nothing was sent) and stops the timer; used on shutdown. */
-  close(): void {
+  /** An answer carried the service's X-RateLimit-Limit / -Remaining: the budget never believes more is left. */
+  observeServiceCount(limit: number, remaining: number): void {
+    if (this.#budget === undefined || this.#closed) return;
+    this.#budget.observeServiceCount(limit, remaining);
+  }
+
+  /**
+   * Refuses every waiting call (nothing was sent) and stops the timer; used on shutdown. Closes the budget when it
+   * was built here (an injected one belongs to its owner, who may share it between clients).
+   */
+  close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -211,6 +222,7 @@ export class RateLimiter {
     for (const queue of Object.values(this.#queues)) {
       for (let waiting = queue.shift(); waiting !== undefined; waiting = queue.shift()) waiting.refuse(error);
     }
+    return this.#ownsBudget && this.#budget !== undefined ? this.#budget.close() : Promise.resolve();
   }
 
   /** Queues the call, or refuses it (or an older mute lookup) when its queue is full. False when it was refused. */
@@ -248,52 +260,79 @@ export class RateLimiter {
     return true;
   }
 
-  /** Starts waiting calls while the window has room and no hold is on; otherwise sets one timer for when it will. */
+  /**
+   * Starts waiting calls while the budget gives starts; otherwise sets one timer for when it says to ask again.
+   * While that timer runs the budget is not asked again, unless a kind that had nothing waiting then has a call now
+   * (a shared budget must learn of it, so other sidecars leave that class its places).
+   */
   #pump(): void {
-    const window = this.#window;
-    if (this.#pumping || this.#closed || window === undefined) return;
+    const budget = this.#budget;
+    if (this.#pumping || this.#deciding || this.#closed || budget === undefined) return;
     this.#pumping = true;
     try {
       // A full wire is no reason for a timer: the next call to settle pumps again.
       while (this.waiting > 0 && this.#inFlight < this.#maxInFlight) {
-        const held = this.#holdUntil - this.#clock.now();
-        const delay = held > 0 ? held : window.delayMs();
-        if (delay > 0) {
-          this.#wakeIn(delay);
+        const waiting = this.#waitingCalls();
+        const kinds = kindBits(waiting);
+        if (this.#timer !== undefined && (kinds & ~this.#askedKinds) === 0) return;
+        const decision = budget.decide(waiting);
+        if (decision instanceof Promise) {
+          this.#deciding = true;
+          decision.then(
+            (answered) => {
+              this.#deciding = false;
+              if (this.#apply(answered, kinds)) this.#pump();
+            },
+            () => {
+              // A budget never rejects; if one does, ask again shortly rather than stall every call.
+              this.#deciding = false;
+              this.#wakeIn(100);
+            },
+          );
           return;
         }
-        const next = this.#next();
-        if (next === undefined) return;
-        window.record();
-        next.start();
+        if (!this.#apply(decision, kinds)) return;
       }
     } finally {
       this.#pumping = false;
     }
   }
 
-  /** The call whose turn it is: the next place in the cycle whose class has one waiting. */
-  #next(): Waiting | undefined {
-    for (let step = 0; step < this.#cycle.length; step++) {
-      const budgetClass = this.#cycle[this.#place] ?? 'mute';
-      this.#place = (this.#place + 1) % this.#cycle.length;
-      const waiting = this.#take(budgetClass);
+  /** Acts on a decision: starts a call of the kind given, or sets the timer. True when a call was started. */
+  #apply(decision: BudgetDecision, kinds: number): boolean {
+    if (this.#closed) return false;
+    if (decision.start === undefined) {
+      this.#askedKinds = kinds;
+      this.#wakeIn(Math.max(1, decision.waitMs));
+      return false;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDueAt = Infinity;
+    // The kind given; if its calls gave way meanwhile (a shared budget answers later), whichever waits, so the
+    // counted start is not wasted.
+    const next = this.#take(decision.start) ?? this.#takeAny();
+    if (next === undefined) return true;
+    next.start();
+    return true;
+  }
+
+  #waitingCalls(): WaitingCalls {
+    return { lookup: this.#lookups.size, refresh: this.#queues.refresh.size, review: this.#queues.review.size, action: this.#queues.action.size };
+  }
+
+  #take(kind: CallKind): Waiting | undefined {
+    // The next source in turn, its newest first lookup: under pressure the player chatting now gets the source's
+    // slot, and no source gets more than its turn.
+    return kind === 'lookup' ? this.#lookups.next() : this.#queues[kind].shift();
+  }
+
+  #takeAny(): Waiting | undefined {
+    for (const kind of CALL_KINDS) {
+      const waiting = this.#take(kind);
       if (waiting !== undefined) return waiting;
     }
     return undefined;
-  }
-
-  #take(budgetClass: BudgetClass): Waiting | undefined {
-    switch (budgetClass) {
-      case 'mute':
-        // The next source in turn, its newest first lookup: under pressure the player chatting now gets the source's
-        // slot, and no source gets more than its turn. Refreshes only when no first lookup of any source waits.
-        return this.#lookups.next() ?? this.#queues.refresh.shift();
-      case 'review':
-        return this.#queues.review.shift();
-      case 'action':
-        return this.#queues.action.shift();
-    }
   }
 
   #wakeIn(delayMs: number): void {
@@ -308,4 +347,10 @@ export class RateLimiter {
       this.#pump();
     }, clampTimerMs(delayMs));
   }
+}
+
+function kindBits(waiting: WaitingCalls): number {
+  let bits = 0;
+  for (const kind of CALL_KINDS) if (waiting[kind] > 0) bits |= KIND_BIT[kind];
+  return bits;
 }

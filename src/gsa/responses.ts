@@ -28,6 +28,26 @@ function firstHeader(response: RawResponse, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The service's own count on the key (Laravel's throttle sends both headers on every answer it throttles). */
+export interface ServiceRateCount {
+  readonly limit: number;
+  readonly remaining: number;
+}
+
+/** A header that must be a whole number of 0 or more, at most 9 digits; anything else is not read. */
+function wholeHeader(response: RawResponse, name: string): number | undefined {
+  const value = firstHeader(response, name)?.trim();
+  return value !== undefined && /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+}
+
+/** X-RateLimit-Limit and X-RateLimit-Remaining, when an answer carries both as whole numbers; else undefined. */
+export function serviceRateCount(response: RawResponse): ServiceRateCount | undefined {
+  const limit = wholeHeader(response, 'x-ratelimit-limit');
+  const remaining = wholeHeader(response, 'x-ratelimit-remaining');
+  if (limit === undefined || remaining === undefined || remaining > limit) return undefined;
+  return { limit, remaining };
+}
+
 /** Retry-After in ms: either delta-seconds or an HTTP date. Undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;

@@ -27,6 +27,11 @@ export class RingDeque<T> {
     return this.#size === 0 ? undefined : this.#items[this.#head];
   }
 
+  /** The newest item, without removing it. */
+  peekNewest(): T | undefined {
+    return this.#size === 0 ? undefined : this.#items[(this.#head + this.#size - 1) % this.#items.length];
+  }
+
   /** Removes and returns the oldest item. */
   shift(): T | undefined {
     if (this.#size === 0) return undefined;

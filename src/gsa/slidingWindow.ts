@@ -50,11 +50,23 @@ export class SlidingWindow {
     return Math.min(this.#spanMs, Math.max(0, oldest + this.#spanMs - now));
   }
 
-  /** Counts a start now. The caller checked delayMs() first. */
-  record(): void {
+  /** Counts `count` starts now (default one). The caller checked delayMs() first, or counts starts made elsewhere. */
+  record(count = 1): void {
+    const now = this.#clock.now();
+    for (let i = 0; i < count; i++) this.recordAt(now);
+  }
+
+  /**
+   * Counts a start made at `at` (not after now). Starts are kept in order: one older than the newest counted is
+   * counted as at the newest's time, so it leaves the window later than it really would (the safe side).
+   */
+  recordAt(at: number): void {
     const now = this.#clock.now();
     this.#forgetOld(now);
-    this.#starts.push(now);
+    const newest = this.#starts.peekNewest();
+    const when = Math.min(now, newest === undefined ? at : Math.max(at, newest));
+    if (when + this.#spanMs <= now) return;
+    this.#starts.push(when);
     // A clock that stepped back could leave more than `requests` entries: the newest ones decide.
     while (this.#starts.size > this.#requests) this.#starts.shift();
   }
