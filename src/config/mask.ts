@@ -7,10 +7,12 @@ export const SECRET_MASK = '***';
 // Profiles may add their own keys to an rcon adapter; ones named like a credential are treated as one.
 const SECRET_KEY = /password|secret|token/i;
 
-/** A deep copy with api.clientSecret, every adapter token and password (and profile keys named like them) replaced by `***`. */
+/** A deep copy with api.clientSecret, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them) replaced by `***`. */
 export function maskSecrets(config: BridgeConfig): BridgeConfig {
   const copy = structuredClone(config);
   copy.api.clientSecret = mask(copy.api.clientSecret);
+  const shared = copy.api.rateLimit.shared;
+  if (shared !== undefined) copy.api.rateLimit.shared = { ...shared, redis: maskUrlPassword(shared.redis) };
   for (const server of copy.servers) {
     for (const adapter of server.adapters) {
       for (const [key, value] of Object.entries(adapter)) {
@@ -25,6 +27,7 @@ export function maskSecrets(config: BridgeConfig): BridgeConfig {
 export function collectSecrets(config: BridgeConfig): string[] {
   const secrets = new Set<string>();
   if (config.api.clientSecret !== '') secrets.add(config.api.clientSecret);
+  for (const form of urlPasswordForms(config.api.rateLimit.shared?.redis)) secrets.add(form);
   for (const server of config.servers) {
     for (const adapter of server.adapters) {
       for (const [key, value] of Object.entries(adapter)) {
@@ -33,6 +36,29 @@ export function collectSecrets(config: BridgeConfig): string[] {
     }
   }
   return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** A URL's password as written and as decoded (a scrubber must catch either); none when it has none. */
+function urlPasswordForms(value: string | undefined): string[] {
+  if (value === undefined || !URL.canParse(value)) return [];
+  const { password } = new URL(value);
+  if (password === '') return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // Kept as written.
+  }
+  return [...new Set([password, decoded])];
+}
+
+/** The URL with its password (if any) replaced by `***`. */
+export function maskUrlPassword(value: string): string {
+  if (!URL.canParse(value)) return value;
+  const url = new URL(value);
+  if (url.password === '') return value;
+  url.password = SECRET_MASK;
+  return url.toString();
 }
 
 function mask(value: string): string {

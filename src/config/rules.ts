@@ -36,6 +36,9 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
     ctx.addIssue({ code: 'custom', path: [...path], message, input: undefined });
   };
 
+  if (usable(['api', 'rateLimit', 'requests'], ['api', 'rateLimit', 'shared', 'nodes']) && (config.api.rateLimit.shared?.nodes ?? 0) > config.api.rateLimit.requests) {
+    report(['api', 'rateLimit', 'shared', 'nodes'], 'must not be greater than api.rateLimit.requests: while Redis is down each sidecar keeps floor(requests / nodes) calls a window, which must be at least 1');
+  }
   if (usable(['api', 'retry', 'minDelayMs'], ['api', 'retry', 'maxDelayMs']) && config.api.retry.minDelayMs > config.api.retry.maxDelayMs) {
     report(['api', 'retry', 'minDelayMs'], 'must not be greater than api.retry.maxDelayMs');
   }

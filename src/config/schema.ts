@@ -63,6 +63,34 @@ const serviceRootUrl = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** Why a value is not a usable Redis URL, without echoing it (it may hold a password); null when it is one. */
+function redisUrlProblem(value: string): string | null {
+  const hint = 'must be a Redis URL like redis://127.0.0.1:6379/0 (rediss:// for TLS; a password as redis://:PASSWORD@host:6379/0)';
+  if (!URL.canParse(value)) return hint;
+  const url = new URL(value);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return hint;
+  if (url.hostname === '') return `${hint}: the host is missing`;
+  if (!/^(\/\d{0,5})?$/.test(url.pathname)) return `${hint}: the path may only be the database number`;
+  if (url.search !== '' || url.hash !== '') return `${hint}: no query or fragment`;
+  return null;
+}
+
+/** Sidecars on one API key that count their calls in one window in Redis (interfaces.md "Many sidecars, one API key"). */
+export const sharedBudgetSchema = z.strictObject({
+  // Holds only counters and holds; a password in the URL is a secret (masked by config check, never logged).
+  redis: z.string().superRefine((value, ctx) => {
+    const problem = redisUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  // The start of every Redis key the sidecar uses (then a hash of api.clientId): sidecars on one key must agree.
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
+    .default('gsa-bridge'),
+  // How many sidecars share the key: while Redis cannot be reached each one keeps floor(requests / nodes).
+  nodes: count(),
+});
+
 export const rateLimitSchema = z.strictObject({
   requests: count().default(100),
   intervalMs: milliseconds().default(60_000),
@@ -72,6 +100,7 @@ export const rateLimitSchema = z.strictObject({
   // First mute lookups one chat source (a server's adapter) may have waiting, inside maxQueued: past it the source's own
   // oldest gives way, so one flooding adapter cannot fill the mute queue (docs/api-budget.md). Capped at maxQueued.
   maxQueuedPerSource: count().default(250),
+  shared: sharedBudgetSchema.optional(),
 });
 
 export const retrySchema = z.strictObject({

@@ -80,6 +80,42 @@ describe('mute.gatedChannels', () => {
   });
 });
 
+describe('api.rateLimit.shared', () => {
+  const shared = (value: Record<string, unknown>, requests = 100): Record<string, unknown> =>
+    minimal({ api: { clientId: 'client-1', clientSecret: 'file-secret', rateLimit: { requests, shared: value } } });
+
+  it('is absent by default, and takes a Redis URL, a prefix (default gsa-bridge) and the number of sidecars', () => {
+    expect(parseConfig(minimal()).api.rateLimit.shared).toBeUndefined();
+    expect(parseConfig(shared({ redis: 'redis://10.0.0.5:6379/0', nodes: 3 })).api.rateLimit.shared).toEqual({ redis: 'redis://10.0.0.5:6379/0', prefix: 'gsa-bridge', nodes: 3 });
+    expect(parseConfig(shared({ redis: 'rediss://cache.internal:6380', prefix: 'cluster-a', nodes: 2 })).api.rateLimit.shared?.prefix).toBe('cluster-a');
+  });
+
+  it('refuses what is not a Redis URL, a bad prefix, a missing or too large node count, each with its path and without echoing the value', () => {
+    expect(problemsOf(shared({ redis: 'http://:hunter2@10.0.0.5:6379', prefix: 'has space', nodes: 0 }))).toEqual([
+      { path: 'api.rateLimit.shared.redis', message: 'must be a Redis URL like redis://127.0.0.1:6379/0 (rediss:// for TLS; a password as redis://:PASSWORD@host:6379/0)' },
+      { path: 'api.rateLimit.shared.prefix', message: 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"' },
+      { path: 'api.rateLimit.shared.nodes', message: 'must be a positive integer' },
+    ]);
+    expect(problemsOf(shared({ redis: 'redis://10.0.0.5:6379/db?x=1' }))).toEqual([
+      { path: 'api.rateLimit.shared.redis', message: 'must be a Redis URL like redis://127.0.0.1:6379/0 (rediss:// for TLS; a password as redis://:PASSWORD@host:6379/0): the path may only be the database number' },
+      { path: 'api.rateLimit.shared.nodes', message: 'required' },
+    ]);
+    expect(problemsOf(shared({ redis: 'redis://10.0.0.5:6379/0', nodes: 11 }, 10))).toEqual([
+      {
+        path: 'api.rateLimit.shared.nodes',
+        message: 'must not be greater than api.rateLimit.requests: while Redis is down each sidecar keeps floor(requests / nodes) calls a window, which must be at least 1',
+      },
+    ]);
+  });
+
+  it('treats a password in the Redis URL as a secret: masked for config check, known to the log scrubber', () => {
+    const config = parseConfig(shared({ redis: 'redis://:s3cr%23t-pw@10.0.0.5:6379/0', nodes: 3 }));
+    expect(maskSecrets(config).api.rateLimit.shared?.redis).toBe('redis://:***@10.0.0.5:6379/0');
+    expect(config.api.rateLimit.shared?.redis).toBe('redis://:s3cr%23t-pw@10.0.0.5:6379/0');
+    expect(collectSecrets(config)).toEqual(expect.arrayContaining(['s3cr%23t-pw', 's3cr#t-pw']));
+  });
+});
+
 describe('parseConfig', () => {
   it('accepts a minimal file and fills in every default', () => {
     expect(parseConfig(minimal())).toEqual({
