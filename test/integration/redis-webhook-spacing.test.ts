@@ -16,7 +16,8 @@ import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/re
 const SECRET = 'redis-webhook-spacing-secret-42';
 const CLIENT_ID = 'spacing-client-id-7';
 const PREFIX = 'gsa-bridge';
-type Redis = ReturnType<typeof createClient>;
+const newConnection = (url: string) => createClient({ url, disableOfflineQueue: true });
+type Redis = ReturnType<typeof newConnection>;
 
 interface Sidecar {
   readonly redis: Redis;
@@ -41,7 +42,7 @@ afterEach(async () => {
 });
 
 async function connection(url: string): Promise<Redis> {
-  const client = createClient({ url, disableOfflineQueue: true });
+  const client = newConnection(url);
   // The owner of a connection listens for its errors (node-redis reconnects by itself); the spacing sees them as failed calls.
   client.on('error', () => undefined);
   connections.push(client);
@@ -73,7 +74,7 @@ async function redisNow(client: Redis): Promise<number> {
 
 async function field(client: Redis, key: string, name: string): Promise<number | undefined> {
   const value = await client.hGet(webhookKeyName(key), name);
-  return value === null || value === undefined ? undefined : Number(value);
+  return value === null ? undefined : Number(value);
 }
 
 async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -182,6 +183,29 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     const left = (await field(inspect, '4711/restart', 'left')) ?? Infinity;
     const bUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
     expect(bUntil - leaseTtlMs).toBeGreaterThanOrEqual(left + spacingMs);
+  });
+
+  it('a sidecar waiting behind another’s lease goes a spacing after that call left, not when the lease would lapse', async () => {
+    redis = await startRedis();
+    const spacingMs = 200;
+    const a = await sidecar(redis.url, { spacingMs });
+    const b = await sidecar(redis.url, { spacingMs });
+    const inspect = await connection(redis.url);
+    const scriptCalls = async (): Promise<number> => {
+      const stats = String(await inspect.sendCommand(['INFO', 'commandstats']));
+      return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    const turnA = await turnOf(a.spacing, '4711/restart');
+    const before = await scriptCalls();
+    // B asks while A holds the lease (30 s by default) ...
+    const turnB = turnOf(b.spacing, '4711/restart', AbortSignal.timeout(10_000));
+    await until('B has asked for the key', async () => (await scriptCalls()) > before);
+    // ... and A's call leaves: B goes a spacing later, not 30 s later.
+    turnA.leaving();
+    await turnB;
+    const left = (await field(inspect, '4711/restart', 'left')) ?? Infinity;
+    const bUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
+    expect(bUntil - 30_000).toBeGreaterThanOrEqual(left + spacingMs);
   });
 
   it('Redis killed: calls go on with the local spacing, one warning per sidecar; shared again once it is back', async () => {
