@@ -85,6 +85,12 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
   }
 }
 
+/** How many scripts Redis has run: a sidecar's claim shows as one more. */
+async function scriptCalls(client: Redis): Promise<number> {
+  const stats = await client.info('commandstats');
+  return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 /** Takes turns on a probe key until the spacing works through Redis again (node-redis reconnects on its own). */
 async function untilShared(spacing: RedisWebhookSpacing): Promise<void> {
   await until('the spacing uses Redis again', async () => {
@@ -191,15 +197,11 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     const a = await sidecar(redis.url, { spacingMs });
     const b = await sidecar(redis.url, { spacingMs });
     const inspect = await connection(redis.url);
-    const scriptCalls = async (): Promise<number> => {
-      const stats = String(await inspect.sendCommand(['INFO', 'commandstats']));
-      return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-    };
     const turnA = await turnOf(a.spacing, '4711/restart');
-    const before = await scriptCalls();
+    const before = await scriptCalls(inspect);
     // B asks while A holds the lease (30 s by default) ...
     const turnB = turnOf(b.spacing, '4711/restart', AbortSignal.timeout(10_000));
-    await until('B has asked for the key', async () => (await scriptCalls()) > before);
+    await until('B has asked for the key', async () => (await scriptCalls(inspect)) > before);
     // ... and A's call leaves: B goes a spacing later, not 30 s later.
     turnA.leaving();
     await turnB;
@@ -273,7 +275,10 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     const turnA = await turnOf(a.spacing, '4711/restart');
     const holder = await inspect.hGet(webhookKeyName('4711/restart'), 'holder');
     const abort = new AbortController();
+    const before = await scriptCalls(inspect);
     const waiting = b.spacing.turn('4711/restart', abort.signal);
+    // Given up once B waits on Redis (A holds the key there), not while it waits for its local turn.
+    await until('B has asked for the key', async () => (await scriptCalls(inspect)) > before);
     abort.abort(new Error('the caller gave up'));
     await expect(waiting).rejects.toThrow('the caller gave up');
     expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).toBe(holder);
