@@ -1,0 +1,315 @@
+// Keeps GSA's webhook spacing across sidecars on one API key: two calls of the same action on the same server leave
+// at least `spacingMs` apart whichever sidecar sends them, measured on Redis's clock (TIME), never the machines'.
+// Inside one process calls queue on the LocalWebhookSpacing as before; the one whose turn comes then takes a lease
+// on the key in Redis (one atomic script per decision), renews it while it waits for the budget, and on leaving
+// records when it left and drops the lease. A holder killed with kill -9 blocks its key for one lease TTL at most.
+// Redis is never a single point of failure: an error or no answer within `commandTimeoutMs` lets the call go on
+// with the local spacing only (one warning per outage, one line when Redis answers again).
+// It stores nothing but a random lease token and times, under a name made from a hash of the client id; it never
+// sends a webhook and never decides whether a call is allowed, only when.
+
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '../time/clock.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+import { sharedKeyName } from './sharedKeyName.js';
+import { LocalWebhookSpacing, WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
+
+/**
+ * The one thing taken from a Redis connection: send a command, get its reply. node-redis's client
+ * (`createClient(...)`) has it as is, so the module that owns the connection hands it over; the connection's
+ * owner connects, reconnects, listens for its errors and closes it.
+ */
+export interface WebhookSpacingRedis {
+  sendCommand(args: readonly string[]): Promise<unknown>;
+}
+
+/** Where the two lines about Redis going and coming back are written; pino satisfies it. */
+export interface WebhookSpacingLogger {
+  warn(bindings: Record<string, unknown>, message: string): void;
+  info(bindings: Record<string, unknown>, message: string): void;
+}
+
+export interface RedisWebhookSpacingOptions {
+  /** A connected Redis client; better created with `disableOfflineQueue: true`, so calls fail at once while it is down. */
+  readonly redis: WebhookSpacingRedis;
+  /** `api.rateLimit.shared.prefix`: the first part of every Redis key. @example 'gsa-bridge' */
+  readonly prefix: string;
+  /** The API key's client id; only a hash of it reaches Redis (sharedKeyName.ts). */
+  readonly clientId: string;
+  /** Minimum time between two calls with one key leaving, in ms, across sidecars. Default WEBHOOK_SPACING_MS (3250). */
+  readonly spacingMs?: number | undefined;
+  /**
+   * How long a lease lives in Redis unless its holder renews it (every third of it while waiting for the budget):
+   * the longest a killed sidecar blocks a key. Default 30000; at least twice `commandTimeoutMs`.
+   */
+  readonly leaseTtlMs?: number | undefined;
+  /** How long one Redis call may take before the call goes on with the local spacing. Default 250. */
+  readonly commandTimeoutMs?: number | undefined;
+  /** Default none (silent). */
+  readonly logger?: WebhookSpacingLogger | undefined;
+  /** Time source of the local spacing; default the system clock. Redis's times are Redis's own. */
+  readonly clock?: Clock | undefined;
+}
+
+/** Default lease TTL: long enough that renewing every 10 s costs nothing, short enough that a killed holder is soon forgotten. */
+export const WEBHOOK_LEASE_TTL_MS = 30_000;
+/** Default wait for one Redis answer before going on without it. */
+export const WEBHOOK_REDIS_TIMEOUT_MS = 250;
+/** How many spacings the time a call left is kept after it left: one is needed, the rest is margin. */
+const KEEP_LEFT_SPACINGS = 2;
+
+// Every script reads Redis's clock itself, so no machine's clock takes part. The key is a hash:
+// holder (a random token per turn), heldUntil (ms, Redis clock), left (ms, Redis clock, when the last call left).
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * ARGV: token, spacingMs, leaseTtlMs. 0 when the lease is taken, else how many ms to wait before asking again.
+ * While another holds the lease, the answer is at most one spacing: its call may leave at any moment, and asking
+ * again within a spacing of that moment costs the next call no time (it must wait that spacing anyway).
+ */
+const CLAIM = `${NOW}local f = redis.call('HMGET', KEYS[1], 'holder', 'heldUntil', 'left')
+local spacing = tonumber(ARGV[2])
+local wait = 0
+if f[1] and f[1] ~= ARGV[1] then wait = math.min(tonumber(f[2]) - now, spacing) end
+if f[3] then
+  local spaced = tonumber(f[3]) + spacing - now
+  if spaced > wait then wait = spaced end
+end
+if wait > 0 then return wait end
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'heldUntil', now + ttl)
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 0`;
+
+/** ARGV: token, leaseTtlMs. 1 when the lease is still this token's and now lasts another TTL, else 0. */
+const RENEW = `if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+${NOW}local ttl = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'heldUntil', now + ttl)
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`;
+
+/**
+ * ARGV: token, keepMs. Records when a call left (also one that held no lease: Redis was away) and drops its lease;
+ * the key then lives keepMs, or as long as another holder's lease if that is longer.
+ */
+const LEAVE = `${NOW}redis.call('HSET', KEYS[1], 'left', now)
+local f = redis.call('HMGET', KEYS[1], 'holder', 'heldUntil')
+local keep = tonumber(ARGV[2])
+if f[1] == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
+elseif f[1] then
+  local held = tonumber(f[2]) - now
+  if held > keep then keep = held end
+end
+redis.call('PEXPIRE', KEYS[1], keep)
+return 1`;
+
+/** ARGV: token. Drops the lease if it is still this token's (a hash left empty is deleted by Redis). */
+const RELEASE = `if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
+  return 1
+end
+return 0`;
+
+interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(source: string): Script {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+const SCRIPTS = { claim: script(CLAIM), renew: script(RENEW), leave: script(LEAVE), release: script(RELEASE) };
+
+/** What one Redis call came to: its answer in time, or why the call goes on without it. */
+type Outcome = { readonly answer: number } | { readonly failed: string } | { readonly aborted: true };
+
+function wholeNumber(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
+  return value;
+}
+
+function nonEmpty(name: string, value: string): string {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
+  return value;
+}
+
+function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text === '' ? 'unknown error' : text.slice(0, 200);
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, clampTimerMs(ms));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Webhook spacing shared by every sidecar on one API key through one Redis. */
+export class RedisWebhookSpacing implements WebhookSpacing {
+  readonly #redis: WebhookSpacingRedis;
+  readonly #base: string;
+  readonly #spacingMs: number;
+  readonly #leaseTtlMs: number;
+  readonly #timeoutMs: number;
+  readonly #logger: WebhookSpacingLogger | undefined;
+  readonly #local: LocalWebhookSpacing;
+  #shared = true;
+
+  constructor(options: RedisWebhookSpacingOptions) {
+    this.#redis = options.redis;
+    this.#base = `${sharedKeyName(nonEmpty('prefix', options.prefix), nonEmpty('clientId', options.clientId))}:webhook:`;
+    this.#spacingMs = wholeNumber('spacingMs', options.spacingMs ?? WEBHOOK_SPACING_MS);
+    this.#leaseTtlMs = wholeNumber('leaseTtlMs', options.leaseTtlMs ?? WEBHOOK_LEASE_TTL_MS);
+    this.#timeoutMs = wholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? WEBHOOK_REDIS_TIMEOUT_MS);
+    if (this.#leaseTtlMs < 2 * this.#timeoutMs) {
+      throw new RangeError(`leaseTtlMs (${this.#leaseTtlMs}) must be at least twice commandTimeoutMs (${this.#timeoutMs}): a renewal must land before the lease lapses`);
+    }
+    this.#logger = options.logger;
+    this.#local = new LocalWebhookSpacing({ spacingMs: this.#spacingMs, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  }
+
+  /** True while Redis answers (the spacing holds across sidecars); false on the local fallback. */
+  get shared(): boolean {
+    return this.#shared;
+  }
+
+  async turn(key: string, signal: AbortSignal): Promise<WebhookTurn> {
+    const local = await this.#local.turn(key, signal);
+    const name = this.#base + key;
+    const token = randomUUID();
+    let leased: boolean;
+    try {
+      leased = await this.#claim(name, token, signal);
+    } catch (error) {
+      local.release();
+      throw error;
+    }
+    let renewal: NodeJS.Timeout | undefined;
+    if (leased) {
+      // Renewed while the call waits for the budget, which may take longer than one TTL under a full window.
+      renewal = setInterval(() => {
+        void this.#ask(SCRIPTS.renew, name, [token, String(this.#leaseTtlMs)]);
+      }, Math.max(1, Math.floor(this.#leaseTtlMs / 3)));
+      renewal.unref();
+    }
+    let left = false;
+    let released = false;
+    return {
+      leaving: () => {
+        if (left || released) return;
+        left = true;
+        clearInterval(renewal);
+        local.leaving();
+        // Recorded on Redis's clock when the script runs, a moment after the call left: the next one waits that
+        // much longer, never less. Sent even without a lease, so sidecars that do reach Redis see it.
+        void this.#ask(SCRIPTS.leave, name, [token, String(KEEP_LEFT_SPACINGS * this.#spacingMs)]);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        clearInterval(renewal);
+        local.release();
+        if (leased && !left) void this.#ask(SCRIPTS.release, name, [token]);
+      },
+    };
+  }
+
+  /** Waits until this token holds the lease (true) or Redis cannot be asked (false: local spacing only). */
+  async #claim(name: string, token: string, signal: AbortSignal): Promise<boolean> {
+    const args = [token, String(this.#spacingMs), String(this.#leaseTtlMs)];
+    // A claim given up on (timed out, or the caller gave up) may still be granted later: give that lease back at once.
+    const giveBack = (answer: number): void => {
+      if (answer === 0) void this.#ask(SCRIPTS.release, name, [token]);
+    };
+    for (;;) {
+      const wait = await this.#ask(SCRIPTS.claim, name, args, signal, giveBack);
+      if (wait === undefined) return false;
+      if (wait <= 0) return true;
+      // A wait is at most a spacing; anything longer is not from our script.
+      await delay(Math.min(wait, this.#spacingMs), signal);
+    }
+  }
+
+  /**
+   * Runs one script with the timeout. Its answer, or undefined when Redis failed or was too slow. Rejects with
+   * `signal.reason` when the signal aborts first. `late` is told an answer that came after the call gave up.
+   */
+  async #ask(script: Script, name: string, args: readonly string[], signal?: AbortSignal, late?: (answer: number) => void): Promise<number | undefined> {
+    signal?.throwIfAborted();
+    const sent = this.#evaluate(script, name, args);
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const outcome = await new Promise<Outcome>((resolve) => {
+      timer = setTimeout(() => {
+        resolve({ failed: `no answer within ${this.#timeoutMs} ms` });
+      }, this.#timeoutMs);
+      if (signal !== undefined) {
+        onAbort = () => {
+          resolve({ aborted: true });
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      sent.then(
+        (answer) => {
+          resolve({ answer });
+        },
+        (error: unknown) => {
+          resolve({ failed: reasonOf(error) });
+        },
+      );
+    });
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    if ('answer' in outcome) {
+      this.#answered();
+      return outcome.answer;
+    }
+    if (late !== undefined) {
+      sent.then(late, () => undefined);
+    }
+    if ('aborted' in outcome) throw signal?.reason as Error;
+    this.#failed(outcome.failed);
+    return undefined;
+  }
+
+  /** EVALSHA, and EVAL once the script cache lacks it (a fresh or restarted Redis): EVAL caches it again. */
+  async #evaluate(script: Script, name: string, args: readonly string[]): Promise<number> {
+    let reply: unknown;
+    try {
+      reply = await this.#redis.sendCommand(['EVALSHA', script.sha, '1', name, ...args]);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await this.#redis.sendCommand(['EVAL', script.source, '1', name, ...args]);
+    }
+    if (typeof reply !== 'number') throw new Error(`unexpected reply to a webhook spacing script: ${typeof reply}`);
+    return reply;
+  }
+
+  #failed(reason: string): void {
+    if (!this.#shared) return;
+    this.#shared = false;
+    this.#logger?.warn({ reason }, `webhook spacing: Redis did not answer (${reason}); webhook calls are spaced within this sidecar only until it does`);
+  }
+
+  #answered(): void {
+    if (this.#shared) return;
+    this.#shared = true;
+    this.#logger?.info({}, 'webhook spacing: Redis answers again; webhook calls are spaced across sidecars again');
+  }
+}

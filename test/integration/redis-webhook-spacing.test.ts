@@ -1,0 +1,304 @@
+// GSA's webhook spacing across sidecars on one Redis: two sidecars (two spacings, two Redis connections, two
+// clients) send a restart of one server; the emulator sees them arrive at least 3 s apart, and nothing else is held.
+// A holder that dies blocks its key for one lease TTL at most; a live one keeps it while it waits. Redis dead or
+// silent: calls go on with the local spacing, one warning per outage, and shared again once Redis answers.
+// Times are read from Redis's own clock and lease fields, never compared with the machine's clock.
+import { createClient } from '@redis/client';
+import { afterEach, expect, it } from 'vitest';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaClient } from '../../src/gsa/index.js';
+import { RedisWebhookSpacing, type RedisWebhookSpacingOptions } from '../../src/gsa/redisWebhookSpacing.js';
+import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
+import { GSA_WEBHOOK_SPACING_MS, type WebhookTurn } from '../../src/gsa/webhookSpacing.js';
+import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
+import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+
+const SECRET = 'redis-webhook-spacing-secret-42';
+const CLIENT_ID = 'spacing-client-id-7';
+const PREFIX = 'gsa-bridge';
+const newConnection = (url: string) => createClient({ url, disableOfflineQueue: true });
+type Redis = ReturnType<typeof newConnection>;
+
+interface Sidecar {
+  readonly redis: Redis;
+  readonly spacing: RedisWebhookSpacing;
+  readonly lines: LogLine[];
+}
+
+let redis: PrivateRedis | undefined;
+let emulator: GsaEmulator | undefined;
+const clients: GsaClient[] = [];
+const connections: Redis[] = [];
+const turns: WebhookTurn[] = [];
+
+afterEach(async () => {
+  for (const turn of turns.splice(0)) turn.release();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  for (const connection of connections.splice(0)) connection.destroy();
+  await emulator?.close();
+  await redis?.stop();
+  emulator = undefined;
+  redis = undefined;
+});
+
+async function connection(url: string): Promise<Redis> {
+  const client = newConnection(url);
+  // The owner of a connection listens for its errors (node-redis reconnects by itself); the spacing sees them as failed calls.
+  client.on('error', () => undefined);
+  connections.push(client);
+  await client.connect();
+  return client;
+}
+
+async function sidecar(url: string, options: Partial<RedisWebhookSpacingOptions> = {}): Promise<Sidecar> {
+  const lines: LogLine[] = [];
+  const client = await connection(url);
+  const spacing = new RedisWebhookSpacing({ redis: client, prefix: PREFIX, clientId: CLIENT_ID, logger: captureLogger(lines), ...options });
+  return { redis: client, spacing, lines };
+}
+
+async function turnOf(spacing: RedisWebhookSpacing, key: string, signal = AbortSignal.timeout(15_000)): Promise<WebhookTurn> {
+  const turn = await spacing.turn(key, signal);
+  turns.push(turn);
+  return turn;
+}
+
+function webhookKeyName(key: string, clientId = CLIENT_ID): string {
+  return `${sharedKeyName(PREFIX, clientId)}:webhook:${key}`;
+}
+
+async function redisNow(client: Redis): Promise<number> {
+  const [seconds, micros] = await client.time().then((time) => [Number(time[0]), Number(time[1])]);
+  return (seconds ?? 0) * 1000 + Math.floor((micros ?? 0) / 1000);
+}
+
+async function field(client: Redis, key: string, name: string): Promise<number | undefined> {
+  const value = await client.hGet(webhookKeyName(key), name);
+  return value === null ? undefined : Number(value);
+}
+
+async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** How many scripts Redis has run: a sidecar's claim shows as one more. */
+async function scriptCalls(client: Redis): Promise<number> {
+  const stats = await client.info('commandstats');
+  return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+/** Takes turns on a probe key until the spacing works through Redis again (node-redis reconnects on its own). */
+async function untilShared(spacing: RedisWebhookSpacing): Promise<void> {
+  await until('the spacing uses Redis again', async () => {
+    const turn = await spacing.turn('0/probe', AbortSignal.timeout(5_000));
+    turn.release();
+    return spacing.shared;
+  });
+}
+
+describeWithRedis('webhook spacing shared on Redis', () => {
+  it('two sidecars’ restarts of one server arrive at least 3 s apart; other webhooks are not held; Redis holds only hashed names and times', async () => {
+    redis = await startRedis();
+    emulator = await GsaEmulator.start({ clientId: CLIENT_ID, clientSecret: SECRET, servers: [{ name: 'ovddykvbs', id: 4711 }, { name: 'second', id: 4712 }] });
+    const [a, b] = [await sidecar(redis.url), await sidecar(redis.url)];
+    const gsa = (spacing: RedisWebhookSpacing): GsaClient => {
+      const client = new GsaClient({ baseUrl: emulator?.url ?? '', clientId: CLIENT_ID, clientSecret: SECRET, webhookSpacing: spacing });
+      clients.push(client);
+      return client;
+    };
+    const [clientA, clientB] = [gsa(a.spacing), gsa(b.spacing)];
+    const results = await Promise.all([clientA.restart(4711), clientB.restart(4711), clientB.stop(4711), clientB.restart(4712)]);
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200]);
+
+    const webhooks = emulator.calls.filter((call) => call.endpoint === 'webhook');
+    const restarts = webhooks.filter((call) => call.path === '/api/v1/server/4711/restart').map((call) => call.at);
+    expect(restarts).toHaveLength(2);
+    const [first = 0, second = 0] = restarts;
+    expect(second - first).toBeGreaterThanOrEqual(GSA_WEBHOOK_SPACING_MS);
+    const order = webhooks.map((call) => call.path);
+    expect(order.indexOf('/api/v1/server/4711/stop')).toBeLessThan(order.lastIndexOf('/api/v1/server/4711/restart'));
+    expect(order.indexOf('/api/v1/server/4712/restart')).toBeLessThan(order.lastIndexOf('/api/v1/server/4711/restart'));
+    expect([...a.lines, ...b.lines]).toEqual([]);
+
+    // What Redis holds: one hash per webhook key, named by the prefix, the client id's hash and the key; inside only
+    // times. Neither the client id nor the secret appears anywhere.
+    const inspect = await connection(redis.url);
+    const names = (await inspect.keys('*')).sort();
+    expect(names).toEqual([webhookKeyName('4711/restart'), webhookKeyName('4711/stop'), webhookKeyName('4712/restart')].sort());
+    for (const name of names) {
+      expect(name).toMatch(/^gsa-bridge:\{[0-9a-f]{16}\}:webhook:\d+\/[a-z-]+$/);
+      const fields = await inspect.hGetAll(name);
+      expect(Object.keys(fields)).toEqual(['left']);
+      expect(fields.left).toMatch(/^\d{13}$/);
+      expect(JSON.stringify(fields) + name).not.toContain(CLIENT_ID);
+      expect(JSON.stringify(fields) + name).not.toContain(SECRET);
+      // Kept a few spacings after the call left, then gone.
+      const ttl = await inspect.pTTL(name);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(3 * 3250);
+    }
+  });
+
+  it('a holder that dies (its lease never released or renewed) blocks the key for one lease TTL, no longer', async () => {
+    redis = await startRedis();
+    const leaseTtlMs = 1000;
+    const a = await sidecar(redis.url, { spacingMs: 100, leaseTtlMs });
+    const b = await sidecar(redis.url, { spacingMs: 100, leaseTtlMs });
+    const inspect = await connection(redis.url);
+    await turnOf(a.spacing, '4711/restart');
+    const heldUntil = await field(inspect, '4711/restart', 'heldUntil');
+    expect(heldUntil).toBeDefined();
+    // Another key of the same server is not held by it.
+    (await turnOf(b.spacing, '4711/stop')).release();
+
+    // kill -9 of the holder: its connection goes, nothing is released, nothing renews the lease.
+    a.redis.destroy();
+    await turnOf(b.spacing, '4711/restart', AbortSignal.timeout(leaseTtlMs + 10_000));
+    const bHeldUntil = await field(inspect, '4711/restart', 'heldUntil');
+    // B's lease began (heldUntil - TTL, on Redis's clock) no earlier than A's ended.
+    expect((bHeldUntil ?? 0) - leaseTtlMs).toBeGreaterThanOrEqual(heldUntil ?? Infinity);
+    expect(b.spacing.shared).toBe(true);
+  });
+
+  it('a live holder keeps its key past the lease TTL while it waits, and the next call goes a spacing after it left', async () => {
+    redis = await startRedis();
+    const leaseTtlMs = 600;
+    const spacingMs = 200;
+    const a = await sidecar(redis.url, { spacingMs, leaseTtlMs });
+    const b = await sidecar(redis.url, { spacingMs, leaseTtlMs });
+    const inspect = await connection(redis.url);
+    const turnA = await turnOf(a.spacing, '4711/restart');
+    const firstUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
+    const holder = await inspect.hGet(webhookKeyName('4711/restart'), 'holder');
+    let bTurned = false;
+    const turnB = turnOf(b.spacing, '4711/restart').then((turn) => {
+      bTurned = true;
+      return turn;
+    });
+    // Two lease TTLs after A took it (Redis's clock), A still holds it: it renewed; B still waits.
+    await until('two lease TTLs have passed on Redis', async () => (await redisNow(inspect)) >= firstUntil + leaseTtlMs);
+    expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).toBe(holder);
+    expect(bTurned).toBe(false);
+
+    turnA.leaving();
+    await turnB;
+    const left = (await field(inspect, '4711/restart', 'left')) ?? Infinity;
+    const bUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
+    expect(bUntil - leaseTtlMs).toBeGreaterThanOrEqual(left + spacingMs);
+  });
+
+  it('a sidecar waiting behind another’s lease goes a spacing after that call left, not when the lease would lapse', async () => {
+    redis = await startRedis();
+    const spacingMs = 200;
+    const a = await sidecar(redis.url, { spacingMs });
+    const b = await sidecar(redis.url, { spacingMs });
+    const inspect = await connection(redis.url);
+    const turnA = await turnOf(a.spacing, '4711/restart');
+    const before = await scriptCalls(inspect);
+    // B asks while A holds the lease (30 s by default) ...
+    const turnB = turnOf(b.spacing, '4711/restart', AbortSignal.timeout(10_000));
+    await until('B has asked for the key', async () => (await scriptCalls(inspect)) > before);
+    // ... and A's call leaves: B goes a spacing later, not 30 s later.
+    turnA.leaving();
+    await turnB;
+    const left = (await field(inspect, '4711/restart', 'left')) ?? Infinity;
+    const bUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
+    expect(bUntil - 30_000).toBeGreaterThanOrEqual(left + spacingMs);
+  });
+
+  it('Redis killed: calls go on with the local spacing, one warning per sidecar; shared again once it is back', async () => {
+    redis = await startRedis();
+    const spacingMs = 100;
+    const clock = { now: () => performance.now() };
+    const a = await sidecar(redis.url, { spacingMs, clock });
+    const b = await sidecar(redis.url, { spacingMs, clock });
+    expect(a.spacing.shared).toBe(true);
+    await redis.kill();
+
+    const leftAt: number[] = [];
+    for (let call = 0; call < 3; call++) {
+      const turn = await turnOf(a.spacing, '4711/restart');
+      if (call > 0) expect(clock.now() - (leftAt.at(-1) ?? 0)).toBeGreaterThanOrEqual(spacingMs - 2);
+      leftAt.push(clock.now());
+      turn.leaving();
+      turn.release();
+    }
+    (await turnOf(b.spacing, '4711/restart')).release();
+    expect(a.spacing.shared).toBe(false);
+    const warnings = a.lines.filter((line) => line.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toMatch(/^webhook spacing: Redis did not answer \(.+\); webhook calls are spaced within this sidecar only until it does$/);
+    expect(b.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
+
+    await redis.restart();
+    await untilShared(a.spacing);
+    await untilShared(b.spacing);
+    expect(a.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
+    expect(a.lines.filter((line) => line.level === 'info').map((line) => line.message)).toEqual(['webhook spacing: Redis answers again; webhook calls are spaced across sidecars again']);
+
+    // Across sidecars again: B's turn comes a spacing after A's call left, on Redis's clock.
+    const inspect = await connection(redis.url);
+    const turnA = await turnOf(a.spacing, '4711/restart');
+    turnA.leaving();
+    await turnOf(b.spacing, '4711/restart');
+    const left = (await field(inspect, '4711/restart', 'left')) ?? Infinity;
+    const bUntil = (await field(inspect, '4711/restart', 'heldUntil')) ?? 0;
+    expect(bUntil - 30_000).toBeGreaterThanOrEqual(left + spacingMs);
+  });
+
+  it('Redis silent: a call waits a short timeout, goes on with the local spacing, and a claim answered late is given back', async () => {
+    redis = await startRedis();
+    const a = await sidecar(redis.url, { spacingMs: 100 });
+    const inspect = await connection(redis.url);
+    // Scripts (writes) wait; reads still answer, so the test can look.
+    await inspect.sendCommand(['CLIENT', 'PAUSE', '20000', 'WRITE']);
+    await turnOf(a.spacing, '4711/restart');
+    expect(a.spacing.shared).toBe(false);
+    expect(a.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      'webhook spacing: Redis did not answer (no answer within 250 ms); webhook calls are spaced within this sidecar only until it does',
+    ]);
+    await inspect.sendCommand(['CLIENT', 'UNPAUSE']);
+    // A's connection answers in order: once this PING is answered, the late claim has run.
+    await a.redis.ping();
+    await until('the late lease is given back', async () => (await inspect.hGet(webhookKeyName('4711/restart'), 'holder')) === null, 5_000);
+  });
+
+  it('a call given up while waiting for its shared turn leaves nothing held, here or in Redis', async () => {
+    redis = await startRedis();
+    const a = await sidecar(redis.url, { spacingMs: 100 });
+    const b = await sidecar(redis.url, { spacingMs: 100 });
+    const inspect = await connection(redis.url);
+    const turnA = await turnOf(a.spacing, '4711/restart');
+    const holder = await inspect.hGet(webhookKeyName('4711/restart'), 'holder');
+    const abort = new AbortController();
+    const before = await scriptCalls(inspect);
+    const waiting = b.spacing.turn('4711/restart', abort.signal);
+    // Given up once B waits on Redis (A holds the key there), not while it waits for its local turn.
+    await until('B has asked for the key', async () => (await scriptCalls(inspect)) > before);
+    abort.abort(new Error('the caller gave up'));
+    await expect(waiting).rejects.toThrow('the caller gave up');
+    expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).toBe(holder);
+
+    turnA.leaving();
+    turnA.release();
+    // B's local turn was given back: its next call gets the key.
+    await turnOf(b.spacing, '4711/restart', AbortSignal.timeout(5_000));
+    expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).not.toBe(holder);
+  });
+
+  it('refuses options it cannot keep, naming them', async () => {
+    redis = await startRedis();
+    const client = await connection(redis.url);
+    const make = (options: Partial<RedisWebhookSpacingOptions>) => () => new RedisWebhookSpacing({ redis: client, prefix: PREFIX, clientId: CLIENT_ID, ...options });
+    expect(make({ prefix: '' })).toThrow('prefix must be a non-empty string');
+    expect(make({ clientId: '' })).toThrow('clientId must be a non-empty string');
+    expect(make({ spacingMs: 0 })).toThrow('spacingMs must be a whole number of 1 or more, got 0');
+    expect(make({ leaseTtlMs: 1.5 })).toThrow('leaseTtlMs must be a whole number of 1 or more, got 1.5');
+    expect(make({ commandTimeoutMs: -1 })).toThrow('commandTimeoutMs must be a whole number of 1 or more, got -1');
+    expect(make({ leaseTtlMs: 400, commandTimeoutMs: 250 })).toThrow('leaseTtlMs (400) must be at least twice commandTimeoutMs (250): a renewal must land before the lease lapses');
+  });
+});
