@@ -1,9 +1,11 @@
-// `gsa-bridge emulator [--host H] [--port P] [--config FILE]`: the GSA-compatible emulator alone, for mod
-// authors and tests. Credentials come from the config or environment (never argv), else demo defaults.
+// `gsa-bridge emulator [--host H] [--port P] [--config FILE] [--rate-limit N/MS]`: the GSA-compatible emulator alone,
+// for mod authors and tests. Credentials come from the config or environment (never argv), else demo defaults.
+// `--rate-limit` makes it enforce the service's API budget per key (off by default, as in tests and the demo).
 
 import { ConfigError, loadConfig } from '../config/index.js';
-import { GsaEmulator, type EmulatorOptions } from '../gsa/emulator/index.js';
+import { GsaEmulator, type EmulatorOptions, type WindowSpec } from '../gsa/emulator/index.js';
 import type { CliContext } from './context.js';
+import { UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';
 import { defineCommand, parseCommandLine } from './options.js';
 import { reportConfigError } from './serviceSession.js';
@@ -13,13 +15,22 @@ export const DEFAULT_EMULATOR_PORT = 8790;
 
 export const EMULATOR_COMMAND = defineCommand({
   name: 'emulator',
-  synopsis: '[--host H] [--port P] [--config FILE]',
+  synopsis: '[--host H] [--port P] [--config FILE] [--rate-limit REQUESTS/INTERVAL_MS]',
   summary: 'the GSA-compatible emulator alone, for mod authors and tests (Ctrl-C stops it)',
-  details: ['Its credentials and servers come from --config, else GSA_CLIENT_ID / GSA_CLIENT_SECRET, else demo defaults (printed).'],
+  details: [
+    'Its credentials and servers come from --config, else GSA_CLIENT_ID / GSA_CLIENT_SECRET, else demo defaults (printed).',
+    '--rate-limit 100/60000 enforces the service\'s budget per API key: at most 100 calls in any 60000 ms (a strict sliding window), 429 with Retry-After past it, X-RateLimit-Limit / -Remaining on every answer.',
+  ],
   options: {
     host: { type: 'string', value: 'H', default: '127.0.0.1', description: 'the address to listen on' },
     port: { type: 'integer', value: 'P', min: 0, max: 65535, default: DEFAULT_EMULATOR_PORT, description: 'the port to listen on (0: any free port)' },
     config: { type: 'string', value: 'FILE', description: 'a config file whose api credentials and servers the emulator accepts', defaultText: 'none: the environment or demo defaults' },
+    'rate-limit': {
+      type: 'string',
+      value: 'REQUESTS/INTERVAL_MS',
+      description: 'enforce the API budget per key: at most REQUESTS calls in any INTERVAL_MS, 429 past it',
+      defaultText: 'off: every call is answered',
+    },
   },
 });
 
@@ -38,8 +49,22 @@ function optionsFromEnvironment(context: CliContext): EmulatorOptions {
   return { ...(clientId !== '' ? { clientId } : {}), ...(clientSecret !== '' ? { clientSecret } : {}) };
 }
 
+/** `--rate-limit REQUESTS/INTERVAL_MS`, two whole numbers of 1 or more. @throws UsageError quoting the value. */
+export function parseRateLimit(text: string): WindowSpec {
+  const match = /^(\d{1,9})\/(\d{1,12})$/.exec(text);
+  const requests = Number(match?.[1]);
+  const intervalMs = Number(match?.[2]);
+  if (match === null || !(requests >= 1) || !(intervalMs >= 1)) {
+    throw new UsageError(
+      `--rate-limit must be REQUESTS/INTERVAL_MS, two whole numbers of 1 or more (for example 100/60000: 100 calls a minute), got "${text}"`,
+    );
+  }
+  return { requests, intervalMs };
+}
+
 export async function emulatorCommand(args: readonly string[], context: CliContext): Promise<number> {
-  const { host, port, config: configPath } = parseCommandLine(EMULATOR_COMMAND, args).options;
+  const { host, port, config: configPath, 'rate-limit': rateLimit } = parseCommandLine(EMULATOR_COMMAND, args).options;
+  const enforceBudget = rateLimit === undefined ? undefined : parseRateLimit(rateLimit);
 
   let options: EmulatorOptions;
   try {
@@ -48,7 +73,7 @@ export async function emulatorCommand(args: readonly string[], context: CliConte
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
   }
-  const emulator = await GsaEmulator.start({ ...options, host, port });
+  const emulator = await GsaEmulator.start({ ...options, host, port, ...(enforceBudget === undefined ? {} : { enforceBudget }) });
   const secretSource = options.clientSecret === undefined ? `${emulator.clientSecret} (demo default)` : '(from your config or GSA_CLIENT_SECRET)';
   context.stdout.write(
     [
@@ -56,6 +81,9 @@ export async function emulatorCommand(args: readonly string[], context: CliConte
       `  client id:     ${emulator.clientId}`,
       `  client secret: ${secretSource}`,
       `  servers:       ${emulator.servers.map((server) => (server.id === undefined ? server.name : `${server.name} (id ${server.id})`)).join(', ')}`,
+      ...(enforceBudget === undefined
+        ? []
+        : [`  rate limit:    ${enforceBudget.requests} calls per ${enforceBudget.intervalMs} ms per API key (429 with Retry-After past it)`]),
       `  control:       ${emulator.url}/_emulator/state (local testing only)`,
       'Set api.baseUrl (or GSA_API_URL) to this URL. Ctrl-C stops it.',
       '',

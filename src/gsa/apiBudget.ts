@@ -28,8 +28,10 @@ export interface ApiBudget {
   /**
    * An answer carried the service's own count (X-RateLimit-Limit / X-RateLimit-Remaining): from now on the budget
    * never believes it has more starts left than `remaining`. Other tools on the key spend the budget too.
+   * `unseen` (default 0): this process's starts the service cannot have counted when it answered (started after the
+   * answered call, or still on the wire then); they are on top of what it counted, not among it.
    */
-  observeServiceCount(limit: number, remaining: number): void;
+  observeServiceCount(limit: number, remaining: number, unseen?: number): void;
   /** Lets go of what the budget holds (timers, a connection). Idempotent. */
   close(): Promise<void>;
 }
@@ -105,13 +107,15 @@ export class LocalBudget implements ApiBudget {
     return Math.max(0, this.#holdUntil - this.#clock.now());
   }
 
-  observeServiceCount(limit: number, remaining: number): void {
+  observeServiceCount(limit: number, remaining: number, unseen = 0): void {
     if (!(limit >= 0) || !(remaining >= 0)) return;
-    // The service saw starts this window does not know of (other tools on the key, or a window it counts
-    // differently): count them now, so what is left here is never more than what it says is left. They leave
-    // the window one span from now, later than they really happened: the safe side.
-    const unknown = this.#requests - remaining - this.#window.used;
-    if (unknown > 0) this.#window.record(unknown);
+    // Left here = requests - used, and must stay at most what the service says is left once our starts it had not
+    // counted yet arrive too: used >= (requests - remaining) + unseen. The starts missing for that were seen by the
+    // service and not here (other tools on the key, or a window it counts differently): count them now. They leave
+    // the window one span from now, later than they really happened: the safe side. A higher `remaining` later
+    // never takes them back.
+    const unknown = this.#requests - remaining + Math.max(0, unseen) - this.#window.used;
+    if (unknown > 0) this.#window.record(Math.min(unknown, this.#requests));
   }
 
   close(): Promise<void> {

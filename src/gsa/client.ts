@@ -339,7 +339,7 @@ export class GsaClient {
 
   async #send<T>(call: PlannedCall<T>, attempt: number, turn: WebhookTurn | undefined): Promise<T> {
     const { request, what, parse, target, options } = call;
-    return this.#limiter.schedule(call.kind, async () => {
+    return this.#limiter.schedule(call.kind, async (start) => {
       turn?.leaving();
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
@@ -356,7 +356,7 @@ export class GsaClient {
         throw error;
       }
       const count = serviceRateCount(response);
-      if (count !== undefined) this.#limiter.observeServiceCount(count.limit, count.remaining);
+      if (count !== undefined) this.#limiter.observeServiceCount(count.limit, count.remaining, start);
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);

@@ -57,6 +57,15 @@ export const DEFAULT_RATE_LIMIT: RateLimitOptions = { requests: 100, intervalMs:
 /** `maxQueuedPerSource` when none is given (capped at `maxQueued`): a quarter of the default `maxQueued`. */
 export const DEFAULT_MAX_QUEUED_PER_SOURCE = 250;
 
+/**
+ * One call's start, handed to its task: `observeServiceCount` uses it to tell which of this process's starts the
+ * service cannot have counted yet when it answered that call.
+ */
+export interface StartTicket {
+  /** This process's starts on the key before and including this one. */
+  readonly seq: number;
+}
+
 /** The source of calls scheduled without one: every such caller shares it. */
 export const UNNAMED_SOURCE = '';
 
@@ -117,6 +126,9 @@ export class RateLimiter {
   };
   /** Calls let go and not yet settled. */
   #inFlight = 0;
+  /** Starts made so far (the last ticket's seq), and the tickets of the calls still on the wire. */
+  #starts = 0;
+  readonly #onTheWire = new Set<number>();
   #timer: NodeJS.Timeout | undefined;
   #timerDueAt = Infinity;
   #pumping = false;
@@ -164,19 +176,23 @@ export class RateLimiter {
    * `source` names where a first lookup comes from (an opaque key chosen by the caller): first
    * lookups of different sources take turns. Ignored for the other kinds. Default UNNAMED_SOURCE.
    */
-  schedule<T>(kind: CallKind, task: () => Promise<T>, source: string = UNNAMED_SOURCE): Promise<T> {
+  schedule<T>(kind: CallKind, task: (start: StartTicket) => Promise<T>, source: string = UNNAMED_SOURCE): Promise<T> {
     if (this.#closed) return Promise.reject(new QueueFullError('the service client is closed; nothing was sent', undefined));
-    if (this.#budget === undefined) return task();
+    if (this.#budget === undefined) return task({ seq: ++this.#starts });
     return new Promise<T>((resolve, reject) => {
+      let ticket: StartTicket | undefined;
       const settled = (): void => {
         this.#inFlight -= 1;
+        if (ticket !== undefined) this.#onTheWire.delete(ticket.seq);
         this.#pump();
       };
       const waiting: Waiting = {
         start: () => {
           this.#inFlight += 1;
+          ticket = { seq: ++this.#starts };
+          this.#onTheWire.add(ticket.seq);
           try {
-            task().then(
+            task(ticket).then(
               (value) => {
                 settled();
                 resolve(value);
@@ -203,10 +219,20 @@ export class RateLimiter {
     this.#budget.holdFor(ms);
   }
 
-  /** An answer carried the service's X-RateLimit-Limit / -Remaining: the budget never believes more is left. */
-  observeServiceCount(limit: number, remaining: number): void {
+  /**
+   * The answer to the call of `ticket` carried the service's X-RateLimit-Limit / -Remaining: the budget never believes
+   * more is left. The service counted that call and what arrived before it, not this process's calls that arrive
+   * after it: those started since, and those started before it that were still on the wire (they may arrive after it).
+   * Without a ticket every other start is taken as counted already.
+   */
+  observeServiceCount(limit: number, remaining: number, ticket?: StartTicket): void {
     if (this.#budget === undefined || this.#closed) return;
-    this.#budget.observeServiceCount(limit, remaining);
+    let unseen = 0;
+    if (ticket !== undefined) {
+      unseen = this.#starts - ticket.seq;
+      for (const seq of this.#onTheWire) if (seq < ticket.seq) unseen += 1;
+    }
+    this.#budget.observeServiceCount(limit, remaining, unseen);
   }
 
   /**

@@ -293,6 +293,20 @@ describe('config check', () => {
   });
 });
 
+describe('emulator --rate-limit', () => {
+  it('refuses a value that is not REQUESTS/INTERVAL_MS with a usage error naming the flag, exit 2, before listening', async () => {
+    for (const value of ['100', '100/', '/60000', '0/60000', '100/0', '1.5/60000', '-1/60000', '100/60s', 'abc', '100/60000/1', '99999999999999999999/1']) {
+      const run = await cli(['emulator', '--port', '0', '--rate-limit', value], {});
+      expect(run.code, value).toBe(2);
+      expect(run.stderr, value).toContain(
+        `error: --rate-limit must be REQUESTS/INTERVAL_MS, two whole numbers of 1 or more (for example 100/60000: 100 calls a minute), got "${value}"`,
+      );
+      expect(run.stderr, value).toContain('usage: gsa-bridge emulator');
+      expect(run.stdout, value).toBe('');
+    }
+  });
+});
+
 describe('the binary', () => {
   function spawnCli(args: string[], env: Record<string, string> = {}): ReturnType<typeof spawn> {
     return spawn(process.execPath, [BIN, ...args], {
@@ -364,6 +378,37 @@ describe('the binary', () => {
     mod.send({ type: 'chat', id: 'x', player: { steam_id: '76561198000000002' }, channel: 'global', text: 'hi' });
     expect(await mod.waitFor((frame) => frame.id === 'x')).toMatchObject({ allow: false, reason: 'muted' });
     await mod.close();
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+  });
+
+  it('emulator --rate-limit enforces the budget per key: the banner says so, and a call past it is a 429', async () => {
+    const child = spawnCli(['emulator', '--port', '0', '--rate-limit', '2/60000'], { GSA_CLIENT_SECRET: SECRET });
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /listening on (\S+)[\s\S]*Ctrl-C/.exec(stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.once('exit', () => {
+        reject(new Error(`emulator exited early: ${stdout}`));
+      });
+    });
+    expect(stdout).toContain('rate limit:    2 calls per 60000 ms per API key (429 with Retry-After past it)');
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${url}/api/v1/gameserver/ovddykvbs/mute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ client_id: 'demo-client', client_secret: SECRET, steam_id: '76561198000000001' }).toString(),
+      });
+      await response.text();
+      statuses.push(response.status);
+      if (response.status === 429) expect(response.headers.get('retry-after')).toBe('60');
+    }
+    expect(statuses).toStrictEqual([200, 200, 429]);
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number];
     expect(code).toBe(0);

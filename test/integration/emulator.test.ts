@@ -615,6 +615,7 @@ describe('control surface over HTTP', () => {
     expect(stats.json).toStrictEqual({
       counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, other: 0 }, byStatus: { '200': 1 } },
       window: { requests: 100, intervalMs: 60_000, arrivals: 1, maxInWindow: 1, maxAt: expect.any(Number) as unknown, minSpanMs: null, violations: 0 },
+      budget: null,
     });
     expect((await control('POST', 'window', { requests: 1.5, intervalMs: 60_000 })).json).toMatchObject({ message: expect.stringMatching(/^requests: /) as unknown });
     expect((await control('POST', 'faults', { kind: 'html', status: 199 })).json).toMatchObject({ message: expect.stringMatching(/^status: /) as unknown });

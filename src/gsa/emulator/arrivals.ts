@@ -82,9 +82,7 @@ export class ArrivalWatch {
 
 class WindowTracker {
   readonly spec: WindowSpec;
-  /** Arrival times still inside the interval, oldest first, from `#head` on (compacted now and then). */
-  #inWindow: number[] = [];
-  #head = 0;
+  readonly #inWindow: ArrivalWindow;
   /** The last `requests + 1` arrival times, as a ring. */
   readonly #recent: number[] = [];
   #next = 0;
@@ -96,19 +94,14 @@ class WindowTracker {
 
   constructor(spec: WindowSpec) {
     this.spec = spec;
+    this.#inWindow = new ArrivalWindow(spec.intervalMs);
   }
 
   arrived(at: number): void {
     this.#arrivals += 1;
-    // An earlier arrival is still inside the window while less than intervalMs has passed since it.
-    while (this.#head < this.#inWindow.length && at - (this.#inWindow[this.#head] ?? at) >= this.spec.intervalMs) this.#head += 1;
-    if (this.#head > 1024 && this.#head * 2 > this.#inWindow.length) {
-      this.#inWindow = this.#inWindow.slice(this.#head);
-      this.#head = 0;
-    }
-    if (this.#inWindow.length - this.#head >= this.spec.requests) this.#violations += 1;
+    if (this.#inWindow.countAt(at) >= this.spec.requests) this.#violations += 1;
     this.#inWindow.push(at);
-    const count = this.#inWindow.length - this.#head;
+    const count = this.#inWindow.countAt(at);
     if (count > this.#maxInWindow) {
       this.#maxInWindow = count;
       this.#maxAt = at;
@@ -134,6 +127,46 @@ class WindowTracker {
       minSpanMs: this.#minSpanMs,
       violations: this.#violations,
     };
+  }
+}
+
+/**
+ * The arrival times inside the last `intervalMs`, oldest first: what a strict window judges by, for the watch above
+ * and for the enforced budget (keyBudget.ts). An arrival is inside while less than `intervalMs` has passed since it,
+ * so two arrivals exactly `intervalMs` apart are in different windows. Memory is bounded by the arrivals inside.
+ */
+export class ArrivalWindow {
+  readonly #intervalMs: number;
+  /** Times from `#head` on are inside; the array is compacted now and then rather than shifted per arrival. */
+  #times: number[] = [];
+  #head = 0;
+
+  constructor(intervalMs: number) {
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Forgets the arrivals that left the window by `at`, and says how many are still inside. */
+  countAt(at: number): number {
+    while (this.#head < this.#times.length && at - (this.#times[this.#head] ?? at) >= this.#intervalMs) this.#head += 1;
+    if (this.#head > 1024 && this.#head * 2 > this.#times.length) {
+      this.#times = this.#times.slice(this.#head);
+      this.#head = 0;
+    }
+    return this.#times.length - this.#head;
+  }
+
+  /**
+   * Counts an arrival at `at`. Times stay in order: one earlier than the newest is counted at the newest's time, so
+   * it leaves the window later than it would (the strict side), never sooner.
+   */
+  push(at: number): void {
+    const newest = this.#times.length > this.#head ? this.#times[this.#times.length - 1] : undefined;
+    this.#times.push(newest === undefined ? at : Math.max(at, newest));
+  }
+
+  /** The oldest arrival still counted (as of the last countAt), undefined when none is. */
+  get oldest(): number | undefined {
+    return this.#head < this.#times.length ? this.#times[this.#head] : undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The control surface under `/_emulator/`: lets tests, the demo and other processes read the emulator's
- * state and change it (mutes, eligibility, locks, servers, faults, the window watch, reset) over HTTP.
+ * state and change it (mutes, eligibility, locks, servers, faults, the window watch, the enforced API budget,
+ * reset) over HTTP.
  * It takes no credentials, so it is for local use only: never expose an emulator beyond loopback.
  * Must never record its own calls, take faults, or answer with the client secret.
  */
@@ -14,6 +15,8 @@ export const CONTROL_PREFIX = '/_emulator/';
 
 export interface ControlContext {
   readonly state: EmulatorState;
+  /** The emulator's clock: the budget report counts what is inside its window now. */
+  readonly now: () => number;
 }
 
 export interface ControlRequest {
@@ -38,10 +41,26 @@ const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   state: { GET: (ctx) => jsonReply(200, ctx.state.snapshot()) },
   calls: { GET: (ctx) => jsonReply(200, ctx.state.calls) },
   // Counters for every call since start or reset, and the window watch; bounded however long the run.
-  stats: { GET: (ctx) => jsonReply(200, { counters: ctx.state.arrivals.counters(), window: ctx.state.arrivals.windowReport() }) },
+  stats: {
+    GET: (ctx) =>
+      jsonReply(200, { counters: ctx.state.arrivals.counters(), window: ctx.state.arrivals.windowReport(), budget: ctx.state.budget.report(ctx.now()) }),
+  },
   window: {
     POST: (ctx, body) => {
       ctx.state.arrivals.watchWindow(parseWindowSpec(body()));
+      return OK;
+    },
+  },
+  // The API budget enforced per key: POST {requests, intervalMs} sets it (counts start over), DELETE stops it, GET
+  // reads it (null when off) with the calls each key had counted and refused.
+  budget: {
+    GET: (ctx) => jsonReply(200, ctx.state.budget.report(ctx.now())),
+    POST: (ctx, body) => {
+      ctx.state.budget.enforce(parseWindowSpec(body()));
+      return OK;
+    },
+    DELETE: (ctx) => {
+      ctx.state.budget.enforce(null);
       return OK;
     },
   },

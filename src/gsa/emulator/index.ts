@@ -20,6 +20,7 @@ export {
   type PendingFault,
 } from './faults.js';
 export type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
+export type { BudgetKeyReport, BudgetReport } from './keyBudget.js';
 export type { AlertKey } from './modApi.js';
 export { MAX_BODY_BYTES } from './httpIo.js';
 export { CONTROL_PREFIX } from './controlApi.js';

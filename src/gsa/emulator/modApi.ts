@@ -1,7 +1,7 @@
 /**
  * The mod ("in-game") API, v1 (credentials in the body) and v2 (credentials in x-client-id /
  * x-client-secret headers): mute lookups and reviews, with the service's checks in its order —
- * 401 credentials, 404 server, 422 validation, 403 review eligibility.
+ * 401 credentials, the key's API budget (when enforced: 429), 404 server, 422 validation, 403 review eligibility.
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -55,7 +55,12 @@ export function handleModApi(ctx: ModApiContext, req: ModRequest): Reply {
     req.flavor === 'v1'
       ? [stringField(fields, 'client_id'), stringField(fields, 'client_secret')]
       : [firstHeader(req.headers, 'x-client-id'), firstHeader(req.headers, 'x-client-secret')];
-  if (!ctx.credentials.matches(clientId, clientSecret)) return UNAUTHENTICATED_REPLY;
+  if (clientId === undefined || !ctx.credentials.matches(clientId, clientSecret)) return UNAUTHENTICATED_REPLY;
+  // Throttled after authentication and before anything else, as Laravel's middleware runs before the controller.
+  return ctx.state.budget.throttle(clientId, req.at, () => authenticatedReply(ctx, req, fields));
+}
+
+function authenticatedReply(ctx: ModApiContext, req: ModRequest, fields: InputFields): Reply {
   if (ctx.state.serverByName(req.server) === undefined) return SERVER_NOT_FOUND_REPLY;
 
   const errors = new ValidationErrors();

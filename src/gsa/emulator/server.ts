@@ -11,6 +11,7 @@ import type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
 import { AcceptedCredentials } from './auth.js';
 import { EmulatorInputError } from './errors.js';
 import { parseFaultSpec, parseWindowSpec, type FaultSpec } from './faults.js';
+import type { BudgetReport } from './keyBudget.js';
 import type { AlertKey } from './modApi.js';
 import { createRequestHandler } from './routes.js';
 import {
@@ -41,6 +42,12 @@ export interface EmulatorOptions {
   callLogLimit?: number;
   /** Watch this strict window from the start (see `watchWindow`). */
   window?: WindowSpec;
+  /**
+   * Enforce the service's API budget from the start (see `enforceBudget`): at most `requests` calls per key in any
+   * `intervalMs`, 429 with Retry-After past it, X-RateLimit-Limit / -Remaining on every answer of the key's calls.
+   * Default: not enforced (every call is answered, no X-RateLimit headers). @example { requests: 100, intervalMs: 60000 }
+   */
+  enforceBudget?: WindowSpec;
 }
 
 export const DEFAULT_EMULATOR_CLIENT_ID = 'demo-client';
@@ -57,9 +64,19 @@ export class GsaEmulator {
   readonly #server: Server;
   readonly #state: EmulatorState;
   readonly #timers: Set<NodeJS.Timeout>;
+  readonly #now: () => number;
   #closed: Promise<void> | undefined;
 
-  private constructor(url: string, clientId: string, clientSecret: string, server: Server, state: EmulatorState, timers: Set<NodeJS.Timeout>) {
+  private constructor(
+    url: string,
+    clientId: string,
+    clientSecret: string,
+    server: Server,
+    state: EmulatorState,
+    timers: Set<NodeJS.Timeout>,
+    now: () => number,
+  ) {
+    this.#now = now;
     this.url = url;
     this.clientId = clientId;
     this.clientSecret = clientSecret;
@@ -83,6 +100,7 @@ export class GsaEmulator {
 
     const state = new EmulatorState(options.callLogLimit);
     if (options.window !== undefined) state.arrivals.watchWindow(parseWindowSpec(options.window));
+    if (options.enforceBudget !== undefined) state.budget.enforce(parseWindowSpec(options.enforceBudget));
     for (const server of options.servers ?? DEFAULT_EMULATOR_SERVERS) state.addServer(server.name, server.id);
 
     const timers = new Set<NodeJS.Timeout>();
@@ -107,7 +125,7 @@ export class GsaEmulator {
     });
     const { port } = server.address() as AddressInfo;
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    return new GsaEmulator(`http://${urlHost}:${port}`, clientId, clientSecret, server, state, timers);
+    return new GsaEmulator(`http://${urlHost}:${port}`, clientId, clientSecret, server, state, timers, now);
   }
 
   /** The known servers, in the order they were added. */
@@ -170,6 +188,22 @@ export class GsaEmulator {
   /** What the window watch saw; null when none was started. */
   windowReport(): WindowReport | null {
     return this.#state.arrivals.windowReport();
+  }
+
+  /**
+   * Enforces the service's API budget per key from now on, its counts starting over (null stops enforcing): at most
+   * `requests` calls with accepted keys in any `intervalMs`, counted on arrival across servers and endpoints; a call
+   * past it gets 429 `Too Many Attempts.` with Retry-After (whole seconds, rounded up) and is not counted or
+   * processed. Stricter than the service's fixed window, so whatever passes here passes there.
+   * @throws EmulatorInputError for a `requests` that is not a whole number of 1 or more, or a non-positive `intervalMs`.
+   */
+  enforceBudget(spec: WindowSpec | null): void {
+    this.#state.budget.enforce(spec === null ? null : parseWindowSpec(spec));
+  }
+
+  /** The enforced budget and what each key spent (counted, refused with 429, inside the window now); null when off. */
+  budgetReport(): BudgetReport | null {
+    return this.#state.budget.report(this.#now());
   }
 
   get reviews(): readonly StoredReview[] {

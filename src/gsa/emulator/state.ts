@@ -1,6 +1,7 @@
 /**
  * Everything the emulator remembers: known servers, mutes, review eligibility, stored reviews, queued
- * server actions, locks, pending faults, the log of the latest calls and counters for all of them.
+ * server actions, locks, pending faults, the log of the latest calls, counters for all of them, and the API
+ * budget it enforces per key (when set).
  * Must never do I/O or know about HTTP; request handlers read and change it through these methods.
  * Must never grow without bound per request: the call log keeps the latest `callLogLimit` calls, and
  * counters (ArrivalWatch) cover the rest, so an emulator can serve a soak for hours.
@@ -8,6 +9,7 @@
 import { ArrivalWatch } from './arrivals.js';
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
+import { KeyBudget } from './keyBudget.js';
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
 
 /** The webhook actions the service knows: the same list the client sends. */
@@ -101,6 +103,8 @@ export class EmulatorState {
   #calls: MutableCall[] = [];
   readonly #callLogLimit: number;
   readonly arrivals = new ArrivalWatch();
+  /** The API budget enforced per key, when one is set (off by default). */
+  readonly budget = new KeyBudget();
 
   /** @throws EmulatorInputError when `callLogLimit` is not a positive integer. */
   constructor(callLogLimit = DEFAULT_CALL_LOG_LIMIT) {
@@ -225,7 +229,8 @@ export class EmulatorState {
     return this.#calls.slice(-this.#callLogLimit).map((call) => ({ ...call }));
   }
 
-  /** Forgets everything but the servers (and, outside this class, the credentials). */
+  /** Forgets everything but the servers, the watched window's spec and the enforced budget (their counts start over),
+   * and, outside this class, the credentials. */
   reset(): void {
     this.#mutes.clear();
     this.#ineligible.clear();
@@ -234,6 +239,7 @@ export class EmulatorState {
     this.#locks.clear();
     this.#calls = [];
     this.arrivals.reset();
+    this.budget.reset();
     this.faults.clear();
   }
 

@@ -38,9 +38,14 @@ export function handleWebhook(ctx: WebhookContext, req: WebhookRequest): Reply {
   const id = /^\d{1,15}$/.test(req.serverSegment) ? Number(req.serverSegment) : undefined;
   const server = id === undefined ? undefined : ctx.state.serverById(id);
   // The body is the secret byte for byte: no trimming, since the service documents "nothing else".
-  const keysMatch = ctx.credentials.matches(req.query.get('client_id') ?? undefined, req.body.toString('utf8'));
-  if (!keysMatch || server === undefined || id === undefined) return UNAUTHENTICATED_REPLY;
+  const clientId = req.query.get('client_id') ?? undefined;
+  const keysMatch = ctx.credentials.matches(clientId, req.body.toString('utf8'));
+  if (!keysMatch || clientId === undefined || server === undefined || id === undefined) return UNAUTHENTICATED_REPLY;
+  // Throttled once the keys (and the server's binding to them) are accepted, before the action is taken.
+  return ctx.state.budget.throttle(clientId, req.at, () => authenticatedReply(ctx, req, id));
+}
 
+function authenticatedReply(ctx: WebhookContext, req: WebhookRequest, id: number): Reply {
   if (req.action === 'cancel-scheduled') {
     if (ctx.state.isLocked(id)) return messageReply(409, 'A scheduled action is already running and cannot be cancelled.');
     ctx.state.clearActions(id);
