@@ -245,6 +245,8 @@ describeWithRedis('the API budget shared on Redis', () => {
       fallbackStarts.push(started);
     }
     expect(fallbackStarts).toEqual([0, 0, 2]);
+    // The bound on a span that straddles the loss: R + (N - 1) · floor(R/N).
+    expect(20 + fallbackStarts.reduce((sum, started) => sum + started, 0)).toBeLessThanOrEqual(20 + 2 * 6);
     for (const { budget, lines, changes } of nodes) {
       expect(budget.shared).toBe(false);
       expect(changes).toEqual([true, false]);
@@ -263,6 +265,28 @@ describeWithRedis('the API budget shared on Redis', () => {
     // The new Redis knows every start of the last window again (8 + 8 + 6 = 22): nobody starts until some leave.
     expect(integer(await redis.command('ZCARD', `${KEY}:window`))).toBe(22);
     for (const { budget } of nodes) expect((await budget.decide(waitingOf('review'))).waitMs).toBeGreaterThan(0);
+  });
+
+  it('does not wait on a stalled Redis: it decides on its fallback after answerTimeoutMs, and shares again once Redis answers', async () => {
+    redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const stalled = node(redis, 't10000000000');
+    await until(() => stalled.budget.shared, 'the node shares');
+    // Redis holds every client's commands for 3 s; the connection stays up (no error, no reconnect).
+    expect(await redis.command('CLIENT', 'PAUSE', '3000', 'ALL')).toBe('+OK\r\n');
+    expect((await stalled.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
+    expect(stalled.budget.shared).toBe(false);
+    const warnings = stalled.lines.filter((line) => line.level === 'warn');
+    expect(warnings.map((line) => line.message)).toEqual([
+      `shared API budget: Redis at ${redis.url} cannot be reached (no answer within 250 ms); this sidecar keeps floor(20/3) = 6 calls per window on its own until it is back`,
+    ]);
+    // Asked again now and then, it tries Redis once a second and shares again when the pause is over.
+    await until(async () => {
+      await stalled.budget.decide(waitingOf('refresh'));
+      return stalled.budget.shared;
+    }, 'the node shares again');
+    expect(stalled.changes).toEqual([true, false, true]);
+    expect(stalled.lines.filter((line) => line.level === 'info').map((line) => line.message)).toEqual([`shared API budget: Redis at ${redis.url} is back; sharing the budget again`]);
   });
 
   it("lets a dead node's claim lapse: the others get its places after the grace", async () => {
