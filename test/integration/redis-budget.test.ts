@@ -267,6 +267,23 @@ describeWithRedis('the API budget shared on Redis', () => {
     for (const { budget } of nodes) expect((await budget.decide(waitingOf('review'))).waitMs).toBeGreaterThan(0);
   });
 
+  it('starts on its fallback when Redis is down at start, and shares once it comes up', async () => {
+    redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    await redis.kill();
+    const late = node(redis, 'g10000000000', { clock: { now: () => 7_000 } });
+    let started = 0;
+    for (let ask = 0; ask < 8; ask++) if ((await late.budget.decide(waitingOf('lookup'))).start !== undefined) started += 1;
+    expect(started).toBe(6);
+    expect(late.budget.shared).toBe(false);
+    expect(late.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
+    await redis.restart();
+    await until(() => late.budget.shared, 'the node shares');
+    expect(late.changes).toEqual([false, true]);
+    // Its six fallback starts are in the shared window.
+    expect(integer(await redis.command('ZCARD', `${KEY}:window`))).toBe(6);
+  });
+
   it('does not wait on a stalled Redis: it decides on its fallback after answerTimeoutMs, and shares again once Redis answers', async () => {
     redis = await startRedis();
     cleanup.push(() => redis.stop());
