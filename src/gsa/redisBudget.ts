@@ -1,0 +1,373 @@
+// The API budget shared by every sidecar on one API key, kept in Redis: one sliding window of starts, the 6/3/1
+// cycle with "first lookups before refreshes" across sidecars, the Retry-After hold and the service's own count,
+// each decided atomically by one Lua script on Redis's clock (redisBudgetScripts.ts).
+// Redis is never a single point of failure: on any error, or no answer within `answerTimeoutMs`, this sidecar
+// decides on a local window of floor(requests / nodes) (one warning line), seeded with its own recent starts, and
+// shares again when Redis is back (one line), putting its own starts of the last span back first.
+// It never stores anything in Redis but counters, times and a random node id: no player, no review, no client id
+// (the key name is a hash of it, sharedKeyName.ts), no secret; it never logs the URL's password.
+//
+// Bounds (docs/api-budget.md, "Shared across sidecars"), with R = requests, N = nodes, s = floor(R / N):
+// - Redis up: at most R starts on the key in any span, across every sidecar.
+// - Redis lost or restarted: each sidecar's own starts in any span are at most max(s, what it started through Redis
+//   in that span), so a span that straddles the change sees at most R + (N - 1)·s < 2R starts (one window of
+//   overshoot at most), and only spans that overlap the time between the first and the last sidecar switching.
+//   A sidecar re-seeds a restarted Redis with its own starts before it shares again, so the shared window counts
+//   them; one still on its fallback keeps to s.
+
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../time/clock.js';
+import { steadyClock } from '../time/steadyClock.js';
+import { clampTimerMs } from '../time/timerLimit.js';
+import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
+import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
+import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, RESEED_SCRIPT, type BudgetScript } from './redisBudgetScripts.js';
+import { sharedKeyName } from './sharedKeyName.js';
+import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from './sharedRedis.js';
+import { guardedIntervalMs } from './slidingWindow.js';
+
+export interface RedisBudgetOptions {
+  /** The Redis every sidecar on the key uses (redis:// or rediss://; a password in it is a secret). */
+  readonly url: string;
+  /** The start of every key name; sidecars on one API key must agree. */
+  readonly prefix: string;
+  /** The API key's client id: only its hash reaches Redis (sharedKeyName). */
+  readonly clientId: string;
+  /** Sidecars sharing the key: each keeps floor(requests / nodes) a window while Redis cannot be reached. 1 to `requests`. */
+  readonly nodes: number;
+  /** Starts allowed on the key in any window of `intervalMs`, across every sidecar. */
+  readonly requests: number;
+  readonly intervalMs: number;
+  /** @default a logger that writes nothing */
+  readonly logger?: SharedRedisLogger | undefined;
+  /** For local durations only (ages of this process's starts, the fallback window); Redis keeps the shared time. @default the system clock, made steady */
+  readonly clock?: Clock | undefined;
+  /** Told each time the budget starts or stops being shared (true on Redis, false on the local fallback). */
+  readonly onSharedChange?: ((shared: boolean) => void) | undefined;
+  /** The longest a decision waits for Redis before this sidecar decides on its fallback. @default 250 */
+  readonly answerTimeoutMs?: number | undefined;
+  /** The longest the first decision waits for the first connection. @default 1000 */
+  readonly connectTimeoutMs?: number | undefined;
+  /** This process's id in Redis (its claims and starts). @default 12 random hex digits */
+  readonly nodeId?: string | undefined;
+}
+
+/** A claim on a kind lives this long past the wait its answer gave, so a node that died loses it soon after. */
+export const DEMAND_GRACE_MS = 1000;
+
+/** How long a node waits when the next place belongs to a kind only other sidecars have waiting. */
+export const OTHER_TURN_MS = 25;
+
+/** Between two attempts to share again while Redis is connected but failed to answer. */
+const REJOIN_EVERY_MS = 1000;
+
+/** The starts each sidecar keeps per window while Redis cannot be reached: floor(requests / nodes), at least 1. */
+export function fallbackShare(requests: number, nodes: number): number {
+  return Math.max(1, Math.floor(requests / nodes));
+}
+
+const silent: SharedRedisLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+
+function wholeNumber(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
+  return value;
+}
+
+class NoAnswerError extends Error {}
+
+interface OwnStart {
+  /** On the local (steady) clock. */
+  readonly at: number;
+  readonly member: string;
+}
+
+type Mode = 'starting' | 'shared' | 'local' | 'closed';
+
+export class RedisBudget implements ApiBudget {
+  readonly #client: SharedRedis;
+  readonly #label: string;
+  readonly #secrets: readonly string[];
+  readonly #logger: SharedRedisLogger;
+  readonly #clock: Clock;
+  readonly #onSharedChange: ((shared: boolean) => void) | undefined;
+  readonly #requests: number;
+  readonly #nodes: number;
+  readonly #intervalMs: number;
+  readonly #spanMs: number;
+  readonly #share: number;
+  readonly #answerTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #nodeId: string;
+  readonly #keys: { readonly window: string; readonly place: string; readonly demand: string; readonly hold: string };
+  readonly #cycle: string;
+  #mode: Mode = 'starting';
+  /** What onSharedChange was last told. */
+  #told: boolean | undefined;
+  /** This process's starts of about the last span, oldest first: the fallback's seed and a restarted Redis's. */
+  readonly #ownStarts: OwnStart[] = [];
+  #sequence = 0;
+  #holdUntil = 0;
+  #fallback: LocalBudget | undefined;
+  #joining: Promise<void> | undefined;
+  #nextJoinAt = 0;
+  #lastError: string | undefined;
+  /** Settles when the first connection has been shared or given up on. */
+  readonly #started: Promise<void>;
+  #settleStart: () => void = () => undefined;
+
+  constructor(options: RedisBudgetOptions) {
+    this.#requests = wholeNumber('requests', options.requests);
+    this.#nodes = wholeNumber('nodes', options.nodes);
+    if (this.#nodes > this.#requests) {
+      throw new RangeError(`nodes (${this.#nodes}) must not be greater than requests (${this.#requests}): while Redis is down each sidecar keeps floor(requests / nodes) calls a window, which must be at least 1`);
+    }
+    if (!Number.isFinite(options.intervalMs) || options.intervalMs <= 0) throw new RangeError(`intervalMs must be a positive number of ms, got ${String(options.intervalMs)}`);
+    this.#intervalMs = options.intervalMs;
+    this.#label = redisLabel(options.url);
+    this.#secrets = redisUrlSecrets(options.url);
+    this.#logger = options.logger ?? silent;
+    this.#clock = steadyClock(options.clock ?? systemClock);
+    this.#onSharedChange = options.onSharedChange;
+    this.#spanMs = guardedIntervalMs(options.intervalMs);
+    this.#share = fallbackShare(this.#requests, this.#nodes);
+    this.#answerTimeoutMs = options.answerTimeoutMs ?? 250;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 1000;
+    this.#nodeId = options.nodeId ?? randomBytes(6).toString('hex');
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(this.#nodeId)) throw new RangeError(`nodeId must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(this.#nodeId)}`);
+    const name = sharedKeyName(options.prefix, options.clientId);
+    this.#keys = { window: `${name}:window`, place: `${name}:place`, demand: `${name}:demand`, hold: `${name}:hold` };
+    this.#cycle = shareCycle()
+      .map((budgetClass) => budgetClass[0])
+      .join('');
+    this.#started = new Promise((resolve) => {
+      this.#settleStart = resolve;
+    });
+    this.#client = connectSharedRedis(options.url, this.#logger, { connectTimeoutMs: this.#connectTimeoutMs });
+    this.#client.on('ready', () => {
+      void this.#join();
+    });
+    this.#client.on('error', (error: unknown) => {
+      this.#lastError = redisErrorText(error, this.#secrets);
+      if (this.#mode === 'shared' || this.#mode === 'starting') this.#fallBack(this.#lastError);
+    });
+  }
+
+  /** True while decisions are made in Redis; false on the local fallback (and before the first connection). */
+  get shared(): boolean {
+    return this.#mode === 'shared';
+  }
+
+  /** The connection, for the other shared part (the webhook spacing). Owned here: closed by close(). */
+  get redis(): SharedRedis {
+    return this.#client;
+  }
+
+  /** `redis://host:port/db`, without user or password. */
+  get redisLabel(): string {
+    return this.#label;
+  }
+
+  get nodeId(): string {
+    return this.#nodeId;
+  }
+
+  decide(waiting: WaitingCalls): BudgetDecision | Promise<BudgetDecision> {
+    const held = this.#holdUntil - this.#clock.now();
+    if (held > 0) return { waitMs: held };
+    switch (this.#mode) {
+      case 'shared':
+        return this.#decideShared(waiting);
+      case 'starting':
+        return this.#afterStart().then(() => this.decide(waiting));
+      case 'local':
+      case 'closed':
+        this.#maybeRejoin();
+        return this.#decideLocally(waiting);
+    }
+  }
+
+  holdFor(ms: number): void {
+    const capped = clampTimerMs(ms);
+    const until = this.#clock.now() + capped;
+    if (until > this.#holdUntil) this.#holdUntil = until;
+    this.#fallback?.holdFor(capped);
+    // Not shared yet: the hold goes to Redis with this node's starts when it joins.
+    if (this.#mode !== 'shared' || capped <= 0) return;
+    this.#run(HOLD_SCRIPT, [this.#keys.hold], [String(Math.ceil(capped))]).catch((error: unknown) => {
+      this.#fallBack(this.#reason(error));
+    });
+  }
+
+  observeServiceCount(limit: number, remaining: number): void {
+    if (!(limit >= 0) || !(remaining >= 0)) return;
+    if (this.#mode !== 'shared') {
+      this.#fallback?.observeServiceCount(limit, remaining);
+      return;
+    }
+    const prefix = `${this.#nodeId}:u${++this.#sequence}`;
+    this.#run(OBSERVE_SCRIPT, [this.#keys.window], [String(this.#requests), String(this.#spanMs), String(Math.floor(remaining)), prefix, String(DEMAND_GRACE_MS)]).catch(
+      (error: unknown) => {
+        this.#fallBack(this.#reason(error));
+      },
+    );
+  }
+
+  close(): Promise<void> {
+    if (this.#mode === 'closed') return Promise.resolve();
+    this.#mode = 'closed';
+    this.#settleStart();
+    // A dead sidecar's claims lapse by themselves (DEMAND_GRACE_MS past their wait): nothing to clean up.
+    if (this.#client.isOpen) this.#client.destroy();
+    return Promise.resolve();
+  }
+
+  async #decideShared(waiting: WaitingCalls): Promise<BudgetDecision> {
+    const member = `${this.#nodeId}:${++this.#sequence}`;
+    const counts = CALL_KINDS.map((kind) => String(Math.max(0, Math.floor(waiting[kind]))));
+    let reply: unknown;
+    try {
+      reply = await this.#run(
+        DECIDE_SCRIPT,
+        [this.#keys.window, this.#keys.place, this.#keys.demand, this.#keys.hold],
+        [String(this.#requests), String(this.#spanMs), this.#nodeId, member, ...counts, String(DEMAND_GRACE_MS), this.#cycle, String(OTHER_TURN_MS)],
+      );
+    } catch (error) {
+      this.#fallBack(this.#reason(error));
+      return this.#decideLocally(waiting);
+    }
+    const [granted, value] = Array.isArray(reply) ? (reply as unknown[]).map(Number) : [];
+    if (granted === 1) {
+      const kind = CALL_KINDS[(value ?? 1) - 1] ?? 'lookup';
+      this.#remember(member);
+      return { start: kind };
+    }
+    return { waitMs: value !== undefined && value >= 0 ? value : OTHER_TURN_MS };
+  }
+
+  #decideLocally(waiting: WaitingCalls): BudgetDecision {
+    const decision = this.#fallbackBudget().decide(waiting);
+    if (decision.start !== undefined) this.#remember(`${this.#nodeId}:${++this.#sequence}`);
+    return decision;
+  }
+
+  /** The fallback window, built when first needed after a fall: floor(R/N), holding this process's recent starts. */
+  #fallbackBudget(): LocalBudget {
+    if (this.#fallback === undefined) {
+      const fallback = new LocalBudget({ requests: this.#share, intervalMs: this.#intervalMs, clock: this.#clock });
+      const now = this.#clock.now();
+      fallback.recordStarts(this.#recentStarts().map((start) => now - start.at));
+      const held = this.#holdUntil - now;
+      if (held > 0) fallback.holdFor(held);
+      this.#fallback = fallback;
+    }
+    return this.#fallback;
+  }
+
+  #remember(member: string): void {
+    this.#ownStarts.push({ at: this.#clock.now(), member });
+    // Bounded: more than R + s of its own starts in one span is impossible (see the bounds above).
+    if (this.#ownStarts.length > this.#requests + this.#share) this.#ownStarts.shift();
+  }
+
+  /** This process's starts still inside the last span, oldest first. */
+  #recentStarts(): readonly OwnStart[] {
+    const now = this.#clock.now();
+    while (this.#ownStarts.length > 0 && (this.#ownStarts[0]?.at ?? now) + this.#spanMs <= now) this.#ownStarts.shift();
+    return this.#ownStarts;
+  }
+
+  #fallBack(reason: string): void {
+    if (this.#mode !== 'shared' && this.#mode !== 'starting') return;
+    this.#mode = 'local';
+    this.#fallback = undefined;
+    this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+    this.#logger.warn(
+      { redis: this.#label, reason, share: this.#share },
+      `shared API budget: Redis at ${this.#label} cannot be reached (${reason}); this sidecar keeps floor(${this.#requests}/${this.#nodes}) = ${this.#share} calls per window on its own until it is back`,
+    );
+    this.#tell(false);
+    this.#settleStart();
+  }
+
+  /** Redis answered a (re)connection: put this node's starts and hold back, then share. */
+  #join(): Promise<void> {
+    if (this.#joining !== undefined) return this.#joining;
+    const joining = (async () => {
+      const now = this.#clock.now();
+      const seeds = this.#recentStarts().flatMap((start) => [String(Math.max(0, Math.round(now - start.at))), start.member]);
+      const held = Math.max(0, Math.ceil(this.#holdUntil - now));
+      try {
+        await this.#run(RESEED_SCRIPT, [this.#keys.window, this.#keys.hold], [String(this.#spanMs), String(DEMAND_GRACE_MS), String(held), ...seeds]);
+      } catch (error) {
+        this.#lastError = this.#reason(error);
+        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+        if (this.#mode === 'starting') this.#fallBack(this.#lastError);
+        return;
+      }
+      if (this.#mode === 'closed' || this.#mode === 'shared') return;
+      const wasLocal = this.#mode === 'local';
+      this.#mode = 'shared';
+      this.#fallback = undefined;
+      if (wasLocal) this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
+      this.#tell(true);
+      this.#settleStart();
+    })().finally(() => {
+      this.#joining = undefined;
+    });
+    this.#joining = joining;
+    return joining;
+  }
+
+  /** On the fallback with the connection up (Redis stalled, then answered): try sharing again now and then. */
+  #maybeRejoin(): void {
+    if (this.#mode !== 'local' || !this.#client.isReady || this.#joining !== undefined || this.#clock.now() < this.#nextJoinAt) return;
+    this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+    void this.#join();
+  }
+
+  /** Waits for the first connection (at most connectTimeoutMs); without one, the fallback decides. */
+  async #afterStart(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#connectTimeoutMs);
+    });
+    await Promise.race([this.#started, timeout]);
+    clearTimeout(timer);
+    if (this.#mode === 'starting') this.#fallBack(this.#lastError ?? `no connection within ${this.#connectTimeoutMs} ms`);
+  }
+
+  #tell(shared: boolean): void {
+    if (this.#told === shared) return;
+    this.#told = shared;
+    this.#onSharedChange?.(shared);
+  }
+
+  #reason(error: unknown): string {
+    return error instanceof NoAnswerError ? error.message : redisErrorText(error, this.#secrets);
+  }
+
+  /** Runs a script by its digest (EVAL when Redis lost its script cache), failing after answerTimeoutMs. */
+  async #run(script: BudgetScript, keys: string[], args: string[]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new NoAnswerError(`no answer within ${this.#answerTimeoutMs} ms`));
+      }, this.#answerTimeoutMs);
+    });
+    const call = (async () => {
+      try {
+        return await this.#client.evalSha(script.sha1, { keys, arguments: args });
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+        return await this.#client.eval(script.source, { keys, arguments: args });
+      }
+    })();
+    call.catch(() => undefined);
+    try {
+      return await Promise.race([call, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
