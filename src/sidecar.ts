@@ -6,8 +6,8 @@
 
 import type { Logger } from 'pino';
 import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
-import { changedSettings, serviceClientOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
-import { GsaClient, LocalWebhookSpacing, reviewConcurrency, type GsaClientOptions } from './gsa/index.js';
+import { changedSettings, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
+import { GsaClient, LocalWebhookSpacing, reviewConcurrency, SharedApiKey, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
@@ -115,6 +115,11 @@ export interface Sidecar {
   reconfigure(next: BridgeConfig, options?: ReconfigureOptions): Promise<ReconfigureReport>;
   /** What the client and the bridges publish; src/ops subscribes. */
   readonly events: BridgeEvents;
+  /**
+   * Whether the API budget is shared with other sidecars right now: true while api.rateLimit.shared's Redis decides,
+   * false on the local fallback and without `shared` (gsa_bridge_budget_shared).
+   */
+  readonly budgetShared: boolean;
   /** Stops taking events, answers what is in flight, persists the outbox, closes everything. Idempotent. */
   stop(): Promise<void>;
 }
@@ -178,10 +183,18 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
   // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
   const webhookSpacing = new LocalWebhookSpacing();
+  /** The budget and webhook spacing shared with other sidecars on the key (api.rateLimit.shared), kept across reloads that keep its settings. */
+  const openSharedKey = (next: BridgeConfig, keyLogger: Logger): SharedApiKey | undefined => {
+    const settings = sharedApiKeyOptions(next);
+    return settings === undefined ? undefined : new SharedApiKey({ ...settings, logger: keyLogger.child({ component: 'budget' }) });
+  };
+  let sharedKey = openSharedKey(config, logger);
+  let sharedKeySettings = fingerprint(sharedApiKeyOptions(config));
   const newClient = (clientOptions: GsaClientOptions, clientLogger: Logger): GsaClient =>
     new GsaClient({
       ...clientOptions,
-      webhookSpacing,
+      budget: sharedKey?.budget,
+      webhookSpacing: sharedKey?.webhookSpacing ?? webhookSpacing,
       logger: clientLogger.child({ component: 'gsa' }),
       onRequest: (event) => {
         health.observe(event);
@@ -289,6 +302,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       const clientClosed = client.close();
       await outbox.close();
       await clientClosed;
+      await sharedKey?.close();
       health.close();
     })());
 
@@ -378,14 +392,25 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     const muteCacheCleared = apiKeyOf(nextClientOptions) !== apiKeyOf(clientOptions);
     if (clientReplaced) {
       const old = client;
+      // The shared budget goes with the settings it shares (the key, the window, the Redis): kept unless they changed.
+      const nextSharedKeySettings = fingerprint(sharedApiKeyOptions(next));
+      let oldSharedKey: SharedApiKey | undefined;
+      if (nextSharedKeySettings !== sharedKeySettings) {
+        oldSharedKey = sharedKey;
+        sharedKey = openSharedKey(next, nextLogger);
+        sharedKeySettings = nextSharedKeySettings;
+      }
       client = newClient(nextClientOptions, nextLogger);
       clientOptions = nextClientOptions;
       for (const bridge of bridges.values()) bridge.useClient(client, muteCacheCleared);
       health.forgetProblems();
       // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
-      old.close().catch((error: unknown) => {
-        logger.warn({ err: error }, 'the replaced service client did not close cleanly');
-      });
+      old
+        .close()
+        .then(() => oldSharedKey?.close())
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'the replaced service client did not close cleanly');
+        });
     }
     health.setServers(watchedServersOf(next));
     loggers.add(nextLogger);
@@ -426,6 +451,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     },
     get config() {
       return current;
+    },
+    get budgetShared() {
+      return sharedKey?.shared ?? false;
     },
     events,
     listAdapters: () => slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),

@@ -18,6 +18,7 @@ export function sidecarOperationsSources(current: () => { readonly sidecar: Side
     adapters: () => current().sidecar?.listAdapters().map(({ server, id, adapter }) => ({ server, id, ready: adapter?.ready ?? false })) ?? [],
     serviceProblems: () => current().sidecar?.health.problems ?? [],
     outboxPending: () => current().sidecar?.outbox.pending ?? 0,
+    budgetShared: () => current().sidecar?.budgetShared ?? false,
   };
 }
 

@@ -5,8 +5,8 @@
 // progress instead of silence.
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, type BridgeConfig } from '../config/index.js';
-import { GsaClient, GsaError, type CallOptions, type RetryNotice } from '../gsa/index.js';
+import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../config/index.js';
+import { GsaClient, GsaError, SharedApiKey, type CallOptions, type RetryNotice } from '../gsa/index.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
@@ -103,7 +103,10 @@ export async function withServiceSession(
     throw error;
   }
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
-  const client = new GsaClient({ ...serviceClientOptions(config), logger });
+  // With api.rateLimit.shared, a one-shot call counts in the key's shared window and keeps the shared webhook spacing.
+  const sharedSettings = sharedApiKeyOptions(config);
+  const sharedKey = sharedSettings === undefined ? undefined : new SharedApiKey({ ...sharedSettings, logger });
+  const client = new GsaClient({ ...serviceClientOptions(config), logger, budget: sharedKey?.budget, webhookSpacing: sharedKey?.webhookSpacing });
   const call = new DeadlineCall(options.timeoutSeconds, context.stderr);
   try {
     return await run({ client, config, logger, callOptions: (what) => call.options(what) });
@@ -114,5 +117,6 @@ export async function withServiceSession(
   } finally {
     call.close();
     await client.close();
+    await sharedKey?.close();
   }
 }

@@ -41,5 +41,5 @@ export {
   type ServerConfig,
   type WebsocketAdapterConfig,
 } from './schema.js';
-export { serviceClientOptions } from './serviceClientOptions.js';
+export { serviceClientOptions, sharedApiKeyOptions } from './serviceClientOptions.js';
 export { changedSettings } from './settingsChanges.js';

@@ -1,6 +1,6 @@
 // Maps the config file's api and reviews sections onto the service client's options, in one place, so the
 // one-shot commands and the sidecar build identical clients.
-import type { GsaClientOptions } from '../gsa/index.js';
+import type { GsaClientOptions, SharedApiKeyOptions } from '../gsa/index.js';
 import type { BridgeConfig } from './schema.js';
 
 export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
@@ -17,4 +17,15 @@ export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
     wipePath: api.wipePath,
     reviewLimits: { minStars: reviews.minStars, maxStars: reviews.maxStars, maxCommentLength: reviews.maxCommentLength },
   };
+}
+
+/**
+ * The shared budget's settings (api.rateLimit.shared with the key and the window it shares), or undefined when this
+ * sidecar has the budget to itself. Equal settings mean the same shared budget: a reload that keeps them keeps it.
+ */
+export function sharedApiKeyOptions(config: BridgeConfig): Omit<SharedApiKeyOptions, 'logger' | 'onSharedChange'> | undefined {
+  const { rateLimit, clientId } = config.api;
+  if (rateLimit.shared === undefined) return undefined;
+  const { redis, prefix, nodes } = rateLimit.shared;
+  return { url: redis, prefix, nodes, clientId, requests: rateLimit.requests, intervalMs: rateLimit.intervalMs };
 }

@@ -7,6 +7,9 @@ export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, Review
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rateLimiter.js';
 export { LocalBudget, type ApiBudget, type BudgetDecision, type LocalBudgetOptions } from './apiBudget.js';
+export { RedisBudget, fallbackShare, type RedisBudgetOptions } from './redisBudget.js';
+export { RedisWebhookSpacing, type RedisWebhookSpacingOptions } from './redisWebhookSpacing.js';
+export { SharedApiKey, type SharedApiKeyOptions } from './sharedApiKey.js';
 export { BUDGET_WEIGHTS, CALL_KINDS, reviewConcurrency, worstCaseWaitMs, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
 export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';

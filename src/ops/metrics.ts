@@ -23,6 +23,8 @@ export interface AdapterState {
 export interface MetricsSources {
   readonly adapters: () => readonly AdapterState[];
   readonly outboxPending: () => number;
+  /** Whether the API budget is shared through Redis right now (api.rateLimit.shared); absent: never (0). */
+  readonly budgetShared?: (() => boolean) | undefined;
 }
 
 export interface SidecarMetricsOptions {
@@ -135,6 +137,14 @@ export class SidecarMetrics {
       registers,
       collect() {
         this.set(sources.outboxPending());
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_budget_shared',
+      help: 'Whether the API budget is shared with the other sidecars on the key through Redis (1), or kept by this sidecar alone (0): no api.rateLimit.shared, or its local fallback of floor(requests / nodes) while Redis cannot be reached.',
+      registers,
+      collect() {
+        this.set(sources.budgetShared?.() === true ? 1 : 0);
       },
     });
     new Gauge({

@@ -20,6 +20,8 @@ export interface OperationsSources {
   /** ServiceHealth.problems of the current service client. */
   readonly serviceProblems: () => readonly ServiceProblem[];
   readonly outboxPending: () => number;
+  /** True while the API budget is shared through Redis (gsa_bridge_budget_shared). */
+  readonly budgetShared: () => boolean;
 }
 
 export interface OperationsOptions {

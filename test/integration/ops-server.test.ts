@@ -13,6 +13,7 @@ function sources(overrides: Partial<OperationsSources> = {}): OperationsSources 
     adapters: () => [{ server: 'ovddykvbs', id: 'mod', ready: true }],
     serviceProblems: () => [],
     outboxPending: () => 0,
+    budgetShared: () => false,
     ...overrides,
   };
 }
