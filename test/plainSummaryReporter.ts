@@ -2,7 +2,7 @@
 // report, so tools that read only a closing line (CI's judge among them) get the counts without colours.
 // Redis tests skipped for want of the binary are named on a line of their own, "skipped: redis-server not found".
 import type { Reporter, TestModule } from 'vitest/node';
-import { NEEDS_REDIS } from './fixtures/redisServer.js';
+import { NEEDS_REDIS, REDIS_SERVER_BINARY } from './fixtures/redisServer.js';
 
 export class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[], unhandledErrors: readonly unknown[]): void {
@@ -21,7 +21,8 @@ export class PlainSummaryReporter implements Reporter {
         }
       }
     }
-    if (redisSkipped > 0) process.stdout.write(`\n${redisSkipped} Redis tests skipped: redis-server not found (install Redis from the system's packages, e.g. apt-get install redis-server)\n`);
+    // Only when the binary is missing: a test filter (-t) skips Redis tests too.
+    if (redisSkipped > 0 && REDIS_SERVER_BINARY === undefined) process.stdout.write(`\n${redisSkipped} Redis tests skipped: redis-server not found (install Redis from the system's packages, e.g. apt-get install redis-server)\n`);
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

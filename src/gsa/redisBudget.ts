@@ -198,14 +198,21 @@ export class RedisBudget implements ApiBudget {
     });
   }
 
-  observeServiceCount(limit: number, remaining: number): void {
+  /**
+   * `unseen`: this process's starts the service had not counted when it answered (see ApiBudget). Other sidecars'
+   * calls still on their way are not known here: they are in the shared window, so they are counted as seen (the
+   * window then trusts `remaining` for them; docs/api-budget.md says so).
+   */
+  observeServiceCount(limit: number, remaining: number, unseen = 0): void {
     if (!(limit >= 0) || !(remaining >= 0)) return;
     if (this.#mode !== 'shared') {
-      this.#fallback?.observeServiceCount(limit, remaining);
+      this.#fallback?.observeServiceCount(limit, remaining, unseen);
       return;
     }
     const prefix = `${this.#nodeId}:u${++this.#sequence}`;
-    this.#run(OBSERVE_SCRIPT, [this.#keys.window], [String(this.#requests), String(this.#spanMs), String(Math.floor(remaining)), prefix, String(DEMAND_GRACE_MS)]).catch(
+    // May go below 0: calls of ours the service has not seen yet will take what it says is left, and more.
+    const believedRemaining = Math.floor(remaining) - Math.max(0, Math.floor(unseen));
+    this.#run(OBSERVE_SCRIPT, [this.#keys.window], [String(this.#requests), String(this.#spanMs), String(believedRemaining), prefix, String(DEMAND_GRACE_MS)]).catch(
       (error: unknown) => {
         this.#fallBack(this.#reason(error));
       },

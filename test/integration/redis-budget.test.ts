@@ -225,6 +225,16 @@ describeWithRedis('the API budget shared on Redis', () => {
     expect(started).toBe(3);
   });
 
+  it("counts this node's calls the service had not seen yet when it answered (unseen) as taken", async () => {
+    redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const seer = node(redis, 'u10000000000');
+    await until(() => seer.budget.shared, 'the node shares');
+    // 10 of 20 left, but 4 of this node's calls were still on their way: only 6 are really left.
+    seer.budget.observeServiceCount(20, 10, 4);
+    await until(async () => integer(await redis.command('ZCARD', `${KEY}:window`)) === 14, 'the unseen calls are counted', 5000);
+  });
+
   it('falls back to floor(R/N) on each node when Redis dies, and shares a re-seeded window when it is back', async () => {
     redis = await startRedis();
     cleanup.push(() => redis.stop());
@@ -331,7 +341,9 @@ describeWithRedis('the API budget shared on Redis', () => {
     const two = node(redis, 'p20000000000', { url });
     expect((await one.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
     expect((await two.budget.decide({ lookup: 2, refresh: 1, review: 1, action: 1 })).start).toBeDefined();
-    one.budget.holdFor(2000);
+    // Long enough to outlive a slow machine: a Redis answer later than 250 ms sends the node to its fallback, and the
+    // hold then reaches Redis only with the re-seed when it shares again.
+    one.budget.holdFor(60_000);
     two.budget.observeServiceCount(20, 10);
     // Read through the node's own (authenticated) connection: the fixture's plain one is refused now.
     const client = one.budget.redis;
