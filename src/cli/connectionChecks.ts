@@ -2,12 +2,14 @@
 // knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
 // free; RCON: one login and one read-only command), plus the operations endpoint's port. The service is asked one mute
 // lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
+// With api.rateLimit.shared, the Redis the sidecars share is asked one PING (no key is read or written).
 // It never changes anything on the service, never retries, and never prints a secret.
 
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
 import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../config/index.js';
-import { GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
+import { fallbackShare, GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
+import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';
 
 export type CheckOutcome = 'ok' | 'fail' | 'skip';
@@ -155,10 +157,50 @@ export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
   return lines;
 }
 
+/** How long the shared Redis has to answer the check's PING (connecting included). */
+const SHARED_REDIS_CHECK_MS = 3000;
+
+/**
+ * api.rateLimit.shared: one PING to the Redis the sidecars share. A failure is a FAIL: the sidecar would still run,
+ * on its fallback share, but a host who set up sharing wants to know it does not work. None without `shared`.
+ */
+export async function sharedBudgetChecks(config: BridgeConfig): Promise<CheckLine[]> {
+  const { shared, requests } = config.api.rateLimit;
+  if (shared === undefined) return [];
+  const subject = `shared budget ${redisLabel(shared.redis)}`;
+  const share = `floor(${requests}/${shared.nodes}) = ${fallbackShare(requests, shared.nodes)}`;
+  // The driver's last connection error (already without the password) says more than "no answer".
+  let lastError: string | undefined;
+  const keepReason = (bindings: Record<string, unknown>): void => {
+    if (typeof bindings.reason === 'string') lastError = bindings.reason;
+  };
+  const client = connectSharedRedis(shared.redis, { debug: keepReason, info: () => undefined, warn: keepReason }, { connectTimeoutMs: SHARED_REDIS_CHECK_MS });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${SHARED_REDIS_CHECK_MS} ms`)), SHARED_REDIS_CHECK_MS);
+    });
+    const answered = (async () => {
+      // The client connects in the background and refuses commands until then (no offline queue).
+      while (!client.isReady) await new Promise((resolve) => setTimeout(resolve, 20));
+      return client.ping();
+    })();
+    answered.catch(() => undefined);
+    await Promise.race([answered, deadline]);
+    return [{ outcome: 'ok', subject, detail: `answered; ${shared.nodes} sidecars share ${requests} calls per ${config.api.rateLimit.intervalMs} ms (each keeps ${share} while Redis is down)` }];
+  } catch (error) {
+    const reason = (lastError ?? redisErrorText(error, redisUrlSecrets(shared.redis))).replace(/\.$/, '');
+    return [{ outcome: 'fail', subject, detail: `${reason}: check api.rateLimit.shared.redis (host, port, password in the URL); until Redis answers, each sidecar keeps ${share} calls per window on its own` }];
+  } finally {
+    clearTimeout(timer);
+    if (client.isOpen) client.destroy();
+  }
+}
+
 /** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
 export async function connectionChecks(config: BridgeConfig, logger: Logger, options: ConnectionCheckOptions = {}): Promise<ConnectionReport> {
   const service = await serviceChecks(config, logger, options);
-  return { lines: [...service.lines, ...(await localChecks(config))], serviceCalls: service.serviceCalls };
+  return { lines: [...service.lines, ...(await sharedBudgetChecks(config)), ...(await localChecks(config))], serviceCalls: service.serviceCalls };
 }
 
 const TAGS: Readonly<Record<CheckOutcome, string>> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };

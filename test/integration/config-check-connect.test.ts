@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { freePort } from '../fixtures/freePort.js';
+import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
@@ -45,10 +46,10 @@ interface Run {
   readonly checks: string[];
 }
 
-async function writeConfig(name: string, overrides: { secret?: string; servers?: unknown[]; http?: unknown } = {}): Promise<string> {
+async function writeConfig(name: string, overrides: { secret?: string; servers?: unknown[]; http?: unknown; rateLimit?: unknown } = {}): Promise<string> {
   const path = join(dir, name);
   const config = {
-    api: { baseUrl: emulator.url, clientId: 'connect-client', clientSecret: overrides.secret ?? SECRET, timeoutMs: 3000 },
+    api: { baseUrl: emulator.url, clientId: 'connect-client', clientSecret: overrides.secret ?? SECRET, timeoutMs: 3000, rateLimit: overrides.rateLimit ?? {} },
     servers: overrides.servers ?? [{ name: SERVER, adapters: [{ type: 'websocket', port: await freePort(), token: 'connect-token-0000' }] }],
     reviews: { dataDir: 'data' },
     http: overrides.http ?? { port: await freePort() },
@@ -188,5 +189,32 @@ describe('config check --connect', () => {
     expect(run.stderr).toMatch(/^warning: servers\[0\]\.id is still the placeholder/m);
     expect(run.stderr).toMatch(/^warning: servers\[0\]\.adapters\[0\]\.token is still the placeholder/m);
     expect(run.stderr).not.toContain('change-me-to-a-long-random-string');
+  });
+});
+
+describeWithRedis('config check --connect with api.rateLimit.shared', () => {
+  const REDIS_PASSWORD = 'redis-pw-5e1f0a';
+
+  it('asks the shared Redis one PING: ok when it answers; FAIL with the driver\'s reason for a wrong password, which is never printed', async () => {
+    const redis = await startRedis();
+    try {
+      expect(await redis.command('CONFIG', 'SET', 'requirepass', REDIS_PASSWORD)).toBe('+OK\r\n');
+      const shared = (password: string): unknown => ({ requests: 100, intervalMs: 60000, shared: { redis: `redis://:${password}@127.0.0.1:${redis.port}/0`, nodes: 3 } });
+      const good = await check(['--config', await writeConfig('shared-good.json', { rateLimit: shared(REDIS_PASSWORD) }), '--connect']);
+      expect(good.checks).toContain(`ok    shared budget redis://127.0.0.1:${redis.port}/0: answered; 3 sidecars share 100 calls per 60000 ms (each keeps floor(100/3) = 33 while Redis is down)`);
+      expect(good.code).toBe(0);
+
+      const wrong = await check(['--config', await writeConfig('shared-wrong.json', { rateLimit: shared('not-the-password') }), '--connect']);
+      expect(wrong.code).toBe(1);
+      expect(wrong.checks).toContain(
+        `FAIL  shared budget redis://127.0.0.1:${redis.port}/0: WRONGPASS invalid username-password pair or user is disabled: check api.rateLimit.shared.redis (host, port, password in the URL); until Redis answers, each sidecar keeps floor(100/3) = 33 calls per window on its own`,
+      );
+      for (const output of [good.stdout, good.stderr, wrong.stdout, wrong.stderr]) {
+        expect(output).not.toContain(REDIS_PASSWORD);
+        expect(output).not.toContain('not-the-password');
+      }
+    } finally {
+      await redis.stop();
+    }
   });
 });
