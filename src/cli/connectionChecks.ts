@@ -178,7 +178,7 @@ export async function sharedBudgetChecks(config: BridgeConfig): Promise<CheckLin
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${SHARED_REDIS_CHECK_MS} ms`)), SHARED_REDIS_CHECK_MS);
+      timer = setTimeout(() => { reject(new Error(`no answer within ${SHARED_REDIS_CHECK_MS} ms`)); }, SHARED_REDIS_CHECK_MS);
     });
     const answered = (async () => {
       // The client connects in the background and refuses commands until then (no offline queue).
