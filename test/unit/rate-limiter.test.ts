@@ -362,7 +362,7 @@ describe('first lookups of many chat sources', () => {
     expect(refused.map((entry) => entry.label)).toEqual(['f0', 'f1', 'late-refresh']);
     expect([limiter.lookupsWaitingFrom(QUIET), limiter.lookupsWaitingFrom(FLOOD), limiter.lookupsWaitingFrom(FLOOD_2)]).toEqual([2, 9, 1]);
     // On close every source's waiting lookups are refused, nothing sent.
-    limiter.close();
+    void limiter.close();
     await vi.advanceTimersByTimeAsync(0);
     expect(refused).toHaveLength(3 + 12);
     expect(limiter.waiting).toBe(0);
@@ -377,7 +377,7 @@ describe('first lookups of many chat sources', () => {
     expect(limiter.waitingOf('lookup')).toBe(DEFAULT_MAX_QUEUED_PER_SOURCE + 1);
     expect(refused).toHaveLength(20_000 - 1 - DEFAULT_MAX_QUEUED_PER_SOURCE);
     expect(DEFAULT_MAX_QUEUED_PER_SOURCE).toBe(250);
-    limiter.close();
+    void limiter.close();
   });
 
   it('sends refreshes only when no first lookup of any source waits', async () => {
@@ -444,7 +444,7 @@ describe('holds', () => {
       void add('lookup');
       await vi.advanceTimersByTimeAsync(10_000);
       expect(started).toHaveLength(0);
-      limiter.close();
+      void limiter.close();
     } finally {
       process.off('warning', onWarning);
     }
@@ -456,7 +456,7 @@ describe('holds', () => {
     const { started, refused, add } = harness(limiter);
     void add('lookup');
     void add('review');
-    limiter.close();
+    void limiter.close();
     void add('action');
     await vi.advanceTimersByTimeAsync(0);
     expect(started).toHaveLength(1);
