@@ -97,8 +97,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   };
 }
 
-/** Commands run between two readings of commandCounts(), leaving out the INFO readings themselves. */
-export function commandsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): { total: number; byName: Map<string, number> } {
+/**
+ * Commands run between two readings of commandCounts(), leaving out the INFO readings themselves. Redis counts the
+ * commands a script runs too, so `scripts` (EVALSHA and EVAL) says how many round trips there were.
+ */
+export function commandsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): { total: number; scripts: number; byName: Map<string, number> } {
   const byName = new Map<string, number>();
   let total = 0;
   for (const [name, calls] of after) {
@@ -109,5 +112,5 @@ export function commandsBetween(before: ReadonlyMap<string, number>, after: Read
       total += delta;
     }
   }
-  return { total, byName };
+  return { total, scripts: (byName.get('evalsha') ?? 0) + (byName.get('eval') ?? 0), byName };
 }

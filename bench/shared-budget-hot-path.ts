@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     const within = Math.min(...onOff, ...onOffAgain) >= Math.min(...noise, 1 / Math.max(...noise)) && Math.max(...onOff, ...onOffAgain) <= Math.max(...noise, 1 / Math.min(...noise));
     console.log(`shared on within the measured noise of off: ${within ? 'yes' : 'no'}`);
     const byName = [...redisDuring.byName].map(([name, calls]) => `${name} ${calls}`).join(', ');
-    console.log(`Redis commands during the measured load: ${redisDuring.total}${byName === '' ? '' : ` (${byName})`} (cache-hot: expected 0); during the warm-up of the shared sidecar (${PLAYERS} first lookups): ${warmUpCommands.total} (${[...warmUpCommands.byName].map(([name, calls]) => `${name} ${calls}`).join(', ')})`);
+    console.log(`Redis commands during the measured load: ${redisDuring.total}${byName === '' ? '' : ` (${byName})`} (cache-hot: expected 0); during the warm-up of the shared sidecar (${PLAYERS} first lookups): ${warmUpCommands.total}, of them ${warmUpCommands.scripts} scripts (${[...warmUpCommands.byName].map(([name, calls]) => `${name} ${calls}`).join(', ')})`);
     console.log(`GSA calls during the measured load: ${gsaDuring} (cache-hot: expected 0)`);
   } finally {
     await echo.close();
