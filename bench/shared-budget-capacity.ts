@@ -9,12 +9,14 @@
 // decision: RedisBudget.decide() round trips on loopback, next to LocalBudget.decide().
 // Counts and ratios to the window matter; absolute times on a shared 2-core machine do not.
 //
-//   npm run bench:capacity     or     node dist/bench/shared-budget-capacity.js [nodes,...] [measuredWindows]
+//   npm run bench:capacity     or     node dist/bench/shared-budget-capacity.js [local,nodes,...] [measuredWindows] [intervalMs]
+// The window's guard (1%, at least 25 ms: 60 ms here) shrinks with the window while the machine's event-loop lag does
+// not, so the bench also prints the lag of its one process (sidecars, emulator and mods all share it).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
 import { parseConfig } from '../src/config/index.js';
@@ -26,10 +28,11 @@ import { startSidecar, type Sidecar } from '../src/sidecar.js';
 import { commandsBetween, startPrivateRedis, type PrivateRedis } from './privateRedis.js';
 import { sleep } from './processes.js';
 
-const NODE_COUNTS = (process.argv[2] ?? '1,2,3,5').split(',').map(Number);
+/** `local`: one sidecar on the local budget (no Redis) under the same load, the control for the 429 column. */
+const RUNS = (process.argv[2] ?? 'local,1,2,3,5').split(',').map((run) => (run === 'local' ? { nodes: 1, shared: false } : { nodes: Number(run), shared: true }));
 const MEASURED_WINDOWS = Number(process.argv[3] ?? 5);
 const REQUESTS = 100;
-const INTERVAL_MS = 6000;
+const INTERVAL_MS = Number(process.argv[4] ?? 6000);
 /** Windows of warm-up before measuring: the flood fills the budget, the cycle settles. */
 const WARM_WINDOWS = 1;
 /** New players per second per sidecar: about 15 times what the whole key may look up. */
@@ -54,11 +57,17 @@ interface Sent {
 
 interface NodeResult {
   readonly nodes: number;
+  readonly shared: boolean;
+  /** The bench process's event-loop delay while measuring, ms. */
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
   /** Per sidecar: its calls in each measured window (every endpoint), and its mute calls. */
   readonly callsPerWindow: number[][];
   readonly muteCallsPerWindow: number[][];
   readonly totalPerWindow: number[];
   readonly maxInAnyWindow: number;
+  /** The shortest time from an arrival to the one `requests` later, over the whole run: below the window is an overshoot. */
+  readonly minSpanMs: number | null;
   readonly refused: number;
   readonly status429: number;
   readonly reviewDelaysMs: number[];
@@ -92,7 +101,7 @@ function urlOf(sidecar: Sidecar): string {
   return `ws://127.0.0.1:${adapter.port}/`;
 }
 
-async function runNodes(redis: PrivateRedis, nodes: number): Promise<NodeResult> {
+async function runNodes(redis: PrivateRedis, nodes: number, shared: boolean): Promise<NodeResult> {
   const names = Array.from({ length: nodes }, (_, i) => `cap${i + 1}`);
   const ids = names.map((_, i) => 101 + i);
   const servers = names.map((name, i) => ({ name, id: 101 + i }));
@@ -112,7 +121,7 @@ async function runNodes(redis: PrivateRedis, nodes: number): Promise<NodeResult>
             baseUrl: emulator.url,
             clientId: emulator.clientId,
             clientSecret: emulator.clientSecret,
-            rateLimit: { ...spec, shared: { redis: redis.url, prefix: `bench-capacity-${nodes}`, nodes } },
+            rateLimit: { ...spec, ...(shared ? { shared: { redis: redis.url, prefix: `bench-capacity-${nodes}`, nodes } } : {}) },
           },
           servers: [{ name: names[i], id: ids[i], allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
           reviews: { dataDir },
@@ -141,6 +150,8 @@ async function runNodes(redis: PrivateRedis, nodes: number): Promise<NodeResult>
     await sleep(WARM_WINDOWS * INTERVAL_MS);
 
     const commandsBefore = await redis.commandCounts();
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const measuredFrom = performance.now();
     const reviews = new Map<string, Sent>();
     const actions: Sent[] = [];
@@ -165,6 +176,7 @@ async function runNodes(redis: PrivateRedis, nodes: number): Promise<NodeResult>
     const measuredTo = performance.now();
     timers.splice(1).forEach(clearInterval);
     const commandsAfter = await redis.commandCounts();
+    loopDelay.disable();
 
     // The flood goes on until every review and action sent has arrived (or 4 windows more): their delays are under load.
     const arrivedAll = (): boolean => emulator.reviews.length >= reviews.size && emulator.actions(ids[0] ?? 0).length >= actions.length;
@@ -208,10 +220,14 @@ async function runNodes(redis: PrivateRedis, nodes: number): Promise<NodeResult>
     const measuredCalls = totalPerWindow.reduce((a, b) => a + b, 0);
     return {
       nodes,
+      shared,
+      loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      loopDelayMaxMs: loopDelay.max / 1e6,
       callsPerWindow,
       muteCallsPerWindow,
       totalPerWindow,
       maxInAnyWindow: emulator.windowReport()?.maxInWindow ?? Number.NaN,
+      minSpanMs: emulator.windowReport()?.minSpanMs ?? null,
       refused: budget?.refused ?? Number.NaN,
       status429: counters.byStatus['429'] ?? 0,
       reviewDelaysMs,
@@ -270,9 +286,9 @@ async function main(): Promise<void> {
   const results: NodeResult[] = [];
   let cost: { redis: number[]; local: number[] };
   try {
-    for (const nodes of NODE_COUNTS) {
-      results.push(await runNodes(redis, nodes));
-      process.stderr.write(`N = ${nodes} done\n`);
+    for (const run of RUNS) {
+      results.push(await runNodes(redis, run.nodes, run.shared));
+      process.stderr.write(`N = ${run.nodes}${run.shared ? '' : ' (local budget)'} done\n`);
     }
     cost = await decisionCost(redis);
   } finally {
@@ -280,17 +296,18 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `shared API budget, N sidecars on one key and one private redis-server, emulator enforcing ${REQUESTS} calls per ${INTERVAL_MS / 1000} s (one tenth of 100 per 60 s: a number per window is the number per minute at full scale); every mod floods ${FLOOD_PER_SECOND} new players/s, the first also sends a review every ${REVIEW_EVERY_MS / 1000} s and an action every ${ACTION_EVERY_MS / 1000} s; ${MEASURED_WINDOWS} windows measured after ${WARM_WINDOWS} of warm-up`,
+    `shared API budget, N sidecars on one key and one private redis-server, emulator enforcing ${REQUESTS} calls per ${INTERVAL_MS / 1000} s (the service's 100 per 60 s, scaled: a number per window is the number per minute at full scale); every mod floods ${FLOOD_PER_SECOND} new players/s, the first also sends a review every ${REVIEW_EVERY_MS / 1000} s and an action every ${ACTION_EVERY_MS / 1000} s; ${MEASURED_WINDOWS} windows measured after ${WARM_WINDOWS} of warm-up`,
   );
   console.log('');
-  console.log('| N | calls/window per sidecar: mean (min–max) | mute calls/window per sidecar: mean (min–max) | total per window: mean (max) | most in any 6 s (limit 100) | 429s | worst review delay (reviews) | worst action delay (actions) | Redis scripts (round trips) per call |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`| N | calls/window per sidecar: mean (min–max) | mute calls/window per sidecar: mean (min–max) | total per window: mean (max) | most in any ${INTERVAL_MS / 1000} s (limit ${REQUESTS}) | shortest span of ${REQUESTS + 1} arrivals | 429s | worst review delay (reviews) | worst action delay (actions) | Redis scripts (round trips) per call | event-loop delay p99 / max |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const all = r.callsPerWindow.flat();
     const mute = r.muteCallsPerWindow.flat();
     const missing = (n: number): string => (n > 0 ? `, ${n} not arrived` : '');
+    const name = r.shared ? String(r.nodes) : '1, local budget (no Redis)';
     console.log(
-      `| ${r.nodes} | ${f(mean(all))} (${Math.min(...all)}–${Math.max(...all)}) | ${f(mean(mute))} (${Math.min(...mute)}–${Math.max(...mute)}) | ${f(mean(r.totalPerWindow))} (${Math.max(...r.totalPerWindow)}) | ${r.maxInAnyWindow} | ${r.refused} (status 429: ${r.status429}) | ${f(Math.max(...r.reviewDelaysMs) / INTERVAL_MS, 2)} windows (${r.reviewDelaysMs.length}${missing(r.reviewsMissing)}) | ${f(Math.max(...r.actionDelaysMs) / INTERVAL_MS, 2)} windows (${r.actionDelaysMs.length}${missing(r.actionsMissing)}) | ${f(r.redisScripts / Math.max(1, r.granted), 1)} |`,
+      `| ${name} | ${f(mean(all))} (${Math.min(...all)}–${Math.max(...all)}) | ${f(mean(mute))} (${Math.min(...mute)}–${Math.max(...mute)}) | ${f(mean(r.totalPerWindow))} (${Math.max(...r.totalPerWindow)}) | ${r.maxInAnyWindow} | ${r.minSpanMs === null ? '–' : `${f(r.minSpanMs, 0)} ms`} | ${r.refused} (status 429: ${r.status429}) | ${f(Math.max(...r.reviewDelaysMs) / INTERVAL_MS, 2)} windows (${r.reviewDelaysMs.length}${missing(r.reviewsMissing)}) | ${f(Math.max(...r.actionDelaysMs) / INTERVAL_MS, 2)} windows (${r.actionDelaysMs.length}${missing(r.actionsMissing)}) | ${r.shared ? f(r.redisScripts / Math.max(1, r.granted), 1) : '–'} | ${f(r.loopDelayP99Ms, 0)} / ${f(r.loopDelayMaxMs, 0)} ms |`,
     );
   }
   console.log('');
@@ -301,6 +318,7 @@ async function main(): Promise<void> {
   console.log(`| N | M, mute calls a minute per sidecar (lowest sidecar) | refreshes a minute at F = ${EXAMPLE_NEW_PER_MINUTE} | oldest answer at P = ${EXAMPLE_PLAYERS} |`);
   console.log('|---:|---:|---:|---:|');
   for (const r of results) {
+    if (!r.shared) continue;
     const perSidecar = r.muteCallsPerWindow.map((windows) => mean(windows));
     const lowest = Math.min(...perSidecar);
     const refreshes = mean(perSidecar) - EXAMPLE_NEW_PER_MINUTE;
