@@ -23,7 +23,7 @@ import { parseConfig } from '../src/config/index.js';
 import { LocalBudget } from '../src/gsa/apiBudget.js';
 import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { RedisBudget } from '../src/gsa/redisBudget.js';
-import { silentLogger } from '../src/log/logger.js';
+import { pino } from 'pino';
 import { startSidecar, type Sidecar } from '../src/sidecar.js';
 import { commandsBetween, startPrivateRedis, type PrivateRedis } from './privateRedis.js';
 import { sleep } from './processes.js';
@@ -75,6 +75,8 @@ interface NodeResult {
   readonly actionDelaysMs: number[];
   readonly actionsMissing: number;
   readonly redisCommands: number;
+  /** Times a sidecar fell back to its local window (Redis error, or no answer within 250 ms), during the whole run. */
+  readonly fallbacks: number;
   /** EVALSHA and EVAL: decisions and reports, one round trip each. */
   readonly redisScripts: number;
   readonly granted: number;
@@ -111,6 +113,10 @@ async function runNodes(redis: PrivateRedis, nodes: number, shared: boolean): Pr
   const sidecars: Sidecar[] = [];
   const mods: WebSocket[] = [];
   const timers: NodeJS.Timeout[] = [];
+  // Warnings only: the one line a sidecar logs when it falls back to its local window is counted.
+  const warnings: string[] = [];
+  const started = performance.now();
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(`+${f(performance.now() - started, 0)} ms ${line.trim()}`) });
   try {
     for (let i = 0; i < nodes; i++) {
       const dataDir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-'));
@@ -128,7 +134,7 @@ async function runNodes(redis: PrivateRedis, nodes: number, shared: boolean): Pr
         },
         {},
       );
-      sidecars.push(await startSidecar(config, { logger: silentLogger() }));
+      sidecars.push(await startSidecar(config, { logger }));
     }
     for (const sidecar of sidecars) mods.push(await connectMod(urlOf(sidecar)));
 
@@ -213,6 +219,7 @@ async function runNodes(redis: PrivateRedis, nodes: number, shared: boolean): Pr
       const started = emulator.calls[0]?.at ?? 0;
       const refusedAt = emulator.calls.filter((call) => call.status === 429).map((call) => `${call.endpoint} ${call.server ?? ''} +${f(call.at - started, 0)} ms`);
       process.stderr.write(`N = ${nodes}: measured from +${f(measuredFrom - started, 0)} ms; 429s at ${refusedAt.join(', ') || 'none'}; window ${JSON.stringify(emulator.windowReport())}\n`);
+      process.stderr.write(`  warnings: ${warnings.join('\n    ') || 'none'}\n`);
       process.stderr.write(`  action delays ms: ${actionDelaysMs.map((d) => f(d, 0)).join(' ')}\n  review delays ms: ${reviewDelaysMs.map((d) => f(d, 0)).join(' ')}\n`);
     }
     const budget = emulator.budgetReport();
@@ -235,6 +242,7 @@ async function runNodes(redis: PrivateRedis, nodes: number, shared: boolean): Pr
       actionDelaysMs,
       actionsMissing: actions.length - actionDelaysMs.length,
       redisCommands: redisDuring.total,
+      fallbacks: warnings.filter((line) => line.includes('cannot be reached')).length,
       redisScripts: redisDuring.scripts,
       granted: measuredCalls,
     };
@@ -299,15 +307,15 @@ async function main(): Promise<void> {
     `shared API budget, N sidecars on one key and one private redis-server, emulator enforcing ${REQUESTS} calls per ${INTERVAL_MS / 1000} s (the service's 100 per 60 s, scaled: a number per window is the number per minute at full scale); every mod floods ${FLOOD_PER_SECOND} new players/s, the first also sends a review every ${REVIEW_EVERY_MS / 1000} s and an action every ${ACTION_EVERY_MS / 1000} s; ${MEASURED_WINDOWS} windows measured after ${WARM_WINDOWS} of warm-up`,
   );
   console.log('');
-  console.log(`| N | calls/window per sidecar: mean (min–max) | mute calls/window per sidecar: mean (min–max) | total per window: mean (max) | most in any ${INTERVAL_MS / 1000} s (limit ${REQUESTS}) | shortest span of ${REQUESTS + 1} arrivals | 429s | worst review delay (reviews) | worst action delay (actions) | Redis scripts (round trips) per call | event-loop delay p99 / max |`);
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`| N | calls/window per sidecar: mean (min–max) | mute calls/window per sidecar: mean (min–max) | total per window: mean (max) | most in any ${INTERVAL_MS / 1000} s (limit ${REQUESTS}) | shortest span of ${REQUESTS + 1} arrivals | 429s | worst review delay (reviews) | worst action delay (actions) | Redis scripts (round trips) per call | fallbacks to the local window | event-loop delay p99 / max |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const all = r.callsPerWindow.flat();
     const mute = r.muteCallsPerWindow.flat();
     const missing = (n: number): string => (n > 0 ? `, ${n} not arrived` : '');
     const name = r.shared ? String(r.nodes) : '1, local budget (no Redis)';
     console.log(
-      `| ${name} | ${f(mean(all))} (${Math.min(...all)}–${Math.max(...all)}) | ${f(mean(mute))} (${Math.min(...mute)}–${Math.max(...mute)}) | ${f(mean(r.totalPerWindow))} (${Math.max(...r.totalPerWindow)}) | ${r.maxInAnyWindow} | ${r.minSpanMs === null ? '–' : `${f(r.minSpanMs, 0)} ms`} | ${r.refused} (status 429: ${r.status429}) | ${f(Math.max(...r.reviewDelaysMs) / INTERVAL_MS, 2)} windows (${r.reviewDelaysMs.length}${missing(r.reviewsMissing)}) | ${f(Math.max(...r.actionDelaysMs) / INTERVAL_MS, 2)} windows (${r.actionDelaysMs.length}${missing(r.actionsMissing)}) | ${r.shared ? f(r.redisScripts / Math.max(1, r.granted), 1) : '–'} | ${f(r.loopDelayP99Ms, 0)} / ${f(r.loopDelayMaxMs, 0)} ms |`,
+      `| ${name} | ${f(mean(all))} (${Math.min(...all)}–${Math.max(...all)}) | ${f(mean(mute))} (${Math.min(...mute)}–${Math.max(...mute)}) | ${f(mean(r.totalPerWindow))} (${Math.max(...r.totalPerWindow)}) | ${r.maxInAnyWindow} | ${r.minSpanMs === null ? '–' : `${f(r.minSpanMs, 0)} ms`} | ${r.refused} (status 429: ${r.status429}) | ${f(Math.max(...r.reviewDelaysMs) / INTERVAL_MS, 2)} windows (${r.reviewDelaysMs.length}${missing(r.reviewsMissing)}) | ${f(Math.max(...r.actionDelaysMs) / INTERVAL_MS, 2)} windows (${r.actionDelaysMs.length}${missing(r.actionsMissing)}) | ${r.shared ? f(r.redisScripts / Math.max(1, r.granted), 1) : '–'} | ${r.shared ? r.fallbacks : '–'} | ${f(r.loopDelayP99Ms, 0)} / ${f(r.loopDelayMaxMs, 0)} ms |`,
     );
   }
   console.log('');
