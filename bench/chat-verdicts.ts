@@ -6,19 +6,16 @@
 //   npm run bench     or     node dist/bench/chat-verdicts.js [messages] [rounds] [metrics]
 // With `metrics`, the sidecar's events are subscribed by the Prometheus metrics, as in `run`: the cost of listening.
 
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { WebSocketServer } from 'ws';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
 import { parseConfig } from '../src/config/index.js';
 import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar } from '../src/sidecar.js';
 import { SidecarMetrics } from '../src/ops/metrics.js';
+import { load as loadTarget, startEchoServer, type LoadResult } from './chatTargets.js';
 
 const messages = Number(process.argv[2] ?? 40_000);
 const rounds = Number(process.argv[3] ?? 3);
@@ -27,47 +24,12 @@ const CONNECTIONS = 4;
 const IN_FLIGHT = 64;
 const PLAYERS = 1000;
 const TOKEN = 'bench-token';
-const CLIENT = fileURLToPath(new URL('./chatLoadClient.js', import.meta.url));
-const run = promisify(execFile);
 
-interface LoadResult {
-  readonly messages: number;
-  readonly perSecond: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-}
-
-async function load(url: string, args: (string | number)[]): Promise<LoadResult> {
-  const { stdout } = await run(process.execPath, [CLIENT, url, TOKEN, ...args.map(String)], { maxBuffer: 1024 * 1024 });
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as LoadResult;
-}
+const load = (url: string, args: (string | number)[]): Promise<LoadResult> => loadTarget(url, TOKEN, args);
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-async function startEchoServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  server.on('connection', (socket) => {
-    socket.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString()) as { id?: string };
-      socket.send(JSON.stringify({ type: 'chat.verdict', id: frame.id, allow: true, reason: 'ok' }));
-    });
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('unexpected address');
-  return {
-    url: `ws://127.0.0.1:${address.port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const client of server.clients) client.terminate();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
 }
 
 async function main(): Promise<void> {

@@ -1,0 +1,116 @@
+// A private redis-server for one bench run: the binary from PATH, on a free loopback port, keeping nothing on disk
+// (`--save "" --appendonly no`, its working directory a temp dir removed at the end). Never the machine's Redis on
+// 127.0.0.1:6379, which other programs use. Also reads its command counters, so a bench can say how many commands a
+// load cost. Nothing here measures time.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, sleep } from './processes.js';
+
+export interface PrivateRedis {
+  readonly port: number;
+  /** redis://127.0.0.1:<port>/0 */
+  readonly url: string;
+  /** Runs one command on a fresh connection; resolves with the raw reply once it is complete (a simple or bulk reply). */
+  command(...args: string[]): Promise<string>;
+  /** Calls per command name (lower case) from `INFO commandstats`; the INFO calls themselves are in it. */
+  commandCounts(): Promise<Map<string, number>>;
+  /** SIGTERM, wait for the exit, remove its directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function respCommand(port: number, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      socket.write(`*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`);
+    });
+    socket.on('data', (chunk: string) => {
+      reply += chunk;
+      // A bulk reply ($<length>\r\n<body>\r\n) is complete once its body is in; any other reply at its first line end.
+      const bulk = /^\$(\d+)\r\n/.exec(reply);
+      const complete = bulk === null ? reply.endsWith('\r\n') : Buffer.byteLength(reply) >= bulk[0].length + Number(bulk[1]) + 2;
+      if (complete) {
+        socket.end();
+        resolve(reply);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Starts redis-server from PATH on a free port. Throws naming the cause when it is not installed or does not answer. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  if (port === 6379) throw new Error('refusing port 6379: the machine Redis is there');
+  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-redis-'));
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
+    stdio: 'ignore',
+  });
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (error) => {
+      reject(new Error(`redis-server could not be started (${error.message}); install it from the system packages (Debian: apt-get install redis-server)`));
+    });
+  });
+  failed.catch(() => undefined);
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const pong = await Promise.race([respCommand(port, ['PING']), failed]);
+      if (pong.startsWith('+PONG')) break;
+    } catch (error) {
+      if (child.exitCode !== null || (error instanceof Error && error.message.startsWith('redis-server could not'))) {
+        await stop();
+        throw error;
+      }
+    }
+    if (attempt > 500) {
+      await stop();
+      throw new Error(`redis-server on port ${port} did not answer PING within 5 s`);
+    }
+    await sleep(10);
+  }
+  const command = (...args: string[]): Promise<string> => respCommand(port, args);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    command,
+    commandCounts: async () => {
+      const text = await command('INFO', 'commandstats');
+      const counts = new Map<string, number>();
+      for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(match[1] ?? '', Number(match[2]));
+      return counts;
+    },
+    stop,
+  };
+}
+
+/**
+ * Commands run between two readings of commandCounts(), leaving out the INFO readings themselves. Redis counts the
+ * commands a script runs too, so `scripts` (EVALSHA and EVAL) says how many round trips there were.
+ */
+export function commandsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): { total: number; scripts: number; byName: Map<string, number> } {
+  const byName = new Map<string, number>();
+  let total = 0;
+  for (const [name, calls] of after) {
+    if (name === 'info') continue;
+    const delta = calls - (before.get(name) ?? 0);
+    if (delta > 0) {
+      byName.set(name, delta);
+      total += delta;
+    }
+  }
+  return { total, scripts: (byName.get('evalsha') ?? 0) + (byName.get('eval') ?? 0), byName };
+}
