@@ -38,6 +38,8 @@ const SERVERS: readonly NodeServer[] = [
   { name: 'node-c', id: 103 },
 ];
 const CLIENT_ID = 'multi-node-client';
+/** Three process starts on a loaded machine and several windows of 3 s: each test takes 5 to 20 s. */
+const TEST_TIMEOUT_MS = 60_000;
 const WARNING = /^shared API budget: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 cannot be reached \(.+\); this sidecar keeps floor\(20\/3\) = 6 calls per window on its own until it is back$/;
 const BACK = /^shared API budget: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 is back; sharing the budget again$/;
 
@@ -154,7 +156,7 @@ describeWithRedis('three sidecars on one API key share its budget through Redis 
     expect(report?.violations).toBe(0);
     // Every node is served, not only the one that asks fastest.
     for (const node of nodes) expect(callsOf(emulator, node, floodFrom).length).toBeGreaterThan(0);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('starts one sidecar\'s reviews and server actions within one window + the claim grace while another floods lookups', async () => {
     const { emulator, nodes } = await startAll('shares');
@@ -199,7 +201,7 @@ describeWithRedis('three sidecars on one API key share its budget through Redis 
     expect(lookupsMeanwhile).toBeGreaterThan(0);
     expect(refused(emulator)).toBe(0);
     expect(emulator.windowReport()?.maxInWindow).toBeLessThanOrEqual(REQUESTS);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('holds all three sidecars for a Retry-After answered to one of them', async () => {
     const { emulator, redis, nodes, prefix } = await startAll('hold');
@@ -230,7 +232,7 @@ describeWithRedis('three sidecars on one API key share its budget through Redis 
     expect(gapMs).toBeGreaterThanOrEqual(2000 - 10);
     for (const node of nodes) expect(after.filter((call) => isCallOf(call, node.server)).every((call) => call.status === 200)).toBe(true);
     expect(refused(emulator)).toBe(0);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('keeps serving on floor(20/3) = 6 per window each while Redis is dead, and shares one window again once it is back', async () => {
     const { emulator, redis, nodes } = await startAll('redis-down');
@@ -279,7 +281,7 @@ describeWithRedis('three sidecars on one API key share its budget through Redis 
       expect(node.logMessages(WARNING)).toHaveLength(1);
       expect(node.logMessages(BACK)).toHaveLength(1);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('gives the share of a sidecar killed with kill -9 to the other two within one window', async () => {
     const { emulator, nodes } = await startAll('kill');
@@ -322,5 +324,5 @@ describeWithRedis('three sidecars on one API key share its budget through Redis 
     expect(after).toBeGreaterThanOrEqual(17);
     expect(refused(emulator)).toBe(0);
     expect(emulator.windowReport()?.maxInWindow).toBeLessThanOrEqual(REQUESTS);
-  });
+  }, TEST_TIMEOUT_MS);
 });
