@@ -353,12 +353,19 @@ export class RedisBudget implements ApiBudget {
     return error instanceof NoAnswerError ? error.message : redisErrorText(error, this.#secrets);
   }
 
-  /** Runs a script by its digest (EVAL when Redis lost its script cache), failing after answerTimeoutMs. */
+  /**
+   * Runs a script by its digest (EVAL when Redis lost its script cache), failing after answerTimeoutMs. A timer that
+   * is due fails the call only after the loop's next I/O phase: when this process was busy (a burst of chat, a long
+   * GC), the answer may have been waiting on the socket all along, and timers run before sockets are read.
+   */
   async #run(script: BudgetScript, keys: string[], args: string[]): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
+    let immediate: NodeJS.Immediate | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        reject(new NoAnswerError(`no answer within ${this.#answerTimeoutMs} ms`));
+        immediate = setImmediate(() => {
+          reject(new NoAnswerError(`no answer within ${this.#answerTimeoutMs} ms`));
+        });
       }, this.#answerTimeoutMs);
     });
     const call = (async () => {
@@ -374,6 +381,7 @@ export class RedisBudget implements ApiBudget {
       return await Promise.race([call, timeout]);
     } finally {
       clearTimeout(timer);
+      clearImmediate(immediate);
     }
   }
 }
