@@ -46,6 +46,13 @@ export interface RedisBudgetOptions {
   readonly onSharedChange?: ((shared: boolean) => void) | undefined;
   /** The longest a decision waits for Redis before this sidecar decides on its fallback. @default 250 */
   readonly answerTimeoutMs?: number | undefined;
+  /**
+   * A start Redis granted is used only if its answer came back within this long; it is also added to the shared
+   * window's span. Redis counts a start when the script runs, GSA when the call arrives: a grant read late (this
+   * process was busy) would leave late and could share GSA's window with a call Redis counted a whole span later.
+   * @default LATE_GRANT_MS (250)
+   */
+  readonly lateGrantMs?: number | undefined;
   /** The longest the first decision waits for the first connection. @default 1000 */
   readonly connectTimeoutMs?: number | undefined;
   /** This process's id in Redis (its claims and starts). @default 12 random hex digits */
@@ -54,6 +61,12 @@ export interface RedisBudgetOptions {
 
 /** A claim on a kind lives this long past the wait its answer gave, so a node that died loses it soon after. */
 export const DEMAND_GRACE_MS = 1000;
+
+/**
+ * The longest between Redis counting a start and this process reading the grant for the start to be used (see
+ * RedisBudgetOptions.lateGrantMs); the shared window is that much longer than the local one.
+ */
+export const LATE_GRANT_MS = 250;
 
 /** How long a node waits when the next place belongs to a kind only other sidecars have waiting. */
 export const OTHER_TURN_MS = 25;
@@ -94,6 +107,7 @@ export class RedisBudget implements ApiBudget {
   readonly #nodes: number;
   readonly #intervalMs: number;
   readonly #spanMs: number;
+  readonly #lateGrantMs: number;
   readonly #share: number;
   readonly #answerTimeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -128,7 +142,9 @@ export class RedisBudget implements ApiBudget {
     this.#logger = options.logger ?? silent;
     this.#clock = steadyClock(options.clock ?? systemClock);
     this.#onSharedChange = options.onSharedChange;
-    this.#spanMs = guardedIntervalMs(options.intervalMs);
+    this.#lateGrantMs = options.lateGrantMs ?? LATE_GRANT_MS;
+    if (!Number.isFinite(this.#lateGrantMs) || this.#lateGrantMs < 0) throw new RangeError(`lateGrantMs must be 0 or more ms, got ${String(options.lateGrantMs)}`);
+    this.#spanMs = guardedIntervalMs(options.intervalMs) + this.#lateGrantMs;
     this.#share = fallbackShare(this.#requests, this.#nodes);
     this.#answerTimeoutMs = options.answerTimeoutMs ?? 250;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 1000;
@@ -231,6 +247,7 @@ export class RedisBudget implements ApiBudget {
   async #decideShared(waiting: WaitingCalls): Promise<BudgetDecision> {
     const member = `${this.#nodeId}:${++this.#sequence}`;
     const counts = CALL_KINDS.map((kind) => String(Math.max(0, Math.floor(waiting[kind]))));
+    const asked = this.#clock.now();
     let reply: unknown;
     try {
       reply = await this.#run(
@@ -246,6 +263,12 @@ export class RedisBudget implements ApiBudget {
     if (granted === 1) {
       const kind = CALL_KINDS[(value ?? 1) - 1] ?? 'lookup';
       this.#remember(member);
+      const tookMs = this.#clock.now() - asked;
+      if (tookMs > this.#lateGrantMs) {
+        // Counted, but not used: it stays in the window (a start given up costs one place) and this node asks again.
+        this.#logger.debug({ redis: this.#label, tookMs }, `shared API budget: a start granted ${Math.round(tookMs)} ms ago is not used (later than ${this.#lateGrantMs} ms, it could reach GSA out of its place in the window)`);
+        return { waitMs: 0 };
+      }
       return { start: kind };
     }
     return { waitMs: value !== undefined && value >= 0 ? value : OTHER_TURN_MS };

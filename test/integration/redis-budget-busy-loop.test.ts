@@ -28,33 +28,57 @@ function windowCountBlocking(port: number, key: string): number {
   return Number(/^:(\d+)/.exec(stdout)?.[1] ?? Number.NaN);
 }
 
+/**
+ * One decision asked just before this process's loop is blocked until Redis has granted the start (it is in the
+ * window) and the answer timer is overdue, as when a sidecar is busy with a burst of chat. Returns the decision.
+ */
+async function decideThroughABlockedLoop(budget: RedisBudget, port: number): Promise<unknown> {
+  const decision = budget.decide({ lookup: 1, refresh: 0, review: 0, action: 0 });
+  // The client writes its commands at the end of the tick: let that one turn of the loop pass first.
+  await new Promise((resolve) => setImmediate(resolve));
+  const blockedFrom = performance.now();
+  let counted = 0;
+  while (counted < 2 || performance.now() - blockedFrom < 2 * ANSWER_TIMEOUT_MS) {
+    if (counted < 2) counted = windowCountBlocking(port, `${sharedKeyName(PREFIX, CLIENT_ID)}:window`);
+    if (performance.now() - blockedFrom > 10_000) throw new Error('Redis did not count the start within 10 s');
+  }
+  return decision;
+}
+
+async function sharedBudget(url: string, lines: LogLine[], lateGrantMs: number): Promise<RedisBudget> {
+  const budget = new RedisBudget({ url, prefix: PREFIX, clientId: CLIENT_ID, nodes: 3, requests: 20, intervalMs: 1000, answerTimeoutMs: ANSWER_TIMEOUT_MS, lateGrantMs, logger: captureLogger(lines) });
+  cleanup.push(() => budget.close());
+  const deadline = performance.now() + 10_000;
+  while (!budget.shared && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(budget.shared).toBe(true);
+  // Redis knows the script from then on (the first decision loads it: NOSCRIPT, then EVAL).
+  expect(await budget.decide({ lookup: 1, refresh: 0, review: 0, action: 0 })).toEqual({ start: 'lookup' });
+  return budget;
+}
+
 describeWithRedis('the shared budget with a busy event loop', () => {
   it('reads an answer Redis gave while the loop was blocked past answerTimeoutMs, and stays shared', async () => {
     const redis = await startRedis();
     cleanup.push(() => redis.stop());
     const lines: LogLine[] = [];
-    const budget = new RedisBudget({ url: redis.url, prefix: PREFIX, clientId: CLIENT_ID, nodes: 3, requests: 20, intervalMs: 1000, answerTimeoutMs: ANSWER_TIMEOUT_MS, logger: captureLogger(lines) });
-    cleanup.push(() => budget.close());
-    const deadline = performance.now() + 10_000;
-    while (!budget.shared && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(budget.shared).toBe(true);
-    // Redis knows the script from then on (the first decision loads it: NOSCRIPT, then EVAL).
-    expect(await budget.decide({ lookup: 1, refresh: 0, review: 0, action: 0 })).toEqual({ start: 'lookup' });
-
-    // The question goes out; then the loop is blocked until Redis has granted the start (it is in the window) and the
-    // answer timer is overdue, as when a sidecar is busy with a burst of chat.
-    const decision = budget.decide({ lookup: 1, refresh: 0, review: 0, action: 0 });
-    // The client writes its commands at the end of the tick: let that one turn of the loop pass first.
-    await new Promise((resolve) => setImmediate(resolve));
-    const blockedFrom = performance.now();
-    let counted = 0;
-    while (counted < 2 || performance.now() - blockedFrom < 2 * ANSWER_TIMEOUT_MS) {
-      if (counted < 2) counted = windowCountBlocking(redis.port, `${sharedKeyName(PREFIX, CLIENT_ID)}:window`);
-      if (performance.now() - blockedFrom > 10_000) throw new Error('Redis did not count the start within 10 s');
-    }
-
-    expect(await decision).toEqual({ start: 'lookup' });
+    // A grant read late is still used here (lateGrantMs far above the block): this test is about the timeout.
+    const budget = await sharedBudget(redis.url, lines, 10_000);
+    expect(await decideThroughABlockedLoop(budget, redis.port)).toEqual({ start: 'lookup' });
     expect(budget.shared).toBe(true);
     expect(lines.filter((line) => line.level === 'warn')).toEqual([]);
+  });
+
+  it('does not use a start whose grant was read later than lateGrantMs: it stays counted, and the node asks again', async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const lines: LogLine[] = [];
+    const budget = await sharedBudget(redis.url, lines, 50);
+    // Redis counted it (2 in the window), but the call would leave at least 200 ms after that: not used.
+    expect(await decideThroughABlockedLoop(budget, redis.port)).toEqual({ waitMs: 0 });
+    expect(budget.shared).toBe(true);
+    expect(lines.filter((line) => line.level === 'warn')).toEqual([]);
+    expect(lines.some((line) => line.level === 'debug' && /a start granted \d+ ms ago is not used/.test(line.message))).toBe(true);
+    // Asked again with nothing in the way, the next start is used.
+    expect(await budget.decide({ lookup: 1, refresh: 0, review: 0, action: 0 })).toEqual({ start: 'lookup' });
   });
 });
