@@ -254,10 +254,15 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     signal?.throwIfAborted();
     const sent = this.#evaluate(script, name, args);
     let timer: NodeJS.Timeout | undefined;
+    let immediate: NodeJS.Immediate | undefined;
     let onAbort: (() => void) | undefined;
     const outcome = await new Promise<Outcome>((resolve) => {
+      // A due timer gives up only after the loop's next I/O phase: timers run before sockets are read, so an answer
+      // that waited on the socket while this process was busy is taken, not mistaken for Redis being away.
       timer = setTimeout(() => {
-        resolve({ failed: `no answer within ${this.#timeoutMs} ms` });
+        immediate = setImmediate(() => {
+          resolve({ failed: `no answer within ${this.#timeoutMs} ms` });
+        });
       }, this.#timeoutMs);
       if (signal !== undefined) {
         onAbort = () => {
@@ -275,6 +280,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
       );
     });
     clearTimeout(timer);
+    clearImmediate(immediate);
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
     if ('answer' in outcome) {
       this.#answered();

@@ -3,6 +3,7 @@
 // A holder that dies blocks its key for one lease TTL at most; a live one keeps it while it waits. Redis dead or
 // silent: calls go on with the local spacing, one warning per outage, and shared again once Redis answers.
 // Times are read from Redis's own clock and lease fields, never compared with the machine's clock.
+import { spawnSync } from 'node:child_process';
 import { createClient } from '@redis/client';
 import { afterEach, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
@@ -89,6 +90,16 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
 async function scriptCalls(client: Redis): Promise<number> {
   const stats = await client.info('commandstats');
   return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+/** HEXISTS of a lease's holder, asked by a child process: this process's event loop is blocked while it asks. */
+function leaseHeldBlocking(port: number, name: string): boolean {
+  const command = ['HEXISTS', name, 'holder'].map((part) => `$${String(Buffer.byteLength(part))}\\r\\n${part}\\r\\n`).join('');
+  const script = `
+    const socket = require('node:net').connect(${String(port)}, '127.0.0.1', () => socket.write('*3\\r\\n${command}'));
+    socket.on('data', (data) => { process.stdout.write(String(data)); socket.end(); });`;
+  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  return stdout.startsWith(':1');
 }
 
 /** Takes turns on a probe key until the spacing works through Redis again (node-redis reconnects on its own). */
@@ -265,6 +276,26 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     // A's connection answers in order: once this PING is answered, the late claim has run.
     await a.redis.ping();
     await until('the late lease is given back', async () => (await inspect.hGet(webhookKeyName('4711/restart'), 'holder')) === null, 5_000);
+  });
+
+  it('a lease Redis granted while this sidecar\u2019s loop was busy past the timeout is taken, not mistaken for Redis being away', async () => {
+    redis = await startRedis();
+    const a = await sidecar(redis.url, { spacingMs: 100, commandTimeoutMs: 100 });
+    // The script is loaded (NOSCRIPT, then EVAL, on the first claim): from then on one round trip per claim.
+    (await turnOf(a.spacing, '4711/start')).release();
+    const turn = turnOf(a.spacing, '4711/restart');
+    // The claim is written at the end of this tick; then the loop is blocked until Redis holds the lease and the
+    // timeout is long overdue, as when a burst of chat keeps the sidecar busy.
+    await new Promise((resolve) => setImmediate(resolve));
+    const blockedFrom = performance.now();
+    let held = false;
+    while (!held || performance.now() - blockedFrom < 300) {
+      if (!held) held = leaseHeldBlocking(redis.port, webhookKeyName('4711/restart'));
+      if (performance.now() - blockedFrom > 10_000) throw new Error('Redis did not grant the lease within 10 s');
+    }
+    await turn;
+    expect(a.spacing.shared).toBe(true);
+    expect(a.lines.filter((line) => line.level === 'warn')).toEqual([]);
   });
 
   it('a call given up while waiting for its shared turn leaves nothing held, here or in Redis', async () => {
