@@ -10,6 +10,7 @@
 //
 //   npm run soak -- --minutes 10          (default 10; fractions such as 0.5 work for a quick try)
 //   npm run soak -- --help                (every knob)
+//   npm run soak -- --nodes 3             (three sidecars on one key and one Redis: bench/soak/multiNode.ts)
 //
 // The emulator runs in this process (its clock is this process's performance.now(), so arrival times and mod
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
@@ -39,6 +40,7 @@ import { SoakSidecar } from './soak/sidecarProcess.js';
 import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
 import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
+import { soakNodes } from './soak/multiNode.js';
 import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './soak/common.js';
 import {
   fmt,
@@ -460,9 +462,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-soak-'));
   try {
-    return await soak(options, dir);
+    return options.nodes > 1 ? await soakNodes(options, dir) : await soak(options, dir);
   } finally {
-    if (options.keep) process.stdout.write(`kept ${dir} (config.json, data/, sidecar.log)\n`);
+    if (options.keep) process.stdout.write(`kept ${dir} (${options.nodes > 1 ? 'node<i>/: ' : ''}config.json, data/, sidecar.log)\n`);
     else await rm(dir, { recursive: true, force: true });
   }
 }
