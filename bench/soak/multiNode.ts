@@ -95,7 +95,7 @@ interface SoakNode {
   readonly fleet: ModFleet;
   startFailures: number;
   restarting: boolean;
-  /** Deliberately dead (the kill's measurement) until this time. */
+  /** Deliberately dead (the kill's measurement) until this time (soak clock from the start; Infinity: until told). */
   deadUntil: number;
   reviews: number;
   actions: number;
@@ -323,7 +323,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         for (const node of nodes) void node.sidecar.sample();
       }
       for (const node of nodes) {
-        if (!node.restarting && !node.sidecar.alive() && t >= node.deadUntil && t - (node.sidecar.exits.at(-1)?.at ?? 0) >= 1000) {
+        if (!node.restarting && !node.sidecar.alive() && t >= node.deadUntil && now() - (node.sidecar.exits.at(-1)?.at ?? 0) >= 1000) {
           void restart(node, 'it exited on its own: a crash');
         }
       }
@@ -357,11 +357,13 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       if (kill === undefined || victim === undefined) return;
       await sleep(Math.max(0, kill.at - (now() - started)));
       say(`kill -9 of ${victim.name}; it stays dead until ${fmt(kill.restartAt)}`);
-      victim.deadUntil = kill.restartAt;
+      // Not restarted by the crash watch: this task starts it again once the others have had their window.
+      victim.deadUntil = Infinity;
       await victim.sidecar.kill9();
       count('kill -9 of one sidecar');
       await sleep(Math.max(0, kill.restartAt - (now() - started)));
       await restart(victim, 'after kill -9 and the others\' window');
+      victim.deadUntil = 0;
     })();
     const restarting = (async () => {
       for (const down of schedule.restarts) {
@@ -442,6 +444,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
           backs: switches[k]?.backs.length ?? 0,
           outagesSeen: outagesSeen(lifetimes(node), outages),
           verdictsOnFallback: node.fleet.verdicts.filter((v) => fallbackIntervals(k).some(([a, b]) => v.sentAt + v.ms >= a && v.sentAt + v.ms <= b)).length,
+          callsOnFallback: nodeCalls.filter((call) => call.node === k && fallbackIntervals(k).some(([a, b]) => call.at >= a && call.at <= b)).length,
           sharedDuringOutage: node.sharedDuringOutage,
         })),
       ),

@@ -221,6 +221,8 @@ export interface NodeLines {
   readonly outagesSeen: number;
   /** Chat verdicts its mod got while it was on its fallback. */
   readonly verdictsOnFallback: number;
+  /** Its calls that arrived at the emulator meanwhile (printed; the bound across a restart is keyWindowRows'). */
+  readonly callsOnFallback?: number;
   /** gsa_bridge_budget_shared read from its /metrics during each outage it saw (0 expected). */
   readonly sharedDuringOutage: readonly (number | undefined)[];
 }
@@ -240,7 +242,7 @@ export function redisLinesRow(nodes: readonly NodeLines[]): InvariantRow {
     measured: nodes
       .map(
         (node) =>
-          `${node.name}: ${node.warns} warn / ${node.backs} back of ${node.outagesSeen} outage(s), ${node.verdictsOnFallback} verdicts on the fallback, ` +
+          `${node.name}: ${node.warns} warn / ${node.backs} back of ${node.outagesSeen} outage(s), ${node.verdictsOnFallback} verdicts and ${node.callsOnFallback ?? '?'} calls on the fallback, ` +
           `shared ${node.sharedDuringOutage.map((value) => (value === undefined ? '?' : String(value))).join('/') || '–'} during`,
       )
       .join('; '),
