@@ -533,7 +533,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       summaries.push(
         `  ${node.name}: ${node.fleet.counters.chatsSent} chats, ${node.fleet.counters.verdicts} verdicts (${reasons}); reviews ${node.fleet.reviews.size} sent, ${audit.acknowledged} acked; ` +
           `actions ${actionList.length} (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')}); ${nodeCalls.filter((call) => call.node === k).length} calls at the emulator; ${crashes.length === 0 ? '' : 'CRASHED; '}` +
-          `late verdicts sent at ${late.slice(0, 8).map((v) => `${fmt(v.sentAt - started)} (${v.ms.toFixed(0)} ms)`).join(', ') || '–'}; ` +
+          `verdicts over the bound net of the ping baseline only (the row also nets this process's stalls), sent at ${late.slice(0, 8).map((v) => `${fmt(v.sentAt - started)} (${v.ms.toFixed(0)} ms)`).join(', ') || '–'}; ` +
           `Redis lines at ${[...(switches[k]?.warns ?? []).map((at) => `warn ${fmt(at - started)}`), ...(switches[k]?.backs ?? []).map((at) => `back ${fmt(at - started)}`)].join(', ') || '–'}`,
       );
       for (const crash of crashes) summaries.push(`  ${node.name} crash at ${fmt(crash.at)}: exit ${String(crash.code ?? crash.signal)}\n${crash.tail}`);
