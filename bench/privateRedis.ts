@@ -18,6 +18,10 @@ export interface PrivateRedis {
   command(...args: string[]): Promise<string>;
   /** Calls per command name (lower case) from `INFO commandstats`; the INFO calls themselves are in it. */
   commandCounts(): Promise<Map<string, number>>;
+  /** SIGKILL and wait for the exit, as in a crash: everything it held is lost. Idempotent. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty (it keeps nothing on disk), once killed or stopped; resolves once it answers PING. */
+  start(): Promise<void>;
   /** SIGTERM, wait for the exit, remove its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -49,38 +53,46 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   if (port === 6379) throw new Error('refusing port 6379: the machine Redis is there');
   const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
-    stdio: 'ignore',
-  });
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', (error) => {
-      reject(new Error(`redis-server could not be started (${error.message}); install it from the system packages (Debian: apt-get install redis-server)`));
-    });
-  });
-  failed.catch(() => undefined);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
+  let child: ChildProcess | undefined;
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
+    const running = child;
+    if (running !== undefined && running.exitCode === null && running.signalCode === null && running.pid !== undefined) {
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill(signal);
       await exited;
     }
+  };
+  const stop = async (): Promise<void> => {
+    await end('SIGTERM');
     await rm(dir, { recursive: true, force: true });
   };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const pong = await Promise.race([respCommand(port, ['PING']), failed]);
-      if (pong.startsWith('+PONG')) break;
-    } catch (error) {
-      if (child.exitCode !== null || (error instanceof Error && error.message.startsWith('redis-server could not'))) {
-        await stop();
-        throw error;
+  const launch = async (): Promise<void> => {
+    const started: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
+      stdio: 'ignore',
+    });
+    child = started;
+    const failed = new Promise<never>((_, reject) => {
+      started.once('error', (error) => {
+        reject(new Error(`redis-server could not be started (${error.message}); install it from the system packages (Debian: apt-get install redis-server)`));
+      });
+    });
+    failed.catch(() => undefined);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const pong = await Promise.race([respCommand(port, ['PING']), failed]);
+        if (pong.startsWith('+PONG')) return;
+      } catch (error) {
+        if (started.exitCode !== null || (error instanceof Error && error.message.startsWith('redis-server could not'))) throw error;
       }
+      if (attempt > 500) throw new Error(`redis-server on port ${port} did not answer PING within 5 s`);
+      await sleep(10);
     }
-    if (attempt > 500) {
-      await stop();
-      throw new Error(`redis-server on port ${port} did not answer PING within 5 s`);
-    }
-    await sleep(10);
+  };
+  try {
+    await launch();
+  } catch (error) {
+    await stop();
+    throw error;
   }
   const command = (...args: string[]): Promise<string> => respCommand(port, args);
   return {
@@ -92,6 +104,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const counts = new Map<string, number>();
       for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(match[1] ?? '', Number(match[2]));
       return counts;
+    },
+    kill: () => end('SIGKILL'),
+    start: async () => {
+      await end('SIGTERM');
+      await launch();
     },
     stop,
   };

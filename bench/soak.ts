@@ -10,21 +10,19 @@
 //
 //   npm run soak -- --minutes 10          (default 10; fractions such as 0.5 work for a quick try)
 //   npm run soak -- --help                (every knob)
+//   npm run soak -- --nodes 3             (three sidecars on one key and one Redis: bench/soak/multiNode.ts)
 //
 // The emulator runs in this process (its clock is this process's performance.now(), so arrival times and mod
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
-import { GsaEmulator, type FaultSpec, type WindowReport } from '../src/gsa/emulator/index.js';
+import { GsaEmulator, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
   quietLookupBoundMs,
@@ -41,7 +39,9 @@ import { auditReviews, contentKey } from './soak/reviewAudit.js';
 import { SoakSidecar } from './soak/sidecarProcess.js';
 import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
-import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow, type ListedReview } from './soak/neighbourRows.js';
+import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
+import { soakNodes } from './soak/multiNode.js';
+import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './soak/common.js';
 import {
   fmt,
   heldMs,
@@ -63,36 +63,14 @@ const FLOOD_SERVER = { name: 'floodsrv' };
 /** The game server of the quiet mod, whose port the local neighbours also hammer. */
 const QUIET_SERVER = { name: 'quietsrv' };
 const QUIET_CHAT_EVERY_MS = 500;
-/**
- * The server actions the mods send, in turn. Not one action over and over: GSA wants two calls of the same webhook
- * on one server 3 s apart, and under a saturated window whose slots come back in bursts (each freed a window after
- * the start it replaces) the sidecar can start one call of a key per burst, so one action every 5 s would queue
- * without end. With five in turn each key comes every 25 s, more than a window.
- */
-const ACTIONS = ['restart', 'stop', 'start', 'update', 'cancel-scheduled'] as const;
 const RIGHT_TOKEN_EVERY_MS = 2000;
-const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const CLIENT_ID = 'soak-client';
 const TICK_MS = 10;
 /** Each connection keeps one ping in flight, sent at most this often: the baseline for verdict latency. */
 const PING_EVERY_MS = 40;
-/** 2^40 ms, as the seconds a Retry-After header carries: past Node's 2^31 ms timer limit. */
-const RETRY_AFTER_2_POW_40_MS = String(Math.ceil(2 ** 40 / 1000));
 
 const now = (): number => performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** mulberry32: a seeded generator, so a failing run's player choice and flips can be repeated. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -103,84 +81,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-const chatPlayer = (index: number): string => `765611980${String(index).padStart(8, '0')}`;
-/** Reviewers come from their own range, one per review, so the per-player cooldown never refuses them. */
-const reviewer = (index: number): string => `765611990${String(index).padStart(8, '0')}`;
 /** The quiet mod's muted players, a range of their own. */
 const quietPlayer = (index: number): string => `765611960${String(index).padStart(8, '0')}`;
-
-/** What `gsa-bridge reviews list --json` shows once the sidecar has stopped: the host's view of the data directory. */
-async function listReviews(configPath: string): Promise<ListedReview[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'reviews', 'list', '--json', '--config', configPath], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ListedReview);
-}
-
-/** Every spelling a secret could take in a log line: raw, JSON-escaped, URL- and form-encoded. */
-function secretForms(secret: string): string[] {
-  const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
-  return [...new Set(forms)];
-}
-
-interface FaultStep {
-  readonly name: string;
-  run(emulator: GsaEmulator, fleet: ModFleet): Promise<void>;
-}
-
-/**
- * A fault for the next `count` matching requests, cleared once they have all had it or after `maxHoldMs`: under
- * a strict window requests come in bursts, so a fault held for a fixed time would often meet none. A fault with a
- * Retry-After is noted in `holdFaults` with the time it was armed, so the judgement can find the holds it caused.
- */
-function faultStep(name: string, fault: FaultSpec, maxHoldMs: number, holdFaults: HoldFault[]): FaultStep {
-  return {
-    name,
-    run: async (emulator) => {
-      const armedAt = now();
-      emulator.injectFault(fault);
-      const until = now() + maxHoldMs;
-      while (emulator.snapshot().faults.length > 0 && now() < until) await sleep(50);
-      emulator.clearFaults();
-      if (fault.kind === 'status' && fault.retryAfter !== undefined) {
-        holdFaults.push({
-          armedAt,
-          clearedAt: now(),
-          status: fault.status,
-          ...(fault.endpoint === undefined ? {} : { endpoint: fault.endpoint }),
-          retryAfterMs: Number(fault.retryAfter) * 1000,
-        });
-      }
-    },
-  };
-}
-
-function faultRotation(clientSecret: string, options: SoakOptions, holdFaults: HoldFault[]): FaultStep[] {
-  // At most a window's length: by then the sidecar has sent again, if it sends at all.
-  const hold = options.windowMs;
-  const faultFor = (name: string, fault: FaultSpec, maxHoldMs: number): FaultStep => faultStep(name, fault, maxHoldMs, holdFaults);
-  return [
-    faultFor('503 burst (20 answers)', { kind: 'status', status: 503, count: 20 }, hold),
-    faultFor('429 Retry-After: 86400', { kind: 'status', status: 429, retryAfter: '86400' }, hold),
-    faultFor('connection resets (5)', { kind: 'reset', count: 5 }, hold),
-    faultFor('slow answers (1.5 s, 10)', { kind: 'latency', ms: 1500, count: 10 }, hold),
-    faultFor('HTML 200 for reviews (captive portal, 3)', { kind: 'html', endpoint: 'review', count: 3 }, hold),
-    {
-      name: 'a mod reconnects',
-      run: (_emulator, fleet) => {
-        fleet.reconnectOne();
-        return Promise.resolve();
-      },
-    },
-    faultFor(`429 Retry-After: ${RETRY_AFTER_2_POW_40_MS} (2^40 ms)`, { kind: 'status', status: 429, retryAfter: RETRY_AFTER_2_POW_40_MS }, hold),
-    faultFor('503 Retry-After: 3600 for reviews', { kind: 'status', status: 503, retryAfter: '3600', endpoint: 'review' }, hold),
-    faultFor('reviews answered after the timeout (2)', { kind: 'latency', ms: SOAK_API_TIMEOUT_MS + 1000, endpoint: 'review', count: 2 }, hold),
-    faultFor('a proxy echoes the secret (500, 3)', { kind: 'status', status: 500, message: `upstream said: client_secret=${clientSecret}`, count: 3 }, hold),
-    faultFor('HTML 200 for anything (3)', { kind: 'html', count: 3 }, hold),
-    faultFor('reviews dropped after processing (2)', { kind: 'drop', afterProcessing: true, endpoint: 'review', count: 2 }, hold),
-  ];
-}
 
 async function soak(options: SoakOptions, dir: string): Promise<number> {
   const started = now();
@@ -560,9 +462,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-soak-'));
   try {
-    return await soak(options, dir);
+    return options.nodes > 1 ? await soakNodes(options, dir) : await soak(options, dir);
   } finally {
-    if (options.keep) process.stdout.write(`kept ${dir} (config.json, data/, sidecar.log)\n`);
+    if (options.keep) process.stdout.write(`kept ${dir} (${options.nodes > 1 ? 'node<i>/: ' : ''}config.json, data/, sidecar.log)\n`);
     else await rm(dir, { recursive: true, force: true });
   }
 }

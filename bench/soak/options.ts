@@ -39,12 +39,23 @@ export interface SoakOptions {
   readonly wrongTokenEveryMs: number;
   /** Muted players chatting on the quiet mod, each every 500 ms. */
   readonly quietPlayers: number;
+  // Three sidecars on one key (multiNode.ts); 1 is the single-node soak above, unchanged.
+  /** Sidecars on one API key, sharing its budget through one private Redis. */
+  readonly nodes: number;
+  /** With nodes > 1: seconds between two Redis restarts (the first at min(this, 40% of the load)). */
+  readonly redisRestartEverySeconds: number;
+  /** With nodes > 1: how long Redis stays down at each restart. */
+  readonly redisDownSeconds: number;
 }
 
 export const SOAK_USAGE = `npm run soak -- [--minutes N] [--players N] [--chats-per-second N] [--reviews-per-second N]
   [--joins-per-second N] [--connections N] [--window-requests N] [--window-ms MS] [--fault-every S] [--kills N]
   [--action-every S] [--seed N] [--keep]
-  [--flood-lines-per-second N] [--endless-kib-per-second N] [--idle-sockets N] [--wrong-token-every MS] [--quiet-players N]`;
+  [--flood-lines-per-second N] [--endless-kib-per-second N] [--idle-sockets N] [--wrong-token-every MS] [--quiet-players N]
+  [--nodes N] [--redis-restart-every S] [--redis-down S]
+With --nodes N > 1: N sidecars on one key and one private Redis against the enforcing emulator, the chat, review
+and action load split across them, no hostile neighbours, one kill -9 of one sidecar (--kills 0: none) and Redis
+restarts (docs/soak.md, "Three sidecars on one key").`;
 
 const SPEC = {
   minutes: { type: 'string', default: '10' },
@@ -70,6 +81,9 @@ const SPEC = {
   'idle-sockets': { type: 'string', default: '2000' },
   'wrong-token-every': { type: 'string', default: '50' },
   'quiet-players': { type: 'string', default: '5' },
+  nodes: { type: 'string', default: '1' },
+  'redis-restart-every': { type: 'string', default: '120' },
+  'redis-down': { type: 'string', default: '3' },
   keep: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
@@ -95,7 +109,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
     }
     return number;
   };
-  return {
+  const options = {
     minutes: positive('minutes', values.minutes, false),
     players: positive('players', values.players, true, 1),
     chatsPerSecond: positive('chats-per-second', values['chats-per-second'], false, 0),
@@ -115,7 +129,13 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
     idleSockets: positive('idle-sockets', values['idle-sockets'], true, 0),
     wrongTokenEveryMs: positive('wrong-token-every', values['wrong-token-every'], true, 0),
     quietPlayers: positive('quiet-players', values['quiet-players'], true, 1),
+    nodes: positive('nodes', values.nodes, true, 1),
+    redisRestartEverySeconds: positive('redis-restart-every', values['redis-restart-every'], false),
+    redisDownSeconds: positive('redis-down', values['redis-down'], false, 0),
   };
+  // The shared budget refuses more sidecars than calls per window: each keeps floor(requests / nodes) without Redis.
+  if (options.nodes > options.windowRequests) throw new SoakUsageError(`--nodes (${options.nodes}) must not be more than --window-requests (${options.windowRequests})`);
+  return options;
 }
 
 /** The sidecar's own timing settings, chosen so the bounds below stay well inside a short run. */
