@@ -1,7 +1,8 @@
-// A private redis-server for one bench run: the binary from PATH, on a free loopback port, keeping nothing on disk
-// (`--save "" --appendonly no`, its working directory a temp dir removed at the end). Never the machine's Redis on
-// 127.0.0.1:6379, which other programs use. Also reads its command counters, so a bench can say how many commands a
-// load cost. Nothing here measures time.
+// A private redis-server for one bench run or one test (test/fixtures/redisServer.ts wraps it): the binary from PATH,
+// on a free loopback port, keeping nothing on disk (`--save "" --appendonly no`, its working directory a temp dir
+// removed at the end). Never the machine's Redis on 127.0.0.1:6379, which other programs use. It can be killed and
+// started again on its port, empty, as a crash would leave it. Also reads its command counters, so a bench can say
+// how many commands a load cost. Nothing here measures time.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,8 +21,8 @@ export interface PrivateRedis {
   commandCounts(): Promise<Map<string, number>>;
   /** SIGKILL and wait for the exit, as in a crash: everything it held is lost. Idempotent. */
   kill(): Promise<void>;
-  /** Starts it again on the same port, empty (it keeps nothing on disk), once killed or stopped; resolves once it answers PING. */
-  start(): Promise<void>;
+  /** Stops it if it runs, then starts it again on the same port, empty (it keeps nothing on disk); resolves once it answers PING. */
+  restart(): Promise<void>;
   /** SIGTERM, wait for the exit, remove its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -48,11 +49,21 @@ function respCommand(port: number, args: readonly string[]): Promise<string> {
   });
 }
 
-/** Starts redis-server from PATH on a free port. Throws naming the cause when it is not installed or does not answer. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export interface PrivateRedisOptions {
+  /** The redis-server binary. @default 'redis-server', from PATH */
+  readonly binary?: string | undefined;
+  /** Its working directory, the caller's to remove. @default a new temp dir, removed by stop() */
+  readonly dir?: string | undefined;
+  /** Told of every redis-server process started (the first, and each restart), e.g. to kill the ones a test left. */
+  readonly onProcess?: ((child: ChildProcess) => void) | undefined;
+}
+
+/** Starts redis-server on a free port. Throws naming the cause when it is not installed or does not answer. */
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
   if (port === 6379) throw new Error('refusing port 6379: the machine Redis is there');
-  const dir = await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-redis-'));
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-redis-')));
   let child: ChildProcess | undefined;
   const end = async (signal: NodeJS.Signals): Promise<void> => {
     const running = child;
@@ -64,13 +75,14 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   };
   const stop = async (): Promise<void> => {
     await end('SIGTERM');
-    await rm(dir, { recursive: true, force: true });
+    if (ownDir) await rm(dir, { recursive: true, force: true });
   };
   const launch = async (): Promise<void> => {
-    const started: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
+    const started: ChildProcess = spawn(options.binary ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
       stdio: 'ignore',
     });
     child = started;
+    options.onProcess?.(started);
     const failed = new Promise<never>((_, reject) => {
       started.once('error', (error) => {
         reject(new Error(`redis-server could not be started (${error.message}); install it from the system packages (Debian: apt-get install redis-server)`));
@@ -106,7 +118,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       return counts;
     },
     kill: () => end('SIGKILL'),
-    start: async () => {
+    restart: async () => {
       await end('SIGTERM');
       await launch();
     },

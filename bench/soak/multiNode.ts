@@ -375,7 +375,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         await sleep(Math.max(500, (options.redisDownSeconds * 1000) / 2));
         for (const node of nodes) if (node.sidecar.alive()) node.sharedDuringOutage.push(await metric(opsUrlOf(node.sidecar), 'gsa_bridge_budget_shared'));
         await sleep(Math.max(0, outageDown + options.redisDownSeconds * 1000 - now()));
-        await redis.start();
+        await redis.restart();
         outages.push({ down: outageDown, up: now() });
         say('Redis started again, empty, on the same port');
       }
