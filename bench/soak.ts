@@ -43,12 +43,14 @@ import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './s
 import { soakNodes } from './soak/multiNode.js';
 import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './soak/common.js';
 import {
+  actionOutcomes,
   fmt,
   heldMs,
   lostReviewsRow,
   renderTable,
   resourceRows,
   serviceHolds,
+  starvationFigures,
   starvationRows,
   verdictRow,
   windowRow,
@@ -338,32 +340,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const counters = emulator.counters();
     const calls = emulator.calls;
     const holds = serviceHolds(holdFaults, calls, retry.maxRetryAfterMs);
-    const wait = (scope: 'review' | 'action', from: number, to: number): { ms: number; heldMs: number } => ({
-      ms: Math.max(0, to - from),
-      heldMs: heldMs(holds, scope, from, to),
-    });
-    const reviewWaits: { ms: number; heldMs: number }[] = [];
-    let reviewsWithoutFate = 0;
-    for (const audited of audit.reviews) {
-      const ackAt = audited.review.ackAt ?? audited.review.sentAt;
-      if (audited.fateAt !== undefined) reviewWaits.push(wait('review', ackAt, Math.max(ackAt, audited.fateAt)));
-      else if (audited.fate === 'pending' || audited.fate === 'lost') reviewsWithoutFate += 1;
-      else reviewWaits.push(wait('review', ackAt, endedAt)); // a fate with no time: charge it the whole wait, to be safe
-    }
     const actionList = [...fleet.actions.values()];
-    const outcomes = new Map<string, number>();
-    for (const action of actionList) {
-      const outcome = action.outcome ?? (action.orphaned === true ? 'cut by a kill' : 'no answer');
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-    }
-    // Refused on the spot: an `error` frame, or a `rate_limited` result that no 429 from the emulator explains
-    // (the sidecar's own queue was full: issue 6 says mute lookups must never crowd out a server action).
-    const refused = new Map<string, number>();
-    for (const [outcome, n] of outcomes) if (outcome.startsWith('error:')) refused.set(outcome.slice(6), n);
+    const outcomes = actionOutcomes(actionList);
     const webhook429s = calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
-    const localRateLimited = (outcomes.get('rate_limited') ?? 0) - webhook429s;
-    if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
-    const refusedIds = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
     const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
     const logText = sidecar.output();
     const leaks = [clientSecret, modToken, quietToken, rconPassword].flatMap(secretForms).filter((form) => logText.includes(form));
@@ -373,16 +352,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       lostReviewsRow(audit),
       windowRow(window, windowReports.length),
       verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls),
-      ...starvationRows({
-        boundMs,
-        retryAfterCapMs: retry.maxRetryAfterMs,
-        reviewWaits,
-        reviewsWithoutFate,
-        actionWaits: actionList.filter((a) => a.answeredAt !== undefined && !refusedIds(a)).map((a) => wait('action', a.sentAt, a.answeredAt ?? a.sentAt)),
-        actionsUnanswered: actionList.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
-        actionsRefused: refused,
-        actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
-      }),
+      ...starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds, endedAt }, boundMs, retry.maxRetryAfterMs)),
       ...resourceRows(sidecar.samples),
       quietBlockedRow(quiet.verdicts, [...sidecar.runningSince, endedAt], quietLookupBoundMs(options)),
       rightTokenRow(rightToken.probes),

@@ -3,7 +3,7 @@
 // Must never loosen a bound because the machine was slow: the contract's numbers are the bounds; the table
 // prints the transport baseline next to them so a reader can tell the sidecar's share from the machine's.
 import type { WindowReport } from '../../src/gsa/emulator/index.js';
-import type { Timed } from './modFleet.js';
+import type { SentAction, Timed } from './modFleet.js';
 import type { ReviewAudit } from './reviewAudit.js';
 import type { ResourceSample } from './sidecarProcess.js';
 import { stallBefore, type LoopStall } from './loopStalls.js';
@@ -239,6 +239,57 @@ export interface StarvationFigures {
 /** A wait starved when the part of it not under a service-requested hold exceeds the base bound. */
 export function starved(wait: Wait, boundMs: number): boolean {
   return wait.ms - wait.heldMs > boundMs;
+}
+
+/** One sidecar's side of the starvation rows: its audited reviews, its mod's server actions, and the holds it was under. */
+export interface StarvationInputs {
+  readonly audit: ReviewAudit;
+  readonly actions: readonly SentAction[];
+  /** 429s GSA gave this sidecar's webhook calls: a `rate_limited` answer one of them explains is GSA's, not a refusal on the spot. */
+  readonly webhook429s: number;
+  readonly holds: readonly ServiceHold[];
+  /** When the load ended: a review with a fate but no time for it is charged the wait until then, to be safe. */
+  readonly endedAt: number;
+}
+
+/** What each server action came to, by outcome ('ok', a failure code, `error:<code>`, 'cut by a kill', 'no answer'). */
+export function actionOutcomes(actions: readonly SentAction[]): Map<string, number> {
+  const outcomes = new Map<string, number>();
+  for (const action of actions) {
+    const outcome = action.outcome ?? (action.orphaned === true ? 'cut by a kill' : 'no answer');
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+  return outcomes;
+}
+
+/** The waits and counts starvationRows judges, from what one sidecar's reviews and actions went through. */
+export function starvationFigures(input: StarvationInputs, boundMs: number, retryAfterCapMs: number): StarvationFigures {
+  const wait = (scope: 'review' | 'action', from: number, to: number): Wait => ({ ms: Math.max(0, to - from), heldMs: heldMs(input.holds, scope, from, to) });
+  const reviewWaits: Wait[] = [];
+  let reviewsWithoutFate = 0;
+  for (const audited of input.audit.reviews) {
+    const ackAt = audited.review.ackAt ?? audited.review.sentAt;
+    if (audited.fateAt !== undefined) reviewWaits.push(wait('review', ackAt, Math.max(ackAt, audited.fateAt)));
+    else if (audited.fate === 'pending' || audited.fate === 'lost') reviewsWithoutFate += 1;
+    else reviewWaits.push(wait('review', ackAt, input.endedAt));
+  }
+  // Refused on the spot: an `error` frame, or a `rate_limited` result that no 429 from the emulator explains (the
+  // sidecar's own queue was full: issue 6 says mute lookups must never crowd out a server action).
+  const refused = new Map<string, number>();
+  for (const [outcome, n] of actionOutcomes(input.actions)) if (outcome.startsWith('error:')) refused.set(outcome.slice(6), n);
+  const localRateLimited = input.actions.filter((action) => action.outcome === 'rate_limited').length - input.webhook429s;
+  if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
+  const refusedHere = (action: SentAction): boolean => action.outcome?.startsWith('error:') === true || action.outcome === 'rate_limited';
+  return {
+    boundMs,
+    retryAfterCapMs,
+    reviewWaits,
+    reviewsWithoutFate,
+    actionWaits: input.actions.filter((a) => a.answeredAt !== undefined && !refusedHere(a)).map((a) => wait('action', a.sentAt, a.answeredAt ?? a.sentAt)),
+    actionsUnanswered: input.actions.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
+    actionsRefused: refused,
+    actionsOrphaned: input.actions.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
+  };
 }
 
 export function starvationRows(f: StarvationFigures): InvariantRow[] {

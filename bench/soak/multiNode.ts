@@ -20,13 +20,14 @@ import { startPrivateRedis } from '../privateRedis.js';
 import { freePort } from '../processes.js';
 import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './common.js';
 import {
+  actionOutcomes,
   fmt,
-  heldMs,
   lostReviewsRow,
   renderTable,
   resourceRows,
   serviceHolds,
   sidecarShareMs,
+  starvationFigures,
   starvationRows,
   verdictRow,
   type HoldFault,
@@ -478,37 +479,14 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       const dead: ServiceHold[] =
         k === VICTIM && killAt !== undefined ? [{ from: killAt.at, to: node.sidecar.runningSince.find((since) => since >= killAt.at) ?? endedAt, scope: 'all' }] : [];
       const nodeHolds = [...holds, ...dead];
-      const wait = (scope: 'review' | 'action', from: number, to: number): { ms: number; heldMs: number } => ({ ms: Math.max(0, to - from), heldMs: heldMs(nodeHolds, scope, from, to) });
-      const reviewWaits: { ms: number; heldMs: number }[] = [];
-      let reviewsWithoutFate = 0;
-      for (const audited of audit.reviews) {
-        const ackAt = audited.review.ackAt ?? audited.review.sentAt;
-        if (audited.fateAt !== undefined) reviewWaits.push(wait('review', ackAt, Math.max(ackAt, audited.fateAt)));
-        else if (audited.fate === 'pending' || audited.fate === 'lost') reviewsWithoutFate += 1;
-        else reviewWaits.push(wait('review', ackAt, endedAt));
-      }
       const actionList = [...node.fleet.actions.values()];
-      const refused = new Map<string, number>();
-      for (const action of actionList) if (action.outcome?.startsWith('error:') === true) refused.set(action.outcome.slice(6), (refused.get(action.outcome.slice(6)) ?? 0) + 1);
       const webhook429s = calls.filter((call) => call.endpoint === 'webhook' && call.status === 429 && nodeOf.get(call.server ?? '') === k).length;
-      const localRateLimited = actionList.filter((a) => a.outcome === 'rate_limited').length - webhook429s;
-      if (localRateLimited > 0) refused.set('rate_limited (not from GSA)', localRateLimited);
-      const refusedHere = (a: (typeof actionList)[number]): boolean => a.outcome?.startsWith('error:') === true || a.outcome === 'rate_limited';
       const crashes = node.sidecar.exits.filter((exit) => !exit.deliberate);
       const shutdownCode = shutdownCodes[k];
       rows.push(
         forNode(node.name, lostReviewsRow(audit)),
         forNode(node.name, verdictRow(node.fleet.verdicts, node.fleet.pings, options.decisionTimeoutMs, node.sidecar.runningSince, soakStalls.stalls)),
-        ...starvationRows({
-          boundMs,
-          retryAfterCapMs: retry.maxRetryAfterMs,
-          reviewWaits,
-          reviewsWithoutFate,
-          actionWaits: actionList.filter((a) => a.answeredAt !== undefined && !refusedHere(a)).map((a) => wait('action', a.sentAt, a.answeredAt ?? a.sentAt)),
-          actionsUnanswered: actionList.filter((a) => a.answeredAt === undefined && a.orphaned !== true).length,
-          actionsRefused: refused,
-          actionsOrphaned: actionList.filter((a) => a.orphaned === true && a.answeredAt === undefined).length,
-        }).map((row) => forNode(node.name, row)),
+        ...starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds: nodeHolds, endedAt }, boundMs, retry.maxRetryAfterMs)).map((row) => forNode(node.name, row)),
         ...resourceRows(longestLived(node.sidecar.samples)).map((row) => forNode(node.name, row)),
         forNode(node.name, listedFatesRow(audit, listed)),
         forNode(node.name, {
@@ -525,11 +503,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       const shares = sidecarShareMs(node.fleet.verdicts, node.fleet.pings);
       const late = node.fleet.verdicts.filter((_, v) => (shares[v] ?? 0) > options.decisionTimeoutMs + 5);
       const reasons = [...node.fleet.counters.reasons].map(([reason, n]) => `${reason} ${n}`).join(', ');
-      const outcomes = new Map<string, number>();
-      for (const action of actionList) {
-        const outcome = action.outcome ?? (action.orphaned === true ? 'cut by a kill' : 'no answer');
-        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      }
+      const outcomes = actionOutcomes(actionList);
       summaries.push(
         `  ${node.name}: ${node.fleet.counters.chatsSent} chats, ${node.fleet.counters.verdicts} verdicts (${reasons}); reviews ${node.fleet.reviews.size} sent, ${audit.acknowledged} acked; ` +
           `actions ${actionList.length} (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')}); ${nodeCalls.filter((call) => call.node === k).length} calls at the emulator; ${crashes.length === 0 ? '' : 'CRASHED; '}` +

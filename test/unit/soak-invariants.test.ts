@@ -5,10 +5,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationRows, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
+import { actionOutcomes, heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationFigures, starvationRows, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
 import { reviewShareCapacityPerSecond, soakRetry, starvationBoundMs } from '../../bench/soak/options.js';
-import type { SentReview } from '../../bench/soak/modFleet.js';
-import { auditReviews } from '../../bench/soak/reviewAudit.js';
+import type { SentAction, SentReview } from '../../bench/soak/modFleet.js';
+import { auditReviews, type AuditedReview, type ReviewAudit } from '../../bench/soak/reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
 import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 import { stallBefore } from '../../bench/soak/loopStalls.js';
@@ -180,6 +180,48 @@ describe('starvation: the bound, net of service-requested holds', () => {
     expect(actions?.measured).toContain('1 over the bound');
     const [pending] = starvationRows({ ...base, reviewWaits: [{ ms: 1_000, heldMs: 0 }], reviewsWithoutFate: 1, actionWaits: [] });
     expect(pending?.ok).toBe(false);
+  });
+
+  it('takes the waits from the audit and the actions: held time per class, refusals on the spot apart from GSA\u2019s 429s', () => {
+    const audited = (n: number, fate: AuditedReview['fate'], fateAt: number | undefined): AuditedReview => ({ review: acked(n, 1_000), fate, copies: 1, fateAt });
+    const reviews = [audited(1, 'delivered', 21_000), audited(2, 'pending', undefined), audited(3, 'unconfirmed', undefined)];
+    const audit: ReviewAudit = { acknowledged: 3, byFate: { delivered: 1, unconfirmed: 1, dead: 0, pending: 1, lost: 0 }, duplicates: 0, reviews, unreadableLines: 0 };
+    const action = (id: string, outcome: string | undefined, answeredAt?: number, orphaned?: boolean): SentAction => ({
+      id,
+      sentAt: 2_000,
+      ...(answeredAt === undefined ? {} : { answeredAt }),
+      ...(outcome === undefined ? {} : { outcome }),
+      ...(orphaned === undefined ? {} : { orphaned }),
+    });
+    const actions = [action('a1', 'ok', 7_000), action('a2', 'rate_limited', 3_000), action('a3', 'rate_limited', 3_000), action('a4', 'error:unavailable', 2_100), action('a5', undefined, undefined, true), action('a6', undefined)];
+    // A review hold from 5 s to 9 s, a key-wide one from 6 s to 8 s: 4 s held for a review waiting from 1 s to 21 s,
+    // 1 s for the action waiting from 2 s to 7 s (the review hold is not its).
+    const holds = [
+      { from: 5_000, to: 9_000, scope: 'review' as const },
+      { from: 6_000, to: 8_000, scope: 'all' as const },
+    ];
+    const figures = starvationFigures({ audit, actions, webhook429s: 1, holds, endedAt: 31_000 }, 39_200, 10_000);
+    // Delivered: ack → fate; unconfirmed with no time: charged until the end; pending: without a fate.
+    expect(figures.reviewWaits).toEqual([
+      { ms: 20_000, heldMs: 4_000 },
+      { ms: 30_000, heldMs: 4_000 },
+    ]);
+    expect(figures.reviewsWithoutFate).toBe(1);
+    expect(figures.actionWaits).toEqual([{ ms: 5_000, heldMs: 1_000 }]);
+    // One rate_limited is GSA's 429, the other the sidecar's own refusal.
+    expect([...figures.actionsRefused]).toEqual([
+      ['unavailable', 1],
+      ['rate_limited (not from GSA)', 1],
+    ]);
+    expect(figures.actionsUnanswered).toBe(1);
+    expect(figures.actionsOrphaned).toBe(1);
+    expect([...actionOutcomes(actions)]).toEqual([
+      ['ok', 1],
+      ['rate_limited', 2],
+      ['error:unavailable', 1],
+      ['cut by a kill', 1],
+      ['no answer', 1],
+    ]);
   });
 });
 
