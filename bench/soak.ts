@@ -16,7 +16,7 @@
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,6 @@ import {
   parseSoakOptions,
   quietLookupBoundMs,
   reviewShareCapacityPerSecond,
-  SOAK_API_TIMEOUT_MS,
   SOAK_USAGE,
   soakRetry,
   SoakUsageError,
@@ -41,13 +40,13 @@ import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
 import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
 import { soakNodes } from './soak/multiNode.js';
-import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './soak/common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
 import {
   actionOutcomes,
   fmt,
   heldMs,
   lostReviewsRow,
-  renderTable,
+  reportRows,
   resourceRows,
   serviceHolds,
   starvationFigures,
@@ -66,7 +65,6 @@ const FLOOD_SERVER = { name: 'floodsrv' };
 const QUIET_SERVER = { name: 'quietsrv' };
 const QUIET_CHAT_EVERY_MS = 500;
 const RIGHT_TOKEN_EVERY_MS = 2000;
-const CLIENT_ID = 'soak-client';
 const TICK_MS = 10;
 /** Each connection keeps one ping in flight, sent at most this often: the baseline for verdict latency. */
 const PING_EVERY_MS = 40;
@@ -114,38 +112,23 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   for (const player of quietPlayers) emulator.mute(QUIET_SERVER.name, player, 'Muted while the flood goes on');
   const hostileGame = await HostileGameProcess.start(rconPassword, options.floodLinesPerSecond, options.endlessKibPerSecond);
   const rcon = (id: string, port: number): Record<string, unknown> => ({ type: 'rcon', id, profile: 'squad', host: '127.0.0.1', port, password: rconPassword });
-  // Not created here: the sidecar creates it 0700, as it would for a host.
   const dataDir = join(dir, 'data');
   const configPath = join(dir, 'config.json');
-  await writeFile(
-    configPath,
-    JSON.stringify(
-      {
-        api: {
-          baseUrl: emulator.url,
-          flavor: 'v1',
-          clientId: CLIENT_ID,
-          clientSecret,
-          timeoutMs: SOAK_API_TIMEOUT_MS,
-          rateLimit: { requests: options.windowRequests, intervalMs: options.windowMs },
-          retry,
-        },
-        servers: [
-          { ...SERVER, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
-          { ...FLOOD_SERVER, adapters: [rcon('flood', hostileGame.floodPort), rcon('endless', hostileGame.endlessPort)] },
-          { ...QUIET_SERVER, adapters: [{ type: 'websocket', id: 'quiet', port: quietPort, token: quietToken }] },
-        ],
-        mute: { decisionTimeoutMs: options.decisionTimeoutMs },
-        reviews: { dataDir },
-        http: { port: 0 },
-        // Debug logs the most; a secret that survives it survives every level.
-        log: { level: 'debug' },
-      },
-      null,
-      2,
-    ),
-    { mode: 0o600 },
-  );
+  await writeSoakConfig(configPath, {
+    baseUrl: emulator.url,
+    clientSecret,
+    rateLimit: { requests: options.windowRequests, intervalMs: options.windowMs },
+    retry,
+    servers: [
+      { ...SERVER, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
+      { ...FLOOD_SERVER, adapters: [rcon('flood', hostileGame.floodPort), rcon('endless', hostileGame.endlessPort)] },
+      { ...QUIET_SERVER, adapters: [{ type: 'websocket', id: 'quiet', port: quietPort, token: quietToken }] },
+    ],
+    decisionTimeoutMs: options.decisionTimeoutMs,
+    dataDir,
+    // Debug logs the most; a secret that survives it survives every level.
+    logLevel: 'debug',
+  });
 
   const say = (line: string): void => {
     process.stdout.write(`[${((now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
@@ -375,9 +358,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     ];
 
     const reasons = [...fleet.counters.reasons].map(([reason, n]) => `${reason} ${n}`).join(', ');
-    process.stdout.write(
+    exitCode = reportRows(
       [
-        '',
         `soak ${runId} finished after ${fmt(endedAt - started)} (load ${fmt(loadMs)})`,
         `  chats: ${fleet.counters.chatsSent} sent, ${fleet.counters.verdicts} verdicts (${reasons}), ${fleet.counters.chatErrors} error replies, ` +
           `${fleet.counters.chatsOrphaned} cut by a closed connection; ${fleet.counters.joins} joins; ${fleet.counters.connects} mod connects`,
@@ -396,14 +378,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         ...(audit.byFate.lost === 0
           ? []
           : [`  lost, e.g.: ${audit.reviews.filter((r) => r.fate === 'lost').slice(0, 3).map((r) => `${r.review.id} (mod heard: ${r.review.resultOk === undefined ? 'nothing' : r.review.resultOk ? 'ok' : r.review.resultCode ?? 'failed'})`).join(', ')}`]),
-        '',
-        renderTable(rows),
-        '',
-      ].join('\n'),
+      ],
+      rows,
     );
-    const failed = rows.filter((row) => !row.ok);
-    process.stdout.write(failed.length === 0 ? 'soak: all invariants hold\n' : `soak: ${failed.length} invariant(s) FAILED\n`);
-    exitCode = failed.length === 0 ? 0 : 1;
   } finally {
     clearInterval(tick);
     loopDelay.disable();

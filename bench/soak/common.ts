@@ -2,6 +2,7 @@
 // players' id ranges, the server actions in turn, the fault rotation, the secret spellings searched for in logs and
 // the host's listing of a data directory. Moved here unchanged from soak.ts.
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -9,7 +10,7 @@ import type { FaultSpec, GsaEmulator } from '../../src/gsa/emulator/index.js';
 import type { ModFleet } from './modFleet.js';
 import type { HoldFault } from './invariants.js';
 import type { ListedReview } from './neighbourRows.js';
-import { SOAK_API_TIMEOUT_MS, type SoakOptions } from './options.js';
+import { SOAK_API_TIMEOUT_MS, type SoakOptions, type SoakRetry } from './options.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/gsa-bridge.js', import.meta.url));
 const now = (): number => performance.now();
@@ -21,6 +22,36 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * the start it replaces) the sidecar can start one call of a key per burst, so one action every 5 s would queue
  * without end. With five in turn each key comes every 25 s, more than a window.
  */
+/** The API key's client id of every soak: the emulator's and every sidecar's. */
+export const CLIENT_ID = 'soak-client';
+
+/** What differs between the soaks' sidecar configs; the rest (the emulator's key, timeouts) is the same for all. */
+export interface SoakConfig {
+  readonly baseUrl: string;
+  readonly clientSecret: string;
+  /** api.rateLimit: the soak's window, and `shared` for the multi-node soak. */
+  readonly rateLimit: Readonly<Record<string, unknown>>;
+  readonly retry: SoakRetry;
+  readonly servers: readonly Readonly<Record<string, unknown>>[];
+  readonly decisionTimeoutMs: number;
+  /** Not created here: the sidecar creates it 0700, as it would for a host. */
+  readonly dataDir: string;
+  readonly logLevel: 'debug' | 'info';
+}
+
+/** Writes a sidecar's config file, 0600 as a host would keep a file with a secret in it. */
+export async function writeSoakConfig(path: string, config: SoakConfig): Promise<void> {
+  const file = {
+    api: { baseUrl: config.baseUrl, flavor: 'v1', clientId: CLIENT_ID, clientSecret: config.clientSecret, timeoutMs: SOAK_API_TIMEOUT_MS, rateLimit: config.rateLimit, retry: config.retry },
+    servers: config.servers,
+    mute: { decisionTimeoutMs: config.decisionTimeoutMs },
+    reviews: { dataDir: config.dataDir },
+    http: { port: 0 },
+    log: { level: config.logLevel },
+  };
+  await writeFile(path, JSON.stringify(file, null, 2), { mode: 0o600 });
+}
+
 export const ACTIONS = ['restart', 'stop', 'start', 'update', 'cancel-scheduled'] as const;
 
 /** 2^40 ms, as the seconds a Retry-After header carries: past Node's 2^31 ms timer limit. */

@@ -370,3 +370,11 @@ export function renderTable(rows: readonly InvariantRow[]): string {
   const lines = rows.map((r) => `${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.measured}  [bound: ${r.bound}]`);
   return lines.join('\n');
 }
+
+/** Prints the run's context lines, the table and the verdict; the exit code: 0 when every row holds, else 1. */
+export function reportRows(context: readonly string[], rows: readonly InvariantRow[]): number {
+  process.stdout.write(['', ...context, '', renderTable(rows), ''].join('\n'));
+  const failed = rows.filter((row) => !row.ok).length;
+  process.stdout.write(failed === 0 ? 'soak: all invariants hold\n' : `soak: ${failed} invariant(s) FAILED\n`);
+  return failed === 0 ? 0 : 1;
+}

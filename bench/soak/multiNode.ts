@@ -10,7 +10,7 @@
 // Must never judge a sidecar by its own account: arrivals and 429s are read at the emulator, reviews there and on
 // disk, latency at the mod; the only thing taken from a sidecar is its log lines about Redis and its /metrics.
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
@@ -18,12 +18,12 @@ import { LATE_GRANT_MS } from '../../src/gsa/redisBudget.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { startPrivateRedis } from '../privateRedis.js';
 import { freePort } from '../processes.js';
-import { ACTIONS, chatPlayer, faultRotation, listReviews, reviewer, secretForms, seededRandom } from './common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './common.js';
 import {
   actionOutcomes,
   fmt,
   lostReviewsRow,
-  renderTable,
+  reportRows,
   resourceRows,
   serviceHolds,
   sidecarShareMs,
@@ -51,11 +51,10 @@ import {
   type RedisOutage,
 } from './multiNodeRows.js';
 import { listedFatesRow } from './neighbourRows.js';
-import { SOAK_API_TIMEOUT_MS, soakRetry, starvationBoundMs, type SoakOptions } from './options.js';
+import { soakRetry, starvationBoundMs, type SoakOptions } from './options.js';
 import { auditReviews, contentKey } from './reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from './sidecarProcess.js';
 
-const CLIENT_ID = 'soak-client';
 const TICK_MS = 10;
 /**
  * Each mod connection keeps one ping in flight, sent at most this often: the transport baseline a verdict's latency is
@@ -181,31 +180,17 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
     const configPath = join(nodeDir, 'config.json');
     const dataDir = join(nodeDir, 'data');
     const modPort = await freePort();
-    await writeFile(
-      configPath,
-      JSON.stringify(
-        {
-          api: {
-            baseUrl: emulator.url,
-            flavor: 'v1',
-            clientId: CLIENT_ID,
-            clientSecret,
-            timeoutMs: SOAK_API_TIMEOUT_MS,
-            rateLimit: { requests: R, intervalMs: W, shared: { redis: redis.url, prefix: `soak-${runId}`, nodes: N } },
-            retry,
-          },
-          servers: [{ ...server, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
-          mute: { decisionTimeoutMs: options.decisionTimeoutMs },
-          reviews: { dataDir },
-          http: { port: 0 },
-          // Info, not the single-node soak's debug: N sidecars on two cores. The Redis lines are warn and info.
-          log: { level: 'info' },
-        },
-        null,
-        2,
-      ),
-      { mode: 0o600 },
-    );
+    await writeSoakConfig(configPath, {
+      baseUrl: emulator.url,
+      clientSecret,
+      rateLimit: { requests: R, intervalMs: W, shared: { redis: redis.url, prefix: `soak-${runId}`, nodes: N } },
+      retry,
+      servers: [{ ...server, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] }],
+      decisionTimeoutMs: options.decisionTimeoutMs,
+      dataDir,
+      // Info, not the single-node soak's debug: N sidecars on two cores. The Redis lines are warn and info.
+      logLevel: 'info',
+    });
     nodes.push({
       index,
       name: server.name,
@@ -521,9 +506,8 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
     });
 
     const counters = emulator.counters();
-    process.stdout.write(
+    exitCode = reportRows(
       [
-        '',
         `soak ${runId} (${N} sidecars) finished after ${fmt(endedAt - started)} (load ${fmt(loadMs)})`,
         ...summaries,
         `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}; budget refused ${emulator.budgetReport()?.refused ?? 0}`,
@@ -531,14 +515,9 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         `  Redis outages: ${outages.map((o, k) => `down ${fmt(o.down - started)}, up ${fmt(o.up - started)}, all back by ${fmt((straddle[k]?.[1] ?? Number.NaN) - started)}`).join('; ') || 'none'}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide)`,
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
-        '',
-        renderTable(rows),
-        '',
-      ].join('\n'),
+      ],
+      rows,
     );
-    const failed = rows.filter((row) => !row.ok);
-    process.stdout.write(failed.length === 0 ? 'soak: all invariants hold\n' : `soak: ${failed.length} invariant(s) FAILED\n`);
-    exitCode = failed.length === 0 ? 0 : 1;
   } finally {
     clearInterval(tick);
     loopDelay.disable();
