@@ -57,17 +57,7 @@ export const ACTIONS = ['restart', 'stop', 'start', 'update', 'cancel-scheduled'
 /** 2^40 ms, as the seconds a Retry-After header carries: past Node's 2^31 ms timer limit. */
 export const RETRY_AFTER_2_POW_40_MS = String(Math.ceil(2 ** 40 / 1000));
 
-/** mulberry32: a seeded generator, so a failing run's player choice and flips can be repeated. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../seededRandom.js';
 
 export const chatPlayer = (index: number): string => `765611980${String(index).padStart(8, '0')}`;
 /** Reviewers come from their own range, one per review, so the per-player cooldown never refuses them. */

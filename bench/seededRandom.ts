@@ -1,0 +1,14 @@
+// mulberry32: a tiny seeded generator, so a run (a soak's player choice and faults, a fuzz test's inputs) can be
+// repeated from its seed; the same seed gives the same sequence everywhere. Not for anything secret.
+
+/** Numbers in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
