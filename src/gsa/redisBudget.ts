@@ -21,7 +21,8 @@ import { steadyClock } from '../time/steadyClock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
 import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
-import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, RESEED_SCRIPT, type BudgetScript } from './redisBudgetScripts.js';
+import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, RESEED_SCRIPT } from './redisBudgetScripts.js';
+import { NoAnswerError, runRedisScript, type RedisScript } from './redisScript.js';
 import { sharedKeyName } from './sharedKeyName.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from './sharedRedis.js';
 import { guardedIntervalMs } from './slidingWindow.js';
@@ -85,8 +86,6 @@ function wholeNumber(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
   return value;
 }
-
-class NoAnswerError extends Error {}
 
 interface OwnStart {
   /** On the local (steady) clock. */
@@ -376,36 +375,9 @@ export class RedisBudget implements ApiBudget {
     return error instanceof NoAnswerError ? error.message : redisErrorText(error, this.#secrets);
   }
 
-  /**
-   * Runs a script by its digest (EVAL when Redis lost its script cache), failing after answerTimeoutMs. A timer that
-   * is due fails the call only after the loop's next I/O phase: when this process was busy (a burst of chat, a long
-   * GC), the answer may have been waiting on the socket all along, and timers run before sockets are read.
-   */
-  async #run(script: BudgetScript, keys: string[], args: string[]): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    let immediate: NodeJS.Immediate | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        immediate = setImmediate(() => {
-          reject(new NoAnswerError(`no answer within ${this.#answerTimeoutMs} ms`));
-        });
-      }, this.#answerTimeoutMs);
-    });
-    const call = (async () => {
-      try {
-        return await this.#client.evalSha(script.sha1, { keys, arguments: args });
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return await this.#client.eval(script.source, { keys, arguments: args });
-      }
-    })();
-    call.catch(() => undefined);
-    try {
-      return await Promise.race([call, timeout]);
-    } finally {
-      clearTimeout(timer);
-      clearImmediate(immediate);
-    }
+  /** Runs a script (redisScript.ts), failing after answerTimeoutMs. */
+  #run(script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
+    return runRedisScript(this.#client, script, keys, args, { timeoutMs: this.#answerTimeoutMs });
   }
 }
 

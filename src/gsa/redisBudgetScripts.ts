@@ -6,16 +6,7 @@
 // a Retry-After hold). Every key carries an expiry: nothing outlives its use, and a dead sidecar's claims lapse.
 // They never store anything but counters, node ids (random, per process) and times.
 
-import { createHash } from 'node:crypto';
-
-export interface BudgetScript {
-  readonly source: string;
-  readonly sha1: string;
-}
-
-function script(source: string): BudgetScript {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') };
-}
+import { redisScript as script } from './redisScript.js';
 
 const NOW = `
 local clock = redis.call('TIME')

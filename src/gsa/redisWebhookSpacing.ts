@@ -8,20 +8,15 @@
 // It stores nothing but a random lease token and times, under a name made from a hash of the client id; it never
 // sends a webhook and never decides whether a call is allowed, only when.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
+import { redisScript, runRedisScript, type RedisCommander, type RedisScript } from './redisScript.js';
 import { sharedKeyName } from './sharedKeyName.js';
 import { LocalWebhookSpacing, WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 
-/**
- * The one thing taken from a Redis connection: send a command, get its reply. node-redis's client
- * (`createClient(...)`) has it as is, so the module that owns the connection hands it over; the connection's
- * owner connects, reconnects, listens for its errors and closes it.
- */
-export interface WebhookSpacingRedis {
-  sendCommand(args: readonly string[]): Promise<unknown>;
-}
+/** What the spacing takes from a Redis connection (node-redis's client has it as is); the connection's owner manages it. */
+export type WebhookSpacingRedis = RedisCommander;
 
 /** Where the two lines about Redis going and coming back are written; pino satisfies it. */
 export interface WebhookSpacingLogger {
@@ -113,19 +108,7 @@ const RELEASE = `if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
 end
 return 0`;
 
-interface Script {
-  readonly source: string;
-  readonly sha: string;
-}
-
-function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-const SCRIPTS = { claim: script(CLAIM), renew: script(RENEW), leave: script(LEAVE), release: script(RELEASE) };
-
-/** What one Redis call came to: its answer in time, or why the call goes on without it. */
-type Outcome = { readonly answer: number } | { readonly failed: string } | { readonly aborted: true };
+const SCRIPTS = { claim: redisScript(CLAIM), renew: redisScript(RENEW), leave: redisScript(LEAVE), release: redisScript(RELEASE) };
 
 function wholeNumber(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
@@ -250,60 +233,26 @@ export class RedisWebhookSpacing implements WebhookSpacing {
    * Runs one script with the timeout. Its answer, or undefined when Redis failed or was too slow. Rejects with
    * `signal.reason` when the signal aborts first. `late` is told an answer that came after the call gave up.
    */
-  async #ask(script: Script, name: string, args: readonly string[], signal?: AbortSignal, late?: (answer: number) => void): Promise<number | undefined> {
-    signal?.throwIfAborted();
-    const sent = this.#evaluate(script, name, args);
-    let timer: NodeJS.Timeout | undefined;
-    let immediate: NodeJS.Immediate | undefined;
-    let onAbort: (() => void) | undefined;
-    const outcome = await new Promise<Outcome>((resolve) => {
-      // A due timer gives up only after the loop's next I/O phase: timers run before sockets are read, so an answer
-      // that waited on the socket while this process was busy is taken, not mistaken for Redis being away.
-      timer = setTimeout(() => {
-        immediate = setImmediate(() => {
-          resolve({ failed: `no answer within ${this.#timeoutMs} ms` });
-        });
-      }, this.#timeoutMs);
-      if (signal !== undefined) {
-        onAbort = () => {
-          resolve({ aborted: true });
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      sent.then(
-        (answer) => {
-          resolve({ answer });
-        },
-        (error: unknown) => {
-          resolve({ failed: reasonOf(error) });
-        },
-      );
-    });
-    clearTimeout(timer);
-    clearImmediate(immediate);
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-    if ('answer' in outcome) {
-      this.#answered();
-      return outcome.answer;
-    }
-    if (late !== undefined) {
-      sent.then(late, () => undefined);
-    }
-    if ('aborted' in outcome) throw signal?.reason as Error;
-    this.#failed(outcome.failed);
-    return undefined;
-  }
-
-  /** EVALSHA, and EVAL once the script cache lacks it (a fresh or restarted Redis): EVAL caches it again. */
-  async #evaluate(script: Script, name: string, args: readonly string[]): Promise<number> {
+  async #ask(script: RedisScript, name: string, args: readonly string[], signal?: AbortSignal, late?: (answer: number) => void): Promise<number | undefined> {
     let reply: unknown;
     try {
-      reply = await this.#redis.sendCommand(['EVALSHA', script.sha, '1', name, ...args]);
+      reply = await runRedisScript(this.#redis, script, [name], args, {
+        timeoutMs: this.#timeoutMs,
+        signal,
+        late: late === undefined ? undefined : (value) => {
+          if (typeof value === 'number') late(value);
+        },
+      });
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      reply = await this.#redis.sendCommand(['EVAL', script.source, '1', name, ...args]);
+      if (signal?.aborted === true && error === signal.reason) throw error;
+      this.#failed(reasonOf(error));
+      return undefined;
     }
-    if (typeof reply !== 'number') throw new Error(`unexpected reply to a webhook spacing script: ${typeof reply}`);
+    if (typeof reply !== 'number') {
+      this.#failed(`unexpected reply to a webhook spacing script: ${typeof reply}`);
+      return undefined;
+    }
+    this.#answered();
     return reply;
   }
 
