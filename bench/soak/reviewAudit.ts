@@ -1,7 +1,9 @@
 // After the run: where did every acknowledged review end up? Reads the emulator's stored reviews and the
 // sidecar's data directory directly (reviews.jsonl, dead-letter.jsonl, unconfirmed.jsonl) and matches reviews
 // by content: the player id and a comment carrying a unique nonce. Must never trust the sidecar's own
-// `review.result` for this: the point is to check what it said against what happened.
+// `review.result` for this: the point is to check what it said against what happened. Delivered means the emulator
+// stored it (GSA's documented success); a review the sidecar called delivered (a `delivered` record, or `ok: true`
+// to the mod) that the emulator never stored is lost, whatever a listing says.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SentReview } from './modFleet.js';
@@ -107,10 +109,12 @@ export async function auditReviews(
     }
   }
   const pendingKeys = new Set<string>();
+  const saidDeliveredKeys = new Set<string>();
   const listedByKey = new Map<string, { fate: 'unconfirmed' | 'dead'; at: number | undefined }>();
   for (const [id, key] of queuedKeyById) {
     const fate = journalFate.get(id);
     if (fate === undefined) pendingKeys.add(key);
+    else if (fate.op === 'delivered') saidDeliveredKeys.add(key);
     else if (fate.op === 'unconfirmed' || fate.op === 'dead') listedByKey.set(key, { fate: fate.op, at: fate.at });
   }
   for (const [file, fate] of [
@@ -136,6 +140,9 @@ export async function auditReviews(
     if (found.length > 0) {
       fate = 'delivered';
       fateAt = Math.min(...found.map((copy) => copy.at));
+    } else if (review.resultOk === true || saidDeliveredKeys.has(key)) {
+      // Said delivered, never stored: the lie this audit exists to catch (a 2xx that was not GSA's success, say).
+      fate = 'lost';
     } else if (listed !== undefined) {
       fate = listed.fate;
       fateAt = listed.at === undefined ? review.resultAt : wallToSoak(listed.at);

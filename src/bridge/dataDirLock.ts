@@ -185,6 +185,8 @@ async function openLockFile(file: string): Promise<number> {
     fd = await openFile(file, fsConstants.O_RDWR | fsConstants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   } catch (error) {
     if (isErrno(error, 'ELOOP')) throw new DataDirUnavailableError(`${file} is a symbolic link; the lock file must be a plain file: remove it`, undefined, { cause: error });
+    // A directory cannot be opened for writing: say what it is, as for a FIFO or a socket (fstat below).
+    if (isErrno(error, 'EISDIR')) throw new DataDirUnavailableError(`${file} is not a plain file; the lock file must be one: remove it`, undefined, { cause: error });
     throw new DataDirUnavailableError(`could not open the lock file ${file}: ${messageOf(error)}`, undefined, { cause: error });
   }
   try {

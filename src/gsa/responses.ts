@@ -1,5 +1,6 @@
 // Reads the service's answers: maps a non-2xx status to its error class with the service's message, and
-// parses the mute and review bodies into typed results. Pure functions over a RawResponse; no I/O.
+// parses the mute and review bodies into typed results (a review is stored only on the service's documented
+// success, `{"data":"…"}`; any other 2xx leaves it unconfirmed). Pure functions over a RawResponse; no I/O.
 // Text that came from the service is passed through `scrub` before it goes into an error message.
 
 import { z } from 'zod';
@@ -180,62 +181,47 @@ export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteSt
   };
 }
 
-const reviewBody = z.object({ data: z.string().optional(), message: z.string().optional() });
+/** How much of an answer an error quotes: enough to recognise it, not enough to flood a log line. */
+const MAX_QUOTED_BODY_LENGTH = 200;
 
-/** `status` words a body uses to say it failed (compared case-insensitively). */
-const FAILED_STATUS_WORDS = new Set(['failed', 'failure', 'fail', 'error']);
-
-/** A value that says something: not null, false, an empty string, an empty array or an empty object. */
-function present(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
-  return true;
+/** The answer's body as an error quotes it: scrubbed, on one line, cut short. */
+function quotedBody(text: string, scrub: Scrub): string {
+  const oneLine = scrub(text).replace(/\s+/g, ' ').trim();
+  if (oneLine.length === 0) return 'an empty body';
+  return oneLine.length > MAX_QUOTED_BODY_LENGTH ? `${oneLine.slice(0, MAX_QUOTED_BODY_LENGTH)}…` : oneLine;
 }
 
-/** The error marker a review answer carries, named for the message; undefined when it carries none. */
-function errorMarkerOf(body: Readonly<Record<string, unknown>>): string | undefined {
-  if (present(body.error)) return 'error';
-  if (present(body.errors)) return 'errors';
-  if (present(body.exception)) return 'exception';
-  const { status } = body;
-  if (typeof status === 'string' && FAILED_STATUS_WORDS.has(status.trim().toLowerCase())) return `status "${status.trim().slice(0, 20)}"`;
-  if (typeof status === 'number' && status >= 400) return `status ${status}`;
-  if (body.success === false || body.success === 'false') return 'success: false';
-  if (body.ok === false) return 'ok: false';
-  return undefined;
-}
+/** Said by every review answer that is not the documented success: what it means and what the host can do. */
+const REVIEW_MAY_BE_STORED =
+  'the review may or may not be stored: check the dashboard, and re-send it only if it is not there (gsa-bridge reviews retry ID, for a review the sidecar kept as unconfirmed)';
 
 /**
- * A review counts as stored only on the service's own answer: a 2xx whose body is a JSON object, as the seed's
- * `{"data":"Done!"}`. The rule, read as a person would read the body:
- * - an object with a `data` string is stored, whatever else it carries (`{"data":"Done!","error":null}`);
- * - an object without `data` that carries an error marker is NOT stored: a non-empty `error`, `errors` or
- *   `exception`, `status` "failed"/"failure"/"fail"/"error" or a number of 400 or more, `success: false`, `ok: false`
- *   (`{"error":"database down","status":"failed"}`, `{"errors":{…}}`, `{"success":false,"message":"…"}`);
- *   null, false, "" and empty arrays or objects are no marker (`{"error":null}`, `{"errors":[]}`);
- * - any other object is stored (`{"message":"Review saved"}`, `{}`, `{"success":true}`).
- * Not stored means `bad_response` with `maybeProcessed` (the outbox's "unconfirmed" path), never "delivered": the
- * service said it failed, but a 2xx after the request arrived may still have stored it. A captive portal, a proxy
- * or a wrong api.baseUrl also answers 2xx, with HTML or another JSON; that is the same `bad_response`.
+ * A review counts as stored only on the service's documented success: a 2xx whose body is a JSON object holding a
+ * `data` string, as the seed's `{"data":"Done!"}`; whatever else the object carries does not matter
+ * (`{"data":"Done!","error":null}`). Any other answer to a review that was sent is a `bad_response` with
+ * `maybeProcessed` (the outbox's "unconfirmed": listed, re-sent only by `reviews retry`), never "delivered":
+ * - a JSON object without a `data` string, whether it says it failed or says nothing clear
+ *   (`{"message":"error: failed"}`, `{"status":400}`, `{"success":"false"}`, `{"message":"stored? maybe"}`,
+ *   `{"success":true}`, `{}`, `{"data":5}`);
+ * - JSON that is not an object (an array, a string, null);
+ * - what is not JSON: a captive portal, a proxy or a wrong api.baseUrl answers 2xx too, with HTML.
+ * The error quotes what came back (scrubbed) and says the review may or may not be stored: the request arrived,
+ * so the service may have stored it all the same, and it must not be sent again blindly.
  */
 export function parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewReceipt {
   const body = parseJson(response.text);
-  const parsed = reviewBody.safeParse(body);
-  if (parsed.success && typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const marker = parsed.data.data === undefined ? errorMarkerOf(body as Record<string, unknown>) : undefined;
-    if (marker !== undefined) {
-      const serviceMessage = serviceMessageOf(response.text, scrub);
-      throw new BadResponseError(
-        describe(`the service answered ${response.status} but its body says the review failed (${marker}); it may or may not be stored`, serviceMessage),
-        { status: response.status, serviceMessage, maybeProcessed: true },
-      );
-    }
-    return { message: scrub(parsed.data.data ?? parsed.data.message ?? 'Done!') };
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (isObject) {
+    const { data } = body as Record<string, unknown>;
+    if (typeof data === 'string') return { message: scrub(data) };
   }
-  const type = firstHeader(response, 'content-type') ?? 'no content type';
+  const type = firstHeader(response, 'content-type')?.split(';')[0]?.trim() ?? '';
+  const what =
+    body === undefined
+      ? "not the service's JSON: a proxy, a captive portal or a wrong api.baseUrl may have answered"
+      : `${isObject ? 'a JSON object without a "data" string' : 'JSON that is not an object'}, not the service's documented success (a JSON object holding a "data" string)`;
   throw new BadResponseError(
-    `the review answer (${response.status}, ${type.split(';')[0] ?? type}) is not the service's JSON; a proxy or a wrong base URL may have answered, so the review may not be stored`,
-    { status: response.status, maybeProcessed: true },
+    `the service answered ${response.status}${type.length > 0 ? ` (${type})` : ''} with ${quotedBody(response.text, scrub)}: ${what}; ${REVIEW_MAY_BE_STORED}`,
+    { status: response.status, ...(isObject ? { serviceMessage: serviceMessageOf(response.text, scrub) } : {}), maybeProcessed: true },
   );
 }

@@ -1,17 +1,19 @@
 // The data directory's lock: one holder at a time however the directory is reached (a symlink, a bind mount,
 // another network namespace), the holder named from the lock file, control requests only with the token from it,
-// a squatter on the old abstract socket name powerless, and SIGKILL of a holder freeing the lock at once.
+// a squatter on the old abstract socket name powerless, and SIGKILL of a holder freeing the lock at once; what may
+// stand at gsa-bridge.lock (a file others can read is tightened; a FIFO, a directory or another user's file refused).
 // Real processes (a node process taking the lock through dist/, `unshare --net`, `setpriv` as nobody, `mount --bind`);
 // the cases of a real `gsa-bridge run` are in reviews-lock.test.ts.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { chmod, chown, mkdir, open, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { askHolder, CONTROL_SOCKET_FILE, DataDirLock, DataDirLockError, LOCK_FILE, lockHolder } from '../../src/bridge/dataDirLock.js';
-import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
+import { AS_NOBODY, NEW_NETWORK_NAMESPACE, NOBODY, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const locks: DataDirLock[] = [];
@@ -236,4 +238,137 @@ describe('other processes', () => {
     expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid, version: '5.0.1' });
     expect(await askHolder(dataDir, { op: 'retry' })).toEqual({ ok: true, from: 'the new holder' });
   });
+});
+
+describe('what stands at gsa-bridge.lock', () => {
+  const notPlain = (file: string): string => `${file} is not a plain file; the lock file must be one: remove it`;
+
+  /** Each way a process opens the lock file: `run` taking the lock, and `reviews list`/`retry` asking who holds it. */
+  const everyWayIn = (dataDir: string): [string, () => Promise<unknown>][] => [
+    ['DataDirLock.acquire', () => DataDirLock.acquire(dataDir, { version: 'x' })],
+    ['lockHolder', () => lockHolder(dataDir)],
+    ['askHolder', () => askHolder(dataDir, { op: 'retry' })],
+  ];
+
+  /** The call's result, or a failure naming it when it has not returned within a generous bound (a FIFO open that blocks). */
+  async function returnsWithin<T>(what: string, promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`${what} did not return within 10 s: it hangs on the FIFO`));
+      }, 10_000);
+    });
+    try {
+      return await Promise.race([promise, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  it.each([
+    { mode: 0o640, left: 0o600, what: 'group-readable (0640)', result: '0600' },
+    { mode: 0o604, left: 0o600, what: 'readable by others (0604)', result: '0600' },
+    { mode: 0o660, left: 0o600, what: 'group-writable (0660)', result: '0600' },
+    // Only group and other access goes: the owner's own bits are left as they are.
+    { mode: 0o700, left: 0o700, what: 'open to its owner only (0700)', result: '0700' },
+  ])('takes a lock file found $what and leaves it $result', async ({ mode, left }) => {
+    const dataDir = await tempDir('lock-mode');
+    const file = join(dataDir, LOCK_FILE);
+    await writeFile(file, '');
+    await chmod(file, mode);
+    await acquire(dataDir);
+    expect((await stat(file)).mode & 0o777).toBe(left);
+    expect(await lockHolder(dataDir)).toMatchObject({ pid: process.pid });
+  });
+
+  it('refuses a FIFO named gsa-bridge.lock as not a plain file, without hanging, from start, lockHolder and askHolder', async () => {
+    const dataDir = await tempDir('lock-fifo');
+    const file = join(await realpath(dataDir), LOCK_FILE);
+    execFileSync('mkfifo', ['-m', '0600', file]);
+    try {
+      for (const [what, call] of everyWayIn(dataDir)) {
+        const refused = await lockError(returnsWithin(what, call()));
+        expect({ what, code: refused.code, message: refused.message }).toEqual({ what, code: 'unavailable', message: notPlain(file) });
+      }
+    } finally {
+      // Should an open have blocked for a writer, this releases it (a FIFO with no reader answers ENXIO: nothing to do).
+      await open(file, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK).then((handle) => handle.close(), () => undefined);
+    }
+    expect(await readdir(dataDir)).toEqual([LOCK_FILE]);
+  });
+
+  it('refuses a directory named gsa-bridge.lock as not a plain file, from start, lockHolder and askHolder', async () => {
+    const dataDir = await tempDir('lock-dir');
+    const file = join(await realpath(dataDir), LOCK_FILE);
+    await mkdir(file, { mode: 0o700 });
+    for (const [what, call] of everyWayIn(dataDir)) {
+      const refused = await lockError(call());
+      expect({ what, code: refused.code, message: refused.message }).toEqual({ what, code: 'unavailable', message: notPlain(file) });
+    }
+    expect(await readdir(dataDir)).toEqual([LOCK_FILE]);
+  });
+
+  /**
+   * Lets other users through `dir` and every directory above it that shuts them out (adds only o+x, so they can
+   * reach a name they know, not list anything); returns how to put the modes back.
+   */
+  async function letOthersThrough(dir: string): Promise<() => Promise<void>> {
+    const changed: { path: string; mode: number }[] = [];
+    for (let current = dir; ; current = dirname(current)) {
+      const { mode } = await stat(current);
+      if ((mode & 0o001) === 0) {
+        await chmod(current, (mode & 0o7777) | 0o001);
+        changed.push({ path: current, mode: mode & 0o7777 });
+      }
+      if (dirname(current) === current) break;
+    }
+    return async () => {
+      for (const { path, mode } of changed) await chmod(path, mode);
+    };
+  }
+
+  // Root skips the owner check (it may tend any user's directory), so the refusal is seen from a child running as
+  // nobody; it loads dist/ (see test/fixtures/lockProcess.ts: `npm test` rebuilds it first).
+  it.skipIf(!isRoot)(
+    `refuses a lock file another user owns, naming its uid, from a child running as nobody${isRoot ? '' : ' (skipped: only root can make a file for another user and start a child as nobody)'}`,
+    async () => {
+      const parent = await tempDir('lock-owner');
+      const dataDir = join(await realpath(parent), 'data');
+      // Root's directory, which nobody can enter but not write; root's lock file, which nobody could open for writing.
+      await mkdir(dataDir, { mode: 0o755 });
+      await chmod(dataDir, 0o755);
+      const file = join(dataDir, LOCK_FILE);
+      await writeFile(file, '');
+      await chmod(file, 0o666);
+      const restore = await letOthersThrough(dataDir);
+      try {
+        const child = spawnLockHolder(dataDir, 'as-nobody', [], NOBODY);
+        expect(await child.next('refused', 'locked')).toEqual({
+          event: 'refused',
+          code: 'unavailable',
+          message: `the lock file ${file} belongs to uid 0, not to this process (uid ${NOBODY.uid}): run gsa-bridge as the user that owns the data directory`,
+        });
+        expect(await child.exited()).toBe(3);
+      } finally {
+        await restore();
+      }
+      const after = await stat(file);
+      expect({ uid: after.uid, mode: after.mode & 0o777 }).toEqual({ uid: 0, mode: 0o666 });
+      expect(await readdir(dataDir)).toEqual([LOCK_FILE]);
+    },
+  );
+
+  it.skipIf(!isRoot)(
+    `as root, takes a lock file another user owns, and tightens it${isRoot ? '' : ' (skipped: only root can make a file for another user)'}`,
+    async () => {
+      const dataDir = await tempDir('lock-root');
+      const file = join(dataDir, LOCK_FILE);
+      await writeFile(file, '');
+      await chown(file, NOBODY.uid, NOBODY.gid);
+      await chmod(file, 0o640);
+      await acquire(dataDir);
+      const after = await stat(file);
+      expect({ uid: after.uid, mode: after.mode & 0o777 }).toEqual({ uid: NOBODY.uid, mode: 0o600 });
+    },
+  );
 });

@@ -68,7 +68,7 @@ describe('answers that cannot be read', () => {
     expect((await failureOf(client.submitReview('s', { steamId: STEAM }, 5, ''))).code).toBe('network'); // nothing more was intercepted: no retry was sent
   });
 
-  it('a 2xx review answer with a JSON object is the receipt', async () => {
+  it('a 2xx review answer with the documented success, a JSON object holding a "data" string, is the receipt', async () => {
     const client = mockedClient();
     intercept('/api/v1/gameserver/s/review').reply(200, { data: 'Done!' });
     expect(await client.submitReview('s', { steamId: STEAM }, 5, '')).toEqual({ message: 'Done!' });

@@ -939,7 +939,7 @@ describe('a 2xx whose body says the review failed', () => {
       expect(log.containing(`review ${queued.id} delivered`)).toEqual([]);
       await outbox.close();
       expect(await jsonLines(path.join(dir, 'unconfirmed.jsonl'))).toMatchObject([
-        { op: 'unconfirmed', id: queued.id, error: { code: 'bad_response', status: 200, message: expect.stringContaining('says the review failed') as string } },
+        { op: 'unconfirmed', id: queued.id, error: { code: 'bad_response', status: 200, message: expect.stringContaining('not the service\'s documented success') as string } },
       ]);
       expect((await journalOf(dir)).map((line) => line.op)).toEqual(['queued', 'sending', 'unconfirmed']);
       agent.assertNoPendingInterceptors();

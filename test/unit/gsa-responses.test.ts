@@ -143,68 +143,92 @@ describe('parseMuteStatus', () => {
   });
 });
 
-describe('parseReviewReceipt: what a person would read as "stored"', () => {
+describe('parseReviewReceipt: delivered only on the documented success, a JSON object holding a "data" string', () => {
   const stored = (body: unknown, status = 200): string => parseReviewReceipt(answer(status, body), noScrub).message;
-  const refusal = (body: unknown, status = 200): BadResponseError => {
+  const unconfirmed = (body: unknown, status = 200, headers: Record<string, string> = { 'content-type': 'application/json' }): BadResponseError => {
     try {
-      parseReviewReceipt(answer(status, body, { 'content-type': 'application/json' }), noScrub);
+      parseReviewReceipt(answer(status, body, headers), noScrub);
     } catch (error) {
       if (error instanceof BadResponseError) return error;
       throw error;
     }
     throw new Error(`${JSON.stringify(body)} was read as stored`);
   };
+  const MAY_BE_STORED = 'the review may or may not be stored';
+  const HOW_TO_RESEND = 'gsa-bridge reviews retry ID';
 
   it.each([
     [{ data: 'Done!' }, 'Done!'],
     [{ data: 'Done!', error: null }, 'Done!'],
     [{ data: 'Done!', errors: [] }, 'Done!'],
-    // The service's own success field wins over a stray marker beside it.
+    // The documented success field is the whole rule: what stands beside it is not read.
     [{ data: 'Done!', status: 'failed' }, 'Done!'],
-    [{ message: 'Review saved' }, 'Review saved'],
-    [{}, 'Done!'],
-    [{ success: true, message: 'ok' }, 'ok'],
-    [{ status: 'ok' }, 'Done!'],
-    [{ error: null }, 'Done!'],
-    [{ error: '' }, 'Done!'],
-    [{ errors: {} }, 'Done!'],
-    [{ success: true, error: false }, 'Done!'],
-  ])('%j is stored', (body, message) => {
+    [{ data: 'Review saved', message: 'ignored' }, 'Review saved'],
+  ])('%j is delivered', (body, message) => {
     expect(stored(body)).toBe(message);
     expect(stored(body, 201)).toBe(message);
+    expect(stored(body, 202)).toBe(message);
   });
 
+  // Each body alone: every one of them was "delivered" before, though the service stored none.
   it.each([
-    [{ error: 'database down', status: 'failed' }, 'error', 'database down'],
-    [{ error: 'database down' }, 'error', 'database down'],
-    [{ errors: { comment: ['The comment may not be greater than 500 characters.'] } }, 'errors', '{"errors"'],
-    [{ status: 'failed', error: 'queue full' }, 'error', 'queue full'],
-    [{ status: 'failed' }, 'status "failed"', ''],
-    [{ status: 'Error', message: 'Something went wrong' }, 'status "Error"', 'Something went wrong'],
-    [{ status: 500, message: 'Server Error' }, 'status 500', 'Server Error'],
-    [{ success: false, message: 'You cannot review this server yet' }, 'success: false', 'You cannot review this server yet'],
-    [{ ok: false }, 'ok: false', ''],
-    [{ message: 'Server Error', exception: 'PDOException' }, 'exception', 'Server Error'],
-    [{ error: { code: 'db', detail: 'down' } }, 'error', '{"error"'],
-  ])('%j is not stored: unconfirmed (bad_response, maybeProcessed) naming the marker %s', (body, marker, words) => {
-    const error = refusal(body);
+    { body: { message: 'error: failed' }, status: 202, words: 'error: failed' },
+    { body: { message: 'stored? maybe' }, status: 200, words: 'stored? maybe' },
+    { body: { status: 400 }, status: 200, words: '{"status":400}' },
+    { body: { success: 'false' }, status: 200, words: '{"success":"false"}' },
+    { body: { message: 'Accepted' }, status: 202, words: 'Accepted' },
+    { body: {}, status: 200, words: '{}' },
+    { body: { data: 5 }, status: 200, words: '{"data":5}' },
+    { body: { data: null, message: 'queued' }, status: 200, words: 'queued' },
+    { body: { success: true }, status: 200, words: '{"success":true}' },
+    { body: { error: 'database down', status: 'failed' }, status: 200, words: 'database down' },
+    { body: { errors: { comment: ['The comment may not be greater than 500 characters.'] } }, status: 200, words: '{"errors"' },
+  ])('$status $body is unconfirmed (bad_response, maybeProcessed), the error quoting it', ({ body, status, words }) => {
+    const error = unconfirmed(body, status);
     expect(error.code).toBe('bad_response');
     expect(error.maybeProcessed).toBe(true);
-    expect(error.status).toBe(200);
-    expect(error.message).toContain(`(${marker})`);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain(`the service answered ${status} (application/json) with ${JSON.stringify(body)}: a JSON object without a "data" string`);
+    expect(error.message).toContain(MAY_BE_STORED);
+    expect(error.message).toContain(HOW_TO_RESEND);
     expect(error.serviceMessage).toContain(words);
   });
 
-  it('still refuses what is not a JSON object, as before', () => {
-    for (const body of ['<html>portal</html>', '[]', '"Done!"', 'null', '{"data":5}']) {
-      expect(refusal(body).maybeProcessed).toBe(true);
-    }
+  it.each([
+    { text: '["Done!"]', what: 'a JSON array' },
+    { text: '[]', what: 'an empty JSON array' },
+    { text: '"Done!"', what: 'a JSON string' },
+    { text: 'null', what: 'JSON null' },
+    { text: '5', what: 'a JSON number' },
+  ])('$what ($text) is unconfirmed: JSON that is not an object', ({ text }) => {
+    const error = unconfirmed(text);
+    expect(error).toMatchObject({ code: 'bad_response', maybeProcessed: true, status: 200 });
+    expect(error.message).toContain(`the service answered 200 (application/json) with ${text}: JSON that is not an object`);
+    expect(error.message).toContain(MAY_BE_STORED);
+    expect(error.message).toContain(HOW_TO_RESEND);
+  });
+
+  it('says what came back when it is not JSON at all (a captive portal), and when the body is empty', () => {
+    const portal = unconfirmed('<html><body>Sign in to Hotel WiFi</body></html>', 200, { 'content-type': 'text/html; charset=utf-8' });
+    expect(portal).toMatchObject({ code: 'bad_response', maybeProcessed: true, status: 200 });
+    expect(portal.message).toContain("the service answered 200 (text/html) with <html><body>Sign in to Hotel WiFi</body></html>: not the service's JSON");
+    expect(portal.message).toContain(MAY_BE_STORED);
+    expect(portal.message).toContain(HOW_TO_RESEND);
+    expect(unconfirmed('', 204, {}).message).toContain('the service answered 204 with an empty body: not the service\'s JSON');
+  });
+
+  it('cuts a long body short in its message', () => {
+    const error = unconfirmed({ message: 'x'.repeat(5000) });
+    expect(error.message).toContain(`with {"message":"${'x'.repeat(200 - '{"message":"'.length)}…:`);
+    expect(error.message.length).toBeLessThan(700);
   });
 
   it('scrubs the service text it quotes', () => {
     const error = parseReviewReceiptError('{"error":"bad secret-x"}');
+    expect(error.message).toContain('bad ***');
     expect(error.message).not.toContain('secret-x');
     expect(error.serviceMessage).toBe('bad ***');
+    expect(parseReviewReceipt({ status: 200, headers: {}, text: '{"data":"Done! secret-x"}' }, (t) => t.replace('secret-x', '***'))).toEqual({ message: 'Done! ***' });
   });
 
   function parseReviewReceiptError(text: string): BadResponseError {

@@ -52,6 +52,26 @@ describe('parseRustChat', () => {
     expect(text('<color=#55aaff>[Player]</color> <color=#5af>vetmon</color>: hi', 'vetmon')).toBe('hi');
   });
 
+  // The name is matched as a person reads it, whatever markup the entry's Username carries; the text after the prefix
+  // is kept exactly, markup included (it is the player's). `name` stays the Username as sent (the hostile-input
+  // property in rcon-parser-robustness.test.ts reads names back exactly).
+  it.each([
+    // Better Chat's own markup in the name: colour, then size; the plugin prints the name without it.
+    { Username: '[#ff0000]Bob[/#]', Message: '[Player] Bob: hi [#00ff00]there[/#] <b>you</b>', text: 'hi [#00ff00]there[/#] <b>you</b>' },
+    { Username: '[+15]Bob[/+]', Message: '[Player] Bob: !review 5 great', text: '!review 5 great' },
+    // Rust's rich text around a name with spaces inside the tags: printed trimmed, or with the spaces kept.
+    { Username: '<color=red> Bob </color>', Message: '[Player] Bob: hi: there', text: 'hi: there' },
+    { Username: '<color=red> Bob </color>', Message: 'Bob: <color=blue>hi</color>', text: '<color=blue>hi</color>' },
+    { Username: '<color=red> Bob </color>', Message: '[Player]  Bob : hi', text: 'hi' },
+    // Another plugin printing the name as sent, markup and all.
+    { Username: '[#ff0000]Bob[/#]', Message: '[#ff0000]Bob[/#]: hi', text: 'hi' },
+  ])('finds $Username in the prefix as a person reads it (Bob), and keeps the text after it intact: $Message', ({ Username, Message, text }) => {
+    expect(parseRustChat(chat({ Username, Message }))).toEqual({
+      ok: true,
+      chat: { kind: 'player', channel: 'global', steamId: STEAM, name: Username, text, time: 1_700_000_000 },
+    });
+  });
+
   it('never cuts a message that merely contains the name elsewhere', () => {
     for (const Message of ['hello vetmon: how are you', '[vetmon] [Server] Hello mate', 'vetmon is here', 'vetmon:no space', 'I said vetmon: hi']) {
       const parsed = parseRustChat(chat({ Message, Username: 'vetmon' }));

@@ -63,6 +63,27 @@ describe('review audit', () => {
     ]);
   });
 
+  it('counts a review the sidecar called delivered as lost when the emulator never stored it, whatever a listing says', async () => {
+    const dir = await tempDir('soak-audit-said-delivered');
+    const queued = (n: number): unknown => ({ v: 1, op: 'queued', id: `j${n}`, at: 1, player: { steam_id: `7656119900000000${n}` }, comment: `soak x review ${n}` });
+    // j1: journaled delivered, not stored (a 2xx that was not GSA's success, read as one).
+    // j2: the mod heard ok: true, but the review is listed unconfirmed and was not stored.
+    // j3: listed unconfirmed, the mod heard so, not stored: honestly unconfirmed.
+    await writeFile(
+      join(dir, 'reviews.jsonl'),
+      [queued(1), { v: 1, op: 'delivered', id: 'j1', at: 2 }, queued(2), { v: 1, op: 'unconfirmed', id: 'j2', at: 3 }, queued(3), { v: 1, op: 'unconfirmed', id: 'j3', at: 4 }].map(line).join(''),
+    );
+    const reviews = [{ ...acked(1), resultOk: true }, { ...acked(2), resultOk: true }, { ...acked(3), resultOk: false }];
+    const audit = await auditReviews(reviews, [], dir, (wall) => wall);
+    expect(audit.reviews.map((r) => [r.review.id, r.fate])).toStrictEqual([
+      ['r1', 'lost'],
+      ['r2', 'lost'],
+      ['r3', 'unconfirmed'],
+    ]);
+    // Stored, it is delivered whatever the sidecar wrote.
+    expect((await auditReviews([acked(3)], [{ steamId: '76561199000000003', comment: 'soak x review 3', at: 50 }], dir, (wall) => wall)).byFate.delivered).toBe(1);
+  });
+
   it('reads a data directory with no files as all pending-or-lost, without failing', async () => {
     const dir = await tempDir('soak-audit-empty');
     const audit = await auditReviews([acked(1)], [], dir, (wall) => wall);
