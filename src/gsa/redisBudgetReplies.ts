@@ -107,7 +107,7 @@ export function readJoinReply(reply: unknown): JoinReply | undefined {
 
 /** The settings sidecars sharing one window must agree on, as Redis keeps them: `<requests>/<intervalMs>/<nodes>`. */
 export function windowSettings(requests: number, intervalMs: number, nodes: number): string {
-  return `${requests}/${intervalMs}/${nodes}`;
+  return `${requests}/${Math.round(intervalMs)}/${nodes}`;
 }
 
 /** `100/60000/3` as a host reads it: "100 calls per 60000 ms among 3 sidecars". */
