@@ -120,6 +120,8 @@ export interface Sidecar {
    * false on the local fallback and without `shared` (gsa_bridge_budget_shared).
    */
   readonly budgetShared: boolean;
+  /** Seconds the Retry-After hold in force on the key still runs, this sidecar's or shared (gsa_bridge_budget_hold_seconds); 0 when none. */
+  readonly budgetHoldSeconds: number;
   /** Stops taking events, answers what is in flight, persists the outbox, closes everything. Idempotent. */
   stop(): Promise<void>;
 }
@@ -454,6 +456,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     },
     get budgetShared() {
       return sharedKey?.shared ?? false;
+    },
+    get budgetHoldSeconds() {
+      return client.heldForMs / 1000;
     },
     events,
     listAdapters: () => slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),

@@ -174,7 +174,7 @@ export async function sharedBudgetChecks(config: BridgeConfig): Promise<CheckLin
   const keepReason = (bindings: Record<string, unknown>): void => {
     if (typeof bindings.reason === 'string') lastError = bindings.reason;
   };
-  const client = connectSharedRedis(shared.redis, { debug: keepReason, info: () => undefined, warn: keepReason }, { connectTimeoutMs: SHARED_REDIS_CHECK_MS });
+  const client = connectSharedRedis(shared.redis, { debug: keepReason }, { connectTimeoutMs: SHARED_REDIS_CHECK_MS });
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<never>((_resolve, reject) => {

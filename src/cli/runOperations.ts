@@ -19,6 +19,7 @@ export function sidecarOperationsSources(current: () => { readonly sidecar: Side
     serviceProblems: () => current().sidecar?.health.problems ?? [],
     outboxPending: () => current().sidecar?.outbox.pending ?? 0,
     budgetShared: () => current().sidecar?.budgetShared ?? false,
+    budgetHoldSeconds: () => current().sidecar?.budgetHoldSeconds ?? 0,
   };
 }
 

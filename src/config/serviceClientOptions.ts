@@ -24,8 +24,9 @@ export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
  * sidecar has the budget to itself. Equal settings mean the same shared budget: a reload that keeps them keeps it.
  */
 export function sharedApiKeyOptions(config: BridgeConfig): Omit<SharedApiKeyOptions, 'logger' | 'onSharedChange'> | undefined {
-  const { rateLimit, clientId } = config.api;
+  const { rateLimit, clientId, retry } = config.api;
   if (rateLimit.shared === undefined) return undefined;
   const { redis, prefix, nodes } = rateLimit.shared;
-  return { url: redis, prefix, nodes, clientId, requests: rateLimit.requests, intervalMs: rateLimit.intervalMs };
+  // The Retry-After cap is this sidecar's own: a hold in Redis beyond it is not believed here.
+  return { url: redis, prefix, nodes, clientId, requests: rateLimit.requests, intervalMs: rateLimit.intervalMs, maxHoldMs: retry.maxRetryAfterMs };
 }

@@ -11,6 +11,9 @@ import { clampTimerMs } from '../time/timerLimit.js';
 import { kindForPlace, shareCycle, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 import { guardedIntervalMs, SlidingWindow } from './slidingWindow.js';
 
+/** A Retry-After hold longer than this gets a warning line when it starts (a host must hear of a key held that long). */
+export const LONG_HOLD_MS = 60_000;
+
 /** One decision: a call of `start`'s kind may leave now (its start is counted already), or nothing may for `waitMs`. */
 export type BudgetDecision = { readonly start: CallKind; readonly waitMs?: undefined } | { readonly start?: undefined; readonly waitMs: number };
 
@@ -32,6 +35,8 @@ export interface ApiBudget {
    * answered call, or still on the wire then); they are on top of what it counted, not among it.
    */
   observeServiceCount(limit: number, remaining: number, unseen?: number): void;
+  /** Ms the Retry-After hold in force still runs (this process's own, or one shared and believed); 0 when none. */
+  readonly heldForMs: number;
   /** Lets go of what the budget holds (timers, a connection). Idempotent. */
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { SharedDeadlines } from './deadlines.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { GsaError, RateLimitedError, RetryLaterError, TimeoutError } from './errors.js';
-import type { ApiBudget } from './apiBudget.js';
+import { LONG_HOLD_MS, type ApiBudget } from './apiBudget.js';
 import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
 import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
@@ -284,6 +284,11 @@ export class GsaClient {
     return this.#limiter.waiting;
   }
 
+  /** Ms no call on the key may start for (a Retry-After hold, this client's or shared by another sidecar); 0 when none. */
+  get heldForMs(): number {
+    return this.#limiter.heldForMs;
+  }
+
   /**
    * Refuses the calls still waiting for the budget (`rate_limited`, nothing sent), ends retry waits, and closes the
    * connection pool the client opened (not an injected dispatcher).
@@ -376,11 +381,21 @@ export class GsaClient {
       // Capped here, once, so the limiter's hold, the retry wait and the outbox (which reads retryAfterMs) agree.
       if (error instanceof RetryLaterError) error = error.withRetryAfterAtMost(this.#retry.maxRetryAfterMs);
       report(response.status, error);
-      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
-        this.#limiter.holdFor(error.retryAfterMs);
-      }
+      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) this.#hold(error.retryAfterMs, response.status);
       throw error;
     }, options.source);
+  }
+
+  /** Holds every call on the key (capped already); a hold of over a minute that starts now is a warning line. */
+  #hold(ms: number, status: number): void {
+    const before = this.#limiter.heldForMs;
+    this.#limiter.holdFor(ms);
+    if (ms <= LONG_HOLD_MS || ms <= before + 1000) return;
+    const until = new Date(this.#clock.now() + ms).toISOString();
+    this.#logger.warn(
+      { status, holdMs: ms, until },
+      `GSA answered ${status} with a Retry-After of ${Math.round(ms / 1000)} s (at most api.retry.maxRetryAfterMs): no call on this API key starts until ${until}`,
+    );
   }
 
   #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {

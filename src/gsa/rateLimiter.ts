@@ -159,6 +159,11 @@ export class RateLimiter {
     return this.#lookups.size + this.#queues.refresh.size + this.#queues.review.size + this.#queues.action.size;
   }
 
+  /** Ms the budget's Retry-After hold still runs; 0 when none (or when the limit is lifted). */
+  get heldForMs(): number {
+    return this.#budget?.heldForMs ?? 0;
+  }
+
   /** Calls of one kind waiting for a slot. */
   waitingOf(kind: CallKind): number {
     return kind === 'lookup' ? this.#lookups.size : this.#queues[kind].size;

@@ -14,14 +14,30 @@
 //   overshoot at most), and only spans that overlap the time between the first and the last sidecar switching.
 //   A sidecar re-seeds a restarted Redis with its own starts before it shares again, so the shared window counts
 //   them; one still on its fallback keeps to s.
+// - Redis wiped under a live connection (FLUSHALL, eviction, a fresh replica): the state's epoch changes, every
+//   sidecar with starts in the last span puts them back within a heartbeat, and nobody starts until the rebuild's
+//   grace has passed: the window holds as if nothing had happened.
+// - Whatever Redis holds, this sidecar never waits longer than its own cap (maxHoldMs) for a hold, one span for the
+//   window, OTHER_TURN_MS for another sidecar's turn, or the rebuild's grace; a hold someone removes stops holding
+//   within holdRecheckMs. Values it cannot believe are logged once (redisBudgetReplies.ts names them).
 
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../time/clock.js';
 import { steadyClock } from '../time/steadyClock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
-import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
+import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from './apiBudget.js';
 import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
-import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, RESEED_SCRIPT } from './redisBudgetScripts.js';
+import {
+  DOUBT_TEXT,
+  describeWindowSettings,
+  doubtsOf,
+  readDecideReply,
+  readJoinReply,
+  windowSettings,
+  type Doubt,
+  type JoinReply,
+} from './redisBudgetReplies.js';
+import { DECIDE_SCRIPT, HOLD_SCRIPT, JOIN_SCRIPT, OBSERVE_SCRIPT } from './redisBudgetScripts.js';
 import { NoAnswerError, runRedisScript, type RedisScript } from './redisScript.js';
 import { sharedKeyName } from './sharedKeyName.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from './sharedRedis.js';
@@ -36,9 +52,15 @@ export interface RedisBudgetOptions {
   readonly clientId: string;
   /** Sidecars sharing the key: each keeps floor(requests / nodes) a window while Redis cannot be reached. 1 to `requests`. */
   readonly nodes: number;
-  /** Starts allowed on the key in any window of `intervalMs`, across every sidecar. */
+  /** Starts allowed on the key in any window of `intervalMs`, across every sidecar. Every sidecar of a key must agree. */
   readonly requests: number;
   readonly intervalMs: number;
+  /**
+   * This sidecar's own cap on a Retry-After hold (`api.retry.maxRetryAfterMs`): a hold in Redis that ends later than
+   * now plus this is not believed (logged once), so no value there, and no sidecar with a larger cap, holds this one
+   * longer. Also caps what holdFor writes. @default 60000
+   */
+  readonly maxHoldMs?: number | undefined;
   /** @default a logger that writes nothing */
   readonly logger?: SharedRedisLogger | undefined;
   /** For local durations only (ages of this process's starts, the fallback window); Redis keeps the shared time. @default the system clock, made steady */
@@ -58,6 +80,12 @@ export interface RedisBudgetOptions {
   readonly connectTimeoutMs?: number | undefined;
   /** This process's id in Redis (its claims and starts). @default 12 random hex digits */
   readonly nodeId?: string | undefined;
+  /** While a hold in Redis is in force, how often it is looked at again (a hold removed stops holding by then). @default HOLD_RECHECK_MS */
+  readonly holdRecheckMs?: number | undefined;
+  /** How often a sidecar with starts in the last span checks that Redis still holds the state it joined. @default HEARTBEAT_MS */
+  readonly heartbeatMs?: number | undefined;
+  /** After the state was rebuilt, how long nobody starts while the sidecars put their starts back. @default REBUILD_GRACE_MS */
+  readonly rebuildGraceMs?: number | undefined;
 }
 
 /** A claim on a kind lives this long past the wait its answer gave, so a node that died loses it soon after. */
@@ -72,7 +100,22 @@ export const LATE_GRANT_MS = 250;
 /** How long a node waits when the next place belongs to a kind only other sidecars have waiting. */
 export const OTHER_TURN_MS = 25;
 
-/** Between two attempts to share again while Redis is connected but failed to answer. */
+/** While a hold in Redis is in force, a waiting sidecar looks at it again this often. */
+export const HOLD_RECHECK_MS = 1000;
+
+/** A sidecar with starts in the last span (or a hold) checks this often that Redis still holds the state it joined. */
+export const HEARTBEAT_MS = 500;
+
+/**
+ * After a wipe, nobody starts for this long: one heartbeat, one answer's deadline and a margin, so every sidecar with
+ * starts to put back has put them back before the window is trusted.
+ */
+export const REBUILD_GRACE_MS = 1000;
+
+/** The same doubt about Redis's values is logged at most once in this long (a co-tenant writing again and again). */
+const DOUBT_LINE_EVERY_MS = 60_000;
+
+/** Between two attempts to share again while Redis is connected but failed to answer, or its sidecars disagree. */
 const REJOIN_EVERY_MS = 1000;
 
 /** The starts each sidecar keeps per window while Redis cannot be reached: floor(requests / nodes), at least 1. */
@@ -80,10 +123,15 @@ export function fallbackShare(requests: number, nodes: number): number {
   return Math.max(1, Math.floor(requests / nodes));
 }
 
-const silent: SharedRedisLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+const silent: SharedRedisLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function wholeNumber(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
+  return value;
+}
+
+function positiveMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of ms, got ${String(value)}`);
   return value;
 }
 
@@ -94,6 +142,15 @@ interface OwnStart {
 }
 
 type Mode = 'starting' | 'shared' | 'local' | 'closed';
+
+interface Keys {
+  readonly window: string;
+  readonly place: string;
+  readonly demand: string;
+  readonly hold: string;
+  readonly meta: string;
+  readonly nodes: string;
+}
 
 export class RedisBudget implements ApiBudget {
   readonly #client: SharedRedis;
@@ -108,22 +165,44 @@ export class RedisBudget implements ApiBudget {
   readonly #spanMs: number;
   readonly #lateGrantMs: number;
   readonly #share: number;
+  readonly #maxHoldMs: number;
+  readonly #holdRecheckMs: number;
+  readonly #heartbeatMs: number;
+  readonly #rebuildGraceMs: number;
   readonly #answerTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #nodeId: string;
-  readonly #keys: { readonly window: string; readonly place: string; readonly demand: string; readonly hold: string };
+  readonly #settings: string;
+  readonly #keys: Keys;
   readonly #cycle: string;
   #mode: Mode = 'starting';
   /** What onSharedChange was last told. */
   #told: boolean | undefined;
-  /** This process's starts of about the last span, oldest first: the fallback's seed and a restarted Redis's. */
+  /** This process's starts of about the last span, oldest first: the fallback's seed and a rebuilt state's. */
   readonly #ownStarts: OwnStart[] = [];
   #sequence = 0;
+  /** The end of the hold the service gave this sidecar (local clock). */
   #holdUntil = 0;
+  /** The end of the hold last read from Redis and believed (local clock); 0 when none. */
+  #sharedHoldUntil = 0;
+  /** The end of the last long hold a warning line was written for (local clock). */
+  #warnedHoldUntil = 0;
   #fallback: LocalBudget | undefined;
   #joining: Promise<void> | undefined;
   #nextJoinAt = 0;
   #lastError: string | undefined;
+  /** The state in Redis this node joined ('' before it joined one). */
+  #epoch = '';
+  /** The state joined is being rebuilt (its grace has not passed): Redis answers "wait" meanwhile. */
+  #rebuilding = false;
+  #rebuildTimer: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #checking = false;
+  /** Other sidecars' window settings this one does not share with (logged once), while that lasts. */
+  #mismatch: string | undefined;
+  /** Doubts seen in the latest replies (logged when they first appear) and when each was last logged. */
+  readonly #doubting = new Set<Doubt>();
+  readonly #doubtLoggedAt = new Map<Doubt, number>();
   /** Settles when the first connection has been shared or given up on. */
   readonly #started: Promise<void>;
   #settleStart: () => void = () => undefined;
@@ -134,8 +213,7 @@ export class RedisBudget implements ApiBudget {
     if (this.#nodes > this.#requests) {
       throw new RangeError(`nodes (${this.#nodes}) must not be greater than requests (${this.#requests}): while Redis is down each sidecar keeps floor(requests / nodes) calls a window, which must be at least 1`);
     }
-    if (!Number.isFinite(options.intervalMs) || options.intervalMs <= 0) throw new RangeError(`intervalMs must be a positive number of ms, got ${String(options.intervalMs)}`);
-    this.#intervalMs = options.intervalMs;
+    this.#intervalMs = positiveMs('intervalMs', options.intervalMs);
     this.#label = redisLabel(options.url);
     this.#secrets = redisUrlSecrets(options.url);
     this.#logger = options.logger ?? silent;
@@ -143,14 +221,26 @@ export class RedisBudget implements ApiBudget {
     this.#onSharedChange = options.onSharedChange;
     this.#lateGrantMs = options.lateGrantMs ?? LATE_GRANT_MS;
     if (!Number.isFinite(this.#lateGrantMs) || this.#lateGrantMs < 0) throw new RangeError(`lateGrantMs must be 0 or more ms, got ${String(options.lateGrantMs)}`);
-    this.#spanMs = guardedIntervalMs(options.intervalMs) + this.#lateGrantMs;
+    this.#spanMs = Math.ceil(guardedIntervalMs(options.intervalMs) + this.#lateGrantMs);
     this.#share = fallbackShare(this.#requests, this.#nodes);
+    this.#maxHoldMs = clampTimerMs(positiveMs('maxHoldMs', options.maxHoldMs ?? 60_000));
+    this.#holdRecheckMs = positiveMs('holdRecheckMs', options.holdRecheckMs ?? HOLD_RECHECK_MS);
+    this.#heartbeatMs = positiveMs('heartbeatMs', options.heartbeatMs ?? HEARTBEAT_MS);
+    this.#rebuildGraceMs = positiveMs('rebuildGraceMs', options.rebuildGraceMs ?? REBUILD_GRACE_MS);
     this.#answerTimeoutMs = options.answerTimeoutMs ?? 250;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.#nodeId = options.nodeId ?? randomBytes(6).toString('hex');
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(this.#nodeId)) throw new RangeError(`nodeId must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(this.#nodeId)}`);
+    this.#settings = windowSettings(this.#requests, this.#intervalMs, this.#nodes);
     const name = sharedKeyName(options.prefix, options.clientId);
-    this.#keys = { window: `${name}:window`, place: `${name}:place`, demand: `${name}:demand`, hold: `${name}:hold` };
+    this.#keys = {
+      window: `${name}:window`,
+      place: `${name}:place`,
+      demand: `${name}:demand`,
+      hold: `${name}:hold`,
+      meta: `${name}:meta`,
+      nodes: `${name}:nodes`,
+    };
     this.#cycle = shareCycle()
       .map((budgetClass) => budgetClass[0])
       .join('');
@@ -163,13 +253,18 @@ export class RedisBudget implements ApiBudget {
     });
     this.#client.on('error', (error: unknown) => {
       this.#lastError = redisErrorText(error, this.#secrets);
-      if (this.#mode === 'shared' || this.#mode === 'starting') this.#fallBack(this.#lastError);
+      this.#fallBack(this.#lastError);
     });
   }
 
   /** True while decisions are made in Redis; false on the local fallback (and before the first connection). */
   get shared(): boolean {
     return this.#mode === 'shared';
+  }
+
+  /** True while the shared state is being rebuilt (after a wipe, or when this sidecar made it): nobody starts. */
+  get rebuilding(): boolean {
+    return this.#mode === 'shared' && this.#rebuilding;
   }
 
   /** The connection, for the other shared part (the webhook spacing). Owned here: closed by close(). */
@@ -186,12 +281,18 @@ export class RedisBudget implements ApiBudget {
     return this.#nodeId;
   }
 
+  /** Ms the hold in force still runs, this sidecar's own or one read from Redis and believed; 0 when none. */
+  get heldForMs(): number {
+    const now = this.#clock.now();
+    return Math.max(0, this.#holdUntil - now, this.#mode === 'shared' ? this.#sharedHoldUntil - now : (this.#fallback?.heldForMs ?? 0));
+  }
+
   decide(waiting: WaitingCalls): BudgetDecision | Promise<BudgetDecision> {
     const held = this.#holdUntil - this.#clock.now();
     if (held > 0) return { waitMs: held };
     switch (this.#mode) {
       case 'shared':
-        return this.#decideShared(waiting);
+        return this.#decideShared(waiting, false);
       case 'starting':
         return this.#afterStart().then(() => this.decide(waiting));
       case 'local':
@@ -202,15 +303,20 @@ export class RedisBudget implements ApiBudget {
   }
 
   holdFor(ms: number): void {
-    const capped = clampTimerMs(ms);
+    const capped = Math.min(clampTimerMs(ms), this.#maxHoldMs);
     const until = this.#clock.now() + capped;
     if (until > this.#holdUntil) this.#holdUntil = until;
     this.#fallback?.holdFor(capped);
     // Not shared yet: the hold goes to Redis with this node's starts when it joins.
     if (this.#mode !== 'shared' || capped <= 0) return;
-    this.#run(HOLD_SCRIPT, [this.#keys.hold], [String(Math.ceil(capped))]).catch((error: unknown) => {
-      this.#fallBack(this.#reason(error));
-    });
+    this.#run(HOLD_SCRIPT, [this.#keys.hold], [String(Math.ceil(capped)), String(this.#maxHoldMs)]).then(
+      (doubts) => {
+        if (typeof doubts === 'number') this.#noteDoubts(doubts);
+      },
+      (error: unknown) => {
+        this.#fallBack(this.#reason(error));
+      },
+    );
   }
 
   /**
@@ -227,7 +333,7 @@ export class RedisBudget implements ApiBudget {
     const prefix = `${this.#nodeId}:u${++this.#sequence}`;
     // May go below 0: calls of ours the service has not seen yet will take what it says is left, and more.
     const believedRemaining = Math.floor(remaining) - Math.max(0, Math.floor(unseen));
-    this.#run(OBSERVE_SCRIPT, [this.#keys.window], [String(this.#requests), String(this.#spanMs), String(believedRemaining), prefix, String(DEMAND_GRACE_MS)]).catch(
+    this.#run(OBSERVE_SCRIPT, [this.#keys.window, this.#keys.meta], [String(this.#requests), String(this.#spanMs), String(believedRemaining), prefix, String(DEMAND_GRACE_MS)]).catch(
       (error: unknown) => {
         this.#fallBack(this.#reason(error));
       },
@@ -237,40 +343,74 @@ export class RedisBudget implements ApiBudget {
   close(): Promise<void> {
     if (this.#mode === 'closed') return Promise.resolve();
     this.#mode = 'closed';
+    this.#stopHeartbeat();
+    clearTimeout(this.#rebuildTimer);
     this.#settleStart();
     // A dead sidecar's claims lapse by themselves (DEMAND_GRACE_MS past their wait): nothing to clean up.
     if (this.#client.isOpen) this.#client.destroy();
     return Promise.resolve();
   }
 
-  async #decideShared(waiting: WaitingCalls): Promise<BudgetDecision> {
+  async #decideShared(waiting: WaitingCalls, rejoined: boolean): Promise<BudgetDecision> {
     const member = `${this.#nodeId}:${++this.#sequence}`;
     const counts = CALL_KINDS.map((kind) => String(Math.max(0, Math.floor(waiting[kind]))));
     const asked = this.#clock.now();
-    let reply: unknown;
+    let raw: unknown;
     try {
-      reply = await this.#run(
+      raw = await this.#run(
         DECIDE_SCRIPT,
-        [this.#keys.window, this.#keys.place, this.#keys.demand, this.#keys.hold],
-        [String(this.#requests), String(this.#spanMs), this.#nodeId, member, ...counts, String(DEMAND_GRACE_MS), this.#cycle, String(OTHER_TURN_MS)],
+        [this.#keys.window, this.#keys.place, this.#keys.demand, this.#keys.hold, this.#keys.meta],
+        [
+          String(this.#requests),
+          String(this.#spanMs),
+          this.#nodeId,
+          member,
+          ...counts,
+          String(DEMAND_GRACE_MS),
+          this.#cycle,
+          String(OTHER_TURN_MS),
+          this.#epoch,
+          String(this.#maxHoldMs),
+          String(this.#holdRecheckMs),
+          String(this.#rebuildGraceMs),
+        ],
       );
     } catch (error) {
       this.#fallBack(this.#reason(error));
       return this.#decideLocally(waiting);
     }
-    const [granted, value] = Array.isArray(reply) ? (reply as unknown[]).map(Number) : [];
-    if (granted === 1) {
-      const kind = CALL_KINDS[(value ?? 1) - 1] ?? 'lookup';
-      this.#remember(member);
-      const tookMs = this.#clock.now() - asked;
-      if (tookMs > this.#lateGrantMs) {
-        // Counted, but not used: it stays in the window (a start given up costs one place) and this node asks again.
-        this.#logger.debug({ redis: this.#label, tookMs }, `shared API budget: a start granted ${Math.round(tookMs)} ms ago is not used (later than ${this.#lateGrantMs} ms, it could reach GSA out of its place in the window)`);
-        return { waitMs: 0 };
-      }
-      return { start: kind };
+    const reply = readDecideReply(raw);
+    if (reply === undefined) {
+      this.#fallBack('its answer to a decision is not one this version of gsa-bridge gives');
+      return this.#decideLocally(waiting);
     }
-    return { waitMs: value !== undefined && value >= 0 ? value : OTHER_TURN_MS };
+    this.#noteDoubts(reply.doubts);
+    const now = this.#clock.now();
+    switch (reply.status) {
+      case 'granted': {
+        this.#sharedHoldUntil = 0;
+        this.#remember(member);
+        const tookMs = now - asked;
+        if (tookMs > this.#lateGrantMs) {
+          // Counted, but not used: it stays in the window (a start given up costs one place) and this node asks again.
+          this.#logger.debug({ redis: this.#label, tookMs }, `shared API budget: a start granted ${Math.round(tookMs)} ms ago is not used (later than ${this.#lateGrantMs} ms, it could reach GSA out of its place in the window)`);
+          return { waitMs: 0 };
+        }
+        return { start: reply.kind };
+      }
+      case 'wait':
+        this.#sawSharedHold(reply.holdMs, now);
+        return { waitMs: reply.waitMs };
+      case 'rejoin':
+        // The state is not the one this node joined: wiped, or rebuilt by another sidecar. Put this node's starts
+        // and hold back first, then ask again (once: a state that changes again meanwhile is not to be trusted).
+        if (rejoined) {
+          this.#fallBack('the shared state changed again while this sidecar was joining it');
+          return this.#decideLocally(waiting);
+        }
+        await this.#join();
+        return this.#mode === 'shared' ? this.#decideShared(waiting, true) : this.decide(waiting);
+    }
   }
 
   #decideLocally(waiting: WaitingCalls): BudgetDecision {
@@ -305,39 +445,122 @@ export class RedisBudget implements ApiBudget {
     return this.#ownStarts;
   }
 
-  #fallBack(reason: string): void {
-    if (this.#mode !== 'shared' && this.#mode !== 'starting') return;
+  /** A wait answer told of a hold in Redis (or of none): kept for heldForMs, and a long one that begins is told. */
+  #sawSharedHold(holdMs: number, now: number): void {
+    if (holdMs <= 0) {
+      this.#sharedHoldUntil = 0;
+      return;
+    }
+    const until = now + holdMs;
+    this.#sharedHoldUntil = until;
+    // The same hold read again ends at the same time, give or take the trips to Redis.
+    if (holdMs > LONG_HOLD_MS && Math.abs(until - this.#warnedHoldUntil) > 1000) {
+      this.#warnedHoldUntil = until;
+      this.#logger.warn(
+        { redis: this.#label, holdMs },
+        `shared API budget: GSA told a sidecar on this API key to wait ${Math.round(holdMs / 1000)} s (Retry-After, as shared through Redis at ${this.#label}); this sidecar sends nothing on the key until then`,
+      );
+    }
+  }
+
+  /** Leaves the shared mode for the local fallback. False when it was not sharing (nothing changed). */
+  #leaveShared(): boolean {
+    if (this.#mode !== 'shared' && this.#mode !== 'starting') return false;
     this.#mode = 'local';
     this.#fallback = undefined;
+    this.#sharedHoldUntil = 0;
     this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+    this.#stopHeartbeat();
+    this.#tell(false);
+    this.#settleStart();
+    return true;
+  }
+
+  #fallBack(reason: string): void {
+    if (!this.#leaveShared()) return;
     this.#logger.warn(
       { redis: this.#label, reason, share: this.#share },
       `shared API budget: Redis at ${this.#label} cannot be reached (${reason}); this sidecar keeps floor(${this.#requests}/${this.#nodes}) = ${this.#share} calls per window on its own until it is back`,
     );
-    this.#tell(false);
-    this.#settleStart();
   }
 
-  /** Redis answered a (re)connection: put this node's starts and hold back, then share. */
+  /** Other live sidecars on the key keep another window: they must not share one (an error line, once per difference). */
+  #mismatched(theirs: string): void {
+    this.#leaveShared();
+    if (this.#mismatch === theirs) return;
+    this.#mismatch = theirs;
+    this.#logger.error(
+      { redis: this.#label, theirs, ours: this.#settings },
+      `shared API budget: other sidecars on this API key (Redis at ${this.#label}) keep ${describeWindowSettings(theirs)}, this one ${describeWindowSettings(this.#settings)}: ` +
+        `they must not share one window, so this sidecar keeps floor(${this.#requests}/${this.#nodes}) = ${this.#share} calls per window on its own; ` +
+        'set api.rateLimit.requests, api.rateLimit.intervalMs and api.rateLimit.shared.nodes the same on every sidecar of one key',
+    );
+  }
+
+  /** Logs each doubt about Redis's values when it first appears, and a doubt that keeps coming back at most once a minute. */
+  #noteDoubts(bits: number): void {
+    const now = this.#clock.now();
+    const seen = doubtsOf(bits);
+    for (const doubt of this.#doubting) if (!seen.includes(doubt)) this.#doubting.delete(doubt);
+    for (const doubt of seen) {
+      if (this.#doubting.has(doubt)) continue;
+      this.#doubting.add(doubt);
+      const last = this.#doubtLoggedAt.get(doubt);
+      if (last !== undefined && now - last < DOUBT_LINE_EVERY_MS) continue;
+      this.#doubtLoggedAt.set(doubt, now);
+      this.#logger.warn({ redis: this.#label, doubt }, `shared API budget: ${DOUBT_TEXT[doubt]} (Redis at ${this.#label}; another program may be writing under api.rateLimit.shared.prefix)`);
+    }
+  }
+
+  /** Redis answered a (re)connection, or the state changed: put this node's starts and hold back, then share. */
   #join(): Promise<void> {
     if (this.#joining !== undefined) return this.#joining;
     const joining = (async () => {
       const now = this.#clock.now();
       const seeds = this.#recentStarts().flatMap((start) => [String(Math.max(0, Math.round(now - start.at))), start.member]);
       const held = Math.max(0, Math.ceil(this.#holdUntil - now));
+      let reply: JoinReply | undefined;
       try {
-        await this.#run(RESEED_SCRIPT, [this.#keys.window, this.#keys.hold], [String(this.#spanMs), String(DEMAND_GRACE_MS), String(held), ...seeds]);
+        reply = readJoinReply(await this.#run(JOIN_SCRIPT, this.#joinKeys(), [...this.#joinArgs(held, true), ...seeds]));
       } catch (error) {
         this.#lastError = this.#reason(error);
         this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-        if (this.#mode === 'starting') this.#fallBack(this.#lastError);
+        this.#fallBack(this.#lastError);
         return;
       }
-      if (this.#mode === 'closed' || this.#mode === 'shared') return;
+      if (reply === undefined || reply.status === 'seedsNeeded') {
+        this.#lastError = 'its answer to joining the shared budget is not one this version of gsa-bridge gives';
+        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+        this.#fallBack(this.#lastError);
+        return;
+      }
+      this.#noteDoubts(reply.doubts);
+      if (reply.status === 'mismatch') {
+        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
+        this.#mismatched(reply.theirs);
+        return;
+      }
+      if (this.#mode === 'closed') return;
+      const wiped = this.#mode === 'shared' && this.#epoch !== '' && reply.epoch !== this.#epoch;
+      this.#adopt(reply);
+      if (wiped) {
+        this.#logger.warn(
+          { redis: this.#label, graceMs: reply.graceLeftMs },
+          `shared API budget: the shared state in Redis at ${this.#label} was wiped or rebuilt (FLUSHALL, eviction, a new replica); this sidecar put its own starts and hold back, and the shared window is trusted again in ${reply.graceLeftMs} ms`,
+        );
+      }
+      if (this.#mode === 'shared') return;
       const wasLocal = this.#mode === 'local';
+      const wasMismatched = this.#mismatch !== undefined;
       this.#mode = 'shared';
+      this.#mismatch = undefined;
       this.#fallback = undefined;
-      if (wasLocal) this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
+      this.#startHeartbeat();
+      if (wasMismatched) {
+        this.#logger.info({ redis: this.#label }, `shared API budget: the live sidecars on this key in Redis at ${this.#label} keep the same window as this one now; sharing the budget again`);
+      } else if (wasLocal) {
+        this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
+      }
       this.#tell(true);
       this.#settleStart();
     })().finally(() => {
@@ -347,7 +570,80 @@ export class RedisBudget implements ApiBudget {
     return joining;
   }
 
-  /** On the fallback with the connection up (Redis stalled, then answered): try sharing again now and then. */
+  #adopt(reply: Extract<JoinReply, { status: 'joined' }>): void {
+    this.#epoch = reply.epoch;
+    // Only told, for `rebuilding`: Redis itself keeps the grace, on its own clock.
+    clearTimeout(this.#rebuildTimer);
+    this.#rebuilding = reply.graceLeftMs > 0;
+    if (this.#rebuilding) {
+      this.#rebuildTimer = setTimeout(() => {
+        this.#rebuilding = false;
+      }, reply.graceLeftMs);
+      this.#rebuildTimer.unref();
+    }
+  }
+
+  #joinKeys(): string[] {
+    return [this.#keys.window, this.#keys.hold, this.#keys.meta, this.#keys.nodes];
+  }
+
+  #joinArgs(heldMs: number, seeded: boolean): string[] {
+    return [
+      this.#epoch,
+      randomBytes(8).toString('hex'),
+      this.#settings,
+      this.#nodeId,
+      String(this.#spanMs),
+      String(DEMAND_GRACE_MS),
+      String(heldMs),
+      String(this.#maxHoldMs),
+      String(this.#rebuildGraceMs),
+      String(this.#spanMs + DEMAND_GRACE_MS),
+      seeded ? '1' : '0',
+    ];
+  }
+
+  /**
+   * While sharing, a sidecar whose starts are still in the window (or that holds) checks now and then that Redis
+   * still holds the state it joined, so a wipe is rebuilt within a heartbeat even by a sidecar that is not asking
+   * for starts; it also keeps its settings visible to sidecars that join.
+   */
+  #startHeartbeat(): void {
+    if (this.#heartbeat !== undefined) return;
+    this.#heartbeat = setInterval(() => {
+      void this.#checkState();
+    }, this.#heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+
+  async #checkState(): Promise<void> {
+    if (this.#mode !== 'shared' || this.#checking || this.#joining !== undefined) return;
+    const held = Math.max(0, Math.ceil(this.#holdUntil - this.#clock.now()));
+    if (this.#recentStarts().length === 0 && held === 0) return;
+    this.#checking = true;
+    try {
+      const reply = readJoinReply(await this.#run(JOIN_SCRIPT, this.#joinKeys(), this.#joinArgs(held, false)));
+      if (reply === undefined) {
+        this.#fallBack('its answer to a check of the shared state is not one this version of gsa-bridge gives');
+        return;
+      }
+      this.#noteDoubts(reply.doubts);
+      if (reply.status === 'mismatch') this.#mismatched(reply.theirs);
+      else if (reply.status === 'seedsNeeded') await this.#join();
+      else if (reply.epoch === this.#epoch) this.#adopt(reply);
+    } catch (error) {
+      this.#fallBack(this.#reason(error));
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  /** On the fallback with the connection up (Redis stalled, then answered; or its sidecars disagreed): try sharing again now and then. */
   #maybeRejoin(): void {
     if (this.#mode !== 'local' || !this.#client.isReady || this.#joining !== undefined || this.#clock.now() < this.#nextJoinAt) return;
     this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
@@ -380,4 +676,3 @@ export class RedisBudget implements ApiBudget {
     return runRedisScript(this.#client, script, keys, args, { timeoutMs: this.#answerTimeoutMs });
   }
 }
-

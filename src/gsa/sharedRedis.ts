@@ -14,6 +14,7 @@ export interface SharedRedisLogger {
   debug(bindings: Record<string, unknown>, message: string): void;
   info(bindings: Record<string, unknown>, message: string): void;
   warn(bindings: Record<string, unknown>, message: string): void;
+  error(bindings: Record<string, unknown>, message: string): void;
 }
 
 export interface SharedRedisOptions {
@@ -65,7 +66,7 @@ export function redisErrorText(error: unknown, secrets: readonly string[]): stri
  * wait capped; its 'error' events are logged at debug level (the budget logs the one warning that matters) so they
  * never crash the process. The caller owns the client: `destroy()` it when done.
  */
-export function connectSharedRedis(url: string, logger: SharedRedisLogger, options: SharedRedisOptions = {}): SharedRedis {
+export function connectSharedRedis(url: string, logger: Pick<SharedRedisLogger, 'debug'>, options: SharedRedisOptions = {}): SharedRedis {
   const label = redisLabel(url);
   const secrets = redisUrlSecrets(url);
   const maxDelayMs = options.maxReconnectDelayMs ?? 2000;

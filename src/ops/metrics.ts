@@ -25,6 +25,8 @@ export interface MetricsSources {
   readonly outboxPending: () => number;
   /** Whether the API budget is shared through Redis right now (api.rateLimit.shared); absent: never (0). */
   readonly budgetShared?: (() => boolean) | undefined;
+  /** Seconds the Retry-After hold in force on the key still runs; absent: never held (0). */
+  readonly budgetHoldSeconds?: (() => number) | undefined;
 }
 
 export interface SidecarMetricsOptions {
@@ -145,6 +147,14 @@ export class SidecarMetrics {
       registers,
       collect() {
         this.set(sources.budgetShared?.() === true ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_budget_hold_seconds',
+      help: "Seconds the Retry-After hold in force on the API key still runs (GSA's own answer to this sidecar, or one shared by another sidecar through Redis and within this sidecar's api.retry.maxRetryAfterMs): no call on the key starts until then. 0 when none.",
+      registers,
+      collect() {
+        this.set(Math.max(0, sources.budgetHoldSeconds?.() ?? 0));
       },
     });
     new Gauge({

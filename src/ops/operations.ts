@@ -22,6 +22,8 @@ export interface OperationsSources {
   readonly outboxPending: () => number;
   /** True while the API budget is shared through Redis (gsa_bridge_budget_shared). */
   readonly budgetShared: () => boolean;
+  /** Seconds the Retry-After hold in force still runs (gsa_bridge_budget_hold_seconds). */
+  readonly budgetHoldSeconds: () => number;
 }
 
 export interface OperationsOptions {

@@ -14,6 +14,7 @@ function sources(overrides: Partial<OperationsSources> = {}): OperationsSources 
     serviceProblems: () => [],
     outboxPending: () => 0,
     budgetShared: () => false,
+    budgetHoldSeconds: () => 0,
     ...overrides,
   };
 }

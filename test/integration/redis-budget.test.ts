@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { CallKind, WaitingCalls } from '../../src/gsa/budgetShares.js';
 import { RateLimiter } from '../../src/gsa/rateLimiter.js';
-import { RedisBudget, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
+import { HOLD_RECHECK_MS, RedisBudget, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
@@ -69,6 +69,14 @@ function node(redis: PrivateRedis, nodeId: string, options: Partial<RedisBudgetO
   });
   cleanup.push(() => budget.close());
   return { budget, lines, changes };
+}
+
+/**
+ * Waits until each node shares a state whose rebuild grace is over: a fresh Redis is a new state, and nobody starts
+ * until the sidecars had the time to put their starts back (REBUILD_GRACE_MS).
+ */
+async function trusted(...nodes: readonly Node[]): Promise<void> {
+  await until(() => nodes.every(({ budget }) => budget.shared && !budget.rebuilding), 'every node shares a trusted state');
 }
 
 /**
@@ -198,13 +206,16 @@ describeWithRedis('the API budget shared on Redis', () => {
     cleanup.push(() => redis.stop());
     const told = node(redis, 'h10000000000');
     const other = node(redis, 'h20000000000');
+    await trusted(told, other);
     expect((await other.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
     told.budget.holdFor(5000);
     await until(async () => integer(await redis.command('EXISTS', `${KEY}:hold`)) === 1, 'the hold is in Redis');
     const held = await other.budget.decide(waitingOf('review'));
     expect(held.start).toBeUndefined();
-    expect(held.waitMs).toBeGreaterThan(3000);
-    expect(held.waitMs).toBeLessThanOrEqual(5000);
+    // It looks at the hold again within HOLD_RECHECK_MS (a hold removed stops holding), and knows how long it runs.
+    expect(held.waitMs).toBe(HOLD_RECHECK_MS);
+    expect(other.budget.heldForMs).toBeGreaterThan(3000);
+    expect(other.budget.heldForMs).toBeLessThanOrEqual(5000);
     const ttl = integer(await redis.command('PTTL', `${KEY}:hold`));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(5000);
@@ -215,7 +226,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     cleanup.push(() => redis.stop());
     const seer = node(redis, 's10000000000');
     const other = node(redis, 's20000000000');
-    await until(() => seer.budget.shared, 'the node shares');
+    await trusted(seer, other);
     expect((await other.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
     // The service says 3 of 20 are left: 16 starts it saw that the window does not know of.
     seer.budget.observeServiceCount(20, 3);
@@ -241,6 +252,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     // A long window and a frozen local clock: nothing leaves any window while the test runs.
     const clock = { now: () => 1_000_000 };
     const nodes = ['k10000000000', 'k20000000000', 'k30000000000'].map((id) => node(redis, id, { intervalMs: 60_000, clock }));
+    await trusted(...nodes);
     const taken = [8, 8, 4];
     for (const [index, { budget }] of nodes.entries()) {
       for (let call = 0; call < (taken[index] ?? 0); call++) expect((await budget.decide(waitingOf('lookup'))).start).toBe('lookup');
@@ -298,7 +310,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     redis = await startRedis();
     cleanup.push(() => redis.stop());
     const stalled = node(redis, 't10000000000');
-    await until(() => stalled.budget.shared, 'the node shares');
+    await trusted(stalled);
     // Redis holds every client's commands for 3 s; the connection stays up (no error, no reconnect).
     expect(await redis.command('CLIENT', 'PAUSE', '3000', 'ALL')).toBe('+OK\r\n');
     expect((await stalled.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
@@ -321,6 +333,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     cleanup.push(() => redis.stop());
     const dying = node(redis, 'd10000000000', { requests: 3 });
     const living = node(redis, 'd20000000000', { requests: 3 });
+    await trusted(dying, living);
     // The dying node has reviews waiting (its claim on the review places), starts one, and is gone.
     expect((await dying.budget.decide(waitingOf('review', 5))).start).toBe('review');
     await dying.budget.close();
@@ -339,6 +352,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     const url = `redis://:pw-7c1e-secret@127.0.0.1:${redis.port}/0`;
     const one = node(redis, 'p10000000000', { url });
     const two = node(redis, 'p20000000000', { url });
+    await trusted(one, two);
     expect((await one.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
     expect((await two.budget.decide({ lookup: 2, refresh: 1, review: 1, action: 1 })).start).toBeDefined();
     // Long enough to outlive a slow machine: a Redis answer later than 250 ms sends the node to its fallback, and the
@@ -349,7 +363,7 @@ describeWithRedis('the API budget shared on Redis', () => {
     const client = one.budget.redis;
     await until(async () => (await client.keys('*')).includes(`${KEY}:hold`), 'the hold is in Redis');
     const keys = (await client.keys('*')).sort();
-    expect(keys).toEqual([`${KEY}:demand`, `${KEY}:hold`, `${KEY}:place`, `${KEY}:window`]);
+    expect(keys).toEqual([`${KEY}:demand`, `${KEY}:hold`, `${KEY}:meta`, `${KEY}:nodes`, `${KEY}:place`, `${KEY}:window`]);
     for (const key of keys) {
       expect(key).not.toContain(CLIENT_ID);
       expect(await client.pTTL(key)).toBeGreaterThan(0);

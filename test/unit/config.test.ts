@@ -17,6 +17,7 @@ import {
   type ConfigProblem,
 } from '../../src/config/index.js';
 import { adapterIdOf } from '../../adapters/index.js';
+import { sharedApiKeyOptions } from '../../src/config/serviceClientOptions.js';
 
 const CREDENTIALS = { GSA_CLIENT_ID: 'id-from-env', GSA_CLIENT_SECRET: 'secret-from-env' };
 
@@ -106,6 +107,14 @@ describe('api.rateLimit.shared', () => {
         message: 'must not be greater than api.rateLimit.requests: while Redis is down each sidecar keeps floor(requests / nodes) calls a window, which must be at least 1',
       },
     ]);
+  });
+
+  it("gives the shared budget this sidecar's own Retry-After cap: a hold in Redis beyond it is not believed here", () => {
+    const config = parseConfig(
+      minimal({ api: { clientId: 'client-1', clientSecret: 'file-secret', retry: { maxRetryAfterMs: 10_000 }, rateLimit: { shared: { redis: 'redis://10.0.0.5:6379/0', nodes: 3 } } } }),
+    );
+    expect(sharedApiKeyOptions(config)).toEqual({ url: 'redis://10.0.0.5:6379/0', prefix: 'gsa-bridge', nodes: 3, clientId: 'client-1', requests: 100, intervalMs: 60_000, maxHoldMs: 10_000 });
+    expect(sharedApiKeyOptions(parseConfig(minimal()))).toBeUndefined();
   });
 
   it('treats a password in the Redis URL as a secret: masked for config check, known to the log scrubber', () => {

@@ -431,6 +431,20 @@ describe('holds', () => {
     expect(started).toHaveLength(1);
   });
 
+  it('keeps the longer hold when a shorter Retry-After comes after it', async () => {
+    const limiter = new RateLimiter({ requests: 100, intervalMs: 1000, maxQueued: 10 });
+    const { started, add } = harness(limiter);
+    limiter.holdFor(10_000);
+    limiter.holdFor(2000);
+    void add('review');
+    await vi.advanceTimersByTimeAsync(9999);
+    expect(started).toHaveLength(0);
+    expect(limiter.heldForMs).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(started).toHaveLength(1);
+    expect(limiter.heldForMs).toBe(0);
+  });
+
   it('never lets a huge hold overflow the timer into "at once"', async () => {
     const warnings: unknown[] = [];
     const onWarning = (warning: unknown): void => {
