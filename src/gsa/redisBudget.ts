@@ -340,15 +340,24 @@ export class RedisBudget implements ApiBudget {
     );
   }
 
-  close(): Promise<void> {
-    if (this.#mode === 'closed') return Promise.resolve();
+  async close(): Promise<void> {
+    if (this.#mode === 'closed') return;
+    const wasShared = this.#mode === 'shared';
     this.#mode = 'closed';
     this.#stopHeartbeat();
     clearTimeout(this.#rebuildTimer);
     this.#settleStart();
-    // A dead sidecar's claims lapse by themselves (DEMAND_GRACE_MS past their wait): nothing to clean up.
+    // Its settings leave the list of live sidecars now, so that sidecars restarted with other settings share at once
+    // (a killed one's lapse a window later). Its claims lapse by themselves (DEMAND_GRACE_MS past their wait).
+    if (wasShared && this.#client.isReady) {
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#answerTimeoutMs);
+      });
+      await Promise.race([this.#client.sendCommand(['HDEL', this.#keys.nodes, this.#nodeId]).catch(() => undefined), gaveUp]);
+      clearTimeout(timer);
+    }
     if (this.#client.isOpen) this.#client.destroy();
-    return Promise.resolve();
   }
 
   async #decideShared(waiting: WaitingCalls, rejoined: boolean): Promise<BudgetDecision> {

@@ -427,5 +427,14 @@ describeWithRedis('the shared budget against a hostile or wiped Redis', () => {
     await other.budget.decide(waitingOf('lookup'));
     await sleep(100);
     expect(other.lines.filter((line) => line.level === 'error')).toHaveLength(1);
+    // The first sidecar stops (its settings leave the list of live sidecars): the other shares, and says so.
+    await first.budget.close();
+    await until(async () => {
+      await other.budget.decide(waitingOf('lookup'));
+      return other.budget.shared;
+    }, 'the other shares');
+    expect(other.lines.filter((line) => line.level === 'info').map((line) => line.message)).toEqual([
+      expect.stringContaining('keep the same window as this one now; sharing the budget again'),
+    ]);
   });
 });
