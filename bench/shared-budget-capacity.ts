@@ -269,6 +269,9 @@ async function decisionCost(redis: PrivateRedis): Promise<{ redis: number[]; loc
   const local = new LocalBudget({ requests: 1_000_000, intervalMs: 60_000 });
   const times = { redis: [] as number[], local: [] as number[] };
   try {
+    // A fresh Redis is a new state: nobody starts until its rebuild's grace (1 s) has passed.
+    const deadline = performance.now() + 10_000;
+    while (!(shared.shared && !shared.rebuilding) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     for (let i = 0; i < 500; i++) await shared.decide(waiting);
     if (!shared.shared) throw new Error('the Redis budget did not share (is the private redis-server up?)');
     for (let i = 0; i < rounds; i++) {
