@@ -1,31 +1,42 @@
-// Keeps GSA's webhook spacing across sidecars on one API key: two calls of the same action on the same server leave
-// at least `spacingMs` apart whichever sidecar sends them, measured on Redis's clock (TIME), never the machines'.
-// Inside one process calls queue on the LocalWebhookSpacing as before; the one whose turn comes then takes a lease
-// on the key in Redis (one atomic script per decision), renews it while it waits for the budget, and on leaving
-// records when it left and drops the lease. A holder killed with kill -9 blocks its key for one lease TTL at most.
-// Redis is never a single point of failure: an error or no answer within `commandTimeoutMs` lets the call go on
-// with the local spacing only (one warning per outage, one line when Redis answers again).
+// Keeps GSA's webhook spacing across sidecars and one-shot commands on one API key: two calls of the same action on
+// the same server leave at least `spacingMs` apart whichever process sends them, measured on Redis's clock (TIME),
+// never the machines'. Inside one process calls queue on the LocalWebhookSpacing as before; the one whose turn comes
+// then waits for the connection (a one-shot command has only just opened it), takes a lease on the key in Redis (one
+// atomic script per decision), renews it while it waits for the budget, and on leaving records when it left and
+// drops the lease. A holder killed with kill -9 blocks its key for one lease TTL at most; close() sends what is still
+// pending first, so a one-shot command that exits right after its call leaves its departure in Redis.
+// Redis is never a single point of failure: no connection within `connectTimeoutMs`, an error, or no answer within
+// `commandTimeoutMs` lets the call go on with the local spacing only (one warning per outage, one line when Redis
+// answers again).
 // It stores nothing but a random lease token and times, under a name made from a hash of the client id; it never
 // sends a webhook and never decides whether a call is allowed, only when.
 
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../time/clock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
-import { redisScript, runRedisScript, type RedisCommander, type RedisScript } from './redisScript.js';
+import { NoAnswerError, redisScript, runRedisScript, type RedisCommander, type RedisScript } from './redisScript.js';
 import { sharedKeyName } from './sharedKeyName.js';
-import { LocalWebhookSpacing, WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
+import { redisErrorText } from './sharedRedis.js';
+import { delay, LocalWebhookSpacing, waitFor, WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 
-/** What the spacing takes from a Redis connection (node-redis's client has it as is); the connection's owner manages it. */
-export type WebhookSpacingRedis = RedisCommander;
+/**
+ * What the spacing takes from a Redis connection (node-redis's client has it as is); the connection's owner connects,
+ * reconnects and closes it. `isReady` and the 'ready' and 'error' events let a call wait for a connection still
+ * being made instead of deciding "Redis is away" before it had a chance.
+ */
+export interface WebhookSpacingRedis extends RedisCommander {
+  readonly isReady: boolean;
+  on(event: 'ready' | 'error', listener: (error?: unknown) => void): unknown;
+  off(event: 'ready' | 'error', listener: (error?: unknown) => void): unknown;
+}
 
-/** Where the two lines about Redis going and coming back are written; pino satisfies it. */
+/** Where the lines about Redis going and coming back are written; pino satisfies it. */
 export interface WebhookSpacingLogger {
   warn(bindings: Record<string, unknown>, message: string): void;
   info(bindings: Record<string, unknown>, message: string): void;
 }
 
 export interface RedisWebhookSpacingOptions {
-  /** A connected Redis client; better created with `disableOfflineQueue: true`, so calls fail at once while it is down. */
+  /** The shared connection; better created with `disableOfflineQueue: true`, so calls fail at once while it is down. */
   readonly redis: WebhookSpacingRedis;
   /** `api.rateLimit.shared.prefix`: the first part of every Redis key. @example 'gsa-bridge' */
   readonly prefix: string;
@@ -40,6 +51,17 @@ export interface RedisWebhookSpacingOptions {
   readonly leaseTtlMs?: number | undefined;
   /** How long one Redis call may take before the call goes on with the local spacing. Default 250. */
   readonly commandTimeoutMs?: number | undefined;
+  /** How long a call waits for a connection that is not up yet (a process that has just started). Default 1000. */
+  readonly connectTimeoutMs?: number | undefined;
+  /** How lines name the Redis: its URL without user or password (sharedRedis.ts redisLabel). Default none: "Redis". */
+  readonly redisLabel?: string | undefined;
+  /** Texts scrubbed from every reason before it is logged or told (the URL's password, as written and decoded). */
+  readonly secrets?: readonly string[] | undefined;
+  /**
+   * Told, instead of the warning line, when calls start being spaced within this process only (once per outage),
+   * with the reason, already scrubbed: a one-shot command writes its own line for a person. Default none.
+   */
+  readonly reportLocalOnly?: ((reason: string) => void) | undefined;
   /** Default none (silent). */
   readonly logger?: WebhookSpacingLogger | undefined;
   /** Time source of the local spacing; default the system clock. Redis's times are Redis's own. */
@@ -50,6 +72,8 @@ export interface RedisWebhookSpacingOptions {
 export const WEBHOOK_LEASE_TTL_MS = 30_000;
 /** Default wait for one Redis answer before going on without it. */
 export const WEBHOOK_REDIS_TIMEOUT_MS = 250;
+/** Default wait for a connection that is still being made. */
+export const WEBHOOK_CONNECT_TIMEOUT_MS = 1000;
 /** How many spacings the time a call left is kept after it left: one is needed, the rest is margin. */
 const KEEP_LEFT_SPACINGS = 2;
 
@@ -120,39 +144,25 @@ function nonEmpty(name: string, value: string): string {
   return value;
 }
 
-function reasonOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text === '' ? 'unknown error' : text.slice(0, 200);
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, clampTimerMs(ms));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Webhook spacing shared by every sidecar on one API key through one Redis. */
+/** Webhook spacing shared by every sidecar and one-shot command on one API key through one Redis. */
 export class RedisWebhookSpacing implements WebhookSpacing {
   readonly #redis: WebhookSpacingRedis;
   readonly #base: string;
   readonly #spacingMs: number;
   readonly #leaseTtlMs: number;
   readonly #timeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  /** "Redis at redis://host:port/db", or "Redis" without a label. */
+  readonly #named: string;
+  readonly #secrets: readonly string[];
+  readonly #reportLocalOnly: ((reason: string) => void) | undefined;
   readonly #logger: WebhookSpacingLogger | undefined;
   readonly #local: LocalWebhookSpacing;
+  /** Scripts sent for a call that has gone on (a departure, a lease given back): close() waits for them. */
+  readonly #pending = new Set<Promise<unknown>>();
+  #connecting: Promise<string | undefined> | undefined;
   #shared = true;
+  #closed = false;
 
   constructor(options: RedisWebhookSpacingOptions) {
     this.#redis = options.redis;
@@ -160,9 +170,13 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     this.#spacingMs = wholeNumber('spacingMs', options.spacingMs ?? WEBHOOK_SPACING_MS);
     this.#leaseTtlMs = wholeNumber('leaseTtlMs', options.leaseTtlMs ?? WEBHOOK_LEASE_TTL_MS);
     this.#timeoutMs = wholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? WEBHOOK_REDIS_TIMEOUT_MS);
+    this.#connectTimeoutMs = wholeNumber('connectTimeoutMs', options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS);
     if (this.#leaseTtlMs < 2 * this.#timeoutMs) {
       throw new RangeError(`leaseTtlMs (${this.#leaseTtlMs}) must be at least twice commandTimeoutMs (${this.#timeoutMs}): a renewal must land before the lease lapses`);
     }
+    this.#named = options.redisLabel === undefined ? 'Redis' : `Redis at ${options.redisLabel}`;
+    this.#secrets = options.secrets ?? [];
+    this.#reportLocalOnly = options.reportLocalOnly;
     this.#logger = options.logger;
     this.#local = new LocalWebhookSpacing({ spacingMs: this.#spacingMs, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   }
@@ -178,7 +192,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     const token = randomUUID();
     let leased: boolean;
     try {
-      leased = await this.#claim(name, token, signal);
+      leased = (await this.#connected(signal)) && (await this.#claim(name, token, signal));
     } catch (error) {
       local.release();
       throw error;
@@ -200,17 +214,76 @@ export class RedisWebhookSpacing implements WebhookSpacing {
         clearInterval(renewal);
         local.leaving();
         // Recorded on Redis's clock when the script runs, a moment after the call left: the next one waits that
-        // much longer, never less. Sent even without a lease, so sidecars that do reach Redis see it.
-        void this.#ask(SCRIPTS.leave, name, [token, String(KEEP_LEFT_SPACINGS * this.#spacingMs)]);
+        // much longer, never less. While it is on its way the lease stands for it: nobody else goes. Sent even
+        // without a lease, so sidecars that do reach Redis see it.
+        this.#inBackground(this.#ask(SCRIPTS.leave, name, [token, String(KEEP_LEFT_SPACINGS * this.#spacingMs)]));
       },
       release: () => {
         if (released) return;
         released = true;
         clearInterval(renewal);
         local.release();
-        if (leased && !left) void this.#ask(SCRIPTS.release, name, [token]);
+        if (leased && !left) this.#inBackground(this.#ask(SCRIPTS.release, name, [token]));
       },
     };
+  }
+
+  /**
+   * Waits until what is still on its way to Redis (a call's departure, a lease given back) has been answered or has
+   * timed out (`commandTimeoutMs`), so the connection's owner can destroy it without losing them: a one-shot
+   * command exits right after its call, and the next one must see when it left. Later turns go on locally. Idempotent.
+   */
+  async close(): Promise<void> {
+    // From now on a failure is the connection closing, not Redis going away: nothing more is logged.
+    this.#closed = true;
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  #inBackground(work: Promise<unknown>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+
+  /**
+   * True once the connection is up. A connection still being made (a process that has just started, or Redis
+   * coming back) is waited for, at most `connectTimeoutMs`, until its first failed attempt, or until the signal
+   * aborts (rejects with its reason); during an outage already reported, not at all.
+   */
+  async #connected(signal: AbortSignal): Promise<boolean> {
+    if (this.#closed) return false;
+    if (this.#redis.isReady || !this.#shared) return true;
+    const reason = await waitFor(this.#connection(), signal);
+    if (reason === undefined) return true;
+    this.#failed(reason);
+    return false;
+  }
+
+  /** One wait for the connection, shared by every call that needs it: undefined when it is up, else why not. */
+  #connection(): Promise<string | undefined> {
+    this.#connecting ??= new Promise<string | undefined>((resolve) => {
+      const redis = this.#redis;
+      const settle = (reason: string | undefined): void => {
+        clearTimeout(timer);
+        redis.off('ready', onReady);
+        redis.off('error', onError);
+        this.#connecting = undefined;
+        resolve(reason);
+      };
+      const onReady = (): void => {
+        settle(undefined);
+      };
+      const onError = (error?: unknown): void => {
+        settle(this.#reason(error));
+      };
+      const timer = setTimeout(() => {
+        settle(`no connection within ${this.#connectTimeoutMs} ms`);
+      }, this.#connectTimeoutMs);
+      redis.on('ready', onReady);
+      redis.on('error', onError);
+      // Ready between the caller's look and now: no event will come.
+      if (redis.isReady) settle(undefined);
+    });
+    return this.#connecting;
   }
 
   /** Waits until this token holds the lease (true) or Redis cannot be asked (false: local spacing only). */
@@ -218,7 +291,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     const args = [token, String(this.#spacingMs), String(this.#leaseTtlMs)];
     // A claim given up on (timed out, or the caller gave up) may still be granted later: give that lease back at once.
     const giveBack = (answer: number): void => {
-      if (answer === 0) void this.#ask(SCRIPTS.release, name, [token]);
+      if (answer === 0) this.#inBackground(this.#ask(SCRIPTS.release, name, [token]));
     };
     for (;;) {
       const wait = await this.#ask(SCRIPTS.claim, name, args, signal, giveBack);
@@ -245,7 +318,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
       });
     } catch (error) {
       if (signal?.aborted === true && error === signal.reason) throw error;
-      this.#failed(reasonOf(error));
+      this.#failed(this.#reason(error));
       return undefined;
     }
     if (typeof reply !== 'number') {
@@ -256,15 +329,25 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     return reply;
   }
 
+  #reason(error: unknown): string {
+    if (error instanceof NoAnswerError) return error.message;
+    const text = redisErrorText(error, this.#secrets);
+    return text === '' ? 'unknown error' : text.slice(0, 200);
+  }
+
   #failed(reason: string): void {
-    if (!this.#shared) return;
+    if (!this.#shared || this.#closed) return;
     this.#shared = false;
-    this.#logger?.warn({ reason }, `webhook spacing: Redis did not answer (${reason}); webhook calls are spaced within this sidecar only until it does`);
+    if (this.#reportLocalOnly !== undefined) {
+      this.#reportLocalOnly(reason);
+      return;
+    }
+    this.#logger?.warn({ reason }, `webhook spacing: ${this.#named} did not answer (${reason}); webhook calls are spaced within this sidecar only until it does`);
   }
 
   #answered(): void {
     if (this.#shared) return;
     this.#shared = true;
-    this.#logger?.info({}, 'webhook spacing: Redis answers again; webhook calls are spaced across sidecars again');
+    this.#logger?.info({}, `webhook spacing: ${this.#named} answers again; webhook calls are spaced across sidecars again`);
   }
 }

@@ -4,13 +4,16 @@
 // silent: calls go on with the local spacing, one warning per outage, and shared again once Redis answers.
 // Times are read from Redis's own clock and lease fields, never compared with the machine's clock.
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from '@redis/client';
 import { afterEach, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { RedisWebhookSpacing, type RedisWebhookSpacingOptions } from '../../src/gsa/redisWebhookSpacing.js';
+import { SharedApiKey, type SharedApiKeyOptions } from '../../src/gsa/sharedApiKey.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
-import { GSA_WEBHOOK_SPACING_MS, type WebhookTurn } from '../../src/gsa/webhookSpacing.js';
+import { GSA_WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from '../../src/gsa/webhookSpacing.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 
@@ -31,9 +34,11 @@ let emulator: GsaEmulator | undefined;
 const clients: GsaClient[] = [];
 const connections: Redis[] = [];
 const turns: WebhookTurn[] = [];
+const sharedKeys: SharedApiKey[] = [];
 
 afterEach(async () => {
   for (const turn of turns.splice(0)) turn.release();
+  await Promise.all(sharedKeys.splice(0).map((key) => key.close()));
   await Promise.all(clients.splice(0).map((client) => client.close()));
   for (const connection of connections.splice(0)) connection.destroy();
   await emulator?.close();
@@ -58,7 +63,7 @@ async function sidecar(url: string, options: Partial<RedisWebhookSpacingOptions>
   return { redis: client, spacing, lines };
 }
 
-async function turnOf(spacing: RedisWebhookSpacing, key: string, signal = AbortSignal.timeout(15_000)): Promise<WebhookTurn> {
+async function turnOf(spacing: WebhookSpacing, key: string, signal = AbortSignal.timeout(15_000)): Promise<WebhookTurn> {
   const turn = await spacing.turn(key, signal);
   turns.push(turn);
   return turn;
@@ -109,6 +114,18 @@ async function untilShared(spacing: RedisWebhookSpacing): Promise<void> {
     turn.release();
     return spacing.shared;
   });
+}
+
+/** What a one-shot command or a sidecar opens: the shared key on `url`, its connection only just started. */
+function sharedKey(url: string, options: Partial<SharedApiKeyOptions> = {}): SharedApiKey {
+  const key = new SharedApiKey({ url, prefix: PREFIX, clientId: CLIENT_ID, nodes: 1, requests: 100, intervalMs: 60_000, ...options });
+  sharedKeys.push(key);
+  return key;
+}
+
+/** The lines a spacing logged, as `level: message`. */
+function logged(lines: readonly LogLine[]): string[] {
+  return lines.map((line) => `${line.level}: ${line.message}`);
 }
 
 describeWithRedis('webhook spacing shared on Redis', () => {
@@ -319,6 +336,52 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     // B's local turn was given back: its next call gets the key.
     await turnOf(b.spacing, '4711/restart', AbortSignal.timeout(5_000));
     expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).not.toBe(holder);
+  });
+
+  it('a call made while the connection is still being made waits for it and takes its turn in Redis', async () => {
+    redis = await startRedis();
+    const lines: LogLine[] = [];
+    // As a one-shot command does: the first call right after the connection was started, not after it is up.
+    const key = sharedKey(redis.url, { logger: captureLogger(lines) });
+    await turnOf(key.webhookSpacing, '4711/restart');
+    const inspect = await connection(redis.url);
+    expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(logged(lines)).toEqual([]);
+  });
+
+  it('a call waiting for a connection that does not come goes on when its signal aborts, or after the connect timeout with one report', async () => {
+    // Accepts connections and never answers: the handshake never ends, so no error comes either.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const url = `redis://127.0.0.1:${String((silent.address() as AddressInfo).port)}/0`;
+      const reasons: string[] = [];
+      const key = sharedKey(url, { connectTimeoutMs: 300, onWebhookSpacingLocal: (reason) => reasons.push(reason) });
+      await expect(key.webhookSpacing.turn('4711/restart', AbortSignal.timeout(100))).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(reasons).toEqual([]);
+      const turn = await key.webhookSpacing.turn('4711/restart', AbortSignal.timeout(10_000));
+      turn.release();
+      expect(reasons).toEqual(['no connection within 300 ms']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it('close() sends a departure still on its way before the connection goes: the next process sees when the call left', async () => {
+    redis = await startRedis();
+    const key = sharedKey(redis.url);
+    await until('the connection is up', () => Promise.resolve(key.budget.redis.isReady));
+    const turn = await key.webhookSpacing.turn('4711/restart', AbortSignal.timeout(10_000));
+    // A one-shot command: the call leaves, its answer comes, the process closes and exits.
+    turn.leaving();
+    turn.release();
+    await key.close();
+    const inspect = await connection(redis.url);
+    expect(await field(inspect, '4711/restart', 'left')).toBeGreaterThan(0);
+    expect(await inspect.hGet(webhookKeyName('4711/restart'), 'holder')).toBeNull();
   });
 
   it('refuses options it cannot keep, naming them', async () => {
