@@ -7,12 +7,15 @@
 // pending first, so a one-shot command that exits right after its call leaves its departure in Redis.
 // Redis is never a single point of failure: no connection within `connectTimeoutMs`, an error, or no answer within
 // `commandTimeoutMs` lets the call go on with the local spacing only (one warning per outage, one line when Redis
-// answers again).
+// answers again). Redis is also a place others can write to: every value read is checked in the script (a number,
+// not beyond Redis's now plus one spacing or one lease TTL); a bad one is dropped and logged once, and no turn waits
+// longer than one spacing plus one lease TTL in total, whatever Redis holds or however its clock steps.
 // It stores nothing but a random lease token and times, under a name made from a hash of the client id; it never
 // sends a webhook and never decides whether a call is allowed, only when.
 
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../time/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { steadyClock } from '../time/steadyClock.js';
 import { NoAnswerError, redisScript, runRedisScript, type RedisCommander, type RedisScript } from './redisScript.js';
 import { sharedKeyName } from './sharedKeyName.js';
 import { redisErrorText } from './sharedRedis.js';
@@ -29,7 +32,7 @@ export interface WebhookSpacingRedis extends RedisCommander {
   off(event: 'ready' | 'error', listener: (error?: unknown) => void): unknown;
 }
 
-/** Where the lines about Redis going and coming back are written; pino satisfies it. */
+/** Where the lines about Redis going and coming back, and about bad values found in it, are written; pino satisfies it. */
 export interface WebhookSpacingLogger {
   warn(bindings: Record<string, unknown>, message: string): void;
   info(bindings: Record<string, unknown>, message: string): void;
@@ -64,7 +67,7 @@ export interface RedisWebhookSpacingOptions {
   readonly reportLocalOnly?: ((reason: string) => void) | undefined;
   /** Default none (silent). */
   readonly logger?: WebhookSpacingLogger | undefined;
-  /** Time source of the local spacing; default the system clock. Redis's times are Redis's own. */
+  /** Time source of the local spacing and of the bound on one turn's wait; default the system clock, made steady. Redis's times are Redis's own. */
   readonly clock?: Clock | undefined;
 }
 
@@ -79,60 +82,129 @@ const KEEP_LEFT_SPACINGS = 2;
 
 // Every script reads Redis's clock itself, so no machine's clock takes part. The key is a hash:
 // holder (a random token per turn), heldUntil (ms, Redis clock), left (ms, Redis clock, when the last call left).
-const NOW = `local t = redis.call('TIME')
+// Anything else there (another type, a field that is not a whole number of ms, a time further ahead than an honest
+// writer could have put it) is dropped and named in the reply ("field:garbage", "field:future"), so the sidecar logs
+// it once. A `left` ahead of now but within one spacing is what a clock stepped back looks like ("left:ahead"): it is
+// taken as now, so the wait it causes is one spacing.
+const PREAMBLE = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local problems = {}
+local function checked(name, value, latest)
+  local n = tonumber(value)
+  if n == nil or n ~= n or n < 0 or n ~= math.floor(n) then
+    problems[#problems + 1] = name .. ':garbage'
+    return nil
+  end
+  if n > latest then
+    problems[#problems + 1] = name .. ':future'
+    return nil
+  end
+  return n
+end
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind ~= 'hash' and kind ~= 'none' then
+  redis.call('DEL', KEYS[1])
+  problems[#problems + 1] = 'key:garbage'
+end
 `;
 
 /**
- * ARGV: token, spacingMs, leaseTtlMs. 0 when the lease is taken, else how many ms to wait before asking again.
- * While another holds the lease, the answer is at most one spacing: its call may leave at any moment, and asking
- * again within a spacing of that moment costs the next call no time (it must wait that spacing anyway).
+ * ARGV: token, spacingMs, leaseTtlMs. {0, problems} when the lease is taken, else {ms to wait before asking again,
+ * problems}. While another holds the lease, the answer is at most one spacing: its call may leave at any moment, and
+ * asking again within a spacing of that moment costs the next call no time (it must wait that spacing anyway).
  */
-const CLAIM = `${NOW}local f = redis.call('HMGET', KEYS[1], 'holder', 'heldUntil', 'left')
-local spacing = tonumber(ARGV[2])
-local wait = 0
-if f[1] and f[1] ~= ARGV[1] then wait = math.min(tonumber(f[2]) - now, spacing) end
-if f[3] then
-  local spaced = tonumber(f[3]) + spacing - now
-  if spaced > wait then wait = spaced end
-end
-if wait > 0 then return wait end
+const CLAIM = `${PREAMBLE}local spacing = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
+local f = redis.call('HMGET', KEYS[1], 'holder', 'heldUntil', 'left')
+local wait = 0
+if f[1] and f[1] ~= ARGV[1] then
+  local held = checked('heldUntil', f[2] or '', now + ttl)
+  if held == nil then
+    redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
+  elseif held > now then
+    wait = math.min(held - now, spacing)
+  end
+end
+if f[3] then
+  local left = checked('left', f[3], now + spacing)
+  if left == nil then
+    redis.call('HDEL', KEYS[1], 'left')
+  else
+    if left > now then
+      -- Taken as now, and kept so: the next ask must not wait for the same step again.
+      problems[#problems + 1] = 'left:ahead'
+      left = now
+      redis.call('HSET', KEYS[1], 'left', now)
+    end
+    local spaced = left + spacing - now
+    if spaced > wait then wait = spaced end
+  end
+end
+if wait > 0 then return {wait, table.concat(problems, ' ')} end
 redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'heldUntil', now + ttl)
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return 0`;
+return {0, table.concat(problems, ' ')}`;
 
 /** ARGV: token, leaseTtlMs. 1 when the lease is still this token's and now lasts another TTL, else 0. */
-const RENEW = `if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
-${NOW}local ttl = tonumber(ARGV[2])
+const RENEW = `if redis.call('TYPE', KEYS[1])['ok'] ~= 'hash' or redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'heldUntil', now + ttl)
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`;
 
 /**
- * ARGV: token, keepMs. Records when a call left (also one that held no lease: Redis was away) and drops its lease;
- * the key then lives keepMs, or as long as another holder's lease if that is longer.
+ * ARGV: token, keepMs, leaseTtlMs. Records when a call left (also one that held no lease: Redis was away) and drops
+ * its lease; the key then lives keepMs, or as long as another holder's lease if that is longer. {1, problems}.
  */
-const LEAVE = `${NOW}redis.call('HSET', KEYS[1], 'left', now)
+const LEAVE = `${PREAMBLE}redis.call('HSET', KEYS[1], 'left', now)
 local f = redis.call('HMGET', KEYS[1], 'holder', 'heldUntil')
 local keep = tonumber(ARGV[2])
 if f[1] == ARGV[1] then
   redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
 elseif f[1] then
-  local held = tonumber(f[2]) - now
-  if held > keep then keep = held end
+  local held = checked('heldUntil', f[2] or '', now + tonumber(ARGV[3]))
+  if held == nil then
+    redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
+  elseif held - now > keep then
+    keep = held - now
+  end
 end
 redis.call('PEXPIRE', KEYS[1], keep)
-return 1`;
+return {1, table.concat(problems, ' ')}`;
 
 /** ARGV: token. Drops the lease if it is still this token's (a hash left empty is deleted by Redis). */
-const RELEASE = `if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
+const RELEASE = `if redis.call('TYPE', KEYS[1])['ok'] == 'hash' and redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then
   redis.call('HDEL', KEYS[1], 'holder', 'heldUntil')
   return 1
 end
 return 0`;
 
 const SCRIPTS = { claim: redisScript(CLAIM), renew: redisScript(RENEW), leave: redisScript(LEAVE), release: redisScript(RELEASE) };
+
+/** What a problem named by a script means, for the one line logged about it. */
+const PROBLEMS: Readonly<Record<string, string>> = {
+  'key:garbage': 'the key is not a hash; it was deleted',
+  'heldUntil:garbage': 'a lease without a whole number of ms as its end; it was dropped',
+  'heldUntil:future': "a lease ending more than one lease TTL after Redis's clock; it was dropped",
+  'left:garbage': 'the time the last call left is not a whole number of ms; it was dropped',
+  'left:future': "the time the last call left is more than one spacing ahead of Redis's clock; it was dropped",
+  'left:ahead': "the time the last call left is ahead of Redis's clock (its clock stepped back: a failover?); taken as now, so the next call waits one spacing",
+};
+
+/** A script's reply, understood: its number and the problems it found in what Redis held. */
+interface ScriptReply {
+  readonly value: number;
+  readonly problems: readonly string[];
+}
+
+function replyOf(reply: unknown): ScriptReply | undefined {
+  if (typeof reply === 'number') return { value: reply, problems: [] };
+  if (!Array.isArray(reply) || typeof reply[0] !== 'number') return undefined;
+  const named: unknown = reply[1];
+  return { value: reply[0], problems: typeof named === 'string' && named !== '' ? named.split(' ') : [] };
+}
 
 function wholeNumber(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
@@ -157,9 +229,12 @@ export class RedisWebhookSpacing implements WebhookSpacing {
   readonly #secrets: readonly string[];
   readonly #reportLocalOnly: ((reason: string) => void) | undefined;
   readonly #logger: WebhookSpacingLogger | undefined;
+  readonly #clock: Clock;
   readonly #local: LocalWebhookSpacing;
   /** Scripts sent for a call that has gone on (a departure, a lease given back): close() waits for them. */
   readonly #pending = new Set<Promise<unknown>>();
+  /** What was logged about bad values, by key and problem: each is logged once. Bounded by the keys used × 7 problems. */
+  readonly #reported = new Set<string>();
   #connecting: Promise<string | undefined> | undefined;
   #shared = true;
   #closed = false;
@@ -178,7 +253,9 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     this.#secrets = options.secrets ?? [];
     this.#reportLocalOnly = options.reportLocalOnly;
     this.#logger = options.logger;
-    this.#local = new LocalWebhookSpacing({ spacingMs: this.#spacingMs, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    const clock = options.clock ?? systemClock;
+    this.#clock = steadyClock(clock);
+    this.#local = new LocalWebhookSpacing({ spacingMs: this.#spacingMs, clock });
   }
 
   /** True while Redis answers (the spacing holds across sidecars); false on the local fallback. */
@@ -192,7 +269,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     const token = randomUUID();
     let leased: boolean;
     try {
-      leased = (await this.#connected(signal)) && (await this.#claim(name, token, signal));
+      leased = (await this.#connected(signal)) && (await this.#claim(key, name, token, signal));
     } catch (error) {
       local.release();
       throw error;
@@ -201,7 +278,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     if (leased) {
       // Renewed while the call waits for the budget, which may take longer than one TTL under a full window.
       renewal = setInterval(() => {
-        void this.#ask(SCRIPTS.renew, name, [token, String(this.#leaseTtlMs)]);
+        void this.#ask(key, SCRIPTS.renew, name, [token, String(this.#leaseTtlMs)]);
       }, Math.max(1, Math.floor(this.#leaseTtlMs / 3)));
       renewal.unref();
     }
@@ -216,14 +293,14 @@ export class RedisWebhookSpacing implements WebhookSpacing {
         // Recorded on Redis's clock when the script runs, a moment after the call left: the next one waits that
         // much longer, never less. While it is on its way the lease stands for it: nobody else goes. Sent even
         // without a lease, so sidecars that do reach Redis see it.
-        this.#inBackground(this.#ask(SCRIPTS.leave, name, [token, String(KEEP_LEFT_SPACINGS * this.#spacingMs)]));
+        this.#inBackground(this.#ask(key, SCRIPTS.leave, name, [token, String(KEEP_LEFT_SPACINGS * this.#spacingMs), String(this.#leaseTtlMs)]));
       },
       release: () => {
         if (released) return;
         released = true;
         clearInterval(renewal);
         local.release();
-        if (leased && !left) this.#inBackground(this.#ask(SCRIPTS.release, name, [token]));
+        if (leased && !left) this.#inBackground(this.#ask(key, SCRIPTS.release, name, [token]));
       },
     };
   }
@@ -286,19 +363,29 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     return this.#connecting;
   }
 
-  /** Waits until this token holds the lease (true) or Redis cannot be asked (false: local spacing only). */
-  async #claim(name: string, token: string, signal: AbortSignal): Promise<boolean> {
+  /**
+   * Waits until this token holds the lease (true) or the call must go on without it (false): Redis cannot be asked,
+   * or one spacing and one lease TTL have passed (another's lease renewed that long, or a value nobody removes).
+   */
+  async #claim(key: string, name: string, token: string, signal: AbortSignal): Promise<boolean> {
     const args = [token, String(this.#spacingMs), String(this.#leaseTtlMs)];
+    const boundMs = this.#spacingMs + this.#leaseTtlMs;
+    const giveUpAt = this.#clock.now() + boundMs;
     // A claim given up on (timed out, or the caller gave up) may still be granted later: give that lease back at once.
     const giveBack = (answer: number): void => {
-      if (answer === 0) this.#inBackground(this.#ask(SCRIPTS.release, name, [token]));
+      if (answer === 0) this.#inBackground(this.#ask(key, SCRIPTS.release, name, [token]));
     };
     for (;;) {
-      const wait = await this.#ask(SCRIPTS.claim, name, args, signal, giveBack);
+      const wait = await this.#ask(key, SCRIPTS.claim, name, args, signal, giveBack);
       if (wait === undefined) return false;
       if (wait <= 0) return true;
-      // A wait is at most a spacing; anything longer is not from our script.
-      await delay(Math.min(wait, this.#spacingMs), signal);
+      const left = giveUpAt - this.#clock.now();
+      if (left <= 0) {
+        this.#reportOnce(key, 'waited', `webhook spacing: the turn of ${key} was held in Redis for ${boundMs} ms (one spacing and one lease TTL), longer than any call takes to leave; this call goes on with the spacing within this process only`);
+        return false;
+      }
+      // The script never asks for more than a spacing; whatever the reply, never wait past the bound.
+      await delay(Math.min(wait, this.#spacingMs, left), signal);
     }
   }
 
@@ -306,14 +393,15 @@ export class RedisWebhookSpacing implements WebhookSpacing {
    * Runs one script with the timeout. Its answer, or undefined when Redis failed or was too slow. Rejects with
    * `signal.reason` when the signal aborts first. `late` is told an answer that came after the call gave up.
    */
-  async #ask(script: RedisScript, name: string, args: readonly string[], signal?: AbortSignal, late?: (answer: number) => void): Promise<number | undefined> {
-    let reply: unknown;
+  async #ask(key: string, script: RedisScript, name: string, args: readonly string[], signal?: AbortSignal, late?: (answer: number) => void): Promise<number | undefined> {
+    let raw: unknown;
     try {
-      reply = await runRedisScript(this.#redis, script, [name], args, {
+      raw = await runRedisScript(this.#redis, script, [name], args, {
         timeoutMs: this.#timeoutMs,
         signal,
         late: late === undefined ? undefined : (value) => {
-          if (typeof value === 'number') late(value);
+          const reply = replyOf(value);
+          if (reply !== undefined) late(reply.value);
         },
       });
     } catch (error) {
@@ -321,12 +409,23 @@ export class RedisWebhookSpacing implements WebhookSpacing {
       this.#failed(this.#reason(error));
       return undefined;
     }
-    if (typeof reply !== 'number') {
-      this.#failed(`unexpected reply to a webhook spacing script: ${typeof reply}`);
+    const reply = replyOf(raw);
+    if (reply === undefined) {
+      this.#failed(`unexpected reply to a webhook spacing script: ${typeof raw}`);
       return undefined;
     }
     this.#answered();
-    return reply;
+    for (const problem of reply.problems) {
+      this.#reportOnce(key, problem, `webhook spacing: a bad value in Redis for ${key}: ${PROBLEMS[problem] ?? problem}`);
+    }
+    return reply.value;
+  }
+
+  #reportOnce(key: string, problem: string, message: string): void {
+    const seen = `${key} ${problem}`;
+    if (this.#reported.has(seen)) return;
+    this.#reported.add(seen);
+    this.#logger?.warn({ key, problem }, message);
   }
 
   #reason(error: unknown): string {
