@@ -2,11 +2,13 @@
 // and the client, runs the call, and maps the outcome to the contract's exit codes and plain messages.
 // It owns the client's lifetime: the pool is closed whatever happens. The command's call has one overall
 // deadline (--timeout), retries included; on a terminal each retry is one line on stderr, so a hung service shows
-// progress instead of silence.
+// progress instead of silence. With api.rateLimit.shared, a call that cannot reach Redis says so in one line: its
+// webhook is then spaced within this process only. The shared Redis is closed after its last records are sent.
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../config/index.js';
 import { GsaClient, GsaError, SharedApiKey, type CallOptions, type RetryNotice } from '../gsa/index.js';
+import { redisLabel } from '../gsa/sharedRedis.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
@@ -69,6 +71,11 @@ class DeadlineCall {
     };
   }
 
+  /** The line for a webhook call spaced within this process only, Redis at `label` being unreachable. */
+  localSpacingLine(label: string, reason: string): string {
+    return `warning: Redis at ${label} cannot be reached (${reason}); the ${this.#what ?? 'call'} is spaced within this process only, not with other sidecars or commands`;
+  }
+
   /** The line for a call the deadline ended, or undefined when it did not. */
   expiredLine(): string | undefined {
     if (!this.#controller.signal.aborted) return undefined;
@@ -103,11 +110,20 @@ export async function withServiceSession(
     throw error;
   }
   const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty: options.pretty, oneShot: true });
+  const call = new DeadlineCall(options.timeoutSeconds, context.stderr);
   // With api.rateLimit.shared, a one-shot call counts in the key's shared window and keeps the shared webhook spacing.
   const sharedSettings = sharedApiKeyOptions(config);
-  const sharedKey = sharedSettings === undefined ? undefined : new SharedApiKey({ ...sharedSettings, logger });
+  const sharedKey =
+    sharedSettings === undefined
+      ? undefined
+      : new SharedApiKey({
+          ...sharedSettings,
+          logger,
+          onWebhookSpacingLocal: (reason) => {
+            context.stderr.write(`${call.localSpacingLine(redisLabel(sharedSettings.url), reason)}\n`);
+          },
+        });
   const client = new GsaClient({ ...serviceClientOptions(config), logger, budget: sharedKey?.budget, webhookSpacing: sharedKey?.webhookSpacing });
-  const call = new DeadlineCall(options.timeoutSeconds, context.stderr);
   try {
     return await run({ client, config, logger, callOptions: (what) => call.options(what) });
   } catch (error) {
@@ -117,6 +133,7 @@ export async function withServiceSession(
   } finally {
     call.close();
     await client.close();
+    // Waits for the call's departure to reach Redis (at most one answer timeout): the next command must see it.
     await sharedKey?.close();
   }
 }

@@ -3,17 +3,37 @@
 // clients a reload replaces, and closes them together. It decides nothing itself.
 import { RedisBudget, type RedisBudgetOptions } from './redisBudget.js';
 import { RedisWebhookSpacing } from './redisWebhookSpacing.js';
+import { redisUrlSecrets } from './sharedRedis.js';
 import type { WebhookSpacing } from './webhookSpacing.js';
 
-export type SharedApiKeyOptions = RedisBudgetOptions;
+export interface SharedApiKeyOptions extends RedisBudgetOptions {
+  /**
+   * Told, instead of the webhook spacing's warning line, when webhook calls start being spaced within this process
+   * only (Redis cannot be reached), with the reason, password scrubbed: a one-shot command writes its own line.
+   */
+  readonly onWebhookSpacingLocal?: ((reason: string) => void) | undefined;
+}
 
 export class SharedApiKey {
   readonly budget: RedisBudget;
   readonly webhookSpacing: WebhookSpacing;
+  readonly #webhookSpacing: RedisWebhookSpacing;
 
   constructor(options: SharedApiKeyOptions) {
     this.budget = new RedisBudget(options);
-    this.webhookSpacing = new RedisWebhookSpacing({ redis: this.budget.redis, prefix: options.prefix, clientId: options.clientId, logger: options.logger, clock: options.clock });
+    this.#webhookSpacing = new RedisWebhookSpacing({
+      redis: this.budget.redis,
+      prefix: options.prefix,
+      clientId: options.clientId,
+      logger: options.logger,
+      clock: options.clock,
+      commandTimeoutMs: options.answerTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      redisLabel: this.budget.redisLabel,
+      secrets: redisUrlSecrets(options.url),
+      reportLocalOnly: options.onWebhookSpacingLocal,
+    });
+    this.webhookSpacing = this.#webhookSpacing;
   }
 
   /** True while the budget is decided in Redis; false on this sidecar's local fallback. */
@@ -21,8 +41,12 @@ export class SharedApiKey {
     return this.budget.shared;
   }
 
-  /** Closes the Redis connection (the budget owns it). Idempotent. */
-  close(): Promise<void> {
-    return this.budget.close();
+  /**
+   * Sends what the webhook spacing still has on its way (a call's departure: the next process must see it; at most
+   * one answer timeout), then closes the Redis connection (the budget owns it). Idempotent.
+   */
+  async close(): Promise<void> {
+    await this.#webhookSpacing.close();
+    await this.budget.close();
   }
 }

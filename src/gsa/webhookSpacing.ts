@@ -53,21 +53,29 @@ interface KeyState {
   tail: Promise<void>;
 }
 
-function waitFor(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+/** Settles as `promise` does, or rejects with `signal.reason` as soon as it aborts (both spacings wait this way). */
+export function waitFor<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
   });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` (capped to what a timer can hold), or rejects with `signal.reason` as soon as it aborts. */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const elapsed = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, clampTimerMs(ms));
