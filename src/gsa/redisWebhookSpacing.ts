@@ -9,7 +9,7 @@
 // `commandTimeoutMs` lets the call go on with the local spacing only (one warning per outage, one line when Redis
 // answers again). Redis is also a place others can write to: every value read is checked in the script (a number,
 // not beyond Redis's now plus one spacing or one lease TTL); a bad one is dropped and logged once, and no turn waits
-// longer than one spacing plus one lease TTL in total, whatever Redis holds or however its clock steps.
+// longer than `longestTurnMs` in total (what an honest holder can take), whatever Redis holds or however its clock steps.
 // It stores nothing but a random lease token and times, under a name made from a hash of the client id; it never
 // sends a webhook and never decides whether a call is allowed, only when.
 
@@ -52,6 +52,13 @@ export interface RedisWebhookSpacingOptions {
    * the longest a killed sidecar blocks a key. Default 30000; at least twice `commandTimeoutMs`.
    */
   readonly leaseTtlMs?: number | undefined;
+  /**
+   * The longest a call waits, in all, for the turn of a key another process holds: the longest an honest holder can
+   * wait for the budget after taking its lease, plus one spacing. A lease held longer (renewed by a co-tenant, say)
+   * is not waited for any more: the call goes on with the local spacing and one line. Default one spacing plus one
+   * lease TTL; SharedApiKey gives it the budget's window, claim grace and Retry-After cap.
+   */
+  readonly longestTurnMs?: number | undefined;
   /** How long one Redis call may take before the call goes on with the local spacing. Default 250. */
   readonly commandTimeoutMs?: number | undefined;
   /** How long a call waits for a connection that is not up yet (a process that has just started). Default 1000. */
@@ -222,6 +229,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
   readonly #base: string;
   readonly #spacingMs: number;
   readonly #leaseTtlMs: number;
+  readonly #longestTurnMs: number;
   readonly #timeoutMs: number;
   readonly #connectTimeoutMs: number;
   /** "Redis at redis://host:port/db", or "Redis" without a label. */
@@ -244,6 +252,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
     this.#base = `${sharedKeyName(nonEmpty('prefix', options.prefix), nonEmpty('clientId', options.clientId))}:webhook:`;
     this.#spacingMs = wholeNumber('spacingMs', options.spacingMs ?? WEBHOOK_SPACING_MS);
     this.#leaseTtlMs = wholeNumber('leaseTtlMs', options.leaseTtlMs ?? WEBHOOK_LEASE_TTL_MS);
+    this.#longestTurnMs = wholeNumber('longestTurnMs', Math.ceil(options.longestTurnMs ?? this.#spacingMs + this.#leaseTtlMs));
     this.#timeoutMs = wholeNumber('commandTimeoutMs', options.commandTimeoutMs ?? WEBHOOK_REDIS_TIMEOUT_MS);
     this.#connectTimeoutMs = wholeNumber('connectTimeoutMs', options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS);
     if (this.#leaseTtlMs < 2 * this.#timeoutMs) {
@@ -365,11 +374,11 @@ export class RedisWebhookSpacing implements WebhookSpacing {
 
   /**
    * Waits until this token holds the lease (true) or the call must go on without it (false): Redis cannot be asked,
-   * or one spacing and one lease TTL have passed (another's lease renewed that long, or a value nobody removes).
+   * or longestTurnMs has passed (another's lease renewed that long, or a value nobody removes).
    */
   async #claim(key: string, name: string, token: string, signal: AbortSignal): Promise<boolean> {
     const args = [token, String(this.#spacingMs), String(this.#leaseTtlMs)];
-    const boundMs = this.#spacingMs + this.#leaseTtlMs;
+    const boundMs = this.#longestTurnMs;
     const giveUpAt = this.#clock.now() + boundMs;
     // A claim given up on (timed out, or the caller gave up) may still be granted later: give that lease back at once.
     const giveBack = (answer: number): void => {
@@ -381,7 +390,7 @@ export class RedisWebhookSpacing implements WebhookSpacing {
       if (wait <= 0) return true;
       const left = giveUpAt - this.#clock.now();
       if (left <= 0) {
-        this.#reportOnce(key, 'waited', `webhook spacing: the turn of ${key} was held in Redis for ${boundMs} ms (one spacing and one lease TTL), longer than any call takes to leave; this call goes on with the spacing within this process only`);
+        this.#reportOnce(key, 'waited', `webhook spacing: the turn of ${key} was held in Redis for ${boundMs} ms, longer than an honest holder waits for the budget; this call goes on with the spacing within this process only`);
         return false;
       }
       // The script never asks for more than a spacing; whatever the reply, never wait past the bound.

@@ -1,8 +1,10 @@
 // What sidecars on one API key share through one Redis connection: the API budget (redisBudget.ts) and the webhook
 // spacing (redisWebhookSpacing.ts). One object, so a sidecar opens one connection for both, keeps them across the
 // clients a reload replaces, and closes them together. It decides nothing itself.
-import { RedisBudget, type RedisBudgetOptions } from './redisBudget.js';
+import { DEMAND_GRACE_MS, LATE_GRANT_MS, RedisBudget, type RedisBudgetOptions } from './redisBudget.js';
 import { RedisWebhookSpacing } from './redisWebhookSpacing.js';
+import { guardedIntervalMs } from './slidingWindow.js';
+import { WEBHOOK_SPACING_MS } from './webhookSpacing.js';
 import { redisUrlSecrets } from './sharedRedis.js';
 import type { WebhookSpacing } from './webhookSpacing.js';
 
@@ -32,6 +34,9 @@ export class SharedApiKey {
       redisLabel: this.budget.redisLabel,
       secrets: redisUrlSecrets(options.url),
       reportLocalOnly: options.onWebhookSpacingLocal,
+      // A holder waits for the budget after taking its lease: an action's place comes within one shared window and a
+      // claim's grace (docs/api-budget.md), after a Retry-After hold of at most the cap. So long it is waited for.
+      longestTurnMs: WEBHOOK_SPACING_MS + guardedIntervalMs(options.intervalMs) + (options.lateGrantMs ?? LATE_GRANT_MS) + DEMAND_GRACE_MS + (options.maxHoldMs ?? 60_000),
     });
     this.webhookSpacing = this.#webhookSpacing;
   }
