@@ -13,6 +13,10 @@ import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 
+/** How long a one-shot command waits for the shared Redis's answer, and for its connection. */
+const ONE_SHOT_REDIS_ANSWER_MS = 1000;
+const ONE_SHOT_REDIS_CONNECT_MS = 3000;
+
 export interface ServiceSession {
   readonly client: GsaClient;
   readonly config: BridgeConfig;
@@ -118,6 +122,10 @@ export async function withServiceSession(
       ? undefined
       : new SharedApiKey({
           ...sharedSettings,
+          // One call, no chat waiting on it: a busy machine's slow Redis is waited for rather than worked around (the
+          // sidecar's 250 ms and 1 s keep chat moving; here they would only lose the shared window and spacing).
+          answerTimeoutMs: ONE_SHOT_REDIS_ANSWER_MS,
+          connectTimeoutMs: ONE_SHOT_REDIS_CONNECT_MS,
           logger,
           onWebhookSpacingLocal: (reason) => {
             context.stderr.write(`${call.localSpacingLine(redisLabel(sharedSettings.url), reason)}\n`);
