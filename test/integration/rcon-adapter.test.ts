@@ -16,6 +16,7 @@ import { HostEventLog } from '../../src/ops/hostEvents.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
+import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -56,7 +57,7 @@ async function startRig(adapter: Record<string, unknown>, extra: { mute?: Record
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'rcon', id: 'game', password: PASSWORD, pollChatMs: 20, pollPlayersMs: 50, ...adapter }] }],
-      mute: { decisionTimeoutMs: 2_000, ...extra.mute },
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...extra.mute },
       reviews: { dataDir: await tempDir('rcon-adapter'), cooldownMs: 0, ...extra.reviews },
     },
     {},
