@@ -1,7 +1,7 @@
 // The service client against the project's own emulator over real loopback HTTP.
 import { inspect } from 'node:util';
 import { failureOf } from '../fixtures/failureOf.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
@@ -198,7 +198,7 @@ describe('error codes', () => {
   });
 
   it('network when nothing listens, timeout when the answer is late', async () => {
-    const port = await freePort();
+    const port = await unclaimedPort();
     const unreachable = makeClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { retries: 0 } });
     expect(await failureOf(unreachable.checkMuted(SERVER, { steamId: ALICE }))).toMatchObject({ code: 'network', maybeProcessed: false });
 

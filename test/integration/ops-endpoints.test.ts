@@ -28,7 +28,7 @@ function opsUrl(sidecar: SidecarProcess): string {
 
 /** The harness's listener has no `id` in the config: it is derived from server, type and port. */
 function adapterId(setup: ProcessSetup): string {
-  return `${SERVER}-websocket-${String(setup.modPort)}`;
+  return setup.modAdapterId;
 }
 
 async function get(url: string, init: RequestInit = {}): Promise<{ status: number; type: string | null; body: string }> {
@@ -50,7 +50,7 @@ async function editConfig(setup: ProcessSetup, edit: (config: Record<string, Rec
 describe('operations endpoints of gsa-bridge run', () => {
   it('listens on a free port for http.port 0, logs it, and answers /healthz, /readyz, /metrics; 404 and 405 otherwise', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
 
@@ -74,12 +74,12 @@ describe('operations endpoints of gsa-bridge run', () => {
 
   it('moves the metrics after a chat line and a review', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
     // The credentials check at start is one mute lookup of the budget too: counted below.
     await waitForOutput(sidecar, /API credentials accepted by/);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
 
     mod.send({ type: 'chat', id: 'c1', player: { steam_id: ALICE }, channel: 'global', text: 'hello' });
     await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c1');
@@ -109,7 +109,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     await editConfig(setup, (config) => {
       config.api!.clientSecret = 'not-the-secret-gsa-knows';
     });
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
     // No player needs to speak: run checks the credentials at start (run-credentials-check.test.ts has the rest).
@@ -133,7 +133,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     // No GSA: the review stays pending on disk.
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 4, comment: 'Kept through a stop' });
     await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
     expect(metric((await get(`${url}/metrics`)).body, 'gsa_bridge_outbox_pending')).toBe(1);
@@ -158,10 +158,10 @@ describe('operations endpoints of gsa-bridge run', () => {
     await editConfig(setup, (config) => {
       config.api!.timeoutMs = 30_000;
     });
-    const gsa = await startGsa(setup.gsaPort);
+    const gsa = await startGsa(setup);
     gsa.injectFault({ kind: 'latency', ms: 60_000, endpoint: 'review', count: Infinity });
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 4, comment: 'In flight at the stop' });
     await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
     const deadline = Date.now() + 10_000;

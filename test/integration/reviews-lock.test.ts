@@ -63,11 +63,11 @@ async function listed(setup: ProcessSetup, ...args: string[]): Promise<ListedRev
 describe('one sidecar per data directory', () => {
   it('refuses a second run on the same directory at once, naming it and the holder, and changes nothing', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
     expect(first.output()).toContain(`data directory ${setup.dataDir} locked`);
     expect(first.output()).toContain(`review outbox: ${setup.dataDir} (`);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     for (let index = 0; index < 3; index++) expect(await review(mod, `a${index}`, `7656119800000001${index}`, `kept ${index}`)).toMatchObject({ type: 'review.queued' });
     await waitUntil(() => emulator.reviews.length === 3, 'three deliveries');
     // Mostly finished records: a journal the old code compacted (renamed over) on open.
@@ -90,9 +90,9 @@ describe('one sidecar per data directory', () => {
 
   it.skipIf(noNamespace !== undefined)('refuses a second run from another network namespace (a second container on the same volume)', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'n1', ALICE, 'before the second run')).toMatchObject({ type: 'review.queued' });
     const journal = join(setup.dataDir, 'reviews.jsonl');
     await waitUntil(() => emulator.reviews.length === 1, 'the delivery');
@@ -115,10 +115,10 @@ describe('one sidecar per data directory', () => {
     const squatter = spawnSquatter(createHash('sha256').update(await realpath(setup.dataDir)).digest('hex'), AS_NOBODY);
     expect(await squatter.next('bound')).toEqual({ event: 'bound', uid: 65534 });
 
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
     const [dead] = await listed(setup);
@@ -138,13 +138,13 @@ describe('one sidecar per data directory', () => {
   it('starts again at once after SIGKILL: no stale lock to clean by hand', async () => {
     const setup = await writeSetup();
     const first = await startSidecar(setup); // GSA down: the review stays pending
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'k', ALICE, 'survives kill -9')).toMatchObject({ type: 'review.queued' });
     first.child.kill('SIGKILL');
     await first.exited();
     await mod.close();
 
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const second = await startSidecar(setup);
     expect(second.output()).toContain(`data directory ${setup.dataDir} locked`);
     await waitUntil(() => emulator.reviews.length === 1, 'the pending review delivered');
@@ -155,9 +155,9 @@ describe('one sidecar per data directory', () => {
 describe('the review cooldown', () => {
   it('holds across SIGKILL and restart, and across SIGHUP', async () => {
     const setup = await writeSetup({ cooldownMs: 600_000 });
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
-    let mod = await connect(setup);
+    let mod = await connect(first);
     expect(await review(mod, 'r1', ALICE, 'first')).toMatchObject({ type: 'review.queued' });
     await waitUntil(() => emulator.reviews.length === 1, 'the review delivered');
     // Killed only once `delivered` is on disk: a kill before that re-sends it by design (reviewJournal.ts).
@@ -167,14 +167,14 @@ describe('the review cooldown', () => {
     await first.exited();
     await mod.close();
     const second = await startSidecar(setup);
-    mod = await connect(setup);
+    mod = await connect(second);
     expect(await review(mod, 'r2', ALICE, 'again after restart')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(await review(mod, 'r3', BOB, 'another player')).toMatchObject({ type: 'review.queued' });
 
     second.child.kill('SIGHUP');
     await waitUntil(() => (second.output().match(/gsa-bridge running/g)?.length ?? 0) === 2, 'the reload');
     await mod.close();
-    mod = await connect(setup);
+    mod = await connect(second);
     expect(await review(mod, 'r4', ALICE, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(await review(mod, 'r5', BOB, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(emulator.reviews.map((stored) => stored.comment).sort()).toEqual(['another player', 'first']);
@@ -184,10 +184,10 @@ describe('the review cooldown', () => {
 describe('gsa-bridge reviews', () => {
   it('lists dead and unconfirmed reviews and re-queues chosen ones, without a sidecar and through a running one', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
     emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
@@ -239,11 +239,11 @@ describe('gsa-bridge reviews', () => {
 
   it('lists a review whose letter could not be written under its fate, from the journal, until the sidecar writes the letter', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     // unconfirmed.jsonl cannot be opened for writing, even by root: a directory stands where the file goes.
     await mkdir(join(setup.dataDir, 'unconfirmed.jsonl'), { recursive: true });
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
     expect(await review(mod, 'held1', ALICE, 'letter blocked')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'held1' && frame.type === 'review.result');

@@ -58,7 +58,7 @@ async function editConfig(setup: ProcessSetup, edit: (config: Record<string, Rec
 }
 
 function adapterId(setup: ProcessSetup): string {
-  return `${SERVER}-websocket-${String(setup.modPort)}`;
+  return setup.modAdapterId;
 }
 
 describe('gsa-bridge run checks the API credentials at start', () => {
@@ -67,7 +67,7 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     await editConfig(setup, (config) => {
       config.api!.clientSecret = WRONG_SECRET;
     });
-    const gsa = await startGsa(setup.gsaPort);
+    const gsa = await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
 
@@ -99,7 +99,7 @@ describe('gsa-bridge run checks the API credentials at start', () => {
 
   it('a wrong secret from GSA_CLIENT_SECRET: the error line names the variable, not the file', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = spawnSidecar(setup.configPath, { GSA_CLIENT_SECRET: WRONG_SECRET });
     try {
       await waitForOutput(sidecar, /GSA refused the API credentials/);
@@ -118,7 +118,7 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     const setup = await writeSetup();
     // Private, as a host's should be: the permissions warning would be the only other warning.
     await chmod(setup.configPath, 0o600);
-    const gsa = await startGsa(setup.gsaPort);
+    const gsa = await startGsa(setup);
     const sidecar = await startSidecar(setup);
     await waitForOutput(sidecar, /API credentials accepted by http:\/\/127\.0\.0\.1:\d+ \(v1\) \(checked at start with one mute lookup\)/);
     expect(await readyz(opsUrl(sidecar))).toEqual({ status: 200, body: { ready: true } });
@@ -129,7 +129,7 @@ describe('gsa-bridge run checks the API credentials at start', () => {
   it('GSA unreachable: a warning, and the sidecar keeps serving, ready by the usual rules', async () => {
     const setup = await writeSetup();
     await chmod(setup.configPath, 0o600);
-    // Nothing listens on the emulator's port.
+    // No emulator behind GSA's address: every connection to it is reset.
     const sidecar = await startSidecar(setup);
     await waitForOutput(sidecar, /API credentials not checked at start: no usable answer/);
     const warnings = logLines(sidecar).filter((line) => line.level === 40);
