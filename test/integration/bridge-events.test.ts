@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
-import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { modListenerPort } from '../fixtures/sidecarHarness.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -142,7 +142,7 @@ describe('bridge events', () => {
       await start(events, dataDir);
       await vi.waitFor(() => {
         expect(recorded.review).toContainEqual({ server: SERVER, review: id, result: 'delivered' });
-      }, { timeout: 8000, interval: 10 });
+      }, { timeout: patientMs(8000), interval: 10 });
       expect(recorded.reviewResent).toEqual([{ server: SERVER, review: id }]);
       expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
       expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_resent_after_restart_total 1$/m);

@@ -9,10 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildDistIfStale, SOURCES_DIGEST_FILE, sourcesDigest } from '../setup/buildDist.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** tsc runs in these tests: a second or two each on a quiet machine, several times that beside two CPU hogs. */
-const BUILD_TEST_TIMEOUT_MS = 60_000;
+const BUILD_TEST_TIMEOUT_MS = patientMs(30_000);
 
 /** A project laid out like this one: bin/cli.js prints what dist/src/cli/main.js (from src/cli/main.ts) says. */
 async function smallProject(): Promise<string> {

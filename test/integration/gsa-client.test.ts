@@ -7,6 +7,7 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const SERVER_ID = 4711;
@@ -417,7 +418,7 @@ async function settleRealIo(): Promise<void> {
 
 /** Polls with setImmediate, which fake timers leave alone, so real socket I/O can finish. */
 async function waitForRealIo(condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + 5000;
+  const deadline = performance.now() + patientMs(5000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error('condition not reached within 5 s of real time');
     await new Promise((resolve) => setImmediate(resolve));

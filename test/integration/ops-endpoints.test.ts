@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import type { SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { waitForOutput } from '../fixtures/sidecarProcess.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const CLIENT_SECRET = 'ops-endpoints-client-secret';
@@ -113,7 +114,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
     // No player needs to speak: run checks the credentials at start (run-credentials-check.test.ts has the rest).
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + patientMs(10_000);
     let answer = await get(`${url}/readyz`);
     while (answer.status === 200 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -141,8 +142,9 @@ describe('operations endpoints of gsa-bridge run', () => {
     const signalledAt = Date.now();
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
-    // The contract's budget, not a performance bound.
-    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    // The contract's budget, not a performance bound (the process's own stop deadline is 9 s), stretched on a busy
+    // machine, where the child's shutdown can wait seconds for a core.
+    expect(Date.now() - signalledAt).toBeLessThan(patientMs(10_000));
     const journal = await readFile(join(setup.dataDir, 'reviews.jsonl'), 'utf8');
     expect(journal).toContain('Kept through a stop');
     expect(sidecar.output()).toMatch(/"msg":"stopped"/);
@@ -164,7 +166,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     const mod = await connect(sidecar);
     mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 4, comment: 'In flight at the stop' });
     await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + patientMs(10_000);
     while (!gsa.calls.some((call) => call.endpoint === 'review') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
     sidecar.child.kill('SIGTERM');

@@ -16,7 +16,7 @@ import { HostEventLog } from '../../src/ops/hostEvents.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
-import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -75,7 +75,7 @@ function withReviews(sidecar: Sidecar, reviews: Record<string, unknown>): Bridge
   return { ...sidecar.config, reviews: { ...sidecar.config.reviews, ...reviews } };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = patientMs(10_000)): Promise<void> {
   // performance.now: the cooldown tests fake Date.
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
@@ -86,7 +86,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 
 /** Waits on setImmediate (which these fake timers leave real), so socket I/O can finish while fake time stands still. */
 async function untilIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
     await new Promise((resolve) => setImmediate(resolve));

@@ -9,6 +9,7 @@ import { RedisBudget } from '../../src/gsa/redisBudget.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const PREFIX = 'gsa-bridge-busy-loop';
 const CLIENT_ID = 'client-id-busy-loop';
@@ -24,7 +25,7 @@ function windowCountBlocking(port: number, key: string): number {
   const script = `
     const socket = require('node:net').connect(${String(port)}, '127.0.0.1', () => socket.write('*2\\r\\n$5\\r\\nZCARD\\r\\n$${String(Buffer.byteLength(key))}\\r\\n${key}\\r\\n'));
     socket.on('data', (data) => { process.stdout.write(String(data)); socket.end(); });`;
-  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: patientMs(10_000) });
   return Number(/^:(\d+)/.exec(stdout)?.[1] ?? Number.NaN);
 }
 
@@ -48,7 +49,7 @@ async function decideThroughABlockedLoop(budget: RedisBudget, port: number): Pro
 async function sharedBudget(url: string, lines: LogLine[], lateGrantMs: number): Promise<RedisBudget> {
   const budget = new RedisBudget({ url, prefix: PREFIX, clientId: CLIENT_ID, nodes: 3, requests: 20, intervalMs: 1000, answerTimeoutMs: ANSWER_TIMEOUT_MS, lateGrantMs, logger: captureLogger(lines) });
   cleanup.push(() => budget.close());
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!budget.shared && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(budget.shared).toBe(true);
   // Redis knows the script from then on (the first decision loads it: NOSCRIPT, then EVAL).

@@ -16,6 +16,7 @@ import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gs
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { createLogger } from '../../src/log/logger.js';
 import { unclaimedPort } from '../fixtures/ports.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const ALICE: PlayerIdentity = { steamId: '76561198000000001', name: 'Alice' };
@@ -23,7 +24,7 @@ const BOB: PlayerIdentity = { steamId: '76561198000000002', name: 'Bob' };
 const EVE: PlayerIdentity = { eosId: '0123456789abcdef0123456789abcdef', name: 'Eve' };
 const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const WAIT = { timeout: 8000, interval: 10 };
+const WAIT = { timeout: patientMs(8000), interval: 10 };
 
 let emulator: GsaEmulator;
 const clients: GsaClient[] = [];

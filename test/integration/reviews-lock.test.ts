@@ -11,6 +11,7 @@ import type { ModSocket } from '../fixtures/modSocket.js';
 import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnSquatter } from '../fixtures/lockProcess.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-lock-4b1d';
@@ -32,7 +33,7 @@ async function review(mod: ModSocket, id: string, steamId: string, comment: stri
   return mod.waitFor((frame) => frame.id === id && (frame.type === 'review.queued' || frame.type === 'error'));
 }
 
-async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -86,7 +87,7 @@ describe('one sidecar per data directory', () => {
     // The first one still appends to the file on disk, not to a deleted inode.
     expect(await review(mod, 'after', BOB, 'still durable')).toMatchObject({ type: 'review.queued' });
     expect(await readFile(journal, 'utf8')).toContain('still durable');
-  }, 30_000);
+  }, patientMs(30_000));
 
   it.skipIf(noNamespace !== undefined)('refuses a second run from another network namespace (a second container on the same volume)', async () => {
     const setup = await writeSetup();
@@ -107,7 +108,7 @@ describe('one sidecar per data directory', () => {
     expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, host ${hostname()}, version ${VERSION},`);
     expect((await stat(journal)).ino).toBe(before.inode);
     expect(await readFile(journal)).toEqual(before.bytes);
-  }, 30_000);
+  }, patientMs(30_000));
 
   it.skipIf(!canSquatAsNobody)('is not kept from its directory by nobody squatting the old abstract socket name, nor does retry ask them', async () => {
     const setup = await writeSetup();
@@ -133,7 +134,7 @@ describe('one sidecar per data directory', () => {
     expect(retried).toMatchObject({ code: 0, stdout: `re-queued ${dead!.id}\n` });
     expect(retried.stderr).toContain(`by the running sidecar (pid ${first.child.pid ?? 0}, host ${hostname()},`);
     expect(squatter.events.filter((event) => event.event === 'request')).toEqual([]);
-  }, 30_000);
+  }, patientMs(30_000));
 
   it('starts again at once after SIGKILL: no stale lock to clean by hand', async () => {
     const setup = await writeSetup();
@@ -149,7 +150,7 @@ describe('one sidecar per data directory', () => {
     expect(second.output()).toContain(`data directory ${setup.dataDir} locked`);
     await waitUntil(() => emulator.reviews.length === 1, 'the pending review delivered');
     expect(emulator.reviews[0]).toMatchObject({ comment: 'survives kill -9' });
-  }, 30_000);
+  }, patientMs(30_000));
 });
 
 describe('the review cooldown', () => {
@@ -178,7 +179,7 @@ describe('the review cooldown', () => {
     expect(await review(mod, 'r4', ALICE, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(await review(mod, 'r5', BOB, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(emulator.reviews.map((stored) => stored.comment).sort()).toEqual(['another player', 'first']);
-  }, 30_000);
+  }, patientMs(30_000));
 });
 
 describe('gsa-bridge reviews', () => {
@@ -235,7 +236,7 @@ describe('gsa-bridge reviews', () => {
     await startSidecar(setup);
     await waitUntil(async () => (await listed(setup)).length === 0, 'the unconfirmed review delivered on the next run');
     expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['refused for now', 'did it arrive?']);
-  }, 40_000);
+  }, patientMs(40_000));
 
   it('lists a review whose letter could not be written under its fate, from the journal, until the sidecar writes the letter', async () => {
     const setup = await writeSetup();
@@ -262,7 +263,7 @@ describe('gsa-bridge reviews', () => {
     expect(row).toMatchObject({ state: 'unconfirmed', comment: 'letter blocked' });
     expect(row?.held).toBeUndefined();
     expect(emulator.reviews).toHaveLength(1);
-  }, 40_000);
+  }, patientMs(40_000));
 
   it.runIf(process.getuid?.() === 0)('refuses to write a directory another user owns while no sidecar runs (files would become root\'s)', async () => {
     const setup = await writeSetup();

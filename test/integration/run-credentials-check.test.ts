@@ -6,6 +6,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'credcheck';
 const CLIENT_SECRET = 'run-credentials-check-secret-8d2f';
@@ -43,7 +44,7 @@ async function readyz(url: string): Promise<{ status: number; body: { ready: boo
 
 /** Polls /readyz until it answers `status` (the causal signal is the answer itself); fails after 10 s. */
 async function readyzUntil(url: string, status: number): Promise<{ status: number; body: { ready: boolean; reasons?: string[] } }> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + patientMs(10_000);
   for (;;) {
     const answer = await readyz(url);
     if (answer.status === status || Date.now() > deadline) return answer;

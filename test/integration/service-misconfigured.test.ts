@@ -17,6 +17,7 @@ import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const TOKEN = 'misconfigured-test-token';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -70,7 +71,7 @@ async function chatMany(mod: ModSocket, count: number): Promise<void> {
 }
 
 async function waitForLine(lines: Line[], predicate: (line: Line) => boolean): Promise<Line> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + patientMs(10_000);
   for (;;) {
     const found = lines.find(predicate);
     if (found !== undefined) return found;

@@ -7,7 +7,7 @@ import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
-import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { modListenerPort } from '../fixtures/sidecarHarness.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -61,7 +61,7 @@ function verdicts(socket: ModSocket, prefix: string): Record<string, unknown>[] 
   return socket.received.filter((frame) => frame.type === 'chat.verdict' && String(frame.id).startsWith(prefix));
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = patientMs(10_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -150,7 +150,7 @@ describe('chat gating over the mod WebSocket', () => {
 
 /** Polls with setImmediate, which these fake timers leave alone, so real socket I/O can finish. */
 async function untilRealIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setImmediate(resolve));

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useProcessHarness } from '../fixtures/processHarness.js';
 import { waitForOutput } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-7c0ffee';
@@ -36,7 +37,7 @@ describe('crash safety', () => {
     for (let index = 0; index < count; index++) {
       mod.send({ type: 'review', id: `r${index}`, player: { steam_id: steamId(index) }, stars: (index % 5) + 1, comment: `review #${index} ✓` });
     }
-    await waitUntil(() => mod.received.filter((frame) => frame.type === 'review.queued').length === count, 20_000, 'every review.queued');
+    await waitUntil(() => mod.received.filter((frame) => frame.type === 'review.queued').length === count, patientMs(20_000), 'every review.queued');
     const acknowledged = new Set(mod.received.filter((frame) => frame.type === 'review.queued').map((frame) => frame.id));
     expect(acknowledged.size).toBe(count);
 
@@ -51,7 +52,7 @@ describe('crash safety', () => {
     // such send has begun, and SIGTERM waits for sends in flight before the process exits.
     const late = await connect(second);
     late.send({ type: 'review', id: 'last', player: { steam_id: steamId(count) }, stars: 5, comment: 'the last review' });
-    await waitUntil(() => emulator.reviews.some((review) => review.comment === 'the last review'), 10_000, 'the later review at the emulator');
+    await waitUntil(() => emulator.reviews.some((review) => review.comment === 'the last review'), patientMs(10_000), 'the later review at the emulator');
     second.child.kill('SIGTERM');
     expect(await second.exited()).toBe(0);
     const arrived = emulator.reviews.map((review) => review.comment).filter((comment) => comment !== 'the last review');
@@ -60,7 +61,7 @@ describe('crash safety', () => {
     expect(new Set(arrived)).toEqual(new Set(Array.from({ length: count }, (_, index) => `review #${index} ✓`)));
     const byComment = new Map(emulator.reviews.map((review) => [review.comment, review]));
     expect(byComment.get('review #7 ✓')).toMatchObject({ steamId: steamId(7), stars: 3 });
-  }, 60_000);
+  }, patientMs(60_000));
 
   it('keeps every complete record when the journal tail is torn, and logs what it dropped', async () => {
     const setup = await writeSetup();
@@ -69,7 +70,7 @@ describe('crash safety', () => {
     for (let index = 0; index < 5; index++) {
       mod.send({ type: 'review', id: `t${index}`, player: { steam_id: steamId(index) }, stars: 4, comment: `torn #${index}` });
     }
-    await waitUntil(() => mod.received.filter((frame) => frame.type === 'review.queued').length === 5, 10_000, 'five review.queued');
+    await waitUntil(() => mod.received.filter((frame) => frame.type === 'review.queued').length === 5, patientMs(10_000), 'five review.queued');
     first.child.kill('SIGKILL');
     await first.exited();
     await mod.close();
@@ -80,11 +81,11 @@ describe('crash safety', () => {
 
     const emulator = await startGsa(setup);
     const second = await startSidecar(setup);
-    await waitUntil(() => emulator.reviews.length >= 5, 20_000, 'five reviews at the emulator');
+    await waitUntil(() => emulator.reviews.length >= 5, patientMs(20_000), 'five reviews at the emulator');
     expect(new Set(emulator.reviews.map((review) => review.comment))).toEqual(new Set([0, 1, 2, 3, 4].map((index) => `torn #${index}`)));
     expect(second.output()).toMatch(/dropped|torn|truncat/i);
     expect(before.length).toBeGreaterThan(0);
-  }, 40_000);
+  }, patientMs(40_000));
 });
 
 describe('gsa-bridge run', () => {
@@ -102,7 +103,9 @@ describe('gsa-bridge run', () => {
     const started = Date.now();
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The contract's 10 s (the process's own stop deadline is 9 s), stretched on a busy machine: a start of the
+    // child's shutdown can wait seconds for a core there.
+    expect(Date.now() - started).toBeLessThan(patientMs(10_000));
   });
 
   it('keeps running on SIGHUP with an invalid file, logging why', async () => {
