@@ -12,6 +12,7 @@ import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const PREFIX = 'gsa-bridge-test';
 const CLIENT_ID = 'client-id-9f3a';
@@ -26,7 +27,7 @@ function waitingOf(kind: CallKind, count = 1): WaitingCalls {
   return { lookup: 0, refresh: 0, review: 0, action: 0, [kind]: count };
 }
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
@@ -241,6 +242,8 @@ describeWithRedis('the API budget shared on Redis', () => {
     // A long window and a frozen local clock: nothing leaves any window while the test runs.
     const clock = { now: () => 1_000_000 };
     const nodes = ['k10000000000', 'k20000000000', 'k30000000000'].map((id) => node(redis, id, { intervalMs: 60_000, clock }));
+    // Connected first: a node still connecting decides on its local floor(20/3) = 6, and its 7th start would wait.
+    for (const { budget } of nodes) await until(() => budget.shared, 'the node shares');
     const taken = [8, 8, 4];
     for (const [index, { budget }] of nodes.entries()) {
       for (let call = 0; call < (taken[index] ?? 0); call++) expect((await budget.decide(waitingOf('lookup'))).start).toBe('lookup');

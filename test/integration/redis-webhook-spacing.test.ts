@@ -13,6 +13,7 @@ import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { GSA_WEBHOOK_SPACING_MS, type WebhookTurn } from '../../src/gsa/webhookSpacing.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SECRET = 'redis-webhook-spacing-secret-42';
 const CLIENT_ID = 'spacing-client-id-7';
@@ -78,7 +79,7 @@ async function field(client: Redis, key: string, name: string): Promise<number |
   return value === null ? undefined : Number(value);
 }
 
-async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function until(what: string, condition: () => Promise<boolean>, timeoutMs = patientMs(10_000)): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`gave up waiting: ${what}`);
@@ -98,7 +99,7 @@ function leaseHeldBlocking(port: number, name: string): boolean {
   const script = `
     const socket = require('node:net').connect(${String(port)}, '127.0.0.1', () => socket.write('*3\\r\\n${command}'));
     socket.on('data', (data) => { process.stdout.write(String(data)); socket.end(); });`;
-  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: patientMs(10_000) });
   return stdout.startsWith(':1');
 }
 
@@ -281,8 +282,11 @@ describeWithRedis('webhook spacing shared on Redis', () => {
   it('a lease Redis granted while this sidecar\u2019s loop was busy past the timeout is taken, not mistaken for Redis being away', async () => {
     redis = await startRedis();
     const a = await sidecar(redis.url, { spacingMs: 100, commandTimeoutMs: 100 });
-    // The script is loaded (NOSCRIPT, then EVAL, on the first claim): from then on one round trip per claim.
+    // The script is loaded (NOSCRIPT, then EVAL, on the first claim): from then on one round trip per claim. On a busy
+    // machine those two can take longer than the 100 ms timeout: what counts is what happens once it shares.
     (await turnOf(a.spacing, '4711/start')).release();
+    await untilShared(a.spacing);
+    const warningsBefore = a.lines.filter((line) => line.level === 'warn').length;
     const turn = turnOf(a.spacing, '4711/restart');
     // The claim is written at the end of this tick; then the loop is blocked until Redis holds the lease and the
     // timeout is long overdue, as when a burst of chat keeps the sidecar busy.
@@ -295,7 +299,7 @@ describeWithRedis('webhook spacing shared on Redis', () => {
     }
     await turn;
     expect(a.spacing.shared).toBe(true);
-    expect(a.lines.filter((line) => line.level === 'warn')).toEqual([]);
+    expect(a.lines.filter((line) => line.level === 'warn').slice(warningsBefore)).toEqual([]);
   });
 
   it('a call given up while waiting for its shared turn leaves nothing held, here or in Redis', async () => {
