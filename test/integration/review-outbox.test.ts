@@ -876,7 +876,7 @@ describe('group commit', () => {
     const commits = log.containing('journal: committed');
     expect(commits.reduce((sum, line) => sum + (line.records as number), 0)).toBe(300);
     expect(commits.length).toBeLessThan(10);
-    expect(elapsedMs).toBeLessThan(5000);
+    expect(elapsedMs).toBeLessThan(patientMs(5000));
   });
 });
 

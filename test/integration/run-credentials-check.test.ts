@@ -78,9 +78,10 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     expect(refused.body).toEqual({ ready: false, reasons: [reason] });
     const errors = logLines(sidecar).filter((line) => line.level >= 50);
     expect(errors.map((line) => line.msg)).toEqual([reason.slice(reason.indexOf('GSA refused'))]);
-    // Within 2 s of start, by the process's own clock: its first log line to the refusal's.
+    // Within 2 s of start, by the process's own clock: its first log line to the refusal's (a busy machine stretches
+    // the process's own time too: it waits for a core between its steps).
     const [first] = logLines(sidecar);
-    expect(errors[0]!.time - first!.time).toBeLessThan(2000);
+    expect(errors[0]!.time - first!.time).toBeLessThan(patientMs(2000));
     // Nobody spoke: the one call is the check, and it was not retried.
     expect(gsa.calls.map((call) => [call.endpoint, call.status])).toEqual([['mute', 401]]);
     expect(sidecar.output()).not.toContain(WRONG_SECRET);
