@@ -216,8 +216,10 @@ describe('WebRconClient lifetime (fake timers, real sockets)', () => {
     });
     await open.close();
     await vi.advanceTimersByTimeAsync(30 * 60_000);
-    await realSleep(50);
-    expect(fake.openSessions).toBe(0);
+    // The server sees the closes over real sockets: waited for, not slept on.
+    await waitFor(() => {
+      expect(fake.openSessions).toBe(0);
+    });
     expect(fake.sessionsOpened).toBeLessThanOrEqual(3);
     const sessionsAfterClose = fake.sessionsOpened;
     await vi.advanceTimersByTimeAsync(30 * 60_000);
