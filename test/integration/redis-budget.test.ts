@@ -204,6 +204,8 @@ describeWithRedis('the API budget shared on Redis', () => {
     cleanup.push(() => redis.stop());
     const told = node(redis, 'h10000000000');
     const other = node(redis, 'h20000000000');
+    // Connected first: a hold told to a node still connecting stays with that node and never reaches Redis.
+    for (const { budget } of [told, other]) await until(() => budget.shared, 'the node shares');
     expect((await other.budget.decide(waitingOf('lookup'))).start).toBe('lookup');
     const heldFrom = performance.now();
     told.budget.holdFor(5000);

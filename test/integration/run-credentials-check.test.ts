@@ -131,7 +131,7 @@ describe('gsa-bridge run checks the API credentials at start', () => {
   it('GSA unreachable: a warning, and the sidecar keeps serving, ready by the usual rules', async () => {
     const setup = await writeSetup();
     await chmod(setup.configPath, 0o600);
-    // No emulator behind GSA's address: every connection to it is reset.
+    // Nothing listens on GSA's port.
     const sidecar = await startSidecar(setup);
     await waitForOutput(sidecar, /API credentials not checked at start: no usable answer/);
     const warnings = logLines(sidecar).filter((line) => line.level === 40);
