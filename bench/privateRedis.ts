@@ -56,11 +56,16 @@ export interface PrivateRedisOptions {
   readonly dir?: string | undefined;
   /** Told of every redis-server process started (the first, and each restart), e.g. to kill the ones a test left. */
   readonly onProcess?: ((child: ChildProcess) => void) | undefined;
+  /**
+   * Its port, for a caller that can pick one no other process is handed meanwhile (the tests take one outside the
+   * ephemeral range). @default a port free now, which another process's listen(0) could take before redis-server binds it
+   */
+  readonly port?: number | undefined;
 }
 
 /** Starts redis-server on a free port. Throws naming the cause when it is not installed or does not answer. */
 export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   if (port === 6379) throw new Error('refusing port 6379: the machine Redis is there');
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'gsa-bridge-bench-redis-')));

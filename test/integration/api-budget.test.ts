@@ -7,6 +7,7 @@ import { worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const SERVER_ID = 4711;
@@ -22,7 +23,7 @@ afterEach(async () => {
 
 /** Polls with setImmediate, which these fake timers leave alone, so real socket I/O can finish. */
 async function waitForRealIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
     await new Promise((resolve) => setImmediate(resolve));

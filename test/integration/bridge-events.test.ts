@@ -11,8 +11,9 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
-import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
+import { modListenerPort } from '../fixtures/sidecarHarness.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -50,18 +51,19 @@ function record(events: BridgeEvents): Recorded {
 }
 
 async function start(events?: BridgeEvents, dataDir?: string): Promise<ModSocket> {
-  const port = await freePort();
   const config = parseConfig(
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
-      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
+      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
       reviews: { dataDir: dataDir ?? (await tempDir('events')), cooldownMs: 0 },
+      // A first lookup decides the verdict (source "service") on a busy machine too, not the deadline's policy.
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS },
     },
     {},
   );
   const sidecar = await startSidecar(config, { logger: silentLogger(), events });
   sidecars.push(sidecar);
-  const socket = await connectMod(`ws://127.0.0.1:${port}/`, TOKEN);
+  const socket = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
   sockets.push(socket);
   await socket.waitFor((frame) => frame.type === 'welcome');
   return socket;
@@ -140,7 +142,7 @@ describe('bridge events', () => {
       await start(events, dataDir);
       await vi.waitFor(() => {
         expect(recorded.review).toContainEqual({ server: SERVER, review: id, result: 'delivered' });
-      }, { timeout: 8000, interval: 10 });
+      }, { timeout: patientMs(8000), interval: 10 });
       expect(recorded.reviewResent).toEqual([{ server: SERVER, review: id }]);
       expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
       expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_resent_after_restart_total 1$/m);

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 
@@ -44,7 +45,7 @@ async function start(mute: Record<string, unknown> = {}): Promise<Rig> {
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', id: 'mod', port: 0, token: TOKEN }] }],
-      mute: { decisionTimeoutMs: 2_000, ...mute },
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...mute },
       reviews: { dataDir: await tempDir('chat-channels') },
     },
     {},

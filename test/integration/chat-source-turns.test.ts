@@ -20,6 +20,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const FLOODED = 'flooded-server';
 const QUIET = 'quiet-server';
@@ -39,7 +40,7 @@ afterEach(async () => {
 
 /** Polls with setImmediate (left real by these fake timers), so real socket I/O can finish; fails after 20 s of real time. */
 async function waitForRealIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
+  const deadline = performance.now() + patientMs(20_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within 20 s of real time`);
     await new Promise((resolve) => setImmediate(resolve));

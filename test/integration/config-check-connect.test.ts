@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -50,9 +50,9 @@ async function writeConfig(name: string, overrides: { secret?: string; servers?:
   const path = join(dir, name);
   const config = {
     api: { baseUrl: emulator.url, clientId: 'connect-client', clientSecret: overrides.secret ?? SECRET, timeoutMs: 3000, rateLimit: overrides.rateLimit ?? {} },
-    servers: overrides.servers ?? [{ name: SERVER, adapters: [{ type: 'websocket', port: await freePort(), token: 'connect-token-0000' }] }],
+    servers: overrides.servers ?? [{ name: SERVER, adapters: [{ type: 'websocket', port: await unclaimedPort(), token: 'connect-token-0000' }] }],
     reviews: { dataDir: 'data' },
-    http: overrides.http ?? { port: await freePort() },
+    http: overrides.http ?? { port: await unclaimedPort() },
   };
   await writeFile(path, JSON.stringify(config), { mode: 0o600 });
   return path;
@@ -167,7 +167,7 @@ describe('config check --connect', () => {
   });
 
   it('an RCON adapter is logged in to: a port nobody listens on FAILs with what to check, exit 1 (config-check-rcon.test.ts has the rest)', async () => {
-    const port = await freePort();
+    const port = await unclaimedPort();
     const path = await writeConfig('rcon.json', {
       servers: [{ name: SERVER, adapters: [{ type: 'rcon', profile: 'ark', port, password: 'rcon-secret-55aa' }] }],
     });

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks } from '../fixtures/fakeSourceRconServer.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
@@ -66,7 +66,7 @@ async function check(adapters: unknown[]): Promise<Run> {
     api: { baseUrl: emulator.url, clientId: 'rcon-check-client', clientSecret: API_SECRET, timeoutMs: 3000 },
     servers: [{ name: SERVER, adapters }],
     reviews: { dataDir: 'data' },
-    http: { port: await freePort() },
+    http: { port: await unclaimedPort() },
   };
   await writeFile(path, JSON.stringify(config), { mode: 0o600 });
   const child = spawn(process.execPath, [BIN, 'config', 'check', '--config', path, '--connect'], {
@@ -145,7 +145,7 @@ describe('config check --connect: RCON adapters', () => {
 
   it('ARK silent on a wrong password, and a port nobody listens on: both FAIL with what to check', async () => {
     const ark = await sourceFake('ark');
-    const deadPort = await freePort();
+    const deadPort = await unclaimedPort();
     const run = await check([
       { type: 'rcon', id: 'ark-wrong', profile: 'ark', port: ark.port, password: WRONG_PASSWORD },
       { type: 'rcon', id: 'ark-down', profile: 'ark', port: deadPort, password: PASSWORD },

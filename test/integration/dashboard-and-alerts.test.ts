@@ -32,10 +32,10 @@ function opsUrl(sidecar: SidecarProcess): string {
 /** A real sidecar's /metrics after traffic that moves every series the shipped files read. */
 async function scrapeAfterTraffic(): Promise<string> {
   const setup = await writeSetup();
-  const gsa = await startGsa(setup.gsaPort);
+  const gsa = await startGsa(setup);
   gsa.mute(SERVER, MALLORY, 'muted for spam');
   const sidecar = await startSidecar(setup);
-  const mod = await connect(setup);
+  const mod = await connect(sidecar);
   mod.send({ type: 'chat', id: 'c1', player: { steam_id: ALICE }, channel: 'global', text: 'hello' });
   await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c1');
   mod.send({ type: 'chat', id: 'c2', player: { steam_id: MALLORY }, channel: 'global', text: 'spam' });

@@ -1,12 +1,13 @@
 // The service client against the project's own emulator over real loopback HTTP.
 import { inspect } from 'node:util';
 import { failureOf } from '../fixtures/failureOf.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const SERVER_ID = 4711;
@@ -198,7 +199,7 @@ describe('error codes', () => {
   });
 
   it('network when nothing listens, timeout when the answer is late', async () => {
-    const port = await freePort();
+    const port = await unclaimedPort();
     const unreachable = makeClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { retries: 0 } });
     expect(await failureOf(unreachable.checkMuted(SERVER, { steamId: ALICE }))).toMatchObject({ code: 'network', maybeProcessed: false });
 
@@ -417,7 +418,7 @@ async function settleRealIo(): Promise<void> {
 
 /** Polls with setImmediate, which fake timers leave alone, so real socket I/O can finish. */
 async function waitForRealIo(condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + 5000;
+  const deadline = performance.now() + patientMs(5000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error('condition not reached within 5 s of real time');
     await new Promise((resolve) => setImmediate(resolve));

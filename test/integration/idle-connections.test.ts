@@ -9,6 +9,7 @@ import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { createLogger } from '../../src/log/logger.js';
 import { connectMod } from '../fixtures/modSocket.js';
 import { HARNESS_SERVER, startSidecarHarness } from '../fixtures/sidecarHarness.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const TOKEN = 'idle-connections-token-0123456789';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -97,7 +98,7 @@ describe('the handshake deadline', () => {
     const halfSent = await rawSocket(port);
     halfSent.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n');
     // node:http answers 408 before closing: the deadline, not anything else, closed them.
-    await within(Promise.all([silent.closed, halfSent.closed]), 10_000, 'closing both sockets');
+    await within(Promise.all([silent.closed, halfSent.closed]), patientMs(10_000), 'closing both sockets');
     expect(silent.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(halfSent.received()).toMatch(/^HTTP\/1\.1 408 /);
 
@@ -122,14 +123,14 @@ describe('the bound on unauthenticated connections', () => {
     const sockets: RawSocket[] = [];
     for (let index = 0; index < 200; index++) sockets.push(await rawSocket(port));
     // The oldest were closed to make room for the newer ones.
-    await within(Promise.all(sockets.slice(0, 200 - max).map((raw) => raw.closed)), 10_000, 'closing the oldest idle sockets');
+    await within(Promise.all(sockets.slice(0, 200 - max).map((raw) => raw.closed)), patientMs(10_000), 'closing the oldest idle sockets');
     expect(adapter.unauthenticatedConnectionCount).toBe(max);
 
     // The bound is full of idle sockets: the mod's connection pushes the oldest out and upgrades.
     const mod = await connectMod(url, TOKEN);
     cleanups.push(() => mod.close());
     await mod.waitFor((frame) => frame.type === 'welcome');
-    await within(sockets[200 - max]!.closed, 10_000, 'closing the oldest idle socket for the mod');
+    await within(sockets[200 - max]!.closed, patientMs(10_000), 'closing the oldest idle socket for the mod');
     expect(adapter.unauthenticatedConnectionCount).toBe(max - 1);
     expect(adapter.connectionCount).toBe(1);
 

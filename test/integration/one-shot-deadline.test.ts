@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnOnTerminal, type TerminalProcess } from '../fixtures/pseudoTerminal.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
 const STEAM = '76561198000000001';
@@ -76,7 +77,7 @@ describe('one-shot commands against a hung service', () => {
     expect(result.stderr).toBe('error (timeout): mute check: no answer within 1 s (--timeout SECONDS), 1 attempt; gave up\n');
     expect(requests).toBe(before + 1);
     // Generous: the process start and teardown on a loaded machine; the old behaviour took about 44 s.
-    expect(result.elapsedMs).toBeLessThan(15_000);
+    expect(result.elapsedMs).toBeLessThan(patientMs(15_000, 44_000));
   });
 
   it('server restart says the action may have run anyway', async () => {

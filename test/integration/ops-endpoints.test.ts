@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import type { SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { waitForOutput } from '../fixtures/sidecarProcess.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const CLIENT_SECRET = 'ops-endpoints-client-secret';
@@ -28,7 +29,7 @@ function opsUrl(sidecar: SidecarProcess): string {
 
 /** The harness's listener has no `id` in the config: it is derived from server, type and port. */
 function adapterId(setup: ProcessSetup): string {
-  return `${SERVER}-websocket-${String(setup.modPort)}`;
+  return setup.modAdapterId;
 }
 
 async function get(url: string, init: RequestInit = {}): Promise<{ status: number; type: string | null; body: string }> {
@@ -50,7 +51,7 @@ async function editConfig(setup: ProcessSetup, edit: (config: Record<string, Rec
 describe('operations endpoints of gsa-bridge run', () => {
   it('listens on a free port for http.port 0, logs it, and answers /healthz, /readyz, /metrics; 404 and 405 otherwise', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
 
@@ -74,12 +75,12 @@ describe('operations endpoints of gsa-bridge run', () => {
 
   it('moves the metrics after a chat line and a review', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
     // The credentials check at start is one mute lookup of the budget too: counted below.
     await waitForOutput(sidecar, /API credentials accepted by/);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
 
     mod.send({ type: 'chat', id: 'c1', player: { steam_id: ALICE }, channel: 'global', text: 'hello' });
     await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c1');
@@ -109,11 +110,11 @@ describe('operations endpoints of gsa-bridge run', () => {
     await editConfig(setup, (config) => {
       config.api!.clientSecret = 'not-the-secret-gsa-knows';
     });
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
     // No player needs to speak: run checks the credentials at start (run-credentials-check.test.ts has the rest).
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + patientMs(10_000);
     let answer = await get(`${url}/readyz`);
     while (answer.status === 200 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -133,7 +134,7 @@ describe('operations endpoints of gsa-bridge run', () => {
     // No GSA: the review stays pending on disk.
     const sidecar = await startSidecar(setup);
     const url = opsUrl(sidecar);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 4, comment: 'Kept through a stop' });
     await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
     expect(metric((await get(`${url}/metrics`)).body, 'gsa_bridge_outbox_pending')).toBe(1);
@@ -141,8 +142,9 @@ describe('operations endpoints of gsa-bridge run', () => {
     const signalledAt = Date.now();
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
-    // The contract's budget, not a performance bound.
-    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    // The contract's budget, not a performance bound (the process's own stop deadline is 9 s), stretched on a busy
+    // machine, where the child's shutdown can wait seconds for a core.
+    expect(Date.now() - signalledAt).toBeLessThan(patientMs(10_000));
     const journal = await readFile(join(setup.dataDir, 'reviews.jsonl'), 'utf8');
     expect(journal).toContain('Kept through a stop');
     expect(sidecar.output()).toMatch(/"msg":"stopped"/);
@@ -158,13 +160,13 @@ describe('operations endpoints of gsa-bridge run', () => {
     await editConfig(setup, (config) => {
       config.api!.timeoutMs = 30_000;
     });
-    const gsa = await startGsa(setup.gsaPort);
+    const gsa = await startGsa(setup);
     gsa.injectFault({ kind: 'latency', ms: 60_000, endpoint: 'review', count: Infinity });
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 4, comment: 'In flight at the stop' });
     await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + patientMs(10_000);
     while (!gsa.calls.some((call) => call.endpoint === 'review') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
     sidecar.child.kill('SIGTERM');

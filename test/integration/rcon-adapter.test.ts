@@ -16,6 +16,7 @@ import { HostEventLog } from '../../src/ops/hostEvents.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -56,7 +57,7 @@ async function startRig(adapter: Record<string, unknown>, extra: { mute?: Record
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'rcon', id: 'game', password: PASSWORD, pollChatMs: 20, pollPlayersMs: 50, ...adapter }] }],
-      mute: { decisionTimeoutMs: 2_000, ...extra.mute },
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...extra.mute },
       reviews: { dataDir: await tempDir('rcon-adapter'), cooldownMs: 0, ...extra.reviews },
     },
     {},
@@ -74,7 +75,7 @@ function withReviews(sidecar: Sidecar, reviews: Record<string, unknown>): Bridge
   return { ...sidecar.config, reviews: { ...sidecar.config.reviews, ...reviews } };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = patientMs(10_000)): Promise<void> {
   // performance.now: the cooldown tests fake Date.
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
@@ -85,7 +86,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 
 /** Waits on setImmediate (which these fake timers leave real), so socket I/O can finish while fake time stands still. */
 async function untilIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
     await new Promise((resolve) => setImmediate(resolve));

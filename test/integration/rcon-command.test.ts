@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gsa-bridge.js', import.meta.url));
@@ -96,7 +96,7 @@ describe('gsa-bridge rcon: answers', () => {
     const fake = await sourceFake('ark');
     const path = await writeConfig([
       { type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD },
-      { type: 'rcon', profile: 'ark', port: await freePort(), password: PASSWORD },
+      { type: 'rcon', profile: 'ark', port: await unclaimedPort(), password: PASSWORD },
     ]);
     const run = await rcon(['--config', path, '--server', SERVER, '--adapter', 'ark-main', '--', 'ServerChatTo', '"76561198000000001"', 'hi | there;', '--help']);
     expect(run.code).toBe(0);
@@ -190,8 +190,8 @@ describe('gsa-bridge rcon: failures exit 1 with what to check, and never the pas
   });
 
   it('an unreachable port: one line naming host and port to check (Source at once, Rust after its bound)', async () => {
-    const arkPort = await freePort();
-    const rustPort = await freePort();
+    const arkPort = await unclaimedPort();
+    const rustPort = await unclaimedPort();
     const path = await writeConfig([
       { type: 'rcon', id: 'ark-down', profile: 'ark', port: arkPort, password: PASSWORD },
       { type: 'rcon', id: 'rust-down', profile: 'rust', port: rustPort, password: PASSWORD, commandTimeoutMs: 1000 },
@@ -224,7 +224,7 @@ describe('gsa-bridge rcon: usage errors exit 2 and contact nothing', () => {
   it('several rcon adapters and no --adapter: the ids are listed; an unknown or non-rcon id is refused', async () => {
     const fake = await sourceFake('ark');
     const path = await writeConfig([
-      { type: 'websocket', id: 'ws-main', port: await freePort(), token: 'rcon-test-token-0000' },
+      { type: 'websocket', id: 'ws-main', port: await unclaimedPort(), token: 'rcon-test-token-0000' },
       { type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: PASSWORD },
       { type: 'rcon', profile: 'ark', port: 27020, password: PASSWORD },
     ]);

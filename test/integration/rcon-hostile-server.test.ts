@@ -14,6 +14,7 @@ import { WebRconClient, type WebRconClientOptions } from '../../adapters/rcon/we
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeSourceRconServerOptions } from '../fixtures/fakeSourceRconServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const PASSWORD = 'hunter2-Secret';
 const LABEL = 'game-rcon';
@@ -82,7 +83,7 @@ function jsonLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] }
 
 /** Polls with setImmediate (fake timers leave it alone), so real socket I/O can finish; 10 s of real time at most. */
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
     await new Promise((resolve) => setImmediate(resolve));

@@ -9,6 +9,7 @@ import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer } from '../fixtures/fakeSourceRconServer.js';
 import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const CLIENT_SECRET = 'client-secret-rcon-5ea1';
@@ -21,7 +22,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function until(condition: () => boolean, what: string, sidecar: SidecarProcess, timeoutMs = 15_000): Promise<void> {
+async function until(condition: () => boolean, what: string, sidecar: SidecarProcess, timeoutMs = patientMs(15_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${sidecar.output()}`);
@@ -68,7 +69,7 @@ describe('gsa-bridge run with an rcon adapter', () => {
     expect(await fake.connectionsSoFar()).toBe(1);
     expect(sidecar.output()).not.toContain(PASSWORD);
     expect(sidecar.output()).toContain('squad-main');
-  }, 40_000);
+  }, patientMs(40_000));
 
   it('a Rust adapter with a wrong password: one error line, naming the key once and the adapter once', async () => {
     const emulator = await GsaEmulator.start({ clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
@@ -99,5 +100,5 @@ describe('gsa-bridge run with an rcon adapter', () => {
     expect(message.match(/check /g)).toHaveLength(1);
     expect(message).toContain(`check "password" of adapter rust-main against the server's rcon.password.`);
     expect(sidecar.output()).not.toContain('rcon-wrong-password-2b');
-  }, 40_000);
+  }, patientMs(40_000));
 });

@@ -16,6 +16,7 @@ import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { GSA_WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from '../../src/gsa/webhookSpacing.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SECRET = 'redis-webhook-spacing-secret-42';
 const CLIENT_ID = 'spacing-client-id-7';
@@ -83,7 +84,7 @@ async function field(client: Redis, key: string, name: string): Promise<number |
   return value === null ? undefined : Number(value);
 }
 
-async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function until(what: string, condition: () => Promise<boolean>, timeoutMs = patientMs(10_000)): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`gave up waiting: ${what}`);
@@ -103,7 +104,7 @@ function leaseHeldBlocking(port: number, name: string): boolean {
   const script = `
     const socket = require('node:net').connect(${String(port)}, '127.0.0.1', () => socket.write('*3\\r\\n${command}'));
     socket.on('data', (data) => { process.stdout.write(String(data)); socket.end(); });`;
-  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  const { stdout } = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: patientMs(10_000) });
   return stdout.startsWith(':1');
 }
 
@@ -320,18 +321,22 @@ describeWithRedis('webhook spacing shared on Redis', () => {
 
   it('a lease Redis granted while this sidecar\u2019s loop was busy past the timeout is taken, not mistaken for Redis being away', async () => {
     redis = await startRedis();
-    const a = await sidecar(redis.url, { spacingMs: 100, commandTimeoutMs: 100 });
+    // Short enough to be long overdue once the loop is free, long enough that no other command of this sidecar (the
+    // first claim's NOSCRIPT and EVAL, a release) runs out of it on a busy machine.
+    const commandTimeoutMs = patientMs(300);
+    const a = await sidecar(redis.url, { spacingMs: 100, commandTimeoutMs });
     // The script is loaded (NOSCRIPT, then EVAL, on the first claim): from then on one round trip per claim.
     (await turnOf(a.spacing, '4711/start')).release();
+    await untilShared(a.spacing);
     const turn = turnOf(a.spacing, '4711/restart');
     // The claim is written at the end of this tick; then the loop is blocked until Redis holds the lease and the
     // timeout is long overdue, as when a burst of chat keeps the sidecar busy.
     await new Promise((resolve) => setImmediate(resolve));
     const blockedFrom = performance.now();
     let held = false;
-    while (!held || performance.now() - blockedFrom < 300) {
+    while (!held || performance.now() - blockedFrom < commandTimeoutMs + 200) {
       if (!held) held = leaseHeldBlocking(redis.port, webhookKeyName('4711/restart'));
-      if (performance.now() - blockedFrom > 10_000) throw new Error('Redis did not grant the lease within 10 s');
+      if (performance.now() - blockedFrom > patientMs(10_000)) throw new Error('Redis did not grant the lease in time');
     }
     await turn;
     expect(a.spacing.shared).toBe(true);

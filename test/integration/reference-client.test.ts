@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ModClient, ModClientError, type ModClientOptions, type MuteChange } from '../../adapters/websocket/referenceClient.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
 import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
+import { patientMs } from '../fixtures/patience.js';
 
 function startHarness(): Promise<SidecarHarness> {
   return startSidecarHarness((stop) => cleanups.push(stop), { allowActions: ['restart', 'update'] });
@@ -69,7 +70,7 @@ async function startProxy(targetPort: number): Promise<{ port: number; cut: () =
   };
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = patientMs(5_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -173,7 +174,7 @@ describe('ModClient', () => {
     await client.connected();
     const roundTrip = await client.ping();
     expect(roundTrip).toBeGreaterThanOrEqual(0);
-    expect(roundTrip).toBeLessThan(1_000);
+    expect(roundTrip).toBeLessThan(patientMs(1_000));
   });
 
   it('calls onMuteChanged when the sidecar pushes a change', async () => {

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectMod } from '../fixtures/modSocket.js';
 import { HARNESS_TOKEN, startSidecarHarness } from '../fixtures/sidecarHarness.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const STEAM = '76561198000000001';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -31,7 +32,7 @@ describe('review cooldown', () => {
     for (const frame of refused) expect(frame).toMatchObject({ code: 'rate_limited' });
     await vi.waitFor(() => {
       expect(sidecar.outbox.pending).toBe(0);
-    }, { timeout: 10_000, interval: 10 });
+    }, { timeout: patientMs(10_000), interval: 10 });
     expect(emulator.reviews).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import { readOutboxContents } from '../../src/bridge/reviewJournal.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const DIST = fileURLToPath(new URL('../../dist', import.meta.url));
@@ -39,7 +40,7 @@ describe('a review that never left', () => {
     const { stdout } = await promisify(execFile)(
       'prlimit',
       ['--nofile=256', process.execPath, CHILD, DIST, dataDir, emulator.url, emulator.clientId, emulator.clientSecret, SERVER],
-      { timeout: 20_000 },
+      { timeout: patientMs(20_000) },
     );
     const report = JSON.parse(stdout) as ChildReport;
     expect(report.exhausted).toBe(true);

@@ -15,7 +15,8 @@ import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/em
 import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gsa/index.js';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { createLogger } from '../../src/log/logger.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const ALICE: PlayerIdentity = { steamId: '76561198000000001', name: 'Alice' };
@@ -23,7 +24,7 @@ const BOB: PlayerIdentity = { steamId: '76561198000000002', name: 'Bob' };
 const EVE: PlayerIdentity = { eosId: '0123456789abcdef0123456789abcdef', name: 'Eve' };
 const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const WAIT = { timeout: 8000, interval: 10 };
+const WAIT = { timeout: patientMs(8000), interval: 10 };
 
 let emulator: GsaEmulator;
 const clients: GsaClient[] = [];
@@ -346,7 +347,7 @@ describe('GSA unreachable', () => {
 
   it('replays reviews accepted while GSA was unreachable after a restart, oldest first, exactly once', async () => {
     const dir = await dataDir();
-    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await unclaimedPort()}` });
     const first = await openOutbox(dir, { client: offline });
     const queued: OutboxReview[] = [];
     for (const n of [1, 2, 3, 4, 5]) queued.push(await first.outbox.enqueue(review(n, { origin: { adapter: 'websocket', ref: `conn-${n}` } })));
@@ -748,7 +749,7 @@ describe('damaged journals', () => {
 describe('compaction', () => {
   it('rewrites the journal to the pending reviews once enough finished, and those survive it', async () => {
     const dir = await dataDir();
-    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await unclaimedPort()}` });
     const online = makeClient();
     // Reviews for 'elsewhere' go to a port nobody listens on, so they stay pending while the others finish.
     const { outbox, results, log } = await openOutbox(dir, {
@@ -812,7 +813,7 @@ describe('compaction', () => {
       { v: 1, op: 'accepted', id: second.id, at: second.queuedAt, server: SERVER, player: { eos_id: EVE.eosId } },
     ]);
 
-    const reopened = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, client: makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` }) });
+    const reopened = await openOutbox(dir, { retainAcceptedMs: 60_000, clock, client: makeClient({ baseUrl: `http://127.0.0.1:${await unclaimedPort()}` }) });
     expect(reopened.outbox.accepted.map((accepted) => [accepted.id, accepted.player, accepted.at])).toEqual([
       [first.id, { steamId: ALICE.steamId }, first.queuedAt],
       [second.id, { eosId: EVE.eosId }, second.queuedAt],
@@ -875,7 +876,7 @@ describe('group commit', () => {
     const commits = log.containing('journal: committed');
     expect(commits.reduce((sum, line) => sum + (line.records as number), 0)).toBe(300);
     expect(commits.length).toBeLessThan(10);
-    expect(elapsedMs).toBeLessThan(5000);
+    expect(elapsedMs).toBeLessThan(patientMs(5000));
   });
 });
 
@@ -1079,7 +1080,7 @@ describe('a restart after a send in flight', () => {
 
   it('does not count a review whose last attempt surely did not leave', async () => {
     const dir = await dataDir();
-    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const offline = makeClient({ baseUrl: `http://127.0.0.1:${await unclaimedPort()}` });
     const first = await openOutbox(dir, { client: offline, retryMinDelayMs: 60_000, retryMaxDelayMs: 60_000 });
     await first.outbox.enqueue(review(1));
     first.outbox.start();

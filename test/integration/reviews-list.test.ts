@@ -13,11 +13,12 @@ import { GsaClient } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { tempDir } from '../fixtures/tempDir.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const ALICE = '76561198000000001';
 const BOB = '76561198000000002';
-const WAIT = { timeout: 8000, interval: 10 };
+const WAIT = { timeout: patientMs(8000), interval: 10 };
 
 /** The real CLI entry, in-process, with an empty environment. */
 const cli = runCliInProcess;

@@ -11,6 +11,7 @@ import type { ModSocket } from '../fixtures/modSocket.js';
 import { AS_NOBODY, NEW_NETWORK_NAMESPACE, networkNamespaceUnavailable, spawnSquatter } from '../fixtures/lockProcess.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mod-token-lock-4b1d';
@@ -32,7 +33,7 @@ async function review(mod: ModSocket, id: string, steamId: string, comment: stri
   return mod.waitFor((frame) => frame.id === id && (frame.type === 'review.queued' || frame.type === 'error'));
 }
 
-async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -63,11 +64,11 @@ async function listed(setup: ProcessSetup, ...args: string[]): Promise<ListedRev
 describe('one sidecar per data directory', () => {
   it('refuses a second run on the same directory at once, naming it and the holder, and changes nothing', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
     expect(first.output()).toContain(`data directory ${setup.dataDir} locked`);
     expect(first.output()).toContain(`review outbox: ${setup.dataDir} (`);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     for (let index = 0; index < 3; index++) expect(await review(mod, `a${index}`, `7656119800000001${index}`, `kept ${index}`)).toMatchObject({ type: 'review.queued' });
     await waitUntil(() => emulator.reviews.length === 3, 'three deliveries');
     // Mostly finished records: a journal the old code compacted (renamed over) on open.
@@ -86,13 +87,13 @@ describe('one sidecar per data directory', () => {
     // The first one still appends to the file on disk, not to a deleted inode.
     expect(await review(mod, 'after', BOB, 'still durable')).toMatchObject({ type: 'review.queued' });
     expect(await readFile(journal, 'utf8')).toContain('still durable');
-  }, 30_000);
+  }, patientMs(30_000));
 
   it.skipIf(noNamespace !== undefined)('refuses a second run from another network namespace (a second container on the same volume)', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'n1', ALICE, 'before the second run')).toMatchObject({ type: 'review.queued' });
     const journal = join(setup.dataDir, 'reviews.jsonl');
     await waitUntil(() => emulator.reviews.length === 1, 'the delivery');
@@ -107,7 +108,7 @@ describe('one sidecar per data directory', () => {
     expect(second.output()).toContain(`the data directory ${setup.dataDir} is in use by another gsa-bridge (pid ${first.child.pid ?? 0}, host ${hostname()}, version ${VERSION},`);
     expect((await stat(journal)).ino).toBe(before.inode);
     expect(await readFile(journal)).toEqual(before.bytes);
-  }, 30_000);
+  }, patientMs(30_000));
 
   it.skipIf(!canSquatAsNobody)('is not kept from its directory by nobody squatting the old abstract socket name, nor does retry ask them', async () => {
     const setup = await writeSetup();
@@ -115,10 +116,10 @@ describe('one sidecar per data directory', () => {
     const squatter = spawnSquatter(createHash('sha256').update(await realpath(setup.dataDir)).digest('hex'), AS_NOBODY);
     expect(await squatter.next('bound')).toEqual({ event: 'bound', uid: 65534 });
 
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
     const [dead] = await listed(setup);
@@ -133,31 +134,31 @@ describe('one sidecar per data directory', () => {
     expect(retried).toMatchObject({ code: 0, stdout: `re-queued ${dead!.id}\n` });
     expect(retried.stderr).toContain(`by the running sidecar (pid ${first.child.pid ?? 0}, host ${hostname()},`);
     expect(squatter.events.filter((event) => event.event === 'request')).toEqual([]);
-  }, 30_000);
+  }, patientMs(30_000));
 
   it('starts again at once after SIGKILL: no stale lock to clean by hand', async () => {
     const setup = await writeSetup();
     const first = await startSidecar(setup); // GSA down: the review stays pending
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'k', ALICE, 'survives kill -9')).toMatchObject({ type: 'review.queued' });
     first.child.kill('SIGKILL');
     await first.exited();
     await mod.close();
 
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const second = await startSidecar(setup);
     expect(second.output()).toContain(`data directory ${setup.dataDir} locked`);
     await waitUntil(() => emulator.reviews.length === 1, 'the pending review delivered');
     expect(emulator.reviews[0]).toMatchObject({ comment: 'survives kill -9' });
-  }, 30_000);
+  }, patientMs(30_000));
 });
 
 describe('the review cooldown', () => {
   it('holds across SIGKILL and restart, and across SIGHUP', async () => {
     const setup = await writeSetup({ cooldownMs: 600_000 });
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const first = await startSidecar(setup);
-    let mod = await connect(setup);
+    let mod = await connect(first);
     expect(await review(mod, 'r1', ALICE, 'first')).toMatchObject({ type: 'review.queued' });
     await waitUntil(() => emulator.reviews.length === 1, 'the review delivered');
     // Killed only once `delivered` is on disk: a kill before that re-sends it by design (reviewJournal.ts).
@@ -167,27 +168,27 @@ describe('the review cooldown', () => {
     await first.exited();
     await mod.close();
     const second = await startSidecar(setup);
-    mod = await connect(setup);
+    mod = await connect(second);
     expect(await review(mod, 'r2', ALICE, 'again after restart')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(await review(mod, 'r3', BOB, 'another player')).toMatchObject({ type: 'review.queued' });
 
     second.child.kill('SIGHUP');
     await waitUntil(() => (second.output().match(/gsa-bridge running/g)?.length ?? 0) === 2, 'the reload');
     await mod.close();
-    mod = await connect(setup);
+    mod = await connect(second);
     expect(await review(mod, 'r4', ALICE, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(await review(mod, 'r5', BOB, 'again after reload')).toMatchObject({ type: 'error', code: 'rate_limited' });
     expect(emulator.reviews.map((stored) => stored.comment).sort()).toEqual(['another player', 'first']);
-  }, 30_000);
+  }, patientMs(30_000));
 });
 
 describe('gsa-bridge reviews', () => {
   it('lists dead and unconfirmed reviews and re-queues chosen ones, without a sidecar and through a running one', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     emulator.setIneligible(SERVER, BOB, 'Play 2 hours before reviewing.');
     const first = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(first);
     expect(await review(mod, 'dead1', BOB, 'refused for now')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'dead1' && frame.type === 'review.result');
     emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
@@ -235,15 +236,15 @@ describe('gsa-bridge reviews', () => {
     await startSidecar(setup);
     await waitUntil(async () => (await listed(setup)).length === 0, 'the unconfirmed review delivered on the next run');
     expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['refused for now', 'did it arrive?']);
-  }, 40_000);
+  }, patientMs(40_000));
 
   it('lists a review whose letter could not be written under its fate, from the journal, until the sidecar writes the letter', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     // unconfirmed.jsonl cannot be opened for writing, even by root: a directory stands where the file goes.
     await mkdir(join(setup.dataDir, 'unconfirmed.jsonl'), { recursive: true });
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     emulator.injectFault({ kind: 'drop', afterProcessing: true, endpoint: 'review' });
     expect(await review(mod, 'held1', ALICE, 'letter blocked')).toMatchObject({ type: 'review.queued' });
     await mod.waitFor((frame) => frame.id === 'held1' && frame.type === 'review.result');
@@ -262,7 +263,7 @@ describe('gsa-bridge reviews', () => {
     expect(row).toMatchObject({ state: 'unconfirmed', comment: 'letter blocked' });
     expect(row?.held).toBeUndefined();
     expect(emulator.reviews).toHaveLength(1);
-  }, 40_000);
+  }, patientMs(40_000));
 
   it.runIf(process.getuid?.() === 0)('refuses to write a directory another user owns while no sidecar runs (files would become root\'s)', async () => {
     const setup = await writeSetup();

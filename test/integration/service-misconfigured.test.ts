@@ -15,8 +15,9 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const TOKEN = 'misconfigured-test-token';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -70,7 +71,7 @@ async function chatMany(mod: ModSocket, count: number): Promise<void> {
 }
 
 async function waitForLine(lines: Line[], predicate: (line: Line) => boolean): Promise<Line> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + patientMs(10_000);
   for (;;) {
     const found = lines.find(predicate);
     if (found !== undefined) return found;
@@ -118,7 +119,7 @@ describe('a sidecar whose setup GSA refuses', () => {
 
 describe('GSA unreachable', () => {
   it('is one warning for many failed checks and their retries, not one line per retry', async () => {
-    const closed = await freePort();
+    const closed = await unclaimedPort();
     const { mod, lines, sidecar } = await setUp({ secret: 'demo-secret', serverName: 'ovddykvbs', baseUrl: `http://127.0.0.1:${closed}`, retries: 2 });
     await chatMany(mod, 10);
     // 10 checks × 3 attempts, all refused at the connection.

@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';
 const REQUESTS = 20;
@@ -44,7 +45,7 @@ function countRequestsOnTheWire(): () => number {
 
 /** Real I/O runs (setImmediate is not faked) until `condition`, within 10 s of real time. */
 async function waitForRealIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
     await new Promise((resolve) => setImmediate(resolve));

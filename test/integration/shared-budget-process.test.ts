@@ -15,7 +15,7 @@
 // Redis-down test gives its sidecars 2,600 ms, the guard they have at full scale, so its fallback counts are judged
 // at the scale the product is built for.
 import { performance } from 'node:perf_hooks';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import type { RecordedCall } from '../../src/gsa/emulator/state.js';
@@ -24,6 +24,7 @@ import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { countsPerWindow, isCallOf, maxInAnyWindow, useMultiNodeHarness, waitUntil, type NodeServer, type SidecarNode } from '../fixtures/multiNodeHarness.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const REQUESTS = 20;
 /** The service's window, enforced by the emulator on arrival. */
@@ -44,7 +45,7 @@ const SERVERS: readonly NodeServer[] = [
 ];
 const CLIENT_ID = 'multi-node-client';
 /** Three process starts on a loaded machine and several windows of 3 s: each test takes 5 to 20 s. */
-const TEST_TIMEOUT_MS = 60_000;
+const TEST_TIMEOUT_MS = patientMs(60_000);
 const WARNING = /^shared API budget: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 cannot be reached \(.+\); this sidecar keeps floor\(20\/3\) = 6 calls per window on its own until it is back$/;
 const BACK = /^shared API budget: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 is back; sharing the budget again$/;
 
@@ -91,7 +92,15 @@ async function startAll(label: string, intervalMs = INTERVAL_MS, maxRetryAfterMs
     label: prefix,
     maxRetryAfterMsOf,
   });
-  for (const node of nodes) expect(await node.metric('gsa_bridge_budget_shared')).toBe(1);
+  // Sharing once each has its Redis connection, which on a busy machine can come after it logged that it runs.
+  for (const node of nodes) {
+    await vi.waitFor(
+      async () => {
+        expect(await node.metric('gsa_bridge_budget_shared')).toBe(1);
+      },
+      { timeout: patientMs(10_000), interval: 50 },
+    );
+  }
   explainFailure = () => {
     for (const node of nodes) console.info(`${node.server.name} logged: ${JSON.stringify(node.logMessages(/Redis|budget|webhook/))}`);
     const t0 = emulator.calls[0]?.at ?? 0;

@@ -6,8 +6,9 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
-import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
+import { modListenerPort } from '../fixtures/sidecarHarness.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -31,7 +32,6 @@ afterAll(async () => {
 });
 
 async function start(overrides: { mute?: Record<string, unknown>; rateLimit?: Record<string, unknown>; service?: GsaEmulator } = {}): Promise<ModSocket> {
-  const port = await freePort();
   const service = overrides.service ?? emulator;
   const config = parseConfig(
     {
@@ -42,15 +42,16 @@ async function start(overrides: { mute?: Record<string, unknown>; rateLimit?: Re
         retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 },
         ...(overrides.rateLimit === undefined ? {} : { rateLimit: overrides.rateLimit }),
       },
-      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port, token: TOKEN }] }],
-      mute: overrides.mute ?? {},
+      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
+      // Verdicts that need the service wait for it, unless a test sets the deadline it is about.
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...overrides.mute },
       reviews: { dataDir: await tempDir('gating') },
     },
     {},
   );
   const sidecar = await startSidecar(config, { logger: silentLogger() });
   sidecars.push(sidecar);
-  const socket = await connectMod(`ws://127.0.0.1:${port}/`, TOKEN);
+  const socket = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
   sockets.push(socket);
   await socket.waitFor((frame) => frame.type === 'welcome');
   return socket;
@@ -60,7 +61,7 @@ function verdicts(socket: ModSocket, prefix: string): Record<string, unknown>[] 
   return socket.received.filter((frame) => frame.type === 'chat.verdict' && String(frame.id).startsWith(prefix));
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = patientMs(10_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -149,7 +150,7 @@ describe('chat gating over the mod WebSocket', () => {
 
 /** Polls with setImmediate, which these fake timers leave alone, so real socket I/O can finish. */
 async function untilRealIo(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setImmediate(resolve));

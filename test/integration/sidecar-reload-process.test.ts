@@ -5,10 +5,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { freePort } from '../fixtures/freePort.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
-import { waitForOutput } from '../fixtures/sidecarProcess.js';
+import { modListenerUrl, waitForOutput } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'reload-token-5eed';
@@ -45,17 +44,16 @@ function count(output: string, pattern: RegExp): number {
 describe('SIGHUP', () => {
   it('reloads by difference: the unchanged listener keeps its mod and its cache, an added one starts', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
     const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
     // The credentials check at start, and the chat's lookup.
     expect(muteCalls()).toBe(2);
 
-    const addedPort = await freePort();
     await editConfig(setup, (config) => {
-      config.servers[0]?.adapters.push({ type: 'websocket', id: 'second', port: addedPort, token: TOKEN });
+      config.servers[0]?.adapters.push({ type: 'websocket', id: 'second', port: 0, token: TOKEN });
       config.log.level = 'info';
       // Not applied by a reload: the operations endpoints stay where scrapers know them.
       config.http = { ...config.http, port: 1 };
@@ -72,7 +70,7 @@ describe('SIGHUP', () => {
     expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
     // Cache kept, and no new check: the api section did not change.
     expect(muteCalls()).toBe(2);
-    const second = await connectMod(`ws://127.0.0.1:${String(addedPort)}/`, TOKEN);
+    const second = await connectMod(modListenerUrl(sidecar, 'second'), TOKEN);
     try {
       await second.waitFor((frame) => frame.type === 'welcome');
     } finally {
@@ -84,9 +82,9 @@ describe('SIGHUP', () => {
 
   it('keeps the running config, and the mod connected, after an invalid file and after a reload that cannot bind', async () => {
     const setup = await writeSetup();
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     const sidecar = await startSidecar(setup);
-    const mod = await connect(setup);
+    const mod = await connect(sidecar);
     await chat(mod);
     const valid = await readFile(setup.configPath, 'utf8');
 
@@ -121,10 +119,10 @@ describe('SIGHUP', () => {
 
   it('reports settings applied in place as changes, and a reload that changed nothing as nothing', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const sidecar = await startSidecar(setup);
     await editConfig(setup, (config) => {
-      config.mute = { defaultAlert: 'Muted here: appeal on the forum.' };
+      config.mute = { ...config.mute, defaultAlert: 'Muted here: appeal on the forum.' };
       config.servers[0]!.allowActions = ['restart'];
     });
     sidecar.child.kill('SIGHUP');

@@ -12,6 +12,7 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { SidecarReloadError, startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
+import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const ALPHA = 'alpha';
@@ -52,6 +53,8 @@ function configOf(dataDir: string, servers: { name: string; adapters: AdapterEnt
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 1, maxDelayMs: 2 } },
       servers,
       reviews: { dataDir, cooldownMs: 0 },
+      // Verdicts come from the service on a busy machine too, not from the deadline's policy.
+      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS },
       ...extra,
     },
     {},
@@ -100,7 +103,7 @@ describe('Sidecar.reconfigure', () => {
     expect(muteCalls()).toBe(1);
 
     // Settings applied in place alongside: the mute policy and the allowed actions.
-    const next = configOf(dir, [{ name: ALPHA, adapters: [ws('mod'), ws('extra')] }], { mute: { decisionTimeoutMs: 400 } });
+    const next = configOf(dir, [{ name: ALPHA, adapters: [ws('mod'), ws('extra')] }], { mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS + 1 } });
     const report = await sidecar.reconfigure(next);
     expect(report).toMatchObject({ result: 'success', started: ['alpha/extra'], stopped: [], restarted: [], unchanged: ['alpha/mod'], clientReplaced: false, muteCacheCleared: false });
 
@@ -218,7 +221,7 @@ describe('Sidecar.reconfigure', () => {
           api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 1, maxDelayMs: 2 } },
           servers: [{ name: ALPHA, id: 1, adapters: [ws('mod')], ...extra }],
           reviews: { dataDir: dir, cooldownMs: 600_000 },
-          mute: { defaultAlert },
+          mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, defaultAlert },
         },
         {},
       );

@@ -44,7 +44,7 @@ async function spawnPausedInConfigRead(setup: ProcessSetup): Promise<{ sidecar: 
 describe('signals while run is starting', () => {
   it('a burst of SIGHUPs during start does not kill it: one reload once it runs', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const { sidecar, release } = await spawnPausedInConfigRead(setup);
     for (let sent = 0; sent < 5; sent++) sidecar.child.kill('SIGHUP');
     await release().catch(() => undefined);
@@ -63,7 +63,7 @@ describe('signals while run is starting', () => {
 
   it('a SIGTERM during start stops it cleanly once started, exit 0', async () => {
     const setup = await writeSetup();
-    await startGsa(setup.gsaPort);
+    await startGsa(setup);
     const { sidecar, release } = await spawnPausedInConfigRead(setup);
     sidecar.child.kill('SIGTERM');
     await release().catch(() => undefined);

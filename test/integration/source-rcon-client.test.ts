@@ -10,6 +10,7 @@ import { RconError } from '../../adapters/rcon/errors.js';
 import { encodeSourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { SourceRconClient, type ReconnectScheduled, type SourceRconClientOptions, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';
 import { ARK_NO_RESPONSE, FakeSourceRconServer, type FakeSourceRconServerOptions } from '../fixtures/fakeSourceRconServer.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const PASSWORD = 'hunter2-Secret';
 const LABEL = 'game-rcon';
@@ -46,7 +47,7 @@ function client(server: FakeSourceRconServer, options: Partial<SourceRconClientO
 
 /** Polls with setImmediate (fake timers leave it alone), so real socket I/O can finish. */
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + patientMs(10_000);
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
     await new Promise((resolve) => setImmediate(resolve));

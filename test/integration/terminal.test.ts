@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { freePort } from '../fixtures/freePort.js';
 import { spawnOnTerminal, type TerminalProcess } from '../fixtures/pseudoTerminal.js';
 import { spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -38,9 +37,9 @@ beforeAll(async () => {
   configPath = join(dir, 'config.json');
   const config = {
     api: { baseUrl: emulator.url, clientId: 'tty-client', clientSecret: SECRET, retry: { retries: 0 } },
-    servers: [{ name: SERVER, id: SERVER_ID, adapters: [{ type: 'websocket', port: await freePort(), token: TOKEN }] }],
+    servers: [{ name: SERVER, id: SERVER_ID, adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
     reviews: { dataDir: 'data' },
-    http: { port: await freePort() },
+    http: { port: 0 },
     log: { level: 'info' },
   };
   await writeFile(configPath, JSON.stringify(config), { mode: 0o600 });

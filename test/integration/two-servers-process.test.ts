@@ -2,9 +2,9 @@
 // server's mutes at GSA, the startup line names both listeners by adapter id, and /readyz and /metrics list both.
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../fixtures/freePort.js';
 import { connectMod } from '../fixtures/modSocket.js';
 import { useProcessHarness } from '../fixtures/processHarness.js';
+import { modListenerUrl } from '../fixtures/sidecarProcess.js';
 
 const ALPHA = 'alpha-server';
 const BETA = 'beta-server';
@@ -16,20 +16,19 @@ const { writeSetup, startGsa, startSidecar, connect } = useProcessHarness({ serv
 describe('two servers in one process', () => {
   it('gates each server\'s players by that server\'s mutes, and reports both listeners', async () => {
     const setup = await writeSetup();
-    const betaPort = await freePort();
     const config = JSON.parse(await readFile(setup.configPath, 'utf8')) as { servers: Record<string, unknown>[] };
-    config.servers.push({ name: BETA, id: 4712, adapters: [{ type: 'websocket', id: 'beta-mod', port: betaPort, token: TOKEN }] });
+    config.servers.push({ name: BETA, id: 4712, adapters: [{ type: 'websocket', id: 'beta-mod', port: 0, token: TOKEN }] });
     await writeFile(setup.configPath, JSON.stringify(config));
-    const emulator = await startGsa(setup.gsaPort);
+    const emulator = await startGsa(setup);
     emulator.addServer(BETA, 4712);
     emulator.mute(BETA, ALICE.steam_id, 'Muted on beta only');
 
     const sidecar = await startSidecar(setup);
-    expect(sidecar.output()).toContain(`mod WebSocket ${ALPHA}-websocket-${String(setup.modPort)} for ${ALPHA}`);
+    expect(sidecar.output()).toContain(`mod WebSocket ${setup.modAdapterId} for ${ALPHA}`);
     expect(sidecar.output()).toContain(`mod WebSocket beta-mod for ${BETA}`);
 
-    const alphaMod = await connect(setup);
-    const betaMod = await connectMod(`ws://127.0.0.1:${String(betaPort)}/`, TOKEN);
+    const alphaMod = await connect(sidecar, setup.modAdapterId);
+    const betaMod = await connectMod(modListenerUrl(sidecar, 'beta-mod'), TOKEN);
     try {
       expect(await betaMod.waitFor((frame) => frame.type === 'welcome')).toMatchObject({ server: BETA });
       alphaMod.send({ type: 'chat', id: 'a1', player: ALICE, channel: 'global', text: 'hi' });
@@ -43,7 +42,7 @@ describe('two servers in one process', () => {
       expect(opsUrl).toBeDefined();
       expect((await fetch(`${String(opsUrl)}/readyz`)).status).toBe(200);
       const metrics = await (await fetch(`${String(opsUrl)}/metrics`)).text();
-      expect(metrics).toContain(`gsa_bridge_adapter_connected{server="${ALPHA}",adapter="${ALPHA}-websocket-${String(setup.modPort)}"} 1`);
+      expect(metrics).toContain(`gsa_bridge_adapter_connected{server="${ALPHA}",adapter="${setup.modAdapterId}"} 1`);
       expect(metrics).toContain(`gsa_bridge_adapter_connected{server="${BETA}",adapter="beta-mod"} 1`);
       expect(metrics).toMatch(/^gsa_bridge_chat_verdicts_total\{verdict="block"\} 1$/m);
     } finally {

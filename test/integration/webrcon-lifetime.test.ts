@@ -10,6 +10,7 @@ import { WebRconClient, type WebRconClientOptions, type WebRconDisconnect, type 
 import { RconError } from '../../adapters/rcon/errors.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const PASSWORD = 'Hunter2$ecret!';
 const ALICE = '76561198000000001';
@@ -54,7 +55,7 @@ function makeClient(port: number, lines: LogLine[], overrides: Partial<WebRconCl
 
 /** Polls `check` in real time until it stops throwing (5 s at most). vi.waitFor would advance the fake clock. */
 async function waitFor(check: () => void): Promise<void> {
-  const deadline = performance.now() + 5_000;
+  const deadline = performance.now() + patientMs(5_000);
   for (;;) {
     try {
       check();
@@ -215,8 +216,10 @@ describe('WebRconClient lifetime (fake timers, real sockets)', () => {
     });
     await open.close();
     await vi.advanceTimersByTimeAsync(30 * 60_000);
-    await realSleep(50);
-    expect(fake.openSessions).toBe(0);
+    // The server sees the closes over real sockets: waited for, not slept on.
+    await waitFor(() => {
+      expect(fake.openSessions).toBe(0);
+    });
     expect(fake.sessionsOpened).toBeLessThanOrEqual(3);
     const sessionsAfterClose = fake.sessionsOpened;
     await vi.advanceTimersByTimeAsync(30 * 60_000);

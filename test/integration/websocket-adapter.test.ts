@@ -12,6 +12,7 @@ import type { Clock } from '../../src/time/clock.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';
 import { connectMod } from '../fixtures/modSocket.js';
 import { HARNESS_SERVER, HARNESS_SERVER_ID, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
+import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = HARNESS_SERVER;
 const SERVER_ID = HARNESS_SERVER_ID;
@@ -127,7 +128,7 @@ class Peer {
   }
 
   /** The first frame (already received or still to come) that matches; taken out of the inbox unless `take` is false. */
-  next(match: (frame: Frame) => boolean, timeoutMs = 5_000, take = true): Promise<Frame> {
+  next(match: (frame: Frame) => boolean, timeoutMs = patientMs(5_000), take = true): Promise<Frame> {
     const index = this.inbox.findIndex(match);
     if (index >= 0) {
       const frame = this.inbox[index]!;
@@ -185,7 +186,7 @@ function refusedStatus(url: string, headers: Record<string, string> = {}): Promi
   });
 }
 
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = patientMs(5_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { probeListener } from '../../src/cli/connectionChecks.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 
 describe('probeListener', () => {
   it('port 0 is fine without binding anything', async () => {
@@ -12,7 +12,7 @@ describe('probeListener', () => {
   });
 
   it('a free port is reported free and released', async () => {
-    const port = await freePort();
+    const port = await unclaimedPort();
     expect((await probeListener('listener x', '127.0.0.1', port)).outcome).toBe('ok');
     const server = createServer().listen(port, '127.0.0.1');
     await once(server, 'listening');

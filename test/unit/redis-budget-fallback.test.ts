@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RedisBudget, fallbackShare } from '../../src/gsa/redisBudget.js';
 import { redisLabel } from '../../src/gsa/sharedRedis.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 
 const LOOKUP = { lookup: 1, refresh: 0, review: 0, action: 0 };
 
@@ -37,7 +37,7 @@ describe('the fallback share', () => {
   });
 
   it('keeps floor(R/N) starts a window when Redis cannot be reached, with one warning line and no password', async () => {
-    const port = await freePort();
+    const port = await unclaimedPort();
     const lines: LogLine[] = [];
     const changes: boolean[] = [];
     let now = 5_000;
