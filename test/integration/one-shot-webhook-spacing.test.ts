@@ -15,7 +15,7 @@ import { createClient } from '@redis/client';
 import { afterEach, expect, it } from 'vitest';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GSA_WEBHOOK_SPACING_MS } from '../../src/gsa/webhookSpacing.js';
-import { freePort } from '../fixtures/freePort.js';
+import { unclaimedPort } from '../fixtures/ports.js';
 import { useMultiNodeHarness, waitUntil, type SidecarNode } from '../fixtures/multiNodeHarness.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -199,7 +199,8 @@ describeWithRedis('one-shot commands keep the shared webhook spacing (real proce
     async () => {
       const setup = await startServices();
       const password = 'one-shot-redis-password-77';
-      const port = await freePort();
+      // Nothing listens there, and no other test's listen(0) can be handed it.
+      const port = await unclaimedPort();
       const configPath = await oneShotConfig(setup, `redis://:${password}@127.0.0.1:${String(port)}/0`);
       const result = await restartCommand(configPath).exited;
       expect(result.code, result.stderr).toBe(0);
