@@ -312,7 +312,10 @@ export class RateLimiter {
           decision.then(
             (answered) => {
               this.#deciding = false;
-              if (this.#apply(answered, kinds)) this.#pump();
+              this.#apply(answered, kinds);
+              // Also after "wait": a kind that got its first call while the question was on its way was not part of
+              // it, and the budget must hear of it now (its claim), not when the timer fires.
+              this.#pump();
             },
             () => {
               // A budget never rejects; if one does, ask again shortly rather than stall every call.

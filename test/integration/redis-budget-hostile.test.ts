@@ -278,9 +278,12 @@ describeWithRedis('the shared budget against a hostile or wiped Redis', () => {
     await trusted(waiter);
     const limiter = limiterOf(waiter.budget, 10, 30_000);
     await Promise.all(Array.from({ length: 10 }, () => limiter.schedule('lookup', () => Promise.resolve())));
-    // The window is full for about 30 s: a lookup waits on the limiter's timer.
+    // The window is full for about 30 s. A lookup asks, and an action comes while that question is on its way to
+    // Redis (the same tick): the action was not part of it, so the limiter asks again once the answer is "wait".
     const waitingCalls = [limiter.schedule('lookup', () => Promise.resolve()).catch(() => undefined)];
-    await until(async () => (await redis.command('HKEYS', `${KEY}:demand`)).includes('waiter000004:lookup'), 'the lookup is claimed');
+    waitingCalls.push(limiter.schedule('action', () => Promise.resolve()).catch(() => undefined));
+    await until(async () => (await redis.command('HKEYS', `${KEY}:demand`)).includes('waiter000004:action'), 'the action is claimed');
+    // Then a review comes while the limiter's timer runs.
     waitingCalls.push(limiter.schedule('review', () => Promise.resolve()).catch(() => undefined));
     // The review's claim reaches Redis while the window is still full, so other sidecars leave its places to it: not
     // when the timer fires (the window frees).
