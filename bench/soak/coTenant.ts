@@ -17,6 +17,12 @@ export interface CoTenantAct {
   readonly deletedAt?: number;
   /** A forged hold: the end it named, on the soak clock. */
   readonly endsAt?: number;
+  /**
+   * A forged hold, when `window` was given: when the shared window as Redis held it at the delete had room again, if
+   * nobody started meanwhile (soak clock; the delete itself when it had room then). The sidecars decide on that
+   * window, not on what reached GSA: a start Redis counted and nobody used still takes its place.
+   */
+  readonly roomAt?: number;
   /** Forged claims: how long after the write the sidecars had removed every one of them (undefined: not within the poll). */
   readonly removedAfterMs?: number;
   /** What Redis or the connection said when the act failed. */
@@ -94,9 +100,15 @@ export class CoTenant {
 
   /**
    * Sets the hold `aheadMs` from Redis's now (with an expiry of as long when `expires`, as a sidecar writes it; none
-   * otherwise), keeps it `keepMs`, then deletes it.
+   * otherwise), keeps it `keepMs`, then deletes it; with `window`, then reads when the window has room again.
    */
-  async forgeHold(kind: 'forged hold 10 years ahead' | 'forged hold within the cap', aheadMs: number, keepMs: number, expires: boolean): Promise<CoTenantAct> {
+  async forgeHold(
+    kind: 'forged hold 10 years ahead' | 'forged hold within the cap',
+    aheadMs: number,
+    keepMs: number,
+    expires: boolean,
+    window?: { readonly requests: number; readonly spanMs: number },
+  ): Promise<CoTenantAct> {
     return this.#record(kind, async () => {
       const key = `${this.#keyName}:hold`;
       const value = String((await this.#redisNow()) + aheadMs);
@@ -104,8 +116,21 @@ export class CoTenant {
       const at = this.#now();
       await sleep(keepMs);
       await this.#client.sendCommand(['DEL', key]);
-      return { at, endsAt: at + aheadMs, deletedAt: this.#now() };
+      const deletedAt = this.#now();
+      if (window === undefined) return { at, endsAt: at + aheadMs, deletedAt };
+      return { at, endsAt: at + aheadMs, deletedAt, roomAt: deletedAt + (await this.#roomInMs(window.requests, window.spanMs)) };
     });
+  }
+
+  /** Ms until the window as Redis holds it has fewer than `requests` starts younger than `spanMs`, if nobody starts. */
+  async #roomInMs(requests: number, spanMs: number): Promise<number> {
+    const now = await this.#redisNow();
+    const reply = await this.#client.sendCommand<unknown>(['ZRANGEBYSCORE', `${this.#keyName}:window`, `(${now - spanMs}`, '+inf', 'WITHSCORES']);
+    // RESP3 answers [member, score] pairs, RESP2 one flat list.
+    const flat: unknown[] = Array.isArray(reply) ? reply.flatMap((entry: unknown) => (Array.isArray(entry) ? (entry as unknown[]) : [entry])) : [];
+    const scores = flat.filter((_, index) => index % 2 === 1).map(Number);
+    if (scores.length < requests) return 0;
+    return Math.max(0, (scores[scores.length - requests] ?? now) + spanMs - now);
   }
 
   /**

@@ -58,6 +58,7 @@ import {
   othersResumeRow,
   outagesSeen,
   redisLinesRow,
+  REJOIN_SETTLE_MS,
   ROUND,
   selfHeldRow,
   sharedAtEndRow,
@@ -489,7 +490,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         const roomBy = now() + ROUND.roomWaitMs;
         while (now() < roomBy && !(await cotenant.roomIn(ROOM_WITHIN_MS, R, spanMs))) await sleep(100);
         say(`co-tenant: a hold ${fmt(ROUND.believableAheadMs)} ahead (within the cap), deleted after ${fmt(ROUND.believableKeepMs)}`);
-        await withGauges(cotenant.forgeHold('forged hold within the cap', ROUND.believableAheadMs, ROUND.believableKeepMs, true));
+        await withGauges(cotenant.forgeHold('forged hold within the cap', ROUND.believableAheadMs, ROUND.believableKeepMs, true, { requests: R, spanMs }));
         await claims;
       }
     })();
@@ -562,22 +563,28 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
     const nodeCalls: NodeCall[] = calls.map((call) => ({ at: call.at, status: call.status, node: nodeOf.get(call.server ?? '') ?? -1 }));
     const lifetimes = (node: SoakNode): Interval[] =>
       node.sidecar.runningSince.map((since) => [since, node.sidecar.exits.find((exit) => exit.at >= since)?.at ?? endedAt] as const);
-    const switches = nodes.map((node) => ({
-      warns: logLines(node.sidecar.output(), WARN).map((line) => line.time - wallOffset),
+    const warnLines = nodes.map((node) => logLines(node.sidecar.output(), WARN));
+    const switches = nodes.map((node, k) => ({
+      warns: (warnLines[k] ?? []).map((line) => line.time - wallOffset),
       backs: logLines(node.sidecar.output(), BACK).map((line) => line.time - wallOffset),
     }));
-    // Each outage's straddle: from Redis going down (or a sidecar's earlier warning) to the last sidecar's "is back".
-    const straddle: Interval[] = outages.map((outage, k) => {
-      const next = outages[k + 1]?.down ?? endedAt;
-      const warns = switches.flatMap((s) => s.warns.filter((at) => at >= outage.down - 1000 && at < next));
-      const backs = switches.flatMap((s) => s.backs.filter((at) => at >= outage.down && at < next));
-      return [Math.min(outage.down, ...warns), backs.length === 0 ? next : Math.max(...backs)] as const;
-    });
     const fallbackIntervals = (k: number): Interval[] => {
       const s = switches[k];
       if (s === undefined) return [];
       return s.warns.map((warn) => [warn, s.backs.find((back) => back >= warn) ?? endedAt] as const);
     };
+    // Each outage's straddle: from Redis going down (or a sidecar's earlier warning) to the last sidecar's "is back"
+    // after it (within twice the rejoin's settle). A sidecar's fallback at another time (an answer later than its
+    // deadline, say) is a straddle of its own, under the same looser bound (docs/api-budget.md), not part of the last
+    // outage's: that would leave every window up to it to the looser bound.
+    const outageStraddles: Interval[] = outages.map((outage, k) => {
+      const until = Math.min(outages[k + 1]?.down ?? endedAt, outage.up + 2 * REJOIN_SETTLE_MS);
+      const warns = switches.flatMap((s) => s.warns.filter((at) => at >= outage.down - 1000 && at < until));
+      const backs = switches.flatMap((s) => s.backs.filter((at) => at >= outage.down && at < until));
+      return [Math.min(outage.down, ...warns), backs.length === 0 ? until : Math.max(...backs)] as const;
+    });
+    const otherFallbacks = nodes.flatMap((_, k) => fallbackIntervals(k).filter(([a, b]) => !outageStraddles.some(([x, y]) => a < y && b > x)));
+    const straddle: Interval[] = [...outageStraddles, ...otherFallbacks].sort((a, b) => a[0] - b[0]);
     // The day-long sidecar's 429 was a fault too (aimed by timing): not the budget's.
     const budget429s = budget429Times(calls, aimed === undefined ? holdFaults : [...holdFaults, aimed]);
     const holds = serviceHolds(holdFaults, calls, retry.maxRetryAfterMs);
@@ -609,6 +616,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         at: act.at,
         deletedAt: act.deletedAt,
         endsAt: act.endsAt,
+        roomAt: act.roomAt,
         others,
         gauges: pick(roundGauges.get(act), others),
       });
@@ -761,7 +769,12 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         `  ${node.name}: ${node.fleet.counters.chatsSent} chats, ${node.fleet.counters.verdicts} verdicts (${reasons}); reviews ${node.fleet.reviews.size} sent, ${audit.acknowledged} acked; ` +
           `actions ${actionList.length} (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')}); ${nodeCalls.filter((call) => call.node === k).length} calls at the emulator; ${crashes.length === 0 ? '' : 'CRASHED; '}` +
           `verdicts over the bound net of the ping baseline only (the row also nets this process's stalls), sent at ${late.slice(0, 8).map((v) => `${fmt(v.sentAt - started)} (${v.ms.toFixed(0)} ms)`).join(', ') || '–'}; ` +
-          `Redis lines at ${[...(switches[k]?.warns ?? []).map((at) => `warn ${fmt(at - started)}`), ...(switches[k]?.backs ?? []).map((at) => `back ${fmt(at - started)}`)].join(', ') || '–'}`,
+          `Redis lines at ${[...(switches[k]?.warns ?? []).map((at) => `warn ${fmt(at - started)}`), ...(switches[k]?.backs ?? []).map((at) => `back ${fmt(at - started)}`)].join(', ') || '–'}` +
+          // A fallback of its own, outside every restart: why.
+          (warnLines[k] ?? [])
+            .filter((line) => !outageStraddles.some(([a, b]) => line.time - wallOffset >= a && line.time - wallOffset <= b))
+            .map((line) => `; fallback at ${fmt(line.time - wallOffset - started)} outside a restart: ${/cannot be reached \((.*)\); this sidecar/.exec(line.msg)?.[1] ?? line.msg}`)
+            .join(''),
       );
       for (const crash of crashes) summaries.push(`  ${node.name} crash at ${fmt(crash.at)}: exit ${String(crash.code ?? crash.signal)}\n${crash.tail}`);
     }
@@ -786,7 +799,9 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
         `  co-tenant: ${cotenant === undefined ? 'off' : [...actCounts].map(([kind, n]) => `${kind} ×${n}`).join('; ') || 'no act'}${actErrors.length === 0 ? '' : `; FAILED acts: ${actErrors.map((act) => `${act.kind} at ${fmt(act.at - started)} (${act.error ?? ''})`).join('; ')}`}`,
         `  day-long: ${heldNode === undefined ? 'off' : `${heldNode.name} (api.retry.maxRetryAfterMs ${DAY_LONG_CAP_MS}) answered 429 Retry-After: ${DAY_LONG_RETRY_AFTER_S} at ${heldAt === undefined ? 'never' : fmt(heldAt - started)}`}`,
-        `  Redis outages: ${outages.map((o, k) => `down ${fmt(o.down - started)}, up ${fmt(o.up - started)}, all back by ${fmt((straddle[k]?.[1] ?? Number.NaN) - started)}`).join('; ') || 'none'}`,
+        `  Redis outages: ${outages.map((o, k) => `down ${fmt(o.down - started)}, up ${fmt(o.up - started)}, all back by ${fmt((outageStraddles[k]?.[1] ?? Number.NaN) - started)}`).join('; ') || 'none'}` +
+          (otherFallbacks.length === 0 ? '' : `; sidecars' own fallbacks: ${otherFallbacks.map(([a, b]) => `${fmt(a - started)}–${fmt(b - started)}`).join(', ')}`),
+        `  budget 429s ("Too Many Attempts.") at ${budget429s.map((at) => fmt(at - started)).join(', ') || '–'}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide)`,
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
       ],

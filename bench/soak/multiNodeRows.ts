@@ -414,6 +414,8 @@ export interface HoldEpisode {
   readonly endsAt: number;
   /** The sidecars judged (indexes): alive and sharing from before it until well after, none under a longer hold of its own. */
   readonly others: readonly number[];
+  /** A forged hold: when the window as Redis held it at the delete had room again (coTenant.ts); undefined: not read. */
+  readonly roomAt?: number | undefined;
   /** gsa_bridge_budget_hold_seconds read from each of `others` (same order) a second into it; undefined: not read. */
   readonly gauges?: readonly (number | undefined)[] | undefined;
 }
@@ -484,7 +486,7 @@ function judgeEpisode(f: ResumeFigures, arrivals: readonly number[], byNode: Rea
   if (believable && episode.deletedAt !== undefined) {
     // Removed: the others ask again within the recheck and go, unless the window itself has no room yet.
     from = episode.deletedAt;
-    resumeBy = Math.max(from + f.recheckMs, roomAt(arrivals, from, f.spanMs, f.requests)) + f.slackMs;
+    resumeBy = Math.max(from + f.recheckMs, roomAt(arrivals, from, f.spanMs, f.requests), episode.roomAt ?? -Infinity) + f.slackMs;
     after = from;
   } else if (believable) {
     // GSA's own hold, within the cap: it ends, then the same.
@@ -517,8 +519,10 @@ function judgeEpisode(f: ResumeFigures, arrivals: readonly number[], byNode: Rea
     believable && episode.deletedAt !== undefined
       ? episode.others.reduce((sum, node) => sum + (byNode.get(node) ?? []).filter((at) => at >= episode.at + f.slackMs && at < (episode.deletedAt ?? 0)).length, 0)
       : 0;
+  // At most their own cap, whatever the hold: a sidecar that followed a hold beyond it would show that hold's length.
+  // (Not 0 for one beyond the cap: another hold may be in force meanwhile, GSA's budget 429 for one.)
   const capSeconds = f.capMs / 1000;
-  const gaugesOk = (episode.gauges ?? []).every((gauge) => gauge === undefined || (believable ? gauge <= capSeconds : gauge === 0));
+  const gaugesOk = (episode.gauges ?? []).every((gauge) => gauge === undefined || gauge <= capSeconds);
   const telling = resumeBy < episode.endsAt && (episode.gauges ?? []).some((gauge) => gauge !== undefined && gauge > 0);
   const ok = gaps.every((gap) => gap !== undefined && from + gap <= resumeBy) && whileHeld === 0 && gaugesOk;
   return { episode, from, resumeBy, gaps, whileHeld, gaugesOk, telling, ok };
@@ -581,7 +585,7 @@ export function othersResumeRow(f: ResumeFigures): InvariantRow {
     bound:
       `each other sidecar's next arrival ≤ start + its cap ${s(f.capMs)} + recheck ${s(f.recheckMs)} + slack ${s(f.slackMs)} (for GSA's hold: its capped end instead of the cap); ` +
       `a believable forged hold deleted early: ≤ delete + ${s(f.recheckMs)} + ${s(f.slackMs)}, 0 arrivals while it stood, at least one met while it stood (gauge > 0) and resumed before the forged end; ` +
-      `later only where the window had no room yet or another believable hold came meanwhile; their hold gauge ≤ ${f.capMs / 1000} s, 0 for a hold beyond it`,
+      `later only where the window had no room yet (by the arrivals, or as Redis held it at the delete) or another believable hold came meanwhile; their hold gauge ≤ ${f.capMs / 1000} s`,
   };
 }
 

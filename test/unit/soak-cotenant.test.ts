@@ -108,6 +108,20 @@ describeWithRedis('the soak\'s private Redis with a password, and its hostile co
     expect(cotenant.acts.map((recorded) => recorded.kind)).toEqual(['forged hold within the cap', 'forged hold 10 years ahead']);
   });
 
+  it('reads, at the delete, when the window as Redis holds it has room again', async () => {
+    const server = await start();
+    cotenant = await CoTenant.connect(server.url, KEY, now);
+    const redisTime = await redisNow(server);
+    // Three starts, the oldest 2 s old, the others 1 s: with room for 2, room comes when the oldest two have left.
+    await server.command('ZADD', `${KEY}:window`, String(redisTime - 2000), 'a:1', String(redisTime - 1000), 'b:1', String(redisTime - 1000), 'c:1');
+    const full = await cotenant.forgeHold('forged hold within the cap', 8000, 10, true, { requests: 2, spanMs: 10_000 });
+    expect((full.roomAt ?? 0) - (full.deletedAt ?? 0)).toBeGreaterThan(7000);
+    expect((full.roomAt ?? 0) - (full.deletedAt ?? 0)).toBeLessThanOrEqual(9000);
+    const roomy = await cotenant.forgeHold('forged hold within the cap', 8000, 10, true, { requests: 4, spanMs: 10_000 });
+    expect(roomy.roomAt).toBe(roomy.deletedAt);
+    expect((await cotenant.forgeHold('forged hold within the cap', 8000, 10, true)).roomAt).toBeUndefined();
+  });
+
   it('forges a claim on every class for a node that does not exist, and says when they were all removed, or that they were not', async () => {
     const server = await start();
     cotenant = await CoTenant.connect(server.url, KEY, now);

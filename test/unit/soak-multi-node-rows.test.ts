@@ -228,6 +228,9 @@ describe('the others resume within their own cap after every hold', () => {
     const row = othersResumeRow({ ...base, episodes: [believable], calls: [...full, call(23_400, 0), call(23_500, 1)] });
     expect(row.ok).toBe(true);
     expect(row.measured).toContain('(bound 2.4 s)');
+    // The window as Redis held it at the delete: a start it counted never reached GSA, so room came at 23.5 s.
+    expect(othersResumeRow({ ...base, episodes: [believable], calls: [call(24_300, 0), call(24_400, 1)] }).ok).toBe(false);
+    expect(othersResumeRow({ ...base, episodes: [{ ...believable, roomAt: 23_500 }], calls: [call(24_300, 0), call(24_400, 1)] }).ok).toBe(true);
   });
 
   it('needs one believable forged hold that was met while it stood (a hold gauge above 0) to tell a resume at the delete from one at the end', () => {
@@ -238,12 +241,13 @@ describe('the others resume within their own cap after every hold', () => {
     expect(othersResumeRow({ ...base, episodes: [unmet, believable], calls: [call(22_600, 0), call(23_100, 1)] }).ok).toBe(true);
   });
 
-  it('judges a hold beyond the others\' cap from its start: they never wait longer than their cap, and their gauge stays 0', () => {
+  it('judges a hold beyond the others\' cap from its start: they never wait longer than their cap, nor show a longer hold', () => {
     const far: HoldEpisode = { kind: 'forged 10 years ahead', at: 14_000, deletedAt: 17_000, endsAt: 14_000 + 315_360_000_000, others: [0, 1], gauges: [0, 0] };
     expect(othersResumeRow({ ...base, episodes: [far], calls: [call(15_000, 0), call(25_900, 1)] }).ok).toBe(true);
     expect(othersResumeRow({ ...base, episodes: [far], calls: [call(15_000, 0), call(26_100, 1)] }).ok).toBe(false);
-    // A gauge above 0: a sidecar believed it.
-    expect(othersResumeRow({ ...base, episodes: [{ ...far, gauges: [0, 3] }], calls: [call(15_000, 0), call(15_100, 1)] }).ok).toBe(false);
+    // A gauge above the cap: a sidecar believed it. One within: another hold of its own meanwhile.
+    expect(othersResumeRow({ ...base, episodes: [{ ...far, gauges: [0, 315_000_000] }], calls: [call(15_000, 0), call(15_100, 1)] }).ok).toBe(false);
+    expect(othersResumeRow({ ...base, episodes: [{ ...far, gauges: [0, 3] }], calls: [call(15_000, 0), call(15_100, 1)] }).ok).toBe(true);
     const dayLong: HoldEpisode = { kind: 'day-long 429 to one sidecar', at: 2000, endsAt: 2000 + 86_400_000, others: [0, 1], gauges: [0, 0] };
     expect(othersResumeRow({ ...base, episodes: [dayLong], calls: [call(2100, 0), call(2200, 1)] }).ok).toBe(true);
     // The others following the day: no arrival after it.
