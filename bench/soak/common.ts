@@ -80,6 +80,8 @@ export function secretForms(secret: string): string[] {
 
 export interface FaultStep {
   readonly name: string;
+  /** The emulator fault it arms, if it arms one. */
+  readonly fault?: FaultSpec;
   run(emulator: GsaEmulator, fleet: ModFleet): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export interface FaultStep {
 export function faultStep(name: string, fault: FaultSpec, maxHoldMs: number, holdFaults: HoldFault[]): FaultStep {
   return {
     name,
+    fault,
     run: async (emulator) => {
       const armedAt = now();
       emulator.injectFault(fault);

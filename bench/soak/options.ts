@@ -46,16 +46,21 @@ export interface SoakOptions {
   readonly redisRestartEverySeconds: number;
   /** With nodes > 1: how long Redis stays down at each restart. */
   readonly redisDownSeconds: number;
+  /** With nodes > 1: a hostile co-tenant writes under the sidecars' prefix (coTenant.ts); off with --no-cotenant. */
+  readonly cotenant: boolean;
+  /** With nodes > 1: the last sidecar has a day-long Retry-After cap and is told to wait a day; off with --no-day-long. */
+  readonly dayLong: boolean;
 }
 
 export const SOAK_USAGE = `npm run soak -- [--minutes N] [--players N] [--chats-per-second N] [--reviews-per-second N]
   [--joins-per-second N] [--connections N] [--window-requests N] [--window-ms MS] [--fault-every S] [--kills N]
   [--action-every S] [--seed N] [--keep]
   [--flood-lines-per-second N] [--endless-kib-per-second N] [--idle-sockets N] [--wrong-token-every MS] [--quiet-players N]
-  [--nodes N] [--redis-restart-every S] [--redis-down S]
+  [--nodes N] [--redis-restart-every S] [--redis-down S] [--no-cotenant] [--no-day-long]
 With --nodes N > 1: N sidecars on one key and one private Redis against the enforcing emulator, the chat, review
-and action load split across them, no hostile neighbours, one kill -9 of one sidecar (--kills 0: none) and Redis
-restarts (docs/soak.md, "Three sidecars on one key").`;
+and action load split across them, no hostile neighbours, one kill -9 of one sidecar (--kills 0: none), Redis
+restarts, a hostile co-tenant writing under the sidecars' prefix (--no-cotenant: none) and a last sidecar with a
+day-long Retry-After cap told to wait a day (--no-day-long: none) (docs/soak.md, "Three sidecars on one key").`;
 
 const SPEC = {
   minutes: { type: 'string', default: '10' },
@@ -84,6 +89,8 @@ const SPEC = {
   nodes: { type: 'string', default: '1' },
   'redis-restart-every': { type: 'string', default: '120' },
   'redis-down': { type: 'string', default: '3' },
+  'no-cotenant': { type: 'boolean', default: false },
+  'no-day-long': { type: 'boolean', default: false },
   keep: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
@@ -132,6 +139,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
     nodes: positive('nodes', values.nodes, true, 1),
     redisRestartEverySeconds: positive('redis-restart-every', values['redis-restart-every'], false),
     redisDownSeconds: positive('redis-down', values['redis-down'], false, 0),
+    cotenant: !values['no-cotenant'],
+    dayLong: !values['no-day-long'],
   };
   // The shared budget refuses more sidecars than calls per window: each keeps floor(requests / nodes) without Redis.
   if (options.nodes > options.windowRequests) throw new SoakUsageError(`--nodes (${options.nodes}) must not be more than --window-requests (${options.windowRequests})`);
