@@ -121,11 +121,14 @@ export function verdictRow(
 ): InvariantRow {
   const limit = decisionTimeoutMs + 5;
   const raw = verdicts.map((v) => v.ms);
-  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either.
+  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either. A ping's
+  // echo read late by a stall of this process is netted the same way first: a stall is subtracted once, not once in
+  // the baseline and again from the verdict.
+  const netPings = pings.map((ping) => ({ ...ping, ms: ping.ms - stallBefore(soakStalls, ping.sentAt + ping.ms, ping.sentAt) }));
   let readLate = 0;
-  const share = sidecarShareMs(verdicts, pings).map((ms, index) => {
+  const share = sidecarShareMs(verdicts, netPings).map((ms, index) => {
     const verdict = verdicts[index];
-    const stalled = verdict === undefined ? 0 : stallBefore(soakStalls, verdict.sentAt + verdict.ms);
+    const stalled = verdict === undefined ? 0 : stallBefore(soakStalls, verdict.sentAt + verdict.ms, verdict.sentAt);
     if (stalled > 0 && ms > limit) readLate += 1;
     return ms - stalled;
   });

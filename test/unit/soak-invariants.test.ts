@@ -104,8 +104,35 @@ describe('verdict latency: the sidecar share', () => {
     // A stall long before the read (more than 20 ms) explains nothing.
     expect(verdictRow(late, [], 300, [], [{ endedAt: 300, ms: 60 }]).ok).toBe(false);
     expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 110)).toBe(40);
-    expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 99)).toBe(0);
     expect(stallBefore([], 99)).toBe(0);
+  });
+
+  it('charges the stall a verdict was read in, though the timer recorded it just after the read', () => {
+    // libuv runs a turn's socket callbacks before its timers: the process resumed at 341, read the verdict, and the
+    // 5 ms timer then recorded a stall of 60 ms ending at 341.4. The read waited 59 ms of it.
+    const late = [{ connection: 0, sentAt: 0, ms: 340 }];
+    expect(verdictRow(late, [], 300, [], [{ endedAt: 341.4, ms: 60 }]).ok).toBe(true);
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 99)).toBe(39);
+    // A read before the stall began was not delayed by it.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 59)).toBe(0);
+    // The longest stall in the backlog counts, not a small one the timer recorded after it.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }, { endedAt: 104, ms: 2 }], 106)).toBe(40);
+    // Only the part after `since` (when the ping went out) delayed its echo.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 101, 90)).toBe(11);
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 115, 101)).toBe(0);
+  });
+
+  it('subtracts a stall of this process once, not in the ping baseline and again from the verdict', () => {
+    // This process stalled from 310 to 390. The ping sent at 300 was read at 391 (91 ms), the verdict at 400: the
+    // stall delayed both reads, so the baseline is what the ping took net of it (11 − 1 = 10 ms), and the verdict's
+    // share 400 − 10 − 80 = 310 ms. Counted twice it would be 230 ms.
+    const pings = [
+      { connection: 0, sentAt: -100, ms: 1 },
+      { connection: 0, sentAt: 300, ms: 91 },
+    ];
+    const row = verdictRow([{ connection: 0, sentAt: 0, ms: 400 }], pings, 300, [], [{ endedAt: 390, ms: 80 }]);
+    expect(row.ok).toBe(false);
+    expect(row.measured).toContain('max 310.0 ms, 1 late');
   });
 
   it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {
