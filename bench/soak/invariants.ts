@@ -6,7 +6,7 @@ import type { WindowReport } from '../../src/gsa/emulator/index.js';
 import type { SentAction, Timed } from './modFleet.js';
 import type { ReviewAudit } from './reviewAudit.js';
 import type { ResourceSample } from './sidecarProcess.js';
-import { stallBefore, type LoopStall } from './loopStalls.js';
+import { chargedStall, type LoopStall } from './loopStalls.js';
 
 export interface InvariantRow {
   readonly name: string;
@@ -80,7 +80,12 @@ const BASELINE_AFTER_MS = 50;
  * its way back delays an echo in flight then as much as the verdict, so it cancels. A late verdict with every
  * ping around it answered promptly does not.
  */
-export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed[]): number[] {
+export function sidecarShareMs(
+  verdicts: readonly Timed[],
+  pings: readonly Timed[],
+  /** How much of a ping's echo to leave out of one verdict's baseline (a stall of the soak charged to that verdict). */
+  pingNetMs: (verdict: number, ping: Timed) => number = () => 0,
+): number[] {
   const byConnection = new Map<number, Timed[]>();
   for (const ping of pings) {
     const list = byConnection.get(ping.connection) ?? [];
@@ -89,7 +94,7 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
   }
   for (const list of byConnection.values()) list.sort((a, b) => a.sentAt - b.sentAt);
   const floor = pings.reduce((min, ping) => Math.min(min, ping.ms), Infinity);
-  return verdicts.map((verdict) => {
+  return verdicts.map((verdict, index) => {
     const arrived = verdict.sentAt + verdict.ms;
     const list = byConnection.get(verdict.connection) ?? [];
     let low = 0;
@@ -103,7 +108,8 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
     }
     let baseline = 0;
     for (let i = low; i < list.length && (list[i]?.sentAt ?? Infinity) <= arrived + BASELINE_AFTER_MS; i += 1) {
-      baseline = Math.max(baseline, (list[i]?.ms ?? 0) - floor);
+      const ping = list[i];
+      if (ping !== undefined) baseline = Math.max(baseline, ping.ms - pingNetMs(index, ping) - floor);
     }
     return verdict.ms - baseline;
   });
@@ -121,16 +127,22 @@ export function verdictRow(
 ): InvariantRow {
   const limit = decisionTimeoutMs + 5;
   const raw = verdicts.map((v) => v.ms);
-  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either. A ping's
-  // echo read late by a stall of this process is netted the same way first: a stall is subtracted once, not once in
-  // the baseline and again from the verdict.
-  const netPings = pings.map((ping) => ({ ...ping, ms: ping.ms - stallBefore(soakStalls, ping.sentAt + ping.ms, ping.sentAt) }));
+  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either. A ping whose
+  // echo the same stall held is counted without it, so the stall is subtracted once, not in the baseline and again
+  // from the verdict. (A ping held by an earlier stall of this process keeps it: the sidecar was held then too, or the
+  // verdict would not be late.)
+  const charged = verdicts.map((verdict) => chargedStall(soakStalls, verdict.sentAt + verdict.ms, verdict.sentAt));
+  const heldBySameStall = (index: number, ping: Timed): number => {
+    const stall = charged[index];
+    if (stall === undefined || stall.ms === 0) return 0;
+    const held = Math.min(ping.sentAt + ping.ms, stall.from + stall.ms) - Math.max(ping.sentAt, stall.from);
+    return Math.max(0, Math.min(stall.ms, held));
+  };
   let readLate = 0;
-  const share = sidecarShareMs(verdicts, netPings).map((ms, index) => {
-    const verdict = verdicts[index];
-    const stalled = verdict === undefined ? 0 : stallBefore(soakStalls, verdict.sentAt + verdict.ms, verdict.sentAt);
-    if (stalled > 0 && ms > limit) readLate += 1;
-    return ms - stalled;
+  const share = sidecarShareMs(verdicts, pings, heldBySameStall).map((netOfPings, index) => {
+    const stalled = charged[index]?.ms ?? 0;
+    if (stalled > 0 && netOfPings > limit) readLate += 1;
+    return netOfPings - stalled;
   });
   const pingMs = pings.map((p) => p.ms);
   const max = (values: readonly number[]): number => values.reduce((a, b) => Math.max(a, b), 0);

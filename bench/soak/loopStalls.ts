@@ -40,6 +40,12 @@ export class LoopStallRecorder {
   }
 }
 
+/** The stall of this process charged to one read: `ms` of it, from `from` (at most until the read). */
+export interface ChargedStall {
+  readonly from: number;
+  readonly ms: number;
+}
+
 /**
  * How long this process was stalled before it read something at `readAt`: the longest stall that began before the
  * read and ended at most BACKLOG_MS before it, counted up to the read and from `since` (when this process sent what
@@ -48,7 +54,7 @@ export class LoopStallRecorder {
  * read first and the timer records the stall a moment later. That read was delayed by the part of the stall before
  * it. `stalls` must be in time order.
  */
-export function stallBefore(stalls: readonly LoopStall[], readAt: number, since = -Infinity): number {
+export function chargedStall(stalls: readonly LoopStall[], readAt: number, since = -Infinity): ChargedStall {
   let low = 0;
   let high = stalls.length;
   while (low < high) {
@@ -56,11 +62,18 @@ export function stallBefore(stalls: readonly LoopStall[], readAt: number, since 
     if ((stalls[mid]?.endedAt ?? Infinity) < Math.max(since, readAt - BACKLOG_MS)) low = mid + 1;
     else high = mid;
   }
-  let longest = 0;
+  let charged: ChargedStall = { from: readAt, ms: 0 };
   for (let i = low; i < stalls.length; i += 1) {
     const stall = stalls[i];
     if (stall === undefined || stall.endedAt - stall.ms >= readAt) break;
-    longest = Math.max(longest, Math.min(stall.ms, readAt - Math.max(since, stall.endedAt - stall.ms)));
+    const from = Math.max(since, stall.endedAt - stall.ms);
+    const ms = Math.min(stall.ms, readAt - from);
+    if (ms > charged.ms) charged = { from, ms };
   }
-  return longest;
+  return charged;
+}
+
+/** chargedStall's length alone. */
+export function stallBefore(stalls: readonly LoopStall[], readAt: number, since = -Infinity): number {
+  return chargedStall(stalls, readAt, since).ms;
 }

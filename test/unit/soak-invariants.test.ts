@@ -135,6 +135,17 @@ describe('verdict latency: the sidecar share', () => {
     expect(row.measured).toContain('max 310.0 ms, 1 late');
   });
 
+  it('keeps a ping held by an earlier stall of this process in the baseline', () => {
+    // This process and the sidecar were held together from 5 to 65: the ping sent at 0 came back at 66, so the
+    // sidecar read the line sent at 0 at 65, and its verdict came at 335. That stall is not charged to the verdict
+    // (read long after it), so the ping keeps it: 335 − (66 − 1) = 270.
+    const pings = [
+      { connection: 0, sentAt: -50, ms: 1 },
+      { connection: 0, sentAt: 0, ms: 66 },
+    ];
+    expect(verdictRow([{ connection: 0, sentAt: 0, ms: 335 }], pings, 300, [], [{ endedAt: 65, ms: 60 }]).ok).toBe(true);
+  });
+
   it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {
     expect(verdictRow([{ connection: 0, sentAt: 0, ms: 305 }], [], 300).ok).toBe(true);
     expect(verdictRow([], [], 300).ok).toBe(false);
