@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
+import { coreWaitSummary } from './soak/coreWait.js';
 import { GsaEmulator, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
@@ -334,7 +335,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const rows: InvariantRow[] = [
       lostReviewsRow(audit),
       windowRow(window, windowReports.length),
-      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls),
+      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls, sidecar.coreWait.samples),
       ...starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds, endedAt }, boundMs, retry.maxRetryAfterMs)),
       ...resourceRows(sidecar.samples),
       quietBlockedRow(quiet.verdicts, [...sidecar.runningSince, endedAt], quietLookupBoundMs(options)),
@@ -373,6 +374,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           `idle sockets: ${idleSockets.opened} opened, ${idleSockets.closedBySidecar} closed by the sidecar, peak ${idleSockets.peakOpen} open`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
           `; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide), covering ${fmt(heldMs(holds, 'review', started, endedAt))} of the reviews' time`,
+        `  the sidecar's wait for a core (its main thread runnable but not running, /proc schedstat): ${coreWaitSummary(sidecar.coreWait.samples)}`,
         ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
         ...(audit.byFate.lost === 0

@@ -54,6 +54,7 @@ import { listedFatesRow } from './neighbourRows.js';
 import { soakRetry, starvationBoundMs, type SoakOptions } from './options.js';
 import { auditReviews, contentKey } from './reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from './sidecarProcess.js';
+import { coreWaitSummary } from './coreWait.js';
 
 const TICK_MS = 10;
 /**
@@ -470,7 +471,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       const shutdownCode = shutdownCodes[k];
       rows.push(
         forNode(node.name, lostReviewsRow(audit)),
-        forNode(node.name, verdictRow(node.fleet.verdicts, node.fleet.pings, options.decisionTimeoutMs, node.sidecar.runningSince, soakStalls.stalls)),
+        forNode(node.name, verdictRow(node.fleet.verdicts, node.fleet.pings, options.decisionTimeoutMs, node.sidecar.runningSince, soakStalls.stalls, node.sidecar.coreWait.samples)),
         ...starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds: nodeHolds, endedAt }, boundMs, retry.maxRetryAfterMs)).map((row) => forNode(node.name, row)),
         ...resourceRows(longestLived(node.sidecar.samples)).map((row) => forNode(node.name, row)),
         forNode(node.name, listedFatesRow(audit, listed)),
@@ -514,6 +515,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
         `  Redis outages: ${outages.map((o, k) => `down ${fmt(o.down - started)}, up ${fmt(o.up - started)}, all back by ${fmt((straddle[k]?.[1] ?? Number.NaN) - started)}`).join('; ') || 'none'}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide)`,
+        `  the sidecars' wait for a core (main thread runnable but not running, /proc schedstat): ${nodes.map((node) => `${node.name} ${coreWaitSummary(node.sidecar.coreWait.samples)}`).join('; ')}`,
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
       ],
       rows,

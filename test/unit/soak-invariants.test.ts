@@ -12,6 +12,7 @@ import { auditReviews, type AuditedReview, type ReviewAudit } from '../../bench/
 import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
 import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 import { stallBefore } from '../../bench/soak/loopStalls.js';
+import { coreWaitBetween, type CoreWaitSample } from '../../bench/soak/coreWait.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -149,6 +150,43 @@ describe('verdict latency: the sidecar share', () => {
   it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {
     expect(verdictRow([{ connection: 0, sentAt: 0, ms: 305 }], [], 300).ok).toBe(true);
     expect(verdictRow([], [], 300).ok).toBe(false);
+  });
+});
+
+describe("verdict latency: the sidecar's wait for a core", () => {
+  // The kernel adds a wait to the counter when it ends: samples every 5 ms, pid 7.
+  const samples = (...points: [at: number, waitMs: number][]): CoreWaitSample[] => points.map(([at, waitMs]) => ({ at, pid: 7, waitMs }));
+
+  it('places a wait that ended between two samples where it covers the least of the span', () => {
+    // 100 ms of waiting ended between 300 and 305: it lay in [200, 300] or [205, 305].
+    const waited = samples([295, 10], [300, 10], [305, 110], [310, 110]);
+    expect(coreWaitBetween(waited, 270, 400)).toBe(30);
+    expect(coreWaitBetween(waited, 0, 400)).toBe(100);
+    expect(coreWaitBetween(waited, 100, 200)).toBe(0);
+    // A gap in the samples (the soak was stalled itself): the wait may have ended as early as 150.
+    expect(coreWaitBetween(samples([150, 0], [305, 100]), 270, 400)).toBe(0);
+    // The thread got a core between 262 and 267 (a wait ended then), so the 80 ms wait that ended by 351 began after
+    // 262: it lay at least in [262, 342].
+    const after = samples([255, 0], [262, 0], [267, 3], [351, 83]);
+    expect(coreWaitBetween(after, 270, 365)).toBe(72);
+    // No samples, one sample, a restart between them: nothing.
+    expect(coreWaitBetween([], 0, 400)).toBe(0);
+    expect(coreWaitBetween([{ at: 300, pid: 7, waitMs: 0 }, { at: 305, pid: 8, waitMs: 100 }], 0, 400)).toBe(0);
+  });
+
+  it("credits a late verdict the sidecar's wait for a core after the policy's deadline, not during the timer", () => {
+    // Sent at 0, policy deadline 270, read at 380: the sidecar waited 100 ms for a core, ending between 365 and 370.
+    const verdict = { connection: 0, sentAt: 0, ms: 380 };
+    const late = samples([0, 0], [360, 0], [365, 0], [370, 100], [375, 100], [400, 100]);
+    expect(verdictRow([verdict], [], 300).ok).toBe(false);
+    const row = verdictRow([verdict], [], 300, [], [], late);
+    expect(row.ok).toBe(true);
+    expect(row.measured).toContain('1 more late while the sidecar waited for a core');
+    // The same wait, over by 100, in the middle of the timer's run, delayed nothing.
+    const early = samples([0, 0], [195, 0], [200, 100], [400, 100]);
+    expect(verdictRow([verdict], [], 300, [], [], early).ok).toBe(false);
+    // Its own work or GC (no wait on record) stays charged.
+    expect(verdictRow([verdict], [], 300, [], [], samples([0, 0], [400, 0])).ok).toBe(false);
   });
 });
 
