@@ -168,13 +168,12 @@ export function verdictRow(
     const stalled = charged[index]?.ms ?? 0;
     if (verdict === undefined) return netOfPings;
     if (stalled > 0 && netOfPings > limit) readLate += 1;
-    if (netOfPings - stalled <= limit) return netOfPings - stalled;
     // The sidecar's wait for a core, as the kernel counts it, where no ping in flight showed it: the larger of the
     // two is the machine's, not both (a ping in flight during the wait was held by it too).
     const baseline = verdict.ms - netOfPings;
     const waited = coreWaitCreditMs(verdict, policyAfterMs, stalled, coreWait);
     const ms = verdict.ms - Math.max(baseline, waited) - stalled;
-    if (ms <= limit) waitedLate += 1;
+    if (netOfPings - stalled > limit && ms <= limit) waitedLate += 1;
     return ms;
   });
   const pingMs = pings.map((p) => p.ms);
