@@ -17,7 +17,6 @@
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -41,7 +40,7 @@ import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
 import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
 import { soakNodes } from './soak/multiNode.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
 import {
   actionOutcomes,
   fmt,
@@ -73,15 +72,6 @@ const PING_EVERY_MS = 40;
 const now = (): number => performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
 /** The quiet mod's muted players, a range of their own. */
 const quietPlayer = (index: number): string => `765611960${String(index).padStart(8, '0')}`;
 
@@ -107,8 +97,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     // Every call of the run: the judgement finds the Retry-After answers in it (a 10-minute run makes ~10k).
     callLogLimit: 1_000_000,
   });
-  const modPort = await freePort();
-  const quietPort = await freePort();
+  const modPort = await listenerPort();
+  const quietPort = await listenerPort();
   const quietPlayers = Array.from({ length: options.quietPlayers }, (_, index) => quietPlayer(index));
   for (const player of quietPlayers) emulator.mute(QUIET_SERVER.name, player, 'Muted while the flood goes on');
   const hostileGame = await HostileGameProcess.start(rconPassword, options.floodLinesPerSecond, options.endlessKibPerSecond);

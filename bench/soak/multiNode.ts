@@ -17,8 +17,7 @@ import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { LATE_GRANT_MS } from '../../src/gsa/redisBudget.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { startPrivateRedis } from '../privateRedis.js';
-import { freePort } from '../processes.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './common.js';
 import {
   actionOutcomes,
   fmt,
@@ -180,7 +179,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
     await mkdir(nodeDir, { recursive: true });
     const configPath = join(nodeDir, 'config.json');
     const dataDir = join(nodeDir, 'data');
-    const modPort = await freePort();
+    const modPort = await listenerPort();
     await writeSoakConfig(configPath, {
       baseUrl: emulator.url,
       clientSecret,

@@ -2,7 +2,8 @@
 // latency, the worst window over sidecar lifetimes, the starvation bound net of Retry-After holds, and the
 // memory/handle trend. The soak itself is too long
 // for `npm test`; these keep its arithmetic honest.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionOutcomes, heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationFigures, starvationRows, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
@@ -13,6 +14,7 @@ import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProces
 import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 import { stallBefore } from '../../bench/soak/loopStalls.js';
 import { coreWaitBetween, type CoreWaitSample } from '../../bench/soak/coreWait.js';
+import { listenerPort } from '../../bench/soak/common.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -333,6 +335,26 @@ describe('the soak sidecar when its directory is gone', () => {
       expect(sidecar.alive()).toBe(false);
     } finally {
       await sidecar.close();
+    }
+  });
+});
+
+describe("the soak's listener ports", () => {
+  it.runIf(process.platform === 'linux')('are free, below the ephemeral range a listen(0) draws from, and skip one in use', async () => {
+    const ephemeralStart = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0]);
+    const taken = await listenerPort();
+    expect(taken).toBeGreaterThanOrEqual(10_000);
+    expect(taken).toBeLessThan(ephemeralStart);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(taken, '127.0.0.1', resolve));
+    try {
+      // The first draw lands on the port in use, the next anywhere else.
+      const draws = [(taken - 10_000 + 0.5) / (ephemeralStart - 10_000), 0.5];
+      const port = await listenerPort(() => draws.shift() ?? Math.random());
+      expect(port).not.toBe(taken);
+      expect(port).toBeLessThan(ephemeralStart);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
