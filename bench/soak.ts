@@ -16,12 +16,13 @@
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
 import { coreWaitSummary } from './soak/coreWait.js';
+import { loopPauseSummary, readLoopProbe } from './soak/loopPauses.js';
 import { GsaEmulator, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
@@ -135,7 +136,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   );
   say(`temp dir ${dir}`);
 
-  const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now);
+  const loopProbeDir = options.traceSidecarLoop ? join(dir, 'loop-probe') : undefined;
+  if (loopProbeDir !== undefined) await mkdir(loopProbeDir);
+  const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now, loopProbeDir);
   const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
   const quietUrl = `ws://127.0.0.1:${quietPort}/`;
   const quiet = new QuietMod(quietUrl, quietToken, quietPlayers, now);
@@ -365,6 +368,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
           `; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide), covering ${fmt(heldMs(holds, 'review', started, endedAt))} of the reviews' time`,
         `  the sidecar's wait for a core (its main thread runnable but not running, /proc schedstat): ${coreWaitSummary(sidecar.coreWait.samples)}`,
+        ...(loopProbeDir === undefined ? [] : [`  the sidecar's event-loop pauses (--trace-sidecar-loop): ${loopPauseSummary(await readLoopProbe(loopProbeDir))}`]),
         ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
         ...(audit.byFate.lost === 0

@@ -54,6 +54,7 @@ import { soakRetry, starvationBoundMs, type SoakOptions } from './options.js';
 import { auditReviews, contentKey } from './reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from './sidecarProcess.js';
 import { coreWaitSummary } from './coreWait.js';
+import { loopPauseSummary, readLoopProbe } from './loopPauses.js';
 
 const TICK_MS = 10;
 /**
@@ -177,6 +178,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
   for (const [index, server] of servers.entries()) {
     const nodeDir = join(dir, server.name);
     await mkdir(nodeDir, { recursive: true });
+    if (options.traceSidecarLoop) await mkdir(join(nodeDir, 'loop-probe'));
     const configPath = join(nodeDir, 'config.json');
     const dataDir = join(nodeDir, 'data');
     const modPort = await listenerPort();
@@ -197,7 +199,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       id: server.id,
       configPath,
       dataDir,
-      sidecar: new SoakSidecar(configPath, join(nodeDir, 'sidecar.log'), now),
+      sidecar: new SoakSidecar(configPath, join(nodeDir, 'sidecar.log'), now, options.traceSidecarLoop ? join(nodeDir, 'loop-probe') : undefined),
       fleet: new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, connectionsPerNode, now),
       startFailures: 0,
       restarting: false,
@@ -515,6 +517,9 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
         `  Redis outages: ${outages.map((o, k) => `down ${fmt(o.down - started)}, up ${fmt(o.up - started)}, all back by ${fmt((straddle[k]?.[1] ?? Number.NaN) - started)}`).join('; ') || 'none'}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide)`,
         `  the sidecars' wait for a core (main thread runnable but not running, /proc schedstat): ${nodes.map((node) => `${node.name} ${coreWaitSummary(node.sidecar.coreWait.samples)}`).join('; ')}`,
+        ...(options.traceSidecarLoop
+          ? await Promise.all(nodes.map(async (node) => `  ${node.name}'s event-loop pauses (--trace-sidecar-loop): ${loopPauseSummary(await readLoopProbe(join(dir, node.name, 'loop-probe')))}`))
+          : []),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
       ],
       rows,
