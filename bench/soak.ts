@@ -16,12 +16,13 @@
 // timings compare directly); the sidecar runs in its own. Must never judge the sidecar by its own account of
 // events: reviews are audited in the emulator and on disk, the window at the emulator, latency at the mod.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
+import { coreWaitSummary } from './soak/coreWait.js';
+import { loopPauseSummary, readLoopProbe } from './soak/loopPauses.js';
 import { GsaEmulator, type WindowReport } from '../src/gsa/emulator/index.js';
 import {
   parseSoakOptions,
@@ -40,7 +41,7 @@ import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
 import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
 import { soakNodes } from './soak/multiNode.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
 import {
   actionOutcomes,
   fmt,
@@ -72,15 +73,6 @@ const PING_EVERY_MS = 40;
 const now = (): number => performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
 /** The quiet mod's muted players, a range of their own. */
 const quietPlayer = (index: number): string => `765611960${String(index).padStart(8, '0')}`;
 
@@ -106,8 +98,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     // Every call of the run: the judgement finds the Retry-After answers in it (a 10-minute run makes ~10k).
     callLogLimit: 1_000_000,
   });
-  const modPort = await freePort();
-  const quietPort = await freePort();
+  const modPort = await listenerPort();
+  const quietPort = await listenerPort();
   const quietPlayers = Array.from({ length: options.quietPlayers }, (_, index) => quietPlayer(index));
   for (const player of quietPlayers) emulator.mute(QUIET_SERVER.name, player, 'Muted while the flood goes on');
   const hostileGame = await HostileGameProcess.start(rconPassword, options.floodLinesPerSecond, options.endlessKibPerSecond);
@@ -144,7 +136,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   );
   say(`temp dir ${dir}`);
 
-  const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now);
+  const loopProbeDir = options.traceSidecarLoop ? join(dir, 'loop-probe') : undefined;
+  if (loopProbeDir !== undefined) await mkdir(loopProbeDir);
+  const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now, loopProbeDir);
   const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
   const quietUrl = `ws://127.0.0.1:${quietPort}/`;
   const quiet = new QuietMod(quietUrl, quietToken, quietPlayers, now);
@@ -334,7 +328,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const rows: InvariantRow[] = [
       lostReviewsRow(audit),
       windowRow(window, windowReports.length),
-      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls),
+      verdictRow(fleet.verdicts, fleet.pings, options.decisionTimeoutMs, sidecar.runningSince, soakStalls.stalls, sidecar.coreWait.samples),
       ...starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds, endedAt }, boundMs, retry.maxRetryAfterMs)),
       ...resourceRows(sidecar.samples),
       quietBlockedRow(quiet.verdicts, [...sidecar.runningSince, endedAt], quietLookupBoundMs(options)),
@@ -373,6 +367,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           `idle sockets: ${idleSockets.opened} opened, ${idleSockets.closedBySidecar} closed by the sidecar, peak ${idleSockets.peakOpen} open`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}` +
           `; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide), covering ${fmt(heldMs(holds, 'review', started, endedAt))} of the reviews' time`,
+        `  the sidecar's wait for a core (its main thread runnable but not running, /proc schedstat): ${coreWaitSummary(sidecar.coreWait.samples)}`,
+        ...(loopProbeDir === undefined ? [] : [`  the sidecar's event-loop pauses (--trace-sidecar-loop): ${loopPauseSummary(await readLoopProbe(loopProbeDir))}`]),
         ...(crashes.length === 0 ? [] : crashes.map((c) => `  crash at ${fmt(c.at - started)}: exit ${String(c.code ?? c.signal)}\n${c.tail}`)),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
         ...(audit.byFate.lost === 0

@@ -1,8 +1,9 @@
 // What the single-node soak (bench/soak.ts) and the multi-node one (multiNode.ts) share: the seeded generator, the
-// players' id ranges, the server actions in turn, the fault rotation, the secret spellings searched for in logs and
-// the host's listing of a data directory. Moved here unchanged from soak.ts.
+// players' id ranges, the server actions in turn, the fault rotation, the secret spellings searched for in logs,
+// the host's listing of a data directory, and the ports of the listeners the soak names in a sidecar's config.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +23,40 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * the start it replaces) the sidecar can start one call of a key per burst, so one action every 5 s would queue
  * without end. With five in turn each key comes every 25 s, more than a window.
  */
+/** Where the system's ephemeral ports start when /proc does not say (Linux's default). */
+const EPHEMERAL_START_DEFAULT = 32_768;
+const LISTENER_PORT_FLOOR = 10_000;
+
+/**
+ * A port free on 127.0.0.1 for a listener the soak names in a sidecar's config (its mod listener), chosen below the
+ * system's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range). A port found with `listen(0)` comes from that
+ * range, and once it is released, the sidecar's own `listen(0)` (its ops endpoint) may get the same port just before
+ * its mod listener binds it. A 3-node run failed to start that way: "port in use". Nothing is handed out below
+ * the range unless asked for by number.
+ */
+export async function listenerPort(random: () => number = Math.random): Promise<number> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '');
+  const ephemeralStart = Number(range.trim().split(/\s+/)[0]);
+  const below = Number.isInteger(ephemeralStart) && ephemeralStart > LISTENER_PORT_FLOOR + 1000 ? ephemeralStart : EPHEMERAL_START_DEFAULT;
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = LISTENER_PORT_FLOOR + Math.floor(random() * (below - LISTENER_PORT_FLOOR));
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => {
+        resolve(false);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        resolve(true);
+      });
+    });
+    if (listening) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${LISTENER_PORT_FLOOR} and ${below}`);
+}
+
 /** The API key's client id of every soak: the emulator's and every sidecar's. */
 export const CLIENT_ID = 'soak-client';
 

@@ -6,7 +6,9 @@ import type { WindowReport } from '../../src/gsa/emulator/index.js';
 import type { SentAction, Timed } from './modFleet.js';
 import type { ReviewAudit } from './reviewAudit.js';
 import type { ResourceSample } from './sidecarProcess.js';
-import { stallBefore, type LoopStall } from './loopStalls.js';
+import { chargedStall, type LoopStall } from './loopStalls.js';
+import { coreWaitBetween, type CoreWaitSample } from './coreWait.js';
+import { policyAnswerAfterMs } from '../../src/bridge/chatGate.js';
 
 export interface InvariantRow {
   readonly name: string;
@@ -80,7 +82,12 @@ const BASELINE_AFTER_MS = 50;
  * its way back delays an echo in flight then as much as the verdict, so it cancels. A late verdict with every
  * ping around it answered promptly does not.
  */
-export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed[]): number[] {
+export function sidecarShareMs(
+  verdicts: readonly Timed[],
+  pings: readonly Timed[],
+  /** How much of a ping's echo to leave out of one verdict's baseline (a stall of the soak charged to that verdict). */
+  pingNetMs: (verdict: number, ping: Timed) => number = () => 0,
+): number[] {
   const byConnection = new Map<number, Timed[]>();
   for (const ping of pings) {
     const list = byConnection.get(ping.connection) ?? [];
@@ -89,7 +96,7 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
   }
   for (const list of byConnection.values()) list.sort((a, b) => a.sentAt - b.sentAt);
   const floor = pings.reduce((min, ping) => Math.min(min, ping.ms), Infinity);
-  return verdicts.map((verdict) => {
+  return verdicts.map((verdict, index) => {
     const arrived = verdict.sentAt + verdict.ms;
     const list = byConnection.get(verdict.connection) ?? [];
     let low = 0;
@@ -103,7 +110,8 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
     }
     let baseline = 0;
     for (let i = low; i < list.length && (list[i]?.sentAt ?? Infinity) <= arrived + BASELINE_AFTER_MS; i += 1) {
-      baseline = Math.max(baseline, (list[i]?.ms ?? 0) - floor);
+      const ping = list[i];
+      if (ping !== undefined) baseline = Math.max(baseline, ping.ms - pingNetMs(index, ping) - floor);
     }
     return verdict.ms - baseline;
   });
@@ -112,22 +120,61 @@ export function sidecarShareMs(verdicts: readonly Timed[], pings: readonly Timed
 /** A verdict sent this soon after a sidecar logged "running" met a process still warming up (JIT, first GCs). */
 const WARM_UP_MS = 5000;
 
+/**
+ * How much of a verdict's lateness the sidecar spent waiting for a core (coreWait.ts): its main thread's wait in the
+ * two spans where a wait delays the verdict, while the line was being read (from its send, as long as the verdict
+ * is late) and from the policy's deadline until the verdict was read, short of `readStalledMs` before the read (a
+ * stall of this process, charged apart). A wait in the middle of the decision timer's run delays nothing. At most
+ * the lateness itself.
+ */
+export function coreWaitCreditMs(verdict: Timed, policyAfterMs: number, readStalledMs: number, samples: readonly CoreWaitSample[]): number {
+  const lateness = verdict.ms - policyAfterMs;
+  if (lateness <= 0 || samples.length === 0) return 0;
+  const readAt = verdict.sentAt + verdict.ms - readStalledMs;
+  const deadline = verdict.sentAt + policyAfterMs;
+  const waited =
+    lateness >= policyAfterMs
+      ? coreWaitBetween(samples, verdict.sentAt, readAt)
+      : coreWaitBetween(samples, verdict.sentAt, verdict.sentAt + lateness) + coreWaitBetween(samples, deadline, readAt);
+  return Math.min(lateness, waited);
+}
+
 export function verdictRow(
   verdicts: readonly Timed[],
   pings: readonly Timed[],
   decisionTimeoutMs: number,
   runningSince: readonly number[] = [],
   soakStalls: readonly LoopStall[] = [],
+  coreWait: readonly CoreWaitSample[] = [],
 ): InvariantRow {
   const limit = decisionTimeoutMs + 5;
+  const policyAfterMs = policyAnswerAfterMs(decisionTimeoutMs);
   const raw = verdicts.map((v) => v.ms);
-  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either.
+  // A verdict this process read late because it was itself stalled is not the sidecar's lateness either. A ping whose
+  // echo the same stall held is counted without it, so the stall is subtracted once, not in the baseline and again
+  // from the verdict. (A ping held by an earlier stall of this process keeps it: the sidecar was held then too, or the
+  // verdict would not be late.)
+  const charged = verdicts.map((verdict) => chargedStall(soakStalls, verdict.sentAt + verdict.ms, verdict.sentAt));
+  const heldBySameStall = (index: number, ping: Timed): number => {
+    const stall = charged[index];
+    if (stall === undefined || stall.ms === 0) return 0;
+    const held = Math.min(ping.sentAt + ping.ms, stall.from + stall.ms) - Math.max(ping.sentAt, stall.from);
+    return Math.max(0, Math.min(stall.ms, held));
+  };
   let readLate = 0;
-  const share = sidecarShareMs(verdicts, pings).map((ms, index) => {
+  let waitedLate = 0;
+  const share = sidecarShareMs(verdicts, pings, heldBySameStall).map((netOfPings, index) => {
     const verdict = verdicts[index];
-    const stalled = verdict === undefined ? 0 : stallBefore(soakStalls, verdict.sentAt + verdict.ms);
-    if (stalled > 0 && ms > limit) readLate += 1;
-    return ms - stalled;
+    const stalled = charged[index]?.ms ?? 0;
+    if (verdict === undefined) return netOfPings;
+    if (stalled > 0 && netOfPings > limit) readLate += 1;
+    // The sidecar's wait for a core, as the kernel counts it, where no ping in flight showed it: the larger of the
+    // two is the machine's, not both (a ping in flight during the wait was held by it too).
+    const baseline = verdict.ms - netOfPings;
+    const waited = coreWaitCreditMs(verdict, policyAfterMs, stalled, coreWait);
+    const ms = verdict.ms - Math.max(baseline, waited) - stalled;
+    if (netOfPings - stalled > limit && ms <= limit) waitedLate += 1;
+    return ms;
   });
   const pingMs = pings.map((p) => p.ms);
   const max = (values: readonly number[]): number => values.reduce((a, b) => Math.max(a, b), 0);
@@ -140,7 +187,8 @@ export function verdictRow(
     name: 'no verdict later than decisionTimeoutMs + 5 ms',
     ok: late === 0 && verdicts.length > 0,
     measured:
-      `sidecar's share (latency − ping baseline): p99 ${fmt(percentile(share, 0.99))}, max ${fmt(max(share))}, ${late} late (${lateWarmingUp} within ${WARM_UP_MS / 1000} s of a start; ${readLate} more read late by a stall of this process, not counted). ` +
+      `sidecar's share (latency − ping baseline or its wait for a core): p99 ${fmt(percentile(share, 0.99))}, max ${fmt(max(share))}, ${late} late ` +
+      `(${lateWarmingUp} within ${WARM_UP_MS / 1000} s of a start; ${readLate} more read late by a stall of this process, ${waitedLate} more late while the sidecar waited for a core, not counted). ` +
       `At the mod: ${raw.length} verdicts, p50 ${fmt(percentile(raw, 0.5))}, p99 ${fmt(percentile(raw, 0.99))}, max ${fmt(max(raw))}, ${lateRaw} late. ` +
       `Ping echo: p50 ${fmt(percentile(pingMs, 0.5))}, p99 ${fmt(percentile(pingMs, 0.99))}, max ${fmt(max(pingMs))} (${pingMs.length})`,
     bound: `≤ ${limit} ms (sidecar's share)`,

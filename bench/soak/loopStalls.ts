@@ -40,18 +40,40 @@ export class LoopStallRecorder {
   }
 }
 
+/** The stall of this process charged to one read: `ms` of it, from `from` (at most until the read). */
+export interface ChargedStall {
+  readonly from: number;
+  readonly ms: number;
+}
+
 /**
- * How long this process was stalled just before it read something at `readAt`: the stall that ended at most
- * BACKLOG_MS before it, or 0. `stalls` must be in time order.
+ * How long this process was stalled before it read something at `readAt`: the longest stall that began before the
+ * read and ended at most BACKLOG_MS before it, counted up to the read and from `since` (when this process sent what
+ * was answered; a stall over before then delayed nothing of it). A stall can end after the read: libuv runs a turn's
+ * I/O callbacks before its timers, so when the process resumes with a socket and the timer both due, the answer is
+ * read first and the timer records the stall a moment later. That read was delayed by the part of the stall before
+ * it. `stalls` must be in time order.
  */
-export function stallBefore(stalls: readonly LoopStall[], readAt: number): number {
+export function chargedStall(stalls: readonly LoopStall[], readAt: number, since = -Infinity): ChargedStall {
   let low = 0;
   let high = stalls.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if ((stalls[mid]?.endedAt ?? Infinity) <= readAt) low = mid + 1;
+    if ((stalls[mid]?.endedAt ?? Infinity) < Math.max(since, readAt - BACKLOG_MS)) low = mid + 1;
     else high = mid;
   }
-  const stall = stalls[low - 1];
-  return stall !== undefined && readAt - stall.endedAt <= BACKLOG_MS ? stall.ms : 0;
+  let charged: ChargedStall = { from: readAt, ms: 0 };
+  for (let i = low; i < stalls.length; i += 1) {
+    const stall = stalls[i];
+    if (stall === undefined || stall.endedAt - stall.ms >= readAt) break;
+    const from = Math.max(since, stall.endedAt - stall.ms);
+    const ms = Math.min(stall.ms, readAt - from);
+    if (ms > charged.ms) charged = { from, ms };
+  }
+  return charged;
+}
+
+/** chargedStall's length alone. */
+export function stallBefore(stalls: readonly LoopStall[], readAt: number, since = -Infinity): number {
+  return chargedStall(stalls, readAt, since).ms;
 }

@@ -23,8 +23,7 @@ import { DOUBT_TEXT, type Doubt } from '../../src/gsa/redisBudgetReplies.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { startPrivateRedis } from '../privateRedis.js';
-import { freePort } from '../processes.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, faultStep, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, faultStep, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './common.js';
 import { CoTenant, TEN_YEARS_MS, type CoTenantAct } from './coTenant.js';
 import {
   actionOutcomes,
@@ -75,6 +74,8 @@ import { listedFatesRow } from './neighbourRows.js';
 import { soakRetry, starvationBoundMs, type SoakOptions } from './options.js';
 import { auditReviews, contentKey } from './reviewAudit.js';
 import { SoakSidecar, type ResourceSample } from './sidecarProcess.js';
+import { coreWaitSummary } from './coreWait.js';
+import { loopPauseSummary, readLoopProbe } from './loopPauses.js';
 
 const TICK_MS = 10;
 /**
@@ -226,9 +227,10 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
   for (const [index, server] of servers.entries()) {
     const nodeDir = join(dir, server.name);
     await mkdir(nodeDir, { recursive: true });
+    if (options.traceSidecarLoop) await mkdir(join(nodeDir, 'loop-probe'));
     const configPath = join(nodeDir, 'config.json');
     const dataDir = join(nodeDir, 'data');
-    const modPort = await freePort();
+    const modPort = await listenerPort();
     await writeSoakConfig(configPath, {
       baseUrl: emulator.url,
       clientSecret,
@@ -246,7 +248,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
       id: server.id,
       configPath,
       dataDir,
-      sidecar: new SoakSidecar(configPath, join(nodeDir, 'sidecar.log'), now),
+      sidecar: new SoakSidecar(configPath, join(nodeDir, 'sidecar.log'), now, options.traceSidecarLoop ? join(nodeDir, 'loop-probe') : undefined),
       fleet: new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, connectionsPerNode, now),
       startFailures: 0,
       restarting: false,
@@ -746,7 +748,7 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
           : starvationRows(starvationFigures({ audit, actions: actionList, webhook429s, holds: nodeHolds, endedAt }, boundMs, retry.maxRetryAfterMs));
       rows.push(
         forNode(node.name, lostReviewsRow(audit)),
-        forNode(node.name, verdictRow(node.fleet.verdicts, node.fleet.pings, options.decisionTimeoutMs, node.sidecar.runningSince, soakStalls.stalls)),
+        forNode(node.name, verdictRow(node.fleet.verdicts, node.fleet.pings, options.decisionTimeoutMs, node.sidecar.runningSince, soakStalls.stalls, node.sidecar.coreWait.samples)),
         ...liveness.map((row) => forNode(node.name, row)),
         ...resourceRows(longestLived(node.sidecar.samples)).map((row) => forNode(node.name, row)),
         forNode(node.name, listedFatesRow(audit, listed)),
@@ -803,6 +805,10 @@ export async function soakNodes(options: SoakOptions, dir: string): Promise<numb
           (otherFallbacks.length === 0 ? '' : `; sidecars' own fallbacks: ${otherFallbacks.map(([a, b]) => `${fmt(a - started)}–${fmt(b - started)}`).join(', ')}`),
         `  budget 429s ("Too Many Attempts.") at ${budget429s.map((at) => fmt(at - started)).join(', ') || '–'}`,
         `  soak process event-loop delay: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}; Retry-After holds: ${holds.length} (${holds.filter((h) => h.scope === 'all').length} key-wide)`,
+        `  the sidecars' wait for a core (main thread runnable but not running, /proc schedstat): ${nodes.map((node) => `${node.name} ${coreWaitSummary(node.sidecar.coreWait.samples)}`).join('; ')}`,
+        ...(options.traceSidecarLoop
+          ? await Promise.all(nodes.map(async (node) => `  ${node.name}'s event-loop pauses (--trace-sidecar-loop): ${loopPauseSummary(await readLoopProbe(join(dir, node.name, 'loop-probe')))}`))
+          : []),
         ...(leakingLines.length === 0 ? [] : [`  first line with a secret: ${leakingLines[0]?.slice(0, 300) ?? ''}`]),
       ],
       rows,

@@ -26,6 +26,8 @@ export interface SoakOptions {
   readonly decisionTimeoutMs: number;
   /** Keep the temp directory (config, data dir, sidecar log) instead of removing it. */
   readonly keep: boolean;
+  /** Preload loopProbe.ts into the sidecar(s) and print what their event-loop pauses were made of (loopPauses.ts). */
+  readonly traceSidecarLoop: boolean;
   /** Seed for the player choice and fault rotation, so a failing run can be repeated. */
   readonly seed: number;
   // The hostile neighbours (localNeighbours.ts, hostileGameServer.ts); 0 turns one off.
@@ -54,13 +56,15 @@ export interface SoakOptions {
 
 export const SOAK_USAGE = `npm run soak -- [--minutes N] [--players N] [--chats-per-second N] [--reviews-per-second N]
   [--joins-per-second N] [--connections N] [--window-requests N] [--window-ms MS] [--fault-every S] [--kills N]
-  [--action-every S] [--seed N] [--keep]
+  [--action-every S] [--seed N] [--keep] [--trace-sidecar-loop]
   [--flood-lines-per-second N] [--endless-kib-per-second N] [--idle-sockets N] [--wrong-token-every MS] [--quiet-players N]
   [--nodes N] [--redis-restart-every S] [--redis-down S] [--no-cotenant] [--no-day-long]
 With --nodes N > 1: N sidecars on one key and one private Redis against the enforcing emulator, the chat, review
 and action load split across them, no hostile neighbours, one kill -9 of one sidecar (--kills 0: none), Redis
 restarts, a hostile co-tenant writing under the sidecars' prefix (--no-cotenant: none) and a last sidecar with a
-day-long Retry-After cap told to wait a day (--no-day-long: none) (docs/soak.md, "Three sidecars on one key").`;
+day-long Retry-After cap told to wait a day (--no-day-long: none) (docs/soak.md, "Three sidecars on one key").
+--trace-sidecar-loop preloads a probe into each sidecar process and prints what its event-loop pauses of 35 ms or
+more were made of: its own running, waiting for a core, or blocked (docs/soak.md, "Reading a failure").`;
 
 const SPEC = {
   minutes: { type: 'string', default: '10' },
@@ -92,6 +96,7 @@ const SPEC = {
   'no-cotenant': { type: 'boolean', default: false },
   'no-day-long': { type: 'boolean', default: false },
   keep: { type: 'boolean', default: false },
+  'trace-sidecar-loop': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -130,6 +135,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions | undefin
     actionEverySeconds: positive('action-every', values['action-every'], false),
     decisionTimeoutMs: 300,
     keep: values.keep,
+    traceSidecarLoop: values['trace-sidecar-loop'],
     seed: positive('seed', values.seed, true, 0),
     floodLinesPerSecond: positive('flood-lines-per-second', values['flood-lines-per-second'], false, 0),
     endlessKibPerSecond: positive('endless-kib-per-second', values['endless-kib-per-second'], false, 0),

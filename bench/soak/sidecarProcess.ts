@@ -1,14 +1,18 @@
 // The real sidecar under soak: `node bin/gsa-bridge.js run --config <file>` as a child process, as a host runs
-// it. Captures every byte it logs into one file, samples its RSS and open descriptors from /proc, kills it with
-// SIGKILL and restarts it on request, and tells deliberate deaths from crashes.
+// it. Captures every byte it logs into one file, samples its RSS and open descriptors from /proc (and its wait for
+// a core, coreWait.ts), kills it with SIGKILL and restarts it on request, and tells deliberate deaths from crashes.
+// With --trace-sidecar-loop, and only then, the process is started with loopProbe.ts preloaded.
 // Must never restart silently: every exit is recorded, and only the ones this module caused are not crashes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CoreWaitRecorder } from './coreWait.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/gsa-bridge.js', import.meta.url));
+/** Preloaded into the sidecar only when the soak traces its event loop (--trace-sidecar-loop). */
+const LOOP_PROBE = new URL('./loopProbe.js', import.meta.url).href;
 const RUNNING = /gsa-bridge running/;
 const START_TIMEOUT_MS = 20_000;
 
@@ -44,11 +48,18 @@ export class SoakSidecar {
   #allOutput: string[] = [];
   readonly exits: ExitRecord[] = [];
   readonly samples: ResourceSample[] = [];
+  /** Its main thread's wait for a core, every few ms from the first start until close(). */
+  readonly coreWait: CoreWaitRecorder;
 
-  constructor(configPath: string, logPath: string, now: () => number) {
+  readonly #loopProbeDir: string | undefined;
+
+  /** `loopProbeDir`: preload loopProbe.ts into every start, which writes its records there. */
+  constructor(configPath: string, logPath: string, now: () => number, loopProbeDir?: string) {
     this.#configPath = configPath;
+    this.#loopProbeDir = loopProbeDir;
     this.#log = createWriteStream(logPath, { flags: 'a' });
     this.#now = now;
+    this.coreWait = new CoreWaitRecorder(now, () => (this.alive() ? this.pid : undefined));
   }
 
   get pid(): number | undefined {
@@ -69,12 +80,14 @@ export class SoakSidecar {
 
   /** Starts a new generation and resolves once it logs "running". @throws when it exits or stays silent first. */
   async start(): Promise<void> {
+    if (this.#generation < 0) this.coreWait.start();
     this.#generation += 1;
     this.#deliberate = false;
     this.#tail = '';
-    const child = spawn(process.execPath, [BIN, 'run', '--config', this.#configPath], {
+    const probe = this.#loopProbeDir === undefined ? [] : ['--import', LOOP_PROBE];
+    const child = spawn(process.execPath, [...probe, BIN, 'run', '--config', this.#configPath], {
       cwd: dirname(this.#configPath),
-      env: { PATH: process.env.PATH ?? '' },
+      env: { PATH: process.env.PATH ?? '', ...(this.#loopProbeDir === undefined ? {} : { SOAK_LOOP_PROBE_DIR: this.#loopProbeDir }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
@@ -151,6 +164,7 @@ export class SoakSidecar {
   }
 
   async close(): Promise<void> {
+    this.coreWait.stop();
     await new Promise<void>((resolve) => this.#log.end(resolve));
   }
 }

@@ -27,6 +27,7 @@ import { installCrashHandlers } from './crashHandlers.js';
 import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 import { checkCredentialsOnce } from './runCredentialsCheck.js';
+import { scavengeOnMainThread } from './scavengeOnMainThread.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
 export const RUN_COMMAND = defineCommand({
@@ -137,6 +138,8 @@ async function stopWithin(sidecar: Sidecar, logger: Logger): Promise<void> {
 
 export async function runCommand(args: readonly string[], context: CliContext): Promise<number> {
   const { options } = parseCommandLine(RUN_COMMAND, args);
+  // Before the load: a parallel scavenge waits for helper threads that a busy host may not run for a while.
+  scavengeOnMainThread();
   const { config: configPath, pretty } = options;
   // Signals are queued before anything slow (reading the config, the lock, the listeners), and the ones the entry
   // point held while the modules loaded are taken over: a SIGHUP or SIGTERM during start is applied once start

@@ -2,7 +2,8 @@
 // latency, the worst window over sidecar lifetimes, the starvation bound net of Retry-After holds, and the
 // memory/handle trend. The soak itself is too long
 // for `npm test`; these keep its arithmetic honest.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionOutcomes, heldMs, resourceRows, serviceHolds, sidecarShareMs, starvationFigures, starvationRows, verdictRow, worstWindow } from '../../bench/soak/invariants.js';
@@ -12,6 +13,8 @@ import { auditReviews, type AuditedReview, type ReviewAudit } from '../../bench/
 import { SoakSidecar, type ResourceSample } from '../../bench/soak/sidecarProcess.js';
 import { removeTempDir, tempDir } from '../fixtures/tempDir.js';
 import { stallBefore } from '../../bench/soak/loopStalls.js';
+import { coreWaitBetween, type CoreWaitSample } from '../../bench/soak/coreWait.js';
+import { listenerPort } from '../../bench/soak/common.js';
 
 function acked(n: number, ackAt = 100): SentReview {
   return { id: `r${n}`, steamId: `7656119900000000${n}`, comment: `soak x review ${n}`, sentAt: ackAt - 1, ackAt, ackWallMs: 1_000_000 + ackAt };
@@ -125,13 +128,88 @@ describe('verdict latency: the sidecar share', () => {
     // A stall long before the read (more than 20 ms) explains nothing.
     expect(verdictRow(late, [], 300, [], [{ endedAt: 300, ms: 60 }]).ok).toBe(false);
     expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 110)).toBe(40);
-    expect(stallBefore([{ endedAt: 10, ms: 3 }, { endedAt: 100, ms: 40 }], 99)).toBe(0);
     expect(stallBefore([], 99)).toBe(0);
+  });
+
+  it('charges the stall a verdict was read in, though the timer recorded it just after the read', () => {
+    // libuv runs a turn's socket callbacks before its timers: the process resumed at 341, read the verdict, and the
+    // 5 ms timer then recorded a stall of 60 ms ending at 341.4. The read waited 59 ms of it.
+    const late = [{ connection: 0, sentAt: 0, ms: 340 }];
+    expect(verdictRow(late, [], 300, [], [{ endedAt: 341.4, ms: 60 }]).ok).toBe(true);
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 99)).toBe(39);
+    // A read before the stall began was not delayed by it.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 59)).toBe(0);
+    // The longest stall in the backlog counts, not a small one the timer recorded after it.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }, { endedAt: 104, ms: 2 }], 106)).toBe(40);
+    // Only the part after `since` (when the ping went out) delayed its echo.
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 101, 90)).toBe(11);
+    expect(stallBefore([{ endedAt: 100, ms: 40 }], 115, 101)).toBe(0);
+  });
+
+  it('subtracts a stall of this process once, not in the ping baseline and again from the verdict', () => {
+    // This process stalled from 310 to 390. The ping sent at 300 was read at 391 (91 ms), the verdict at 400: the
+    // stall delayed both reads, so the baseline is what the ping took net of it (11 − 1 = 10 ms), and the verdict's
+    // share 400 − 10 − 80 = 310 ms. Counted twice it would be 230 ms.
+    const pings = [
+      { connection: 0, sentAt: -100, ms: 1 },
+      { connection: 0, sentAt: 300, ms: 91 },
+    ];
+    const row = verdictRow([{ connection: 0, sentAt: 0, ms: 400 }], pings, 300, [], [{ endedAt: 390, ms: 80 }]);
+    expect(row.ok).toBe(false);
+    expect(row.measured).toContain('max 310.0 ms, 1 late');
+  });
+
+  it('keeps a ping held by an earlier stall of this process in the baseline', () => {
+    // This process and the sidecar were held together from 5 to 65: the ping sent at 0 came back at 66, so the
+    // sidecar read the line sent at 0 at 65, and its verdict came at 335. That stall is not charged to the verdict
+    // (read long after it), so the ping keeps it: 335 − (66 − 1) = 270.
+    const pings = [
+      { connection: 0, sentAt: -50, ms: 1 },
+      { connection: 0, sentAt: 0, ms: 66 },
+    ];
+    expect(verdictRow([{ connection: 0, sentAt: 0, ms: 335 }], pings, 300, [], [{ endedAt: 65, ms: 60 }]).ok).toBe(true);
   });
 
   it('passes verdicts whose share stays within decisionTimeoutMs + 5 ms', () => {
     expect(verdictRow([{ connection: 0, sentAt: 0, ms: 305 }], [], 300).ok).toBe(true);
     expect(verdictRow([], [], 300).ok).toBe(false);
+  });
+});
+
+describe("verdict latency: the sidecar's wait for a core", () => {
+  // The kernel adds a wait to the counter when it ends: samples every 5 ms, pid 7.
+  const samples = (...points: [at: number, waitMs: number][]): CoreWaitSample[] => points.map(([at, waitMs]) => ({ at, pid: 7, waitMs }));
+
+  it('places a wait that ended between two samples where it covers the least of the span', () => {
+    // 100 ms of waiting ended between 300 and 305: it lay in [200, 300] or [205, 305].
+    const waited = samples([295, 10], [300, 10], [305, 110], [310, 110]);
+    expect(coreWaitBetween(waited, 270, 400)).toBe(30);
+    expect(coreWaitBetween(waited, 0, 400)).toBe(100);
+    expect(coreWaitBetween(waited, 100, 200)).toBe(0);
+    // A gap in the samples (the soak was stalled itself): the wait may have ended as early as 150.
+    expect(coreWaitBetween(samples([150, 0], [305, 100]), 270, 400)).toBe(0);
+    // The thread got a core between 262 and 267 (a wait ended then), so the 80 ms wait that ended by 351 began after
+    // 262: it lay at least in [262, 342].
+    const after = samples([255, 0], [262, 0], [267, 3], [351, 83]);
+    expect(coreWaitBetween(after, 270, 365)).toBe(72);
+    // No samples, one sample, a restart between them: nothing.
+    expect(coreWaitBetween([], 0, 400)).toBe(0);
+    expect(coreWaitBetween([{ at: 300, pid: 7, waitMs: 0 }, { at: 305, pid: 8, waitMs: 100 }], 0, 400)).toBe(0);
+  });
+
+  it("credits a late verdict the sidecar's wait for a core after the policy's deadline, not during the timer", () => {
+    // Sent at 0, policy deadline 270, read at 380: the sidecar waited 100 ms for a core, ending between 365 and 370.
+    const verdict = { connection: 0, sentAt: 0, ms: 380 };
+    const late = samples([0, 0], [360, 0], [365, 0], [370, 100], [375, 100], [400, 100]);
+    expect(verdictRow([verdict], [], 300).ok).toBe(false);
+    const row = verdictRow([verdict], [], 300, [], [], late);
+    expect(row.ok).toBe(true);
+    expect(row.measured).toContain('1 more late while the sidecar waited for a core');
+    // The same wait, over by 100, in the middle of the timer's run, delayed nothing.
+    const early = samples([0, 0], [195, 0], [200, 100], [400, 100]);
+    expect(verdictRow([verdict], [], 300, [], [], early).ok).toBe(false);
+    // Its own work or GC (no wait on record) stays charged.
+    expect(verdictRow([verdict], [], 300, [], [], samples([0, 0], [400, 0])).ok).toBe(false);
   });
 });
 
@@ -278,6 +356,26 @@ describe('the soak sidecar when its directory is gone', () => {
       expect(sidecar.alive()).toBe(false);
     } finally {
       await sidecar.close();
+    }
+  });
+});
+
+describe("the soak's listener ports", () => {
+  it.runIf(process.platform === 'linux')('are free, below the ephemeral range a listen(0) draws from, and skip one in use', async () => {
+    const ephemeralStart = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0]);
+    const taken = await listenerPort();
+    expect(taken).toBeGreaterThanOrEqual(10_000);
+    expect(taken).toBeLessThan(ephemeralStart);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(taken, '127.0.0.1', resolve));
+    try {
+      // The first draw lands on the port in use, the next anywhere else.
+      const draws = [(taken - 10_000 + 0.5) / (ephemeralStart - 10_000), 0.5];
+      const port = await listenerPort(() => draws.shift() ?? Math.random());
+      expect(port).not.toBe(taken);
+      expect(port).toBeLessThan(ephemeralStart);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
