@@ -342,7 +342,7 @@ describe('what stands at gsa-bridge.lock', () => {
       await chmod(file, 0o666);
       const restore = await letOthersThrough(dataDir);
       try {
-        const child = spawnLockHolder(dataDir, 'as-nobody', [], NOBODY);
+        const child = spawnLockHolder(dataDir, 'as-nobody', AS_NOBODY);
         expect(await child.next('refused', 'locked')).toEqual({
           event: 'refused',
           code: 'unavailable',

@@ -3,6 +3,8 @@
 //   GSA_CLIENT_SECRET must not change what a test sees.
 // - TMPDIR points at a fresh per-run directory, so os.tmpdir() in every worker (and in child processes given
 //   the inherited environment) lands there. At the end the run fails if anything is left in it, naming what.
+// - NODE_DISABLE_COMPILE_CACHE=1: on Node 22 and later, tsc and eslint (spawned by the suite) turn on Node's
+//   compile cache, which would write node-compile-cache into that directory; it is Node's, not a test's leftover.
 // Must never delete anything outside the directory it made.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ export const RUN_TEMP_PREFIX = 'gsa-bridge-test-run-';
 export async function setup(): Promise<() => Promise<void>> {
   for (const name of Object.keys(process.env)) if (name.startsWith('GSA_')) Reflect.deleteProperty(process.env, name);
   const previous = process.env.TMPDIR;
+  process.env.NODE_DISABLE_COMPILE_CACHE = '1';
   const root = await mkdtemp(join(tmpdir(), RUN_TEMP_PREFIX));
   process.env.TMPDIR = root;
   return async () => {
