@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { askHolder, CONTROL_SOCKET_FILE, DataDirLock, DataDirLockError, LOCK_FILE, lockHolder } from '../../src/bridge/dataDirLock.js';
-import { AS_NOBODY, NEW_NETWORK_NAMESPACE, NOBODY, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
+import { AS_NOBODY, LOCK_MODULE, NEW_NETWORK_NAMESPACE, NOBODY, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const locks: DataDirLock[] = [];
@@ -341,6 +341,8 @@ describe('what stands at gsa-bridge.lock', () => {
       await writeFile(file, '');
       await chmod(file, 0o666);
       const restore = await letOthersThrough(dataDir);
+      // The child imports dist/ from this checkout, which may sit under a directory only root can enter (mktemp -d).
+      const restoreModule = await letOthersThrough(dirname(LOCK_MODULE));
       try {
         const child = spawnLockHolder(dataDir, 'as-nobody', AS_NOBODY);
         expect(await child.next('refused', 'locked')).toEqual({
@@ -350,6 +352,7 @@ describe('what stands at gsa-bridge.lock', () => {
         });
         expect(await child.exited()).toBe(3);
       } finally {
+        await restoreModule();
         await restore();
       }
       const after = await stat(file);
