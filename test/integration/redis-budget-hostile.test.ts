@@ -5,14 +5,14 @@
 // Everything runs against a private redis-server; the co-tenant is this test writing under the same prefix.
 import { afterEach, expect, it } from 'vitest';
 import type { ApiBudget, BudgetDecision } from '../../src/gsa/apiBudget.js';
-import type { CallKind, WaitingCalls } from '../../src/gsa/budgetShares.js';
+import type { CallKind } from '../../src/gsa/budgetShares.js';
 import { RateLimiter } from '../../src/gsa/rateLimiter.js';
 import { DEMAND_GRACE_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, RedisBudget, REBUILD_GRACE_MS, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
-import { patientMs } from '../fixtures/patience.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
+import { bulkStrings, integer, trusted, until, waitingOf } from '../fixtures/sharedBudgetProbes.js';
 
 const PREFIX = 'gsa-bridge-hostile';
 const CLIENT_ID = 'client-id-hostile';
@@ -25,32 +25,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function waitingOf(kind: CallKind, count = 1): WaitingCalls {
-  return { lookup: 0, refresh: 0, review: 0, action: 0, [kind]: count };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** A RESP reply's bulk strings, in order. */
-function bulkStrings(reply: string): string[] {
-  const parts = reply.split('\r\n');
-  const strings: string[] = [];
-  for (let i = 0; i < parts.length; i++) if (parts[i]?.startsWith('$') === true && parts[i] !== '$-1') strings.push(parts[++i] ?? '');
-  return strings;
-}
-
-function integer(reply: string): number {
-  return Number(/^:(-?\d+)/.exec(reply)?.[1] ?? Number.NaN);
 }
 
 /** Redis's own clock, in ms (what the scripts call now). */
@@ -86,10 +62,6 @@ function limiterOf(budget: RedisBudget, requests = 20, intervalMs = 1000): RateL
   const limiter = new RateLimiter({ requests, intervalMs, maxQueued: 1000 }, undefined, budget);
   cleanup.push(() => limiter.close());
   return limiter;
-}
-
-async function trusted(...nodes: readonly Node[]): Promise<void> {
-  await until(() => nodes.every(({ budget }) => budget.shared && !budget.rebuilding), 'every node shares a trusted state');
 }
 
 async function startRedisForTest(): Promise<PrivateRedis> {

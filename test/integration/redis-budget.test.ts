@@ -5,14 +5,14 @@
 // Redis's own clock decides the shared window and cannot be faked, so assertions here count starts (read from the
 // window itself) instead of timing them; local durations run on an injected clock.
 import { afterEach, expect, it } from 'vitest';
-import type { CallKind, WaitingCalls } from '../../src/gsa/budgetShares.js';
+import type { CallKind } from '../../src/gsa/budgetShares.js';
 import { RateLimiter } from '../../src/gsa/rateLimiter.js';
 import { HOLD_RECHECK_MS, RedisBudget, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
 import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
-import { patientMs } from '../fixtures/patience.js';
+import { bulkStrings, integer, trusted, until, waitingOf } from '../fixtures/sharedBudgetProbes.js';
 
 const PREFIX = 'gsa-bridge-test';
 const CLIENT_ID = 'client-id-9f3a';
@@ -22,30 +22,6 @@ const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
-
-function waitingOf(kind: CallKind, count = 1): WaitingCalls {
-  return { lookup: 0, refresh: 0, review: 0, action: 0, [kind]: count };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** A RESP reply's bulk strings, in order (enough for KEYS, ZRANGE WITHSCORES, HKEYS). */
-function bulkStrings(reply: string): string[] {
-  const parts = reply.split('\r\n');
-  const strings: string[] = [];
-  for (let i = 0; i < parts.length; i++) if (parts[i]?.startsWith('$') === true && parts[i] !== '$-1') strings.push(parts[++i] ?? '');
-  return strings;
-}
-
-function integer(reply: string): number {
-  return Number(/^:(-?\d+)/.exec(reply)?.[1] ?? Number.NaN);
-}
 
 interface Node {
   readonly budget: RedisBudget;
@@ -70,14 +46,6 @@ function node(redis: PrivateRedis, nodeId: string, options: Partial<RedisBudgetO
   });
   cleanup.push(() => budget.close());
   return { budget, lines, changes };
-}
-
-/**
- * Waits until each node shares a state whose rebuild grace is over: a fresh Redis is a new state, and nobody starts
- * until the sidecars had the time to put their starts back (REBUILD_GRACE_MS).
- */
-async function trusted(...nodes: readonly Node[]): Promise<void> {
-  await until(() => nodes.every(({ budget }) => budget.shared && !budget.rebuilding), 'every node shares a trusted state');
 }
 
 /**
