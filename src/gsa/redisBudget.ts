@@ -100,6 +100,9 @@ export const LATE_GRANT_MS = 250;
 /** How long a node waits when the next place belongs to a kind only other sidecars have waiting. */
 export const OTHER_TURN_MS = 25;
 
+/** A sidecar's cap on a Retry-After hold when none is given (api.retry.maxRetryAfterMs's default). */
+export const DEFAULT_MAX_HOLD_MS = 60_000;
+
 /** While a hold in Redis is in force, a waiting sidecar looks at it again this often. */
 export const HOLD_RECHECK_MS = 1000;
 
@@ -223,7 +226,7 @@ export class RedisBudget implements ApiBudget {
     if (!Number.isFinite(this.#lateGrantMs) || this.#lateGrantMs < 0) throw new RangeError(`lateGrantMs must be 0 or more ms, got ${String(options.lateGrantMs)}`);
     this.#spanMs = Math.ceil(guardedIntervalMs(options.intervalMs) + this.#lateGrantMs);
     this.#share = fallbackShare(this.#requests, this.#nodes);
-    this.#maxHoldMs = clampTimerMs(positiveMs('maxHoldMs', options.maxHoldMs ?? 60_000));
+    this.#maxHoldMs = clampTimerMs(positiveMs('maxHoldMs', options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS));
     this.#holdRecheckMs = positiveMs('holdRecheckMs', options.holdRecheckMs ?? HOLD_RECHECK_MS);
     this.#heartbeatMs = positiveMs('heartbeatMs', options.heartbeatMs ?? HEARTBEAT_MS);
     this.#rebuildGraceMs = positiveMs('rebuildGraceMs', options.rebuildGraceMs ?? REBUILD_GRACE_MS);
@@ -279,6 +282,11 @@ export class RedisBudget implements ApiBudget {
 
   get nodeId(): string {
     return this.#nodeId;
+  }
+
+  /** This sidecar's own cap on a hold (maxHoldMs, validated): no hold, its own or one in Redis, holds it longer. */
+  get maxHoldMs(): number {
+    return this.#maxHoldMs;
   }
 
   /** Ms the hold in force still runs, this sidecar's own or one read from Redis and believed; 0 when none. */

@@ -36,7 +36,7 @@ export class SharedApiKey {
       reportLocalOnly: options.onWebhookSpacingLocal,
       // A holder waits for the budget after taking its lease: an action's place comes within one shared window and a
       // claim's grace (docs/api-budget.md), after a Retry-After hold of at most the cap. So long it is waited for.
-      longestTurnMs: WEBHOOK_SPACING_MS + guardedIntervalMs(options.intervalMs) + (options.lateGrantMs ?? LATE_GRANT_MS) + DEMAND_GRACE_MS + (options.maxHoldMs ?? 60_000),
+      longestTurnMs: WEBHOOK_SPACING_MS + guardedIntervalMs(options.intervalMs) + (options.lateGrantMs ?? LATE_GRANT_MS) + DEMAND_GRACE_MS + this.budget.maxHoldMs,
     });
     this.webhookSpacing = this.#webhookSpacing;
   }
