@@ -8,7 +8,7 @@
 // Must never produce an empty argument, a control character, an unbalanced quote, or a command for an invalid id;
 // never throws for hostile text (only for an invalid id or an invalid template, with a specific error).
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/gsa/validation.js';
-import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from './errors.js';
+import { InvalidPlayerIdError, UnaddressableNameError } from './errors.js';
 
 /** How one game wants its free text. Which characters are dangerous is the same union for every game (see cleanCommandText). */
 export interface CommandTextRules {
@@ -197,7 +197,9 @@ export function arkServerChatToPlayer(name: string, text: string, rules: Command
  */
 export function arkGsaMute(id: string, muted: boolean, text: string, rules: CommandTextRules = ARK_TEXT_RULES): string {
   const valid = requirePlayerId(id);
-  return `scriptcommand gsamute ${valid.id} ${muted ? 'true' : 'false'} ${cleanCommandText(text, rules)}`;
+  // Lifting a mute shows nothing: the mod documents the message for a mute only (interfaces.md, "Game adapters").
+  if (!muted) return `scriptcommand gsamute ${valid.id} false`;
+  return `scriptcommand gsamute ${valid.id} true ${cleanCommandText(text, rules)}`;
 }
 
 /** Squad: a warning box on one player's screen. `AdminWarn "<id>" <text>` (EOS or Steam64, as SquadJS sends it). */
@@ -214,58 +216,6 @@ export function rustMute(steamId: string): string {
 /** Rust: lifts the server's own chat mute. `unmute <steamid>`; Steam64 only. */
 export function rustUnmute(steamId: string): string {
   return `unmute ${requirePlayerId(steamId, ['steam']).id}`;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// notifyCommand: Rust has no built-in private message, so a host names a plugin's command as a template.
-
-/** The placeholders a notifyCommand template may use. */
-export const NOTIFY_PLACEHOLDERS = ['steamId', 'name', 'message'] as const;
-export type NotifyPlaceholder = (typeof NOTIFY_PLACEHOLDERS)[number];
-
-export interface NotifyValues {
-  readonly steamId: string;
-  readonly name?: string | undefined;
-  readonly message: string;
-}
-
-/** A checked template: call it for each message; it throws InvalidPlayerIdError for an invalid id. */
-export type NotifyCommand = (values: NotifyValues) => string;
-
-const PLACEHOLDER = /\{([^{}]*)\}/g;
-
-/**
- * Checks a notifyCommand template once (at config load) and returns its expander. The template is the host's
- * own text, yet it is checked like hostile text would be, so a typo cannot chain a second command:
- * - only `{steamId}`, `{name}` and `{message}` (each may appear more than once); `{message}` is required;
- * - no control characters, `|`, `;` or `//` outside the placeholders, and balanced `"`.
- * On expansion `{steamId}` must be a valid Steam64 (else InvalidPlayerIdError and no command); `{name}` and
- * `{message}` are cleaned with the rules, so they hold no `"` and can sit inside the template's own quotes or
- * bare. Example: `pm {steamId} "{message}"` (a private-message plugin), `say "{name}: {message}"`.
- * @throws InvalidCommandTemplateError naming what is wrong (the template is config, not a secret).
- */
-export function compileNotifyTemplate(template: string, rules: CommandTextRules = RUST_TEXT_RULES): NotifyCommand {
-  const placeholders = [...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
-  const unknown = placeholders.filter((name) => !(NOTIFY_PLACEHOLDERS as readonly string[]).includes(name));
-  if (unknown.length > 0) {
-    throw new InvalidCommandTemplateError(
-      `notifyCommand has unknown placeholder(s) ${unknown.map((name) => `{${name}}`).join(', ')}; use {steamId}, {name}, {message}`,
-    );
-  }
-  if (!placeholders.includes('message')) throw new InvalidCommandTemplateError('notifyCommand must contain {message}');
-  const literal = template.replace(PLACEHOLDER, '');
-  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(literal)) throw new InvalidCommandTemplateError('notifyCommand must be one line without control characters');
-  if (/[|;{}]|\/\//.test(literal)) throw new InvalidCommandTemplateError('notifyCommand must not contain |, ;, // or a lone brace (one command only)');
-  if ((literal.match(/"/g)?.length ?? 0) % 2 !== 0) throw new InvalidCommandTemplateError('notifyCommand has an unbalanced "');
-  if (literal.trim().length === 0) throw new InvalidCommandTemplateError('notifyCommand must start with a command word');
-  return (values) => {
-    const steamId = placeholders.includes('steamId') ? requirePlayerId(values.steamId, ['steam']).id : '';
-    const name = cleanCommandText(values.name ?? '', { ...rules, fallback: NAME_FALLBACK });
-    const message = cleanCommandText(values.message, rules);
-    const command = template.replace(PLACEHOLDER, (_whole, key: string) => (key === 'steamId' ? steamId : key === 'name' ? name : message));
-    // A cleaned value may start or end with `/`, and the template may put a `/` beside it: break the pair here.
-    return command.replace(/\/(?=\/)/g, '/ ');
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

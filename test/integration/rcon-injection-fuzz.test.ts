@@ -14,11 +14,11 @@ import {
   arkServerChatTo,
   arkServerChatToPlayer,
   checkPlayerId,
-  compileNotifyTemplate,
   rustMute,
   rustUnmute,
   squadAdminWarn,
 } from '../../adapters/rcon/commandText.js';
+import { compileNotifyTemplate } from '../../adapters/rcon/commandTemplate.js';
 import { InvalidPlayerIdError, UnaddressableNameError } from '../../adapters/rcon/errors.js';
 import { RCON_PROFILE_TABLE } from '../../adapters/rcon/profiles/index.js';
 import { SourceRconClient, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';

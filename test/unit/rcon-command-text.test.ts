@@ -12,7 +12,6 @@ import {
   checkPlayerId,
   cleanCommandText,
   commandPlayerId,
-  compileNotifyTemplate,
   quotedName,
   requirePlayerId,
   rustMute,
@@ -20,6 +19,7 @@ import {
   squadAdminWarn,
   type CommandTextRules,
 } from '../../adapters/rcon/commandText.js';
+import { compileNotifyTemplate } from '../../adapters/rcon/commandTemplate.js';
 import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from '../../adapters/rcon/errors.js';
 import { characterCount } from '../../src/gsa/validation.js';
 import { problemsWithCommand, splitConsoleArguments, splitConsoleCommands } from '../fixtures/consoleModel.js';
@@ -155,7 +155,7 @@ describe('command builders', () => {
 
   it('builds the GameServerApp ASA mod mute with a bare id', () => {
     expect(arkGsaMute(EOS, true, 'Muted "spam" | 1h')).toBe(`scriptcommand gsamute ${EOS} true Muted 'spam' 1h`);
-    expect(arkGsaMute(EOS, false, '')).toBe(`scriptcommand gsamute ${EOS} false ${ARK_TEXT_RULES.fallback}`);
+    expect(arkGsaMute(EOS, false, 'ignored')).toBe(`scriptcommand gsamute ${EOS} false`);
     expect(() => arkGsaMute(`${EOS} true x | DoExit`, true, 'x')).toThrow(InvalidPlayerIdError);
   });
 
