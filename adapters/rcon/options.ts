@@ -1,36 +1,45 @@
-// The rcon adapter's options (`"type": "rcon"`), owned here so the adapter type brings its own schema to the
-// registry. Loose on purpose: profiles add their own keys (a Rust reply template, Squad's warn command).
+// The rcon adapter's options (`"type": "rcon"`: the game's own console, whatever its transport), owned here so the
+// adapter type brings its own schema to the registry. What differs by game (a default port, whether a log file is
+// read or required) is asked of the profile table, never listed here. Loose on purpose: unknown keys are kept.
 // Must never read files or the environment, and never put an input value into a message (the password is a secret;
-// a notifyCommand template is not, and its problems are named).
+// a command template is not, and its problems are named).
 import { z } from 'zod';
 import { MAX_TIMER_MS, adapterId, countOrZero, host, integer, milliseconds, nonEmpty, port } from '../../src/validation/optionFields.js';
-import { compileNotifyTemplate } from './commandText.js';
+import { RUST_TEXT_RULES } from './commandText.js';
+import { compileCommandTemplate } from './commandTemplate.js';
 import { RconError } from './errors.js';
+import { RCON_PROFILES, RCON_PROFILE_TABLE, type RconProfileName } from './profiles/index.js';
 
-/** Games with an RCON profile. A new game is one entry here plus its profile file under adapters/rcon/profiles/. */
-export const RCON_PROFILES = ['ark', 'squad', 'rust'] as const;
-export type RconProfileName = (typeof RCON_PROFILES)[number];
+export { RCON_PROFILES, type RconProfileName };
 
-/** A notifyCommand template is checked once, here, so a bad one is a config error with its JSON path. */
-const notifyTemplate = () =>
+/** A command template is checked once, here, so a bad one is a config error with its JSON path. */
+const commandTemplate = (key: string, requireMessage: boolean) =>
   z.string().superRefine((template, ctx) => {
     try {
-      compileNotifyTemplate(template);
+      compileCommandTemplate(template, key, RUST_TEXT_RULES, requireMessage);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: error instanceof RconError ? error.message : 'is not a usable notifyCommand template' });
+      ctx.addIssue({ code: 'custom', message: error instanceof RconError ? error.message : `is not a usable ${key} template` });
     }
   });
 
-export const rconOptionsSchema = z.looseObject({
+const rconFields = z.looseObject({
   type: z.literal('rcon'),
   /** Stable identity in logs, metrics, readiness and the review journal. @default `<server>-rcon-<port>` */
   id: adapterId().optional(),
   profile: z.enum(RCON_PROFILES),
   /** @default '127.0.0.1' */
   host: host().default('127.0.0.1'),
-  port: port(),
+  /** The console's port. @default the profile's (7dtd: 8081); required for the others */
+  port: port().optional(),
   password: nonEmpty(),
-  /** ark: how often GetChat is polled (squad and rust push chat). @default 1000 */
+  /**
+   * The game's log to read chat from (ark/atlas with `-servergamelog`; required for conan). A `*` in the last path
+   * segment follows the newest matching file. Only lines written after the start are read. @default unset
+   */
+  logFile: z.string().min(1, 'must not be empty').refine((path) => !path.split(/[\\/]/).slice(0, -1).some((part) => part.includes('*')), 'may hold a * in its last path segment only').optional(),
+  /** ark/atlas: GameServerApp's ASA mod is installed; a muted speaker is muted in game by the mod. @default false */
+  gsaMod: z.boolean().optional(),
+  /** ark/atlas without logFile: how often GetChat is polled (the other games push chat or write a log). @default 1000 */
   pollChatMs: milliseconds().default(1_000),
   /** How often the player list is read (joins, leaves, names to ids). @default 5000 */
   pollPlayersMs: milliseconds().default(5_000),
@@ -48,10 +57,15 @@ export const rconOptionsSchema = z.looseObject({
    */
   enforceMute: z.boolean().optional(),
   /**
-   * rust: a plugin's private-message command, as a template with {steamId}, {name} and {message} ({message}
-   * required), e.g. `pm {steamId} "{message}"`. Unset: the rust adapter cannot tell a player anything. @default unset
+   * A mod's or plugin's private-message command, as a template with {steamId}, {eosId}, {playerId}, {name},
+   * {entityId} and {message} ({message} required), e.g. `pm {steamId} "{message}"`. Used where the game has no
+   * private message of its own (rust, conan, 7dtd). @default unset
    */
-  notifyCommand: notifyTemplate().optional(),
+  notifyCommand: commandTemplate('notifyCommand', true).optional(),
+  /** A template that makes the game itself silence a muted player (same placeholders; {message} optional). @default unset */
+  muteCommand: commandTemplate('muteCommand', false).optional(),
+  /** A template that lifts it when the service says the mute is over. @default unset */
+  unmuteCommand: commandTemplate('unmuteCommand', false).optional(),
   /**
    * Repeat offenders: after this many alerts to one muted player (each at most one per alertCooldownMs), the
    * profile's kick command runs with the alert as the reason (ark `KickPlayer`, squad `AdminKick`, rust `kick`),
@@ -59,4 +73,28 @@ export const rconOptionsSchema = z.looseObject({
    */
   kickAfterAlerts: countOrZero().default(0),
 });
+
+/** What the profile says about the options: a port it defaults, a log file it requires or cannot read. */
+function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.RefinementCtx): void {
+  const profile = RCON_PROFILE_TABLE[options.profile];
+  if (options.port === undefined && profile.defaultPort === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['port'], message: `is required for profile ${options.profile} (the game's console port)` });
+  }
+  if (options.logFile === undefined && profile.chat.console === undefined) {
+    const example = profile.chat.logFile?.example ?? 'the game log';
+    ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is required for profile ${options.profile}: its chat is only written to its log file (${example})` });
+  }
+  if (options.logFile !== undefined && profile.chat.logFile === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is not read for profile ${options.profile}: its chat comes from its console; remove logFile` });
+  }
+  if (options.gsaMod === true && profile.commands.gsaModMute === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['gsaMod'], message: `is for GameServerApp's ASA mod (profiles ark and atlas), not profile ${options.profile}` });
+  }
+}
+
+export const rconOptionsSchema = rconFields.superRefine(checkAgainstProfile).transform((options) => ({
+  ...options,
+  // Checked above: a profile without a default port has one from the file.
+  port: options.port ?? RCON_PROFILE_TABLE[options.profile].defaultPort ?? 0,
+}));
 export type RconOptions = z.output<typeof rconOptionsSchema>;

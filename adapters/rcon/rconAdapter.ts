@@ -1,31 +1,27 @@
-// The RCON adapter: gates a game server's chat with no mod installed. One logged-in RCON session per game server
-// (rconConnection.ts); the game profile (profiles/) says how its game lists players, where chat comes from and
-// which builder makes each command; this file is the same for every game (composition, never a subclass).
-// It polls the player list (joins warm the mute cache at the lowest budget priority; leaves are reported), reads
-// chat (polled or pushed, as the profile says), asks the bridge about each player's line, and acts on a muted
-// speaker through the profile's commands with a per-player cooldown; a `!review` line becomes a review.
-// It must never: build a command by hand (commandText.ts does), block start() on the game (a game server that is
-// down must not stop the sidecar: readiness shows it), gate the server's own lines, act on a verdict the service
-// did not give (the policy's "unknown"), or throw out of a push (muteChanged, reviewResult).
+// The game-console adapter: gates a game server's chat with no mod installed. One logged-in console session per game
+// server (rconConnection.ts: Source RCON, WebRCON or telnet, as the profile says); the profile (profiles/) says where
+// chat comes from (a polled command, pushed packets, the console's stream, or the game's log file), how the player
+// list is read, and which builder makes each command; this file is the same for every game (composition, never a
+// subclass). It reads the player list (playerRoster.ts: joins warm the mute cache at the lowest budget priority,
+// leaves are reported), reads chat, asks the bridge about each player's line, and has the game answer a muted
+// speaker (playerAnswers.ts); a `!review` line becomes a review.
+// It must never: block start() on the game (a game server that is down must not stop the sidecar: readiness shows
+// it), gate the server's own lines, guess a speaker (two players with one name), act on a verdict the service did
+// not give (the policy's "unknown"), read chat from the console when a log file is configured, or throw out of a
+// push (muteChanged, reviewResult).
 
 import type { Logger } from 'pino';
-import {
-  BridgeRefusal,
-  type Adapter,
-  type BridgeSink,
-  type ChatVerdict,
-  type PlayerIdentity,
-  type ReviewOrigin,
-  type ReviewOutcome,
-} from '../../src/bridge/port.js';
+import { BridgeRefusal, type Adapter, type BridgeSink, type ChatVerdict, type PlayerIdentity, type ReviewOrigin, type ReviewOutcome } from '../../src/bridge/port.js';
 import type { ChatReviewCommand } from '../registryTypes.js';
 import { parseReviewCommand } from './chatCommand.js';
-import { checkPlayerId, commandPlayerId, compileNotifyTemplate, type NotifyCommand } from './commandText.js';
 import { isRconError } from './errors.js';
 import type { RconOptions } from './options.js';
-import { diffPlayerLists, type ListedPlayer } from './profiles/parsedLines.js';
+import { PlayerAnswers } from './playerAnswers.js';
+import { PlayerRoster, identityOf } from './playerRoster.js';
+import type { PlayerListParse } from './profiles/parsedLines.js';
 import type { RconChatLine, RconProfile } from './profiles/profile.js';
 import { openRconConnection, type RconConnection } from './rconConnection.js';
+import { LogTail } from './sources/logTail.js';
 
 export interface RconAdapterOptions {
   /** The adapter's stable id: logs, readiness, the review journal's origin. */
@@ -57,27 +53,15 @@ function refusalText(error: BridgeRefusal): string {
   }
 }
 
-/** One muted player's answers so far: when they were last answered, how many alerts since the last kick. */
-interface OffenderState {
-  lastActionAt: number;
-  alerts: number;
-}
-
-/** The shortest gap between two reads of the player list made for a speaker it did not show yet. */
-const EXTRA_LIST_READ_MS = 1_000;
-
-/** Most offenders remembered; past it the stalest go (a cooldown long over carries nothing). */
-const MAX_OFFENDERS = 10_000;
+/** At most one "speaker cannot be told apart" line per this period: a crowd of namesakes must not flood the log. */
+const AMBIGUOUS_LOG_EVERY_MS = 60_000;
 
 export class RconAdapter implements Adapter {
   readonly type = 'rcon';
   readonly id: string;
-  /** Every profile reads chat after the game broadcast it (ARK's GetChat, Squad's and Rust's pushes): a muted line was seen. */
+  /** Every source reads chat after the game broadcast it (GetChat, pushes, the log): a muted line was seen. */
   readonly chatAlreadyShown = true;
-  /**
-   * The "tell this player" capability: a private message (ark ServerChatTo, squad AdminWarn, rust the host's
-   * notifyCommand). Absent on rust without notifyCommand: Rust has no private message of its own.
-   */
+  /** The "tell this player" capability; absent where the game has no private message and no notifyCommand is set. */
   readonly tellPlayer?: (player: PlayerIdentity, text: string) => Promise<void>;
 
   readonly #options: RconOptions;
@@ -85,24 +69,17 @@ export class RconAdapter implements Adapter {
   readonly #logger: Logger;
   readonly #connection: RconConnection;
   readonly #reviewCommand: (() => ChatReviewCommand) | undefined;
-  readonly #now: () => number;
-  readonly #notify: NotifyCommand | undefined;
-  readonly #enforceMute: boolean;
+  readonly #roster: PlayerRoster;
+  readonly #answers: PlayerAnswers;
+  readonly #logTail: LogTail | undefined;
   #sink: BridgeSink | undefined;
   #stopped = false;
   #stopping: Promise<void> | undefined;
   readonly #timers = new Set<NodeJS.Timeout>();
-  /** The last player list the game gave (`players` or `none`); undefined until the first one. */
-  #players: readonly ListedPlayer[] | undefined;
-  #playersPoll: Promise<void> | undefined;
-  /** When the player list was last asked for (performance.now), for the extra reads of unknown speakers. */
-  #listReadAt = Number.NEGATIVE_INFINITY;
   #chatPollRunning = false;
-  readonly #offenders = new Map<string, OffenderState>();
-  /** Steam64 ids this adapter muted with the game's own mute, and when: not muted again within the cooldown. */
-  readonly #nativeMutedAt = new Map<string, number>();
-  /** Steam64 ids whose mute ended while they were away: unmuted in the game when they are listed again. */
-  readonly #pendingUnmutes = new Set<string>();
+  /** Lines of a log or stream are judged in the order they were written, one after another. */
+  #lineChain: Promise<void> = Promise.resolve();
+  #ambiguousLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(config: RconAdapterOptions) {
     this.id = config.id;
@@ -110,10 +87,7 @@ export class RconAdapter implements Adapter {
     this.#profile = config.profile;
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
-    this.#now = config.now ?? (() => Date.now());
-    this.#enforceMute = config.options.enforceMute !== false && config.profile.commands.mute !== undefined;
-    // Validated by the schema already; compiled once here.
-    this.#notify = config.options.notifyCommand === undefined ? undefined : compileNotifyTemplate(config.options.notifyCommand);
+    const consoleChat = config.options.logFile === undefined ? config.profile.chat.console : undefined;
     this.#connection = openRconConnection({
       options: config.options,
       transport: config.profile.transport,
@@ -123,19 +97,66 @@ export class RconAdapter implements Adapter {
       handlers: {
         onReady: () => {
           // A fresh session: read who is online at once rather than a poll period later.
-          void this.#pollPlayers();
+          void this.#roster.refresh();
         },
         onPushedText: (text) => {
-          if (this.#profile.chat.kind === 'pushed') this.#onChatLine(this.#profile.chat.read(text, (id) => this.#nameOf(id)));
+          if (consoleChat?.kind === 'pushed') this.#onChatLine(consoleChat.read(text, (id) => this.#roster.nameOf(id)));
         },
         onRustChat: (chat) => {
-          if (this.#profile.chat.kind === 'webrcon') this.#onChatLine(this.#profile.chat.read(chat));
+          if (consoleChat?.kind === 'webrcon') this.#onChatLine(consoleChat.read(chat));
+        },
+        onLine: (line) => {
+          if (consoleChat?.kind === 'stream') this.#onOrderedLine(line, consoleChat.read);
         },
       },
     });
-    if (this.#profile.commands.tell !== undefined || this.#notify !== undefined) {
-      this.tellPlayer = (player, text) => this.#tell(player, text);
+    this.#roster = new PlayerRoster({
+      readList: () => this.#readPlayerList(),
+      logger: config.logger,
+      onJoined: (listed) => {
+        this.#joined(identityOf(listed));
+      },
+      onLeft: (listed) => {
+        const player = identityOf(listed);
+        this.#answers.left(player);
+        this.#sink?.playerLeft(player);
+      },
+      onList: (players) => {
+        // The game drops the chat of a player it muted, so no line of theirs makes the cache look again: ask about
+        // those this adapter muted. Free while the answer is fresh; a changed answer comes back as muteChanged.
+        for (const listed of players) {
+          const player = identityOf(listed);
+          if (this.#answers.mutedInGame(player)) void this.#sink?.checkMute(player);
+        }
+      },
+    });
+    this.#answers = new PlayerAnswers({
+      adapterId: config.id,
+      profile: config.profile,
+      options: config.options,
+      roster: this.#roster,
+      send: (command, what) => this.#send(command, what),
+      // Nothing is read from the answer; Rust answers a working command with nothing at all.
+      sendOrThrow: async (command) => {
+        await this.#connection.command(command, { silentOk: true });
+      },
+      logFailure: (error, what) => {
+        this.#logCommandFailure(error, what);
+      },
+      logger: config.logger,
+      now: config.now ?? (() => Date.now()),
+    });
+    const logChat = config.profile.chat.logFile;
+    if (config.options.logFile !== undefined && logChat !== undefined) {
+      this.#logTail = new LogTail({
+        path: config.options.logFile,
+        logger: config.logger,
+        onLine: (line) => {
+          this.#onOrderedLine(line, logChat.read);
+        },
+      });
     }
+    if (this.#answers.canTell) this.tellPlayer = (player, text) => this.#answers.tell(player, text);
   }
 
   /** Logged in to the game right now. */
@@ -144,42 +165,36 @@ export class RconAdapter implements Adapter {
   }
 
   /** Connects in the background and starts the polls; resolves at once, whether the game answers or not. */
-  start(sink: BridgeSink): Promise<void> {
-    if (this.#stopped) return Promise.reject(new Error(`rcon adapter ${this.id} was stopped; build a new one`));
+  async start(sink: BridgeSink): Promise<void> {
+    if (this.#stopped) throw new Error(`rcon adapter ${this.id} was stopped; build a new one`);
     this.#sink = sink;
     this.#connection.start();
-    this.#every(this.#options.pollPlayersMs, () => this.#pollPlayers());
-    if (this.#profile.chat.kind === 'poll') this.#every(this.#options.pollChatMs, () => this.#pollChat());
+    this.#every(this.#options.pollPlayersMs, () => this.#roster.refresh());
+    const consoleChat = this.#profile.chat.console;
+    if (this.#logTail === undefined && consoleChat?.kind === 'poll') this.#every(this.#options.pollChatMs, () => this.#pollChat());
     const tell = this.tellPlayer === undefined ? 'no private messages (set notifyCommand)' : 'private messages';
-    this.#logger.info(`rcon adapter ${this.id}: profile ${this.#profile.name} on ${this.#options.host}:${this.#options.port}, ${tell}`);
-    return Promise.resolve();
+    const source = this.#logTail === undefined ? `chat from the ${this.#profile.transport.kind} console` : 'chat from the game log';
+    this.#logger.info(`rcon adapter ${this.id}: profile ${this.#profile.name} on ${this.#options.host}:${String(this.#options.port)}, ${source}, ${tell}`);
+    const warning = this.#profile.chat.consoleWarning;
+    if (this.#logTail === undefined && warning !== undefined) this.#logger.warn(`rcon adapter ${this.id}: ${warning}`);
+    // Starting the tail only takes the file's current end (or notes that it is absent): it never waits on the game.
+    await this.#logTail?.start();
   }
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#stopped = true;
+      this.#roster.close();
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
-      await this.#connection.close();
+      await Promise.all([this.#connection.close(), this.#logTail?.close()]);
     })();
     return this.#stopping;
   }
 
-  muteChanged(player: PlayerIdentity, muted: boolean, _alert: string | undefined): void {
+  muteChanged(player: PlayerIdentity, muted: boolean, alert: string | undefined): void {
     try {
-      if (!muted) this.#offenders.delete(this.#keyOf(player));
-      if (!this.#enforceMute || player.steamId === undefined || checkPlayerId(player.steamId, ['steam']) === undefined) return;
-      // Only players who are (or were just) on this server: the game mutes online players only.
-      if (muted) {
-        if (this.#isListed(player)) this.#nativeMute(player.steamId);
-        return;
-      }
-      this.#nativeMutedAt.delete(player.steamId);
-      const unmute = this.#profile.commands.unmute;
-      if (unmute === undefined) return;
-      // The game unmutes online players only: one who is away is unmuted when the player list sees them again.
-      if (this.#isListed(player)) void this.#send(unmute(player.steamId), 'unmute');
-      else this.#pendingUnmutes.add(player.steamId);
+      this.#answers.muteChanged(player, muted, alert);
     } catch (error) {
       this.#logger.error({ err: error }, 'could not act on a mute change');
     }
@@ -187,7 +202,7 @@ export class RconAdapter implements Adapter {
 
   reviewResult(_origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void {
     const text = outcome.ok ? REVIEW_DELIVERED : `Your review was not accepted: ${outcome.error.message}`;
-    void this.#tellQuietly(player, text);
+    void this.#answers.tellQuietly(player, text);
   }
 
   // ---- Polls ------------------------------------------------------------------------------------------------------
@@ -213,63 +228,32 @@ export class RconAdapter implements Adapter {
     tick();
   }
 
-  /** Reads the player list and reports joins and leaves; concurrent callers share one read. */
-  #pollPlayers(): Promise<void> {
-    this.#playersPoll ??= this.#readPlayers().finally(() => {
-      this.#playersPoll = undefined;
-    });
-    return this.#playersPoll;
+  async #readPlayerList(): Promise<PlayerListParse | undefined> {
+    const { command, read } = this.#profile.players;
+    try {
+      return read(await this.#connection.command(command));
+    } catch (error) {
+      this.#logCommandFailure(error, command);
+      return undefined;
+    }
   }
 
-  async #readPlayers(): Promise<void> {
-    this.#listReadAt = performance.now();
-    let answer: string;
-    try {
-      answer = await this.#connection.command(this.#profile.players.command);
-    } catch (error) {
-      this.#logCommandFailure(error, this.#profile.players.command);
-      return;
-    }
-    if (this.#stopped) return;
-    const list = this.#profile.players.read(answer);
-    for (const odd of list.unparsed.slice(0, 3)) this.#logger.debug({ reason: odd.reason }, 'player list line not understood');
-    // Only a recognised list says who is online: an empty or foreign answer must not make everyone leave.
-    if (list.status !== 'players' && list.status !== 'none') return;
-    const { joined, left } = diffPlayerLists(this.#players ?? [], list.players);
-    this.#players = list.players;
+  #joined(player: PlayerIdentity): void {
     const sink = this.#sink;
     if (sink === undefined) return;
-    for (const listed of left) {
-      const player = identityOf(listed);
-      this.#offenders.delete(this.#keyOf(player));
-      if (listed.steamId !== undefined) this.#nativeMutedAt.delete(listed.steamId);
-      sink.playerLeft(player);
-    }
-    for (const listed of joined) this.#joined(sink, identityOf(listed));
-    // The game drops a muted player's chat, so no line of theirs ever makes the cache look again: ask about those
-    // this adapter muted. Free while the answer is fresh; a stale one is refreshed in the background (the refresh
-    // class), and a changed answer comes back as muteChanged (→ unmute).
-    for (const listed of list.players) {
-      if (listed.steamId !== undefined && this.#nativeMutedAt.has(listed.steamId)) void sink.checkMute(identityOf(listed));
-    }
-  }
-
-  #joined(sink: BridgeSink, player: PlayerIdentity): void {
     // A whole server of joins arrives with the first list: warm behind every chat line's lookup.
     sink.playerJoined(player, { lowPriority: true });
-    if (!this.#enforceMute || player.steamId === undefined) return;
-    const steamId = player.steamId;
-    const unmute = this.#profile.commands.unmute;
-    if (this.#pendingUnmutes.delete(steamId) && unmute !== undefined) void this.#send(unmute(steamId), 'unmute');
+    this.#answers.joined(player);
+    if (!this.#answers.mutesInGame) return;
     // Joins the warm-up lookup in flight (no second request); mutes before they speak when the service answers in time.
     void sink.checkMute(player).then((status) => {
-      if (status.muted && status.source !== 'policy' && !this.#stopped) this.#nativeMute(steamId);
+      if (status.muted && status.source !== 'policy' && !this.#stopped) this.#answers.muteInGameNow(player, status.alert ?? '');
     });
   }
 
   async #pollChat(): Promise<void> {
-    const source = this.#profile.chat;
-    if (source.kind !== 'poll' || this.#chatPollRunning) return;
+    const source = this.#profile.chat.console;
+    if (source?.kind !== 'poll' || this.#chatPollRunning) return;
     this.#chatPollRunning = true;
     try {
       let answer: string;
@@ -279,7 +263,7 @@ export class RconAdapter implements Adapter {
         this.#logCommandFailure(error, source.command);
         return;
       }
-      const lines = source.read(answer, (this.#players ?? []).map((player) => player.name));
+      const lines = source.read(answer, this.#roster.knownNames());
       // In order: a player's two lines in one poll are judged in the order they were said.
       for (const line of lines) await this.#handleChatLine(line);
     } finally {
@@ -295,6 +279,15 @@ export class RconAdapter implements Adapter {
     });
   }
 
+  /** A line of the log or of the console stream: read with the names listed when its turn comes, in order. */
+  #onOrderedLine(text: string, read: (line: string, knownNames: readonly string[]) => RconChatLine): void {
+    this.#lineChain = this.#lineChain
+      .then(() => this.#handleChatLine(read(text, this.#roster.knownNames())))
+      .catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'a chat line could not be handled');
+      });
+  }
+
   async #handleChatLine(line: RconChatLine): Promise<void> {
     const sink = this.#sink;
     if (sink === undefined || this.#stopped) return;
@@ -302,16 +295,24 @@ export class RconAdapter implements Adapter {
       this.#logger.debug({ reason: line.reason }, 'chat line not understood');
       return;
     }
+    if (line.kind === 'roster') {
+      void this.#roster.refresh();
+      return;
+    }
     if (line.kind !== 'player') return; // The server's own lines and other notices are never gated.
-    const player = await this.#speaker(line);
-    if (player === undefined) return;
+    const lookup = await this.#roster.speaker(line, (ms) => this.#sleep(ms), () => this.#isStopped());
+    if (lookup.kind !== 'found') {
+      this.#logUnknownSpeaker(lookup.kind === 'ambiguous' ? lookup.matches : 0);
+      return;
+    }
+    const player = lookup.player;
 
     const reviewCommand = this.#reviewCommand?.();
     if (reviewCommand !== undefined) {
       const review = parseReviewCommand(line.text, reviewCommand);
       // A review is not chat: it goes through the review policy, not the mute gate (as with the mod's review.submit).
       if (review.kind === 'refused') {
-        await this.#tellQuietly(player, review.message);
+        await this.#answers.tellQuietly(player, review.message);
         return;
       }
       if (review.kind === 'review') {
@@ -324,87 +325,19 @@ export class RconAdapter implements Adapter {
     // Only the service's own "muted": the policy's guess ("unknown") is not a reason to warn or mute anyone, and a
     // line the bridge did not gate ("not_gated": team chat, by default) is allowed like any other.
     if (verdict.allow || verdict.reason !== 'muted' || this.#isStopped()) return;
-    await this.#actOnMutedSpeaker(player, verdict.alert);
+    await this.#answers.mutedSpeaker(player, verdict.alert);
   }
 
-  /**
-   * The speaker with their ids: as the line says (squad, rust), else by name through the player list (ark). A name
-   * not listed yet gets one fresh read of the list; a name listed twice cannot be told apart and is skipped.
-   */
-  async #speaker(line: Extract<RconChatLine, { kind: 'player' }>): Promise<PlayerIdentity | undefined> {
-    if (line.steamId !== undefined || line.eosId !== undefined) return { steamId: line.steamId, eosId: line.eosId, name: line.name };
-    let matches = this.#listedByName(line.name);
-    if (matches.length === 0) {
-      // At most one extra read a second: a name the list never shows (a renamed player, an odd print) must not
-      // turn every line of theirs into a ListPlayers against the game's rate cap. A line waits for its turn.
-      const waitMs = this.#listReadAt + EXTRA_LIST_READ_MS - performance.now();
-      if (waitMs > 0) await this.#sleep(waitMs);
-      matches = this.#listedByName(line.name);
-      // No second look at the clock: a timer may fire a fraction of a millisecond "early" by performance.now().
-      if (matches.length === 0 && !this.#isStopped()) {
-        await this.#pollPlayers();
-        matches = this.#listedByName(line.name);
-      }
+  /** A speaker the player list cannot name: never guessed, so the line is not gated; said at most once a minute. */
+  #logUnknownSpeaker(matches: number): void {
+    const now = performance.now();
+    const why = matches > 1 ? `${String(matches)} listed players share the speaker's name` : 'the player list does not show the speaker';
+    if (now - this.#ambiguousLoggedAt < AMBIGUOUS_LOG_EVERY_MS) {
+      this.#logger.debug(`a chat line was not gated: ${why}`);
+      return;
     }
-    const [only, ...others] = matches;
-    if (only === undefined || others.length > 0) {
-      this.#logger.debug({ matches: matches.length }, 'a chat line whose speaker cannot be told by the player list; not gated');
-      return undefined;
-    }
-    return identityOf(only);
-  }
-
-  #listedByName(name: string): ListedPlayer[] {
-    return (this.#players ?? []).filter((player) => player.name === name);
-  }
-
-  #nameOf(id: string): string | undefined {
-    const lower = id.toLowerCase();
-    return this.#players?.find((player) => player.steamId === id || player.eosId?.toLowerCase() === lower)?.name;
-  }
-
-  #isListed(player: PlayerIdentity): boolean {
-    const eosId = player.eosId?.toLowerCase();
-    return (this.#players ?? []).some((listed) => (player.steamId !== undefined && listed.steamId === player.steamId) || (eosId !== undefined && listed.eosId?.toLowerCase() === eosId));
-  }
-
-  /**
-   * The profile's answer to a muted speaker, at most once per player per alertCooldownMs: rust's own mute (when
-   * enforced), the alert as a private message, and after `kickAfterAlerts` alerts the kick. The cooldown is taken
-   * before any await, so two lines read together get one answer.
-   */
-  async #actOnMutedSpeaker(player: PlayerIdentity, alert: string): Promise<void> {
-    const key = this.#keyOf(player);
-    const now = this.#now();
-    const state = this.#offenders.get(key);
-    if (state !== undefined && now - state.lastActionAt < this.#options.alertCooldownMs) return;
-    const offender = state ?? { lastActionAt: now, alerts: 0 };
-    offender.lastActionAt = now;
-    offender.alerts += 1;
-    this.#offenders.delete(key);
-    this.#offenders.set(key, offender);
-    if (this.#offenders.size > MAX_OFFENDERS) this.#offenders.delete(this.#offenders.keys().next().value ?? key);
-
-    if (this.#enforceMute && player.steamId !== undefined) this.#nativeMute(player.steamId);
-    await this.#tellQuietly(player, alert);
-    const kickAfter = this.#options.kickAfterAlerts;
-    const kick = this.#profile.commands.kick;
-    if (kickAfter > 0 && offender.alerts >= kickAfter && kick !== undefined) {
-      offender.alerts = 0;
-      const id = this.#commandId(player);
-      if (id !== undefined) await this.#send(kick(id, alert), 'kick');
-    }
-  }
-
-  /** The game's own mute, unless this adapter sent it within the cooldown (a muted player's lines keep coming in tests and with plugins). */
-  #nativeMute(steamId: string): void {
-    const mute = this.#profile.commands.mute;
-    if (!this.#enforceMute || mute === undefined) return;
-    const last = this.#nativeMutedAt.get(steamId);
-    const now = this.#now();
-    if (last !== undefined && now - last < this.#options.alertCooldownMs) return;
-    this.#nativeMutedAt.set(steamId, now);
-    void this.#send(mute(steamId), 'mute');
+    this.#ambiguousLoggedAt = now;
+    this.#logger.info(`a chat line was not gated: ${why}, so its speaker cannot be told apart (never guessed; repeats are logged at debug level)`);
   }
 
   // ---- Reviews ----------------------------------------------------------------------------------------------------
@@ -415,57 +348,17 @@ export class RconAdapter implements Adapter {
       await sink.submitReview({ player, stars, comment, origin: { adapter: this.id, ref } });
     } catch (error) {
       if (error instanceof BridgeRefusal) {
-        await this.#tellQuietly(player, refusalText(error));
+        await this.#answers.tellQuietly(player, refusalText(error));
         return;
       }
       this.#logger.error({ err: error }, 'a chat review could not be submitted');
-      await this.#tellQuietly(player, 'Review not taken right now; please try again later.');
+      await this.#answers.tellQuietly(player, 'Review not taken right now; please try again later.');
       return;
     }
-    await this.#tellQuietly(player, REVIEW_QUEUED);
+    await this.#answers.tellQuietly(player, REVIEW_QUEUED);
   }
 
   // ---- Commands ---------------------------------------------------------------------------------------------------
-
-  async #tell(player: PlayerIdentity, text: string): Promise<void> {
-    const command = this.#tellCommand(player, text);
-    if (command === undefined) throw new Error(`rcon adapter ${this.id} cannot address this player (no usable id)`);
-    // Nothing is read from the answer; Rust answers a working command with nothing at all.
-    await this.#connection.command(command, { silentOk: true });
-  }
-
-  #tellCommand(player: PlayerIdentity, text: string): string | undefined {
-    const tell = this.#profile.commands.tell;
-    if (tell !== undefined) {
-      const id = this.#commandId(player);
-      return id === undefined ? undefined : tell(id, text);
-    }
-    if (this.#notify !== undefined && player.steamId !== undefined && checkPlayerId(player.steamId, ['steam']) !== undefined) {
-      return this.#notify({ steamId: player.steamId, name: player.name, message: text });
-    }
-    return undefined;
-  }
-
-  /** Tells a player something when this adapter can; a failure is logged, never thrown (a chat line must go on). */
-  async #tellQuietly(player: PlayerIdentity, text: string): Promise<void> {
-    if (this.tellPlayer === undefined) {
-      this.#logger.debug('cannot tell the player (no private message on this game; set notifyCommand)');
-      return;
-    }
-    try {
-      await this.tellPlayer(player, text);
-    } catch (error) {
-      this.#logCommandFailure(error, 'tell');
-    }
-  }
-
-  #commandId(player: PlayerIdentity): string | undefined {
-    try {
-      return commandPlayerId(player, this.#profile.commandIds).id;
-    } catch {
-      return undefined;
-    }
-  }
 
   async #send(command: string, what: string): Promise<void> {
     try {
@@ -494,12 +387,4 @@ export class RconAdapter implements Adapter {
   #isStopped(): boolean {
     return this.#stopped;
   }
-
-  #keyOf(player: PlayerIdentity): string {
-    return player.steamId !== undefined ? `steam:${player.steamId}` : `eos:${(player.eosId ?? '').toLowerCase()}`;
-  }
-}
-
-function identityOf(listed: ListedPlayer): PlayerIdentity {
-  return { steamId: listed.steamId, eosId: listed.eosId, name: listed.name };
 }

@@ -8,6 +8,7 @@ import type { RconOptions } from './options.js';
 import type { RconError } from './errors.js';
 import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
 import { WebRconClient, type RustChatMessage } from './webRconClient.js';
+import { openPerCommandSession, type PerCommandTransport } from './perCommandSession.js';
 
 /** How a profile's game speaks RCON: the transport, and the tuning its server tolerates. */
 export type RconTransport =
@@ -28,7 +29,9 @@ export type RconTransport =
       /** Rust answers no WebSocket ping: a cheap command keeps the session alive. */
       readonly keepaliveMs: number;
       readonly keepaliveCommand: string;
-    };
+    }
+  /** Source RCON, one short session per command (Conan Exiles closes the connection after every answer). */
+  | PerCommandTransport;
 
 /** What the game pushes without being asked. */
 export interface RconPushHandlers {
@@ -154,5 +157,12 @@ function webRconConnection(config: RconConnectionOptions, transport: Extract<Rco
 /** A session for one RCON adapter, on its profile's transport. Not started: call start(). */
 export function openRconConnection(config: RconConnectionOptions): RconConnection {
   const { transport } = config;
-  return transport.kind === 'source' ? sourceConnection(config, transport) : webRconConnection(config, transport);
+  switch (transport.kind) {
+    case 'source':
+      return sourceConnection(config, transport);
+    case 'webrcon':
+      return webRconConnection(config, transport);
+    case 'source-per-command':
+      return openPerCommandSession(config, transport);
+  }
 }

@@ -36,7 +36,7 @@ export function commandTimeoutOf(options: RconOptions): number {
 
 /** How long the login may take before the run gives up, by the profile's transport. */
 export function loginBoundOf(options: RconOptions): number {
-  return RCON_PROFILE_TABLE[options.profile].transport.kind === 'source' ? SOURCE_LOGIN_BOUND_MS : commandTimeoutOf(options) + WEBRCON_HANDSHAKE_ALLOWANCE_MS;
+  return RCON_PROFILE_TABLE[options.profile].transport.kind === 'webrcon' ? commandTimeoutOf(options) + WEBRCON_HANDSHAKE_ALLOWANCE_MS : SOURCE_LOGIN_BOUND_MS;
 }
 
 export interface OneShotRconRequest {

@@ -73,7 +73,13 @@ export type RconLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
  */
 export type ReplyEndRule =
   | { readonly kind: 'mirror' }
-  | { readonly kind: 'quiet'; readonly quietMs?: number | undefined; readonly endsBelowBodyBytes?: number | undefined }
+  | {
+      readonly kind: 'quiet';
+      readonly quietMs?: number | undefined;
+      readonly endsBelowBodyBytes?: number | undefined;
+      /** The server closes the connection after each answer (Conan Exiles): a close after part of a reply ends it. */
+      readonly endsAtClose?: boolean | undefined;
+    }
   | { readonly kind: 'single' };
 
 /** A packet no pending command owns: pushed by the server (Squad chat, type 1), or a reply for an unknown id. */
@@ -662,6 +668,9 @@ export class SourceRconClient {
     }
     if (!closing) {
       this.#lastError = reason;
+      if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
+        for (const pending of [...this.#inFlight.values()]) if (pending.parts.length > 0) this.#finish(pending);
+      }
       this.#failAll((sent) =>
         new RconDisconnectedError(
           `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,

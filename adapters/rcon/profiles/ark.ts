@@ -1,12 +1,33 @@
 // ARK: Survival Evolved and Ascended over Source RCON. ARK hangs on an empty EXECCOMMAND, so replies end by a
-// short quiet time rather than the mirror trick; one command at a time, gently. Chat is polled (GetChat) and the
-// player list too (ListPlayers); the polls keep the session alive, so no keepalive of its own (and never GetChat
-// as one: it drains the chat buffer other tools read). A muted speaker gets `ServerChatTo "<id>" <alert>`: ARK has
-// no chat mute of its own, and RCON cannot un-send a line.
+// short quiet time rather than the mirror trick; one command at a time, gently. Chat comes from the game log when
+// `logFile` is set (a server started with `-servergamelog`, as GameServerApp's RconConnect requires): reading a file
+// takes nothing from anyone. Without it, GetChat is polled, which drains a buffer GSA's own chat processing and
+// other tools read, and the adapter says so at start. Names map to ids through ListPlayers; the polls keep the
+// session alive (never GetChat as a keepalive). A muted speaker gets `ServerChatTo "<id>" <alert>`; with GSA's ASA
+// mod (`gsaMod`) the mod mutes them in game (`scriptcommand gsamute`).
 
-import { arkKickPlayer, arkServerChatTo } from '../commandText.js';
+import { ARK_TEXT_RULES, arkGsaMute, arkKickPlayer, arkServerChatTo } from '../commandText.js';
+import { parseArkGameLogLine } from './arkGameLogLines.js';
 import { parseArkChat, parseArkPlayerList } from './arkLines.js';
 import type { RconChatLine, RconProfile } from './profile.js';
+
+/** One line of the game log (`-servergamelog`) in the adapter's terms: chat is global, as GetChat's. */
+function gameLogLineOf(line: string, knownNames: readonly string[]): RconChatLine {
+  const parsed = parseArkGameLogLine(line, knownNames);
+  switch (parsed.kind) {
+    case 'player':
+      return { kind: 'player', channel: 'global', name: parsed.name, text: parsed.text };
+    case 'server':
+      return { kind: 'server', text: parsed.text };
+    case 'join':
+    case 'leave':
+      return { kind: 'roster' };
+    case 'notice':
+      return { kind: 'ignored' };
+    case 'unparsed':
+      return { kind: 'unparsed', reason: parsed.reason };
+  }
+}
 
 export const arkProfile: RconProfile = {
   name: 'ark',
@@ -20,24 +41,31 @@ export const arkProfile: RconProfile = {
   },
   players: { command: 'ListPlayers', read: parseArkPlayerList },
   chat: {
-    // GetChat drains a buffer that GameServerApp's own RCON chat log and BattleMetrics read too (README).
-    kind: 'poll',
-    command: 'GetChat',
-    read(answer, knownNames) {
-      const parsed = parseArkChat(answer, knownNames);
-      // GetChat's lines carry no channel (`Name (Character): text`), so every one is named global: gated by
-      // default, as GSA's mute covers global chat; any other name would let every muted ARK player through.
-      const lines: RconChatLine[] = parsed.lines.map((line) =>
-        line.kind === 'server' ? { kind: 'server', text: line.text } : { kind: 'player', channel: 'global', name: line.playerName, text: line.text },
-      );
-      for (const odd of parsed.unparsed) lines.push({ kind: 'unparsed', reason: odd.reason });
-      return lines;
+    console: {
+      // GetChat drains a buffer that GameServerApp's own chat processing and BattleMetrics read too (README).
+      kind: 'poll',
+      command: 'GetChat',
+      read(answer, knownNames) {
+        const parsed = parseArkChat(answer, knownNames);
+        // GetChat's lines carry no channel (`Name (Character): text`), so every one is named global: gated by
+        // default, as GSA's mute covers global chat; any other name would let every muted ARK player through.
+        const lines: RconChatLine[] = parsed.lines.map((line) =>
+          line.kind === 'server' ? { kind: 'server', text: line.text } : { kind: 'player', channel: 'global', name: line.playerName, text: line.text },
+        );
+        for (const odd of parsed.unparsed) lines.push({ kind: 'unparsed', reason: odd.reason });
+        return lines;
+      },
     },
+    logFile: { read: gameLogLineOf, example: 'ShooterGame/Saved/Logs/ServerGame.*.log' },
+    consoleWarning:
+      'chat is read with GetChat, which hands each line to one reader only: GameServerApp\'s own chat processing (chat log, Discord relay, "player chat contains" tasks) and tools such as BattleMetrics lose every line the sidecar reads. Start the server with -servergamelog and set "logFile" to ShooterGame/Saved/Logs/ServerGame.*.log to read chat from the game log instead, taking nothing from anyone',
   },
   // ASA players have an EOS id, ASE players only a Steam64: ServerChatTo takes whichever the list printed.
   commandIds: ['eos', 'steam'],
   commands: {
     tell: (id, text) => arkServerChatTo(id, text),
     kick: (id) => arkKickPlayer(id),
+    gsaModMute: (id, muted, alert) => arkGsaMute(id, muted, alert),
   },
+  textRules: ARK_TEXT_RULES,
 };

@@ -12,6 +12,10 @@ export interface ListedPlayer {
   readonly steamId?: string | undefined;
   readonly eosId?: string | undefined;
   readonly name: string;
+  /** The game's own id as its list prints it, when it has one besides the above (7 Days to Die `Steam_…`, `XBL_…`). */
+  readonly platformId?: string | undefined;
+  /** An engine's entity number (7 Days to Die `id=171`), for a host's template `{entityId}`. */
+  readonly entityId?: number | undefined;
 }
 
 /**
@@ -33,7 +37,9 @@ export interface PlayerListParse {
 
 /** The key a player is tracked by across two lists: the EOS id when known (ASA, Squad), else the Steam64. */
 export function listedPlayerKey(player: ListedPlayer): string {
-  return player.eosId !== undefined ? `eos:${player.eosId.toLowerCase()}` : `steam:${player.steamId ?? ''}`;
+  if (player.eosId !== undefined) return `eos:${player.eosId.toLowerCase()}`;
+  if (player.steamId !== undefined) return `steam:${player.steamId}`;
+  return `platform:${player.platformId ?? ''}`;
 }
 
 export interface PlayerListDiff {

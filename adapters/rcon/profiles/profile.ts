@@ -1,23 +1,27 @@
-// What a game profile is: data plus small parsers and command builders, in one file per game (ark.ts, squad.ts,
-// rust.ts), composed into the game-neutral RCON adapter (never subclassed). This file holds the types only; the
-// table of profiles is index.ts. Adding a game is one new profile file and one line in that table.
-// A profile never sends anything itself and never decides policy (who is muted is the bridge's answer): it says
-// how its game lists players, where its chat comes from, and which builder (commandText.ts) makes each command.
+// What a game profile is: the composition of three parts, in one file per game (ark.ts, conan.ts, …), given to the
+// game-neutral adapter (never subclassed):
+// - where chat comes from: a polled command, pushed packets, the console's stream of lines, or a log file;
+// - how commands go: Source RCON, WebRCON or telnet, with the pace the game tolerates (rconConnection.ts);
+// - how a speaker becomes a player id: the ids on the line, else the game's player list by platform id or by name.
+// This file holds the types only; the table of profiles is index.ts. Adding a game is one profile file and one line
+// in that table, plus a transport or chat source only if the game brings a new one.
+// A profile never sends anything itself and never decides policy (who is muted is the bridge's answer): it says how
+// its game lists players, where its chat comes from, and which builder (commandText.ts) makes each command.
 
 import type { ChatChannel } from '../../../src/bridge/port.js';
 import type { RconTransport } from '../rconConnection.js';
-import type { RconProfileName } from '../options.js';
-import type { PlayerIdKind } from '../commandText.js';
+import type { CommandTextRules, PlayerIdKind } from '../commandText.js';
 import type { PlayerListParse } from './parsedLines.js';
 import type { RustPlayerChat, RustServerChat } from './rustLines.js';
 
 /**
  * One chat line in the adapter's terms, whatever the game printed:
- * - `player`: a player said something; the ids the line carried (ARK's lines carry only a name, which the adapter
- *   maps to an id through the player list), and the channel in the one vocabulary (the profile maps its game's own
- *   values: the bridge gates only the channels in mute.gatedChannels);
+ * - `player`: a player said something; the ids the line carried (ARK's and Conan's old lines carry only a name,
+ *   7 Days to Die's an Xbox or PlayStation id: the adapter maps them to ids through the player list), and the
+ *   channel in the one vocabulary (the bridge gates only the channels in mute.gatedChannels);
  * - `server`: the server's own line (never gated);
- * - `ignored`: a pushed notice that is not chat (Squad's admin camera, kicks): dropped quietly;
+ * - `roster`: a join or leave the log saw: the player list is read again soon (never gated);
+ * - `ignored`: a line that is not chat (a notice, a mod's duplicate of a line already read): dropped quietly;
  * - `unparsed`: it looked like chat but could not be read (worth a debug line).
  */
 export type RconChatLine =
@@ -27,45 +31,76 @@ export type RconChatLine =
       readonly name: string;
       readonly steamId?: string | undefined;
       readonly eosId?: string | undefined;
+      /** The game's own id on the line (7 Days to Die `Steam_…`, `XBL_…`): matched against the player list. */
+      readonly platformId?: string | undefined;
+      /** 7 Days to Die's entity id, for a template's `{entityId}`. */
+      readonly entityId?: number | undefined;
       readonly text: string;
     }
   | { readonly kind: 'server'; readonly text: string }
+  | { readonly kind: 'roster' }
   | { readonly kind: 'ignored' }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
-/**
- * Where a game's chat comes from. A field of its own so a source can be swapped (ARK's GetChat drains a buffer
- * other tools read; a log-file reader can take its place later) without touching the adapter.
- */
-export type RconChatSource =
-  /** Asked for: the adapter sends `command` every `pollChatMs` (ARK's GetChat). `knownNames`: the listed names. */
-  | { readonly kind: 'poll'; readonly command: string; read(answer: string, knownNames: Iterable<string>): readonly RconChatLine[] }
+/** Reads one line of a log file or of a console's stream. `knownNames`: the names the player list shows. */
+export type RconLineReader = (line: string, knownNames: readonly string[]) => RconChatLine;
+
+/** Where a game's chat comes from when no `logFile` is configured (or the game writes none). */
+export type RconConsoleChat =
+  /** Asked for: the adapter sends `command` every `pollChatMs` (ARK's GetChat, which drains a buffer other tools read). */
+  | { readonly kind: 'poll'; readonly command: string; read(answer: string, knownNames: readonly string[]): readonly RconChatLine[] }
   /** Pushed by a Source RCON server as packets of type 1 (Squad). `knownName`: the listed name for an id. */
   | { readonly kind: 'pushed'; read(body: string, knownName: (id: string) => string | undefined): RconChatLine }
   /** Pushed by Rust's WebRCON, already parsed by the client. */
-  | { readonly kind: 'webrcon'; read(chat: RustPlayerChat | RustServerChat): RconChatLine };
+  | { readonly kind: 'webrcon'; read(chat: RustPlayerChat | RustServerChat): RconChatLine }
+  /** The console's own stream of log lines (7 Days to Die's telnet pushes its log to every client). */
+  | { readonly kind: 'stream'; readonly read: RconLineReader };
+
+export interface RconChatSources {
+  /** Without `logFile`; absent when the game's console carries no chat (Conan): `logFile` is then required. */
+  readonly console?: RconConsoleChat | undefined;
+  /**
+   * With `logFile`: each new line of the game's log (ARK with `-servergamelog`, Conan). The console source is then
+   * never used for chat, so nothing is taken from other readers of the console. Absent: `logFile` is refused.
+   */
+  readonly logFile?: { readonly read: RconLineReader; readonly example: string } | undefined;
+  /**
+   * Said once at start when chat comes from the console although a log file would do (ARK's GetChat hands each line
+   * to one reader only, so GSA's own chat processing and other tools lose what the sidecar reads).
+   */
+  readonly consoleWarning?: string | undefined;
+}
 
 /** The builders of the commands a profile sends (each validates the id and cleans the text: commandText.ts). */
 export interface RconProfileCommands {
-  /** A private message to one player; absent when the game has none (Rust: only through notifyCommand). */
+  /** A private message to one player; absent when the game has none (Rust, Conan, 7 Days to Die: notifyCommand). */
   readonly tell?: ((id: string, text: string) => string) | undefined;
   /** Removes a player from the server, with a reason they see: for the optional escalation (`kickAfterAlerts`). */
   readonly kick?: ((id: string, reason: string) => string) | undefined;
   /** The server's own chat mute (Rust): the game then drops the player's chat itself. Steam64 ids. */
   readonly mute?: ((steamId: string) => string) | undefined;
   readonly unmute?: ((steamId: string) => string) | undefined;
+  /**
+   * With `"gsaMod": true` (GameServerApp's ASA mod is installed): the mod's own mute, `id` as commandIds choose,
+   * `alert` shown by the mod. Replaces `mute`/`unmute` when set.
+   */
+  readonly gsaModMute?: ((id: string, muted: boolean, alert: string) => string) | undefined;
 }
 
 export interface RconProfile {
-  readonly name: RconProfileName;
+  readonly name: string;
   /** A read-only command the game always answers: `config check --connect` sends it once after the login. */
   readonly probeCommand: string;
-  /** How the game speaks RCON, and the pace its server tolerates. */
+  /** How the game's console is reached, and the pace its server tolerates. */
   readonly transport: RconTransport;
+  /** The console's port when the config gives none (7 Days to Die's telnet: 8081); absent: `port` is required. */
+  readonly defaultPort?: number | undefined;
   /** The command that lists who is online, and its reader. Only `players` and `none` answers are diffed. */
   readonly players: { readonly command: string; read(answer: string): PlayerListParse };
-  readonly chat: RconChatSource;
+  readonly chat: RconChatSources;
   /** Which of a player's ids a command addresses first (ASA and Squad: EOS; ASE: Steam64, the only one it has). */
   readonly commandIds: readonly PlayerIdKind[];
   readonly commands: RconProfileCommands;
+  /** How free text (an alert, a name) is cleaned for this game's console, also inside a host's templates. */
+  readonly textRules: CommandTextRules;
 }

@@ -4,7 +4,7 @@
 // message, so telling a player needs the host's `notifyCommand` template (a plugin's command).
 
 import type { ChatChannel } from '../../../src/bridge/port.js';
-import { rustKick, rustMute, rustUnmute } from '../commandText.js';
+import { RUST_TEXT_RULES, rustKick, rustMute, rustUnmute } from '../commandText.js';
 import type { RconProfile } from './profile.js';
 import { parseRustPlayerList, type RustChatChannel } from './rustLines.js';
 
@@ -40,11 +40,13 @@ export const rustProfile: RconProfile = {
   transport: { kind: 'webrcon', keepaliveMs: 30_000, keepaliveCommand: 'serverinfo' },
   players: { command: 'playerlist', read: parseRustPlayerList },
   chat: {
-    kind: 'webrcon',
-    read: (chat) =>
-      chat.kind === 'server'
-        ? { kind: 'server', text: chat.text }
-        : { kind: 'player', channel: channelOf(chat.channel), name: chat.name, steamId: chat.steamId, text: chat.text },
+    console: {
+      kind: 'webrcon',
+      read: (chat) =>
+        chat.kind === 'server'
+          ? { kind: 'server', text: chat.text }
+          : { kind: 'player', channel: channelOf(chat.channel), name: chat.name, steamId: chat.steamId, text: chat.text },
+    },
   },
   commandIds: ['steam'],
   commands: {
@@ -52,4 +54,5 @@ export const rustProfile: RconProfile = {
     mute: (steamId) => rustMute(steamId),
     unmute: (steamId) => rustUnmute(steamId),
   },
+  textRules: RUST_TEXT_RULES,
 };

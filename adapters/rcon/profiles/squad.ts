@@ -3,7 +3,7 @@
 // address, so one session and a polite pace; ShowCurrentMap is its cheap keepalive. A muted speaker gets
 // `AdminWarn "<id>" <alert>` (a box on their screen; RCON cannot un-send a line).
 
-import { squadAdminKick, squadAdminWarn } from '../commandText.js';
+import { SQUAD_TEXT_RULES, squadAdminKick, squadAdminWarn } from '../commandText.js';
 import type { ChatChannel } from '../../../src/bridge/port.js';
 import type { RconProfile } from './profile.js';
 import { parseSquadPlayerList, parseSquadPush, type SquadChatChannel } from './squadLines.js';
@@ -29,13 +29,15 @@ export const squadProfile: RconProfile = {
   },
   players: { command: 'ListPlayers', read: parseSquadPlayerList },
   chat: {
-    kind: 'pushed',
-    read(body, knownName) {
-      const parsed = parseSquadPush(body, knownName);
-      // A notice the server itself posts in a chat channel (a team kill, say) is the server's line, never gated.
-      if (parsed.kind === 'other') return parsed.notice === undefined ? { kind: 'ignored' } : { kind: 'server', text: parsed.notice.text };
-      if (parsed.kind === 'unparsed') return { kind: 'unparsed', reason: parsed.reason };
-      return { kind: 'player', channel: CHANNELS[parsed.channel], name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
+    console: {
+      kind: 'pushed',
+      read(body, knownName) {
+        const parsed = parseSquadPush(body, knownName);
+        // A notice the server itself posts in a chat channel (a team kill, say) is the server's line, never gated.
+        if (parsed.kind === 'other') return parsed.notice === undefined ? { kind: 'ignored' } : { kind: 'server', text: parsed.notice.text };
+        if (parsed.kind === 'unparsed') return { kind: 'unparsed', reason: parsed.reason };
+        return { kind: 'player', channel: CHANNELS[parsed.channel], name: parsed.name, steamId: parsed.steamId, eosId: parsed.eosId, text: parsed.text };
+      },
     },
   },
   commandIds: ['eos', 'steam'],
@@ -43,4 +45,5 @@ export const squadProfile: RconProfile = {
     tell: (id, text) => squadAdminWarn(id, text),
     kick: (id, reason) => squadAdminKick(id, reason),
   },
+  textRules: SQUAD_TEXT_RULES,
 };
