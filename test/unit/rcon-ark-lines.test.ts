@@ -156,6 +156,30 @@ describe('parseArkChat', () => {
     expect(parseArkChat('Bob (Rex): I joined this ARK!').lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'I joined this ARK!' }]);
   });
 
+  it('never joins a game notice that lost its tribe-log head onto the message before it', () => {
+    const notices = [
+      'Day 1, 12:00:00: Tribemember Guppy - Lvl 49 was killed by a Direwolf - Lvl 114!',
+      'Day 212, 3:04:05: Bob was killed!',
+      'Tribemember Guppy - Lvl 49 was killed by a Direwolf - Lvl 114!',
+      'Your Tribe Tamed a Juvenile Kentrosaurus - Lvl 24 (Kentrosaurus)!',
+      'Bob - Lvl 50 was killed!',
+      'Bob starved to death!',
+      "Bob demolished a 'Wood Wall'!",
+    ];
+    for (const notice of notices) {
+      const parsed = parseArkChat(`Bob (Rex): hello\n${notice}\n`);
+      expect(parsed.lines, notice).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'hello' }]);
+      expect(parsed.notices, notice).toHaveLength(1);
+      expect(parsed.unparsed, notice).toEqual([]);
+    }
+    // A tribe entry without its head is not read as a player whose name is its day and time.
+    expect(parseArkChat('Day 5, 12:00:00: Bob (Rex): hi').lines).toEqual([]);
+    // Plain words after a message still continue it.
+    expect(parseArkChat('Bob (Rex): he was killed\nby a Rex, sadly\n').lines).toEqual([
+      { kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'he was killed\nby a Rex, sadly' },
+    ]);
+  });
+
   it('collects lines it cannot read, with a reason', () => {
     const parsed = parseArkChat('no separator here\n(Char): no name\nok (C): fine\n');
     expect(parsed.lines).toEqual([{ kind: 'player', playerName: 'ok', characterName: 'C', text: 'fine' }]);
