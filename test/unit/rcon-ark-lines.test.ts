@@ -59,6 +59,13 @@ describe('parseArkPlayerList', () => {
     expect(parseArkPlayerList('Unknown command').status).toBe('unrecognised');
   });
 
+  it('is unrecognised, never "nobody online", when lines are there but none can be read', () => {
+    const rows = `0. Bob, ${steam(1)}9\n1. Amy, not-an-id\n`;
+    expect(parseArkPlayerList(rows)).toMatchObject({ status: 'unrecognised', players: [] });
+    expect(parseArkPlayerList(`No Players Connected\n${rows}`)).toMatchObject({ status: 'unrecognised', players: [] });
+    expect(parseArkPlayerList(`No Players Connected\n${rows}`).unparsed).toHaveLength(2);
+  });
+
   it('reads a full 100-player list', () => {
     const answer = Array.from({ length: 100 }, (_, index) => `${index}. Player ${index} (Tribe, of ${index}), ${index % 2 === 0 ? steam(index) : eos(index)}`).join('\n');
     const parsed = parseArkPlayerList(`${answer}\n`);

@@ -35,7 +35,9 @@ function answerLines(answer: string): string[] {
  * `ListPlayers` → players. The id decides the platform: 17 digits are a Steam64 (ASE), 32 hex digits an EOS id
  * (ASA, lowercased). The name is what lies between `N. ` and the last comma, trimmed; it may hold commas,
  * parentheses, colons, brackets and non-ASCII. A line whose id is neither kind is unparsed (no player without a
- * valid id: it could not be addressed by a command anyway).
+ * valid id: it could not be addressed by a command anyway). Status: `players` when rows were read, `none` for
+ * `No Players Connected` alone, `unrecognised` when lines were there but none could be read (never "nobody
+ * online": every player would leave).
  */
 export function parseArkPlayerList(answer: string): PlayerListParse {
   if (NO_RESPONSE.test(answer)) return { status: 'no-response', players: [], unparsed: [] };
@@ -62,7 +64,8 @@ export function parseArkPlayerList(answer: string): PlayerListParse {
     players.push(id.kind === 'steam' ? { steamId: id.id, name } : { eosId: id.id, name });
   }
   if (players.length > 0) return { status: 'players', players, unparsed };
-  if (sawNobody) return { status: 'none', players, unparsed };
+  // "Nobody" beside lines that could not be read contradicts itself: never take it as an empty server.
+  if (sawNobody && unparsed.length === 0) return { status: 'none', players, unparsed };
   return { status: 'unrecognised', players, unparsed };
 }
 
