@@ -71,6 +71,9 @@ describe('parseArkGameLogLine', () => {
       'Bob - Lvl 50 was killed!',
       "Bob demolished a 'Wood Wall'!",
       'Server has completed startup and is now advertising for join.',
+      'ARK Version: 88.25',
+      'World Save Complete. Took: 0.67',
+      '<RichColor Color="1,0,0,1">A Rex froze!</>',
     ];
     for (const notice of notices) {
       expect(parseArkGameLogLine(`${HEAD}${notice}\r\n`), notice).toEqual({ kind: 'notice' });

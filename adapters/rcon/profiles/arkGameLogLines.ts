@@ -51,9 +51,13 @@ const PRESENCE = /^(.+) (joined|left) this ARK!$/;
  */
 const ENGINE_NOTICES: readonly RegExp[] = [
   /^Log file (?:open|closed)\b/,
+  /^ARK Version: /,
   /^Server has completed startup\b/,
   /^Server: ".*" has successfully started!$/,
   /^Steam Subsystem initialized\b/,
+  /^(?:Saving world\.\.\.|World Save Complete\b)/,
+  // The game's coloured notices (`<RichColor Color="1,0,0,1">A Rex froze!</>`): chat never starts with markup.
+  /^<RichColor\b/,
 ];
 
 /**
