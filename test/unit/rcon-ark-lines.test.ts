@@ -59,6 +59,13 @@ describe('parseArkPlayerList', () => {
     expect(parseArkPlayerList('Unknown command').status).toBe('unrecognised');
   });
 
+  it('is unrecognised, never "nobody online", when lines are there but none can be read', () => {
+    const rows = `0. Bob, ${steam(1)}9\n1. Amy, not-an-id\n`;
+    expect(parseArkPlayerList(rows)).toMatchObject({ status: 'unrecognised', players: [] });
+    expect(parseArkPlayerList(`No Players Connected\n${rows}`)).toMatchObject({ status: 'unrecognised', players: [] });
+    expect(parseArkPlayerList(`No Players Connected\n${rows}`).unparsed).toHaveLength(2);
+  });
+
   it('reads a full 100-player list', () => {
     const answer = Array.from({ length: 100 }, (_, index) => `${index}. Player ${index} (Tribe, of ${index}), ${index % 2 === 0 ? steam(index) : eos(index)}`).join('\n');
     const parsed = parseArkPlayerList(`${answer}\n`);
@@ -154,6 +161,30 @@ describe('parseArkChat', () => {
     expect(parsed.unparsed.map((line) => line.line)).toEqual(['stray after a notice']);
     // A player's own words that end like a join notice are still their chat.
     expect(parseArkChat('Bob (Rex): I joined this ARK!').lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'I joined this ARK!' }]);
+  });
+
+  it('never joins a game notice that lost its tribe-log head onto the message before it', () => {
+    const notices = [
+      'Day 1, 12:00:00: Tribemember Guppy - Lvl 49 was killed by a Direwolf - Lvl 114!',
+      'Day 212, 3:04:05: Bob was killed!',
+      'Tribemember Guppy - Lvl 49 was killed by a Direwolf - Lvl 114!',
+      'Your Tribe Tamed a Juvenile Kentrosaurus - Lvl 24 (Kentrosaurus)!',
+      'Bob - Lvl 50 was killed!',
+      'Bob starved to death!',
+      "Bob demolished a 'Wood Wall'!",
+    ];
+    for (const notice of notices) {
+      const parsed = parseArkChat(`Bob (Rex): hello\n${notice}\n`);
+      expect(parsed.lines, notice).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'hello' }]);
+      expect(parsed.notices, notice).toHaveLength(1);
+      expect(parsed.unparsed, notice).toEqual([]);
+    }
+    // A tribe entry without its head is not read as a player whose name is its day and time.
+    expect(parseArkChat('Day 5, 12:00:00: Bob (Rex): hi').lines).toEqual([]);
+    // Plain words after a message still continue it.
+    expect(parseArkChat('Bob (Rex): he was killed\nby a Rex, sadly\n').lines).toEqual([
+      { kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'he was killed\nby a Rex, sadly' },
+    ]);
   });
 
   it('collects lines it cannot read, with a reason', () => {

@@ -3,7 +3,9 @@
 // for the formats that are ambiguous without it).
 import { describe, expect, it } from 'vitest';
 import { checkPlayerId } from '../../adapters/rcon/commandText.js';
+import { parseArkGameLogLine } from '../../adapters/rcon/profiles/arkGameLogLines.js';
 import { parseArkChat, parseArkPlayerList } from '../../adapters/rcon/profiles/arkLines.js';
+import { parseConanLogLine, parseConanPlayerList } from '../../adapters/rcon/profiles/conanLines.js';
 import type { ListedPlayer } from '../../adapters/rcon/profiles/parsedLines.js';
 import { parseRustChat, parseRustPlayerList } from '../../adapters/rcon/profiles/rustLines.js';
 import { parseSquadPlayerList, parseSquadPush } from '../../adapters/rcon/profiles/squadLines.js';
@@ -32,8 +34,20 @@ describe(`parsers on ${COUNT} hostile inputs, seed ${SEED}`, () => {
     for (let index = 0; index < COUNT; index++) {
       const text = generator.text();
       const id = generator.id();
-      const inputs = [text, `0. ${text}, ${id}`, `ID: 1 | Online IDs: EOS: ${id} | Name: ${text} | Team ID: 1 | Squad ID: 1`, `[ChatAll] [Online IDs:EOS: ${id}] ${text}`, `[${text}]`];
+      const inputs = [
+        text,
+        `0. ${text}, ${id}`,
+        `ID: 1 | Online IDs: EOS: ${id} | Name: ${text} | Team ID: 1 | Squad ID: 1`,
+        `[ChatAll] [Online IDs:EOS: ${id}] ${text}`,
+        `[${text}]`,
+        `[2026.06.20-21.06.10:804][ 80]ChatWindow: Character ${text} (uid 1, player ${id}) said: ${text}`,
+        `Idx | Char name | Player name | User ID | Platform ID | Platform Name\n 0 | ${text} | p | u | ${id} | STEAM`,
+        `[2026.09.13-18.48.40:782][696]2026.09.13_18.48.40: ${text} [UniqueNetId:${id} Platform:None] joined this ARK!`,
+      ];
       for (const input of inputs) {
+        parseArkGameLogLine(input, [text]);
+        parseConanLogLine(input);
+        expect(allIdsValid(parseConanPlayerList(input).players)).toBe(true);
         expect(allIdsValid(parseArkPlayerList(input).players)).toBe(true);
         parseArkChat(input, [text]);
         expect(allIdsValid(parseSquadPlayerList(input).players)).toBe(true);
@@ -72,6 +86,19 @@ describe(`parsers on ${COUNT} hostile inputs, seed ${SEED}`, () => {
 
       const squadChat = parseSquadPush(`[ChatSquad] [Online IDs:EOS: ${eos} steam: ${steam}] ${name} : ${text}`, (id) => (id === eos ? name : undefined));
       expect(squadChat, JSON.stringify(name).slice(0, 80)).toEqual({ kind: 'chat', channel: 'ChatSquad', eosId: eos, steamId: steam, name, text: text.replace(/[\0\r\n]+$/, '') });
+
+      const arkLog = parseArkGameLogLine(`[2026.09.13-18.48.40:782][696]2026.09.13_18.48.40: ${name} (Survivor): ${text}\r\n`, [name]);
+      expect(arkLog, JSON.stringify(name).slice(0, 80)).toEqual({ kind: 'player', name, characterName: 'Survivor', text });
+
+      // Conan splits at the first " said: " and trims the name (a name holding it, or "|" in the table, can't be told apart).
+      if (!name.includes(' said: ')) {
+        const conanChat = parseConanLogLine(`[2026.06.20-21.06.10:804][ 80]ChatWindow: Character ${name} (uid 9, player ${steam}) said: ${text}\r\n`);
+        expect(conanChat, JSON.stringify(name).slice(0, 80)).toEqual({ kind: 'player', channel: 'global', name, steamId: steam, text });
+      }
+      if (!name.includes('|')) {
+        const conanList = parseConanPlayerList(`Idx | Char name | Player name | User ID | Platform ID | Platform Name\n  0 | ${name} | p | u | ${steam} | STEAM\n`);
+        expect(conanList.players, JSON.stringify(name).slice(0, 80)).toEqual([{ steamId: steam, name, idx: 0, playerName: 'p', userId: 'u', platformName: 'STEAM' }]);
+      }
 
       const rustChat = parseRustChat(JSON.stringify({ Channel: 1, Message: text, UserId: steam, Username: name, Color: '#fff', Time: index }));
       expect(rustChat).toEqual({ ok: true, chat: { kind: 'player', channel: 'team', steamId: steam, name, text, time: index } });

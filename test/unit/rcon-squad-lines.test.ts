@@ -158,6 +158,39 @@ describe('parseSquadPlayerList', () => {
     expect(parsed.unparsed.every((line) => line.reason.length > 0)).toBe(true);
   });
 
+  it('reads the current rows, with Party ID between Team ID and Squad ID and a trailing Vehicle', () => {
+    const answer = [
+      ACTIVE,
+      `ID: 0 | Online IDs: EOS: ${eos(0)} steam: ${steam(0)} | Name: Bob | Team ID: 1 | Party ID: N/A | Squad ID: 1 | Is Leader: True | Role: USA_SL_01 | Vehicle: N/A`,
+      `ID: 14 | Online IDs: EOS: ${eos(14)} | Name:  grey275 | Team ID: 2 | Party ID: #0 | Squad ID: N/A | Is Leader: False | Role: MEI_Rifleman_01 | Vehicle: minsk400 (Driver)`,
+      `ID: 8 | Online IDs: EOS: ${eos(8)} steam: ${steam(8)} | Name: [TAG] Nick | Party ID: 3 | Team ID: 1 | Party ID: 12 | Squad ID: 4 | Is Leader: False | Role: USA_Rifleman_01 | Vehicle: BAF_LPPV (Driver)`,
+      `ID: 9 | Online IDs: EOS: ${eos(9)} | Name: КУНГФУ ПАДЛА | Team ID: N/A | Party ID: N/A | Squad ID: N/A | Is Leader: False | Role: IMF_Rifleman_01 | Vehicle: N/A`,
+      DISCONNECTED,
+      `ID: 7 | Online IDs: EOS: ${eos(7)} | Since Disconnect: 00m.30s | Name: gone`,
+    ].join('\r\n');
+    expect(parseSquadPlayerList(answer)).toEqual({
+      status: 'players',
+      players: [
+        { eosId: eos(0), steamId: steam(0), name: 'Bob', slot: 0, teamId: 1, squadId: 1 },
+        { eosId: eos(14), name: 'grey275', slot: 14, teamId: 2, squadId: null },
+        { eosId: eos(8), steamId: steam(8), name: '[TAG] Nick | Party ID: 3', slot: 8, teamId: 1, squadId: 4 },
+        { eosId: eos(9), name: 'КУНГФУ ПАДЛА', slot: 9, teamId: null, squadId: null },
+      ],
+      unparsed: [],
+    });
+  });
+
+  it('is unrecognised, never "nobody online", when the header is there but no row can be read', () => {
+    // A layout this parser does not know: every player would otherwise leave on every poll.
+    const answer = [ACTIVE, `ID: 0 | Online IDs: EOS: ${eos(0)} | Name: A | Faction: 1 | Group: 2 | Role: X`, `ID: 1 | Online IDs: EOS: nothex | Name: B | Team ID: 1 | Squad ID: 1`, DISCONNECTED].join('\n');
+    const parsed = parseSquadPlayerList(answer);
+    expect(parsed.status).toBe('unrecognised');
+    expect(parsed.players).toEqual([]);
+    expect(parsed.unparsed).toHaveLength(2);
+    // Rows of the disconnected section are not the active list: they never make it unrecognised.
+    expect(parseSquadPlayerList([ACTIVE, DISCONNECTED, 'ID: 2 | Online IDs: EOS: x | Since Disconnect: 01m.00s | Name: gone'].join('\n')).status).toBe('none');
+  });
+
   it('reads a full 100-player list (a multi-packet reply once joined)', () => {
     const rows = Array.from({ length: 100 }, (_, index) =>
       row(index, index % 10 === 0 ? `EOS: ${eos(index)}` : `EOS: ${eos(index)} steam: ${steam(index)}`, `[CLAN${index % 7}] Player ${index}`, String(1 + (index % 2)), index % 3 === 0 ? 'N/A' : String(index % 9), index % 9 === 1 ? 'True' : 'False'),

@@ -1,11 +1,13 @@
 // What real game servers print, read by the real parsers. The captures (test/fixtures/real/, sources in its
-// SOURCES.md) are lines and answers published with Squad, Rust and ARK tools; the expected readings beside them
+// SOURCES.md) are lines and answers published with Squad, Rust, ARK and Conan Exiles tools; the expected readings beside them
 // were written by reading each capture, as a person would: who spoke, their ids, the channel, the text; a server
 // notice is a notice; a line that is not chat is not chat. Each capture is also fed through its game profile, to
 // show what the adapter gets: a player's line only for a player's chat.
 import { describe, expect, it } from 'vitest';
 import { arkProfile } from '../../adapters/rcon/profiles/ark.js';
+import { parseArkGameLogLine } from '../../adapters/rcon/profiles/arkGameLogLines.js';
 import { parseArkChat } from '../../adapters/rcon/profiles/arkLines.js';
+import { parseConanLogLine, parseConanPlayerList } from '../../adapters/rcon/profiles/conanLines.js';
 import type { RconChatLine } from '../../adapters/rcon/profiles/profile.js';
 import { rustProfile } from '../../adapters/rcon/profiles/rust.js';
 import { parseRustChat, parseRustPlayerList } from '../../adapters/rcon/profiles/rustLines.js';
@@ -93,6 +95,20 @@ describe('real Squad ListPlayers answers (squad-listplayers.txt)', () => {
   });
 });
 
+describe('real Squad ListPlayers answers in the current layout (squad-listplayers-current.txt)', () => {
+  const entries = readCaptures('squad-listplayers-current.txt');
+  const expected = readExpected<SquadListReading>('squad-listplayers-current.expected.json');
+
+  it('has a reading for every capture', () => {
+    expectPaired(entries, expected);
+  });
+
+  it.each(entries)('$key lists who is online, with Party ID and Vehicle', ({ key, text }) => {
+    const parsed = parseSquadPlayerList(text);
+    expect({ status: parsed.status, players: parsed.players, unparsed: parsed.unparsed.map((odd) => odd.line) }).toEqual(want(expected, key));
+  });
+});
+
 // ---- ARK -----------------------------------------------------------------------------------------------------------
 
 interface ArkReading {
@@ -127,6 +143,88 @@ describe('real ARK GetChat answers (ark-getchat.txt)', () => {
     );
     expect(lines.filter((line) => line.kind === 'server')).toHaveLength(reading.lines.filter((line) => line.kind === 'server').length);
     expect(lines.filter((line) => line.kind === 'unparsed')).toHaveLength(reading.unparsed.length);
+  });
+});
+
+type ArkGameLogReading =
+  | { kind: 'player'; name: string; characterName: string; text: string }
+  | { kind: 'server'; text: string }
+  | { kind: 'join' | 'leave'; name: string; eosId?: string }
+  | { kind: 'notice' }
+  | { kind: 'not-chat' };
+
+describe('real ARK game-log lines (ark-gamelog.txt)', () => {
+  const entries = readCaptures('ark-gamelog.txt');
+  const expected = readExpected<ArkGameLogReading>('ark-gamelog.expected.json');
+
+  it('has a reading for every capture', () => {
+    expectPaired(entries, expected);
+  });
+
+  it.each(entries)('$key reads as a person reads it, as written and with a BOM and CRLF', ({ key, text }) => {
+    const reading = want(expected, key);
+    // The file is CRLF, and its first line carries a BOM: the same reading either way.
+    for (const line of [text, `\uFEFF${text}\r\n`]) {
+      const parsed = parseArkGameLogLine(line);
+      if (reading.kind === 'not-chat') expect(['notice', 'unparsed']).toContain(parsed.kind);
+      else expect(parsed).toEqual(reading);
+    }
+  });
+
+  it('reads the chat line by the listed name too, and never a notice as chat when every name is listed', () => {
+    const names = ['LeRaptorSauvage', 'sMuve', 'Survivor42', 'AFP_Smokey', 'Humano', 'Guppy', 'Roderick850'];
+    for (const { key, text } of entries) {
+      const reading = want(expected, key);
+      const parsed = parseArkGameLogLine(text, names);
+      if (reading.kind === 'player' || reading.kind === 'server') expect(parsed, key).toEqual(reading);
+      else expect(parsed.kind, key).not.toBe('player');
+    }
+  });
+});
+
+// ---- Conan Exiles --------------------------------------------------------------------------------------------------
+
+type ConanLogReading =
+  | { kind: 'player'; channel: 'global'; name: string; steamId?: string; text: string }
+  | { kind: 'duplicate' }
+  | { kind: 'other' };
+
+describe('real Conan Exiles log lines (conan-log.txt)', () => {
+  const entries = readCaptures('conan-log.txt');
+  const expected = readExpected<ConanLogReading>('conan-log.expected.json');
+
+  it('has a reading for every capture', () => {
+    expectPaired(entries, expected);
+  });
+
+  it.each(entries)('$key reads as a person reads it, as written and with a BOM and CRLF', ({ key, text }) => {
+    const reading = want(expected, key);
+    expect(parseConanLogLine(text)).toEqual(reading);
+    // The engine writes the file with a BOM before its first line, and CRLF ends.
+    expect(parseConanLogLine(`\uFEFF${text}\r\n`)).toEqual(reading);
+  });
+});
+
+interface ConanListReading {
+  status: string;
+  players: { steamId: string; name: string; idx: number; playerName: string; userId: string; platformName: string }[];
+  unparsed: string[];
+}
+
+describe('real Conan Exiles listplayers answers (conan-listplayers.txt)', () => {
+  const entries = readCaptures('conan-listplayers.txt');
+  const expected = readExpected<ConanListReading>('conan-listplayers.expected.json');
+
+  it('has a reading for every capture', () => {
+    expectPaired(entries, expected);
+  });
+
+  it.each(entries)('$key lists who is online', ({ key, text }) => {
+    const reading = want(expected, key);
+    for (const answer of [text, `${text.replace(/\n/g, '\r\n')}\r\n`]) {
+      const parsed = parseConanPlayerList(answer);
+      expect({ status: parsed.status, players: parsed.players, unparsed: parsed.unparsed.map((odd) => odd.line) }).toEqual(reading);
+    }
   });
 });
 

@@ -35,7 +35,9 @@ function answerLines(answer: string): string[] {
  * `ListPlayers` → players. The id decides the platform: 17 digits are a Steam64 (ASE), 32 hex digits an EOS id
  * (ASA, lowercased). The name is what lies between `N. ` and the last comma, trimmed; it may hold commas,
  * parentheses, colons, brackets and non-ASCII. A line whose id is neither kind is unparsed (no player without a
- * valid id: it could not be addressed by a command anyway).
+ * valid id: it could not be addressed by a command anyway). Status: `players` when rows were read, `none` for
+ * `No Players Connected` alone, `unrecognised` when lines were there but none could be read (never "nobody
+ * online": every player would leave).
  */
 export function parseArkPlayerList(answer: string): PlayerListParse {
   if (NO_RESPONSE.test(answer)) return { status: 'no-response', players: [], unparsed: [] };
@@ -62,7 +64,8 @@ export function parseArkPlayerList(answer: string): PlayerListParse {
     players.push(id.kind === 'steam' ? { steamId: id.id, name } : { eosId: id.id, name });
   }
   if (players.length > 0) return { status: 'players', players, unparsed };
-  if (sawNobody) return { status: 'none', players, unparsed };
+  // "Nobody" beside lines that could not be read contradicts itself: never take it as an empty server.
+  if (sawNobody && unparsed.length === 0) return { status: 'none', players, unparsed };
   return { status: 'unrecognised', players, unparsed };
 }
 
@@ -108,9 +111,21 @@ const NOTICES: readonly { readonly kind: ArkChatNotice['kind']; readonly beforeC
   { kind: 'presence', beforeChat: false, pattern: /^.+ (?:joined|left) this ARK!$/ },
   { kind: 'admin-command', beforeChat: true, pattern: /^AdminCmd: / },
   { kind: 'tribe-log', beforeChat: true, pattern: /^Tribe .+, ID \d+: Day \d+, \d{1,2}:\d{2}:\d{2}: / },
+  // A tribe log's entry without its `Tribe <name>, ID <n>: ` head (how a tool or a wrapped buffer may pass it on).
+  { kind: 'tribe-log', beforeChat: true, pattern: /^Day \d+, \d{1,2}:\d{2}:\d{2}: / },
   // A game-log line with ARK's own time stamp (`2026.08.31_06.01.54: …`): chat lines carry none.
   { kind: 'game-log', beforeChat: true, pattern: /^\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}: / },
+  // The game's own notices of deaths, tames and demolitions (`Tribemember Guppy - Lvl 49 was killed by a Direwolf
+  // - Lvl 114!`, `Your Tribe Tamed a … - Lvl 24 (Kentrosaurus)!`, `Bob demolished a 'Wood Wall'!`), seen bare when
+  // a tribe log's head is missing. Tried only on a line that is not chat, and before it could continue a message.
+  { kind: 'game-log', beforeChat: false, pattern: /^.+ - Lvl \d+\b.*!$/ },
+  { kind: 'game-log', beforeChat: false, pattern: /^.+ (?:was killed|starved to death|was auto-decay destroyed)(?: by .+)?!$/ },
+  { kind: 'game-log', beforeChat: false, pattern: /^(?:Your Tribe |Tribemember )?.+ (?:demolished|destroyed|claimed|unclaimed|Tamed) an? .+!$/ },
 ];
+/** The notice kind of a line that is not chat, if it is one of the game's own (NOTICES, first match). */
+export function arkNoticeKind(line: string): ArkChatNotice['kind'] | undefined {
+  return NOTICES.find(({ pattern }) => pattern.test(line))?.kind;
+}
 /** The end of the character name: `): ` before the text, or `):` closing a line whose text is empty. */
 const CHARACTER_END = /\): |\):$/;
 
@@ -128,14 +143,15 @@ const CHARACTER_END = /\): |\):$/;
  *    (player `Bob (the builder)`, character `Rex`), since a text's own `): ` comes later. It misreads only a
  *    player name containing `): ` (or a character name containing ` (` or `): `); ARK's character names are
  *    plain, and rule 1 settles Steam names whenever the player list is passed.
- * A line that is not chat (NOTICES: admin commands, joins, tribe logs) is a notice. Any other line that cannot be
- * read continues the message right before it (a long message runs on over several lines) and is joined onto its
- * text with a newline; with no message right before it (first in the answer, or after a notice) it is unparsed.
+ * A line that is not chat (NOTICES: admin commands, joins, tribe logs, the game's death and tame notices) is a
+ * notice, and never joins onto the message before it. Any other line that cannot be read continues the message
+ * right before it (a long message runs on over several lines) and is joined onto its text with a newline; with no
+ * message right before it (first in the answer, or after a notice) it is unparsed.
  * Text is kept exactly as received after the separator (the chat gate and cleanComment judge it later).
  */
 export function parseArkChat(answer: string, knownNames: Iterable<string> = []): ArkChatParse {
   if (NO_RESPONSE.test(answer)) return { status: 'no-response', lines: [], unparsed: [], notices: [] };
-  const names = [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
+  const names = sortKnownNames(knownNames);
   const lines: ArkChatLine[] = [];
   const unparsed: UnparsedLine[] = [];
   const notices: ArkChatNotice[] = [];
@@ -148,9 +164,9 @@ export function parseArkChat(answer: string, knownNames: Iterable<string> = []):
       continuable = true;
       continue;
     }
-    const notice = NOTICES.find(({ pattern }) => pattern.test(line));
+    const notice = arkNoticeKind(line);
     if (notice !== undefined) {
-      notices.push({ kind: notice.kind, line });
+      notices.push({ kind: notice, line });
       continuable = false;
       continue;
     }
@@ -161,7 +177,18 @@ export function parseArkChat(answer: string, knownNames: Iterable<string> = []):
   return { status: 'lines', lines, unparsed, notices };
 }
 
-function parseChatLine(line: string, knownNames: readonly string[]): ArkChatLine | string {
+/** The known names as parseChatLine wants them: distinct, not empty, the longest first (so the longest wins). */
+export function sortKnownNames(knownNames: Iterable<string>): string[] {
+  return [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * One line read as chat, with the rules of parseArkChat (known names first, then `SERVER: `, then the notices
+ * whose start is fixed, then the first `): `): a chat line, or why it is not one. `knownNames` must come from
+ * sortKnownNames. Shared with the game-log reader, whose chat lines have the same shape once their time stamps
+ * are removed.
+ */
+export function parseChatLine(line: string, knownNames: readonly string[]): ArkChatLine | string {
   for (const name of knownNames) {
     if (!line.startsWith(`${name} (`)) continue;
     const afterName = line.slice(name.length + 2);

@@ -13,7 +13,9 @@
 //                `ID: 3 | Online IDs: EOS: <eos> steam: <steam> | Name:  ComboAz | Team ID: 1 | Squad ID: N/A | Is Leader: False | Role: INS_Sapper_01`
 //                then `----- Recently Disconnected Players [Max of 15] -----` and rows with `Since Disconnect:`
 //                (SquadJS getListPlayers regex; the two-space `Name:  ` appears in real captures). Before Squad v7
-//                a row had `SteamID: <steam>` instead of `Online IDs:` and ended after `Squad ID`.
+//                a row had `SteamID: <steam>` instead of `Online IDs:` and ended after `Squad ID`. Since the
+//                build of October 2026 (10.6) a row has `Party ID: <N/A|#n|n>` between `Team ID` and `Squad ID`
+//                and ends in `| Vehicle: <N/A|name (seat)>` (test/fixtures/real/SOURCES.md, squad-listplayers-current).
 import { checkPlayerId } from '../commandText.js';
 import type { ListedPlayer, PlayerListParse, UnparsedLine } from './parsedLines.js';
 
@@ -131,9 +133,11 @@ const ACTIVE_HEADER = /^-+ Active Players -+$/;
 const DISCONNECTED_HEADER = /^-+ Recently Disconnected Players.*-+$/;
 /**
  * An active row. The name is greedy, so a name containing ` | Team ID: ` is still read up to the last one (the
- * fields after it are the game's own). `Is Leader` and `Role` are optional for older servers.
+ * fields after it are the game's own). `Party ID` (current builds) and `Is Leader` and `Role` (older builds lack
+ * them) are optional; the current trailing `| Vehicle: …` is read as part of the role, which is not kept.
  */
-const PLAYER_ROW = /^ID: (\d+) \| (?:Online IDs:([^|]*)|SteamID: (\S+)) \| Name: (.*) \| Team ID: (\d+|N\/A) \| Squad ID: (\d+|N\/A)(?: \| Is Leader: (?:True|False))?(?: \| Role: .*)?$/s;
+const PLAYER_ROW =
+  /^ID: (\d+) \| (?:Online IDs:([^|]*)|SteamID: (\S+)) \| Name: (.*) \| Team ID: (\d+|N\/A)(?: \| Party ID: (?:N\/A|#?\d+))? \| Squad ID: (\d+|N\/A)(?: \| Is Leader: (?:True|False))?(?: \| Role: .*)?$/s;
 
 /** A Squad player row: the ids and name, plus the slot id (`ID:`) commands like AdminWarn also accept. */
 export interface SquadListedPlayer extends ListedPlayer {
@@ -150,8 +154,10 @@ export interface SquadPlayerListParse extends PlayerListParse {
 /**
  * `ListPlayers` → the active players. Rows after the `Recently Disconnected Players` header are ignored (they
  * have left). The name is trimmed (Squad prints two spaces after `Name:`). A row with neither a valid EOS nor
- * Steam id is unparsed. Status: `players` when rows were read, `none` when the headers came with no rows,
- * `unrecognised` when there was no header and no row (an empty or foreign answer: do not diff it).
+ * Steam id is unparsed. Status: `players` when rows were read; `none` when the headers came with no rows;
+ * `unrecognised` when there were active rows but none could be read (a layout this parser does not know: taken as
+ * "nobody online" it would make every player leave on every poll), or no header and no row (an empty or foreign
+ * answer). Neither `unrecognised` answer may be diffed.
  */
 export function parseSquadPlayerList(answer: string): SquadPlayerListParse {
   const players: SquadListedPlayer[] = [];
@@ -186,7 +192,7 @@ export function parseSquadPlayerList(answer: string): SquadPlayerListParse {
       squadId: numberOrNull(row[6]),
     });
   }
-  const status = players.length > 0 ? 'players' : sawHeader ? 'none' : 'unrecognised';
+  const status = players.length > 0 ? 'players' : sawHeader && unparsed.length === 0 ? 'none' : 'unrecognised';
   return { status, players, unparsed };
 }
 

@@ -1,0 +1,106 @@
+// Reads one line of ARK's game log (ASE, ASA and Atlas servers started with `-servergamelog`), so chat can be
+// taken from the file instead of GetChat, which drains the buffer GSA and other tools read. Pure: must never throw
+// on what the file holds (an odd line is `unparsed` with a reason), never do I/O (the tail is the caller's), and
+// never turn a line the game wrote for itself (a join, a death, a tribe log, an admin command) into a player's chat.
+//
+// Format (reference/games.md, ARK; from parsers and tests of other tools, no verbatim chat capture: unconfirmed),
+// `ShooterGame/Saved/Logs/ServerGame.<n>.<date>.log`, CRLF:
+//   `[2026.09.13-18.48.40:782][696]2026.09.13_18.48.40: SteamName (CharacterName): text`: the engine's
+//   `[time][frame]` head and the game's own `yyyy.mm.dd_hh.mm.ss: ` stamp, each absent on some lines or tools;
+//   then what GetChat would print (`SERVER: text`, `AdminCmd: …`, `Tribe <name>, ID <n>: Day <n>, hh:mm:ss: …`),
+//   and the presence lines `Name [UniqueNetId:<id> Platform:<p>] joined this ARK!` (ASA) or
+//   `Name joined this ARK!` (ASE), `left this ARK!` alike.
+import { checkPlayerId } from '../commandText.js';
+import { arkNoticeKind, parseChatLine, sortKnownNames } from './arkLines.js';
+
+/** A player's chat line. `name` is the platform name as ListPlayers prints it: that maps it to an id. */
+export interface ArkGameLogChat {
+  readonly kind: 'player';
+  readonly name: string;
+  readonly characterName: string;
+  /** Exactly as written after the `): ` separator (may be empty). */
+  readonly text: string;
+}
+
+/** A player came or went. The ids are there on ASA (`UniqueNetId`), checked; ASE lines carry the name only. */
+export interface ArkGameLogPresence {
+  readonly kind: 'join' | 'leave';
+  readonly name: string;
+  readonly eosId?: string | undefined;
+  readonly steamId?: string | undefined;
+}
+
+export type ArkGameLogLine =
+  | ArkGameLogChat
+  | { readonly kind: 'server'; readonly text: string }
+  | ArkGameLogPresence
+  /** A line the game wrote for itself (admin command, tribe log, death, tame, start-up): nobody's chat. */
+  | { readonly kind: 'notice' }
+  | { readonly kind: 'unparsed'; readonly reason: string };
+
+/** The engine's `[2026.09.13-18.48.40:782][696]` head; the frame field may be space-padded (`[  0]`). */
+const ENGINE_HEAD = /^\[\d{4}\.\d{2}\.\d{2}-\d{2}\.\d{2}\.\d{2}:\d{3}\]\[[^\]]*\]/;
+/** The game's own `2026.09.13_18.48.40: ` stamp. */
+const GAME_STAMP = /^\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}: ?/;
+/** ASA's presence line: the id and platform in brackets; the name is everything before (greedy: it may hold ` [`). */
+const PRESENCE_WITH_ID = /^(.+) \[UniqueNetId:([^\]\s]*)\s+Platform:[^\]]*\] (joined|left) this ARK!$/;
+const PRESENCE = /^(.+) (joined|left) this ARK!$/;
+/**
+ * Lines the server writes at start and stop, with no stamp of the game's own: not chat. Kept short on purpose:
+ * anything else that is not chat is `unparsed` (a debug line) rather than silently dropped.
+ */
+const ENGINE_NOTICES: readonly RegExp[] = [
+  /^Log file (?:open|closed)\b/,
+  /^ARK Version: /,
+  /^Server has completed startup\b/,
+  /^Server: ".*" has successfully started!$/,
+  /^Steam Subsystem initialized\b/,
+  /^(?:Saving world\.\.\.|World Save Complete\b)/,
+  // The game's coloured notices (`<RichColor Color="1,0,0,1">A Rex froze!</>`): chat never starts with markup.
+  /^<RichColor\b/,
+];
+
+/**
+ * One game-log line → what it says.
+ *
+ * The line is read with GetChat's rules once its heads are removed (arkLines.ts parseChatLine): `knownNames`
+ * (the current ListPlayers names) settle a Steam name holding ` (`, `)` or `): `, so `Bob (the) Builder (Char): hi`
+ * is Bob (the) Builder's when that name is listed; without the list the character name is read as the last ` (`
+ * before the first `): `. Chat is tried before the presence rules, since a player can type `… joined this ARK!`;
+ * a line with neither chat's separator nor a presence shape is a notice when it is one of the game's own, else
+ * `unparsed`. A BOM (the file's first line), CR, LF and NUL at the ends are framing, not text.
+ */
+export function parseArkGameLogLine(line: string, knownNames: Iterable<string> = []): ArkGameLogLine {
+  const body = stripHeads(line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, ''));
+  if (body.trim().length === 0) return { kind: 'unparsed', reason: 'an empty line' };
+  const chat = parseChatLine(body, sortKnownNames(knownNames));
+  if (typeof chat !== 'string') {
+    return chat.kind === 'server'
+      ? { kind: 'server', text: chat.text }
+      : { kind: 'player', name: chat.playerName, characterName: chat.characterName, text: chat.text };
+  }
+  const presence = readPresence(body);
+  if (presence !== undefined) return presence;
+  if (arkNoticeKind(body) !== undefined || ENGINE_NOTICES.some((pattern) => pattern.test(body))) return { kind: 'notice' };
+  return { kind: 'unparsed', reason: chat };
+}
+
+/** The engine head, then the game's stamp, each if present (a line may carry either, both or neither). */
+function stripHeads(line: string): string {
+  const afterHead = line.replace(ENGINE_HEAD, '');
+  return afterHead.replace(GAME_STAMP, '');
+}
+
+function readPresence(body: string): ArkGameLogPresence | undefined {
+  const withId = PRESENCE_WITH_ID.exec(body);
+  if (withId !== null) {
+    const kind = withId[3] === 'joined' ? 'join' : 'leave';
+    const name = (withId[1] ?? '').trim();
+    const id = checkPlayerId(withId[2] ?? '');
+    if (id === undefined) return { kind, name };
+    return id.kind === 'eos' ? { kind, name, eosId: id.id } : { kind, name, steamId: id.id };
+  }
+  const plain = PRESENCE.exec(body);
+  if (plain === null) return undefined;
+  return { kind: plain[2] === 'joined' ? 'join' : 'leave', name: (plain[1] ?? '').trim() };
+}
