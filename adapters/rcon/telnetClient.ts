@@ -498,6 +498,8 @@ export class TelnetClient {
       }
       return;
     }
+    // Blank lines before an answer are the banner's tail or the console's spacing, not the answer.
+    if (pending.lines.length === 0 && line.trim().length === 0) return;
     const bytes = Buffer.byteLength(line) + 1;
     if (pending.bytes + bytes > this.#maxReplyBytes) {
       const error = new RconReplyTooLargeError(

@@ -43,6 +43,11 @@ export interface SevenDaysConsoleOptions {
   readonly sayFormat?: 'named' | 'bare' | undefined;
   /** Wrong passwords a connection may try before it is closed. @default 3 */
   readonly maxPasswordTries?: number | undefined;
+  /**
+   * Answers of the test's own: the lines written for a command (log lines among them are written as they are), or
+   * undefined for the console's own answer. @default none
+   */
+  readonly respond?: ((command: string) => readonly string[] | undefined) | undefined;
   /** For split writes, [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
 }
@@ -175,6 +180,11 @@ export async function startSevenDaysConsole(options: SevenDaysConsoleOptions): P
     const words = command.trim();
     const verb = words.split(/\s+/, 1)[0]?.toLowerCase() ?? '';
     broadcast(`Executing command '${words}' by Telnet from ${client.socket.remoteAddress ?? '127.0.0.1'}:${client.socket.remotePort ?? 0}`);
+    const own = options.respond?.(words);
+    if (own !== undefined) {
+      write(client, own.map((row) => row + CRLF).join(''));
+      return;
+    }
     if (verb === 'lp' || verb === 'listplayers') {
       const rows = players.map(
         (player, index) =>

@@ -193,7 +193,7 @@ const FIELD = /(?:^|, )([a-z]+)=([^,]*)/g;
 
 /**
  * An `lp` answer → who is online. Lines that are not rows (pushed log lines the client let through, blank lines)
- * are ignored. Status: `none` on `Total of 0 in the game`; `players` when the total matches the rows read;
+ * are ignored. Status: `none` on `Total of 0 in the game` and nothing else; `players` when the total matches the rows read;
  * `unrecognised` when the total is missing or does not match the rows read (a player who cannot be read must never
  * look like a player who left); `no-response` for an empty answer.
  */
@@ -223,8 +223,8 @@ export function parseSevenDaysPlayerList(answer: string): SevenDaysPlayerListPar
   }
   let status: PlayerListStatus;
   if (!sawText) status = 'no-response';
-  else if (total === 0 && players.length === 0) status = 'none';
-  else if (total !== undefined && total === players.length) status = 'players';
+  else if (total === 0 && players.length === 0 && unparsed.length === 0) status = 'none';
+  else if (total !== undefined && total > 0 && total === players.length) status = 'players';
   else status = 'unrecognised';
   return { status, players, unparsed };
 }
