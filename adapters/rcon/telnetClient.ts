@@ -92,7 +92,7 @@ export interface TelnetClientOptions {
   readonly clock?: Clock | undefined;
   /** @default a silent logger */
   readonly logger?: RconLogger | undefined;
-  /** Every pushed log line after the login, CR/LF removed. */
+  /** Every pushed log line after the login, CR/LF removed (an entry with a stack trace: its lines joined by `\n`). */
   readonly onLine?: ((line: string) => void) | undefined;
   readonly onReady?: (() => void) | undefined;
   /** A logged-in session ended; it reconnects by itself unless closed. */
@@ -133,6 +133,11 @@ interface Session {
   connectTimer: NodeJS.Timeout | undefined;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
+  /** A CRLF-ended line was seen: bare LFs then continue a log entry. */
+  seenCrlf: boolean;
+  /** The lines of a log entry that holds bare LFs, until its CRLF. */
+  logEntry: string[] | undefined;
+  logEntryBytes: number;
 }
 
 interface PendingCommand {
@@ -155,6 +160,8 @@ const ACCEPTED = 'logon successful.';
 /** Servers with no telnet password skip the prompt and start with the banner. */
 const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
 const BANNER_END = /^Press 'help' to get a list of all commands/;
+/** A multi-line log entry (a stack trace) is handed on after this many lines even without its CRLF. */
+const MAX_ENTRY_LINES = 256;
 const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
 export const DEFAULT_TELNET_QUIET_MS = 200;
 
@@ -327,6 +334,9 @@ export class TelnetClient {
       connectTimer: undefined,
       loginTimer: undefined,
       bannerTimer: undefined,
+      seenCrlf: false,
+      logEntry: undefined,
+      logEntryBytes: 0,
     };
     this.#session = session;
     // The error listener first: no socket error can go unhandled. 'close' always follows.
@@ -377,7 +387,7 @@ export class TelnetClient {
         this.#lineTooLong(session);
         return;
       }
-      this.#onLine(session, decodeLine(bytes));
+      this.#onFramedLine(session, decodeLine(bytes), bytes.at(-1) === 0x0d);
       // A line may end the session (a refused login, a cap): the rest of the read belongs to no one.
       if (!this.#isLive(session)) return;
     }
@@ -398,6 +408,32 @@ export class TelnetClient {
         this.#onLoginLine(session, tail);
       }
     }
+  }
+
+  /**
+   * 7DTD ends every console line with CRLF, but a log entry with a stack trace holds bare LFs (V 3.2:
+   * `… ERR Missing separator …\nFrom: UnityEngine…\n…\n\r\n`). On a server seen to use CRLF, a log line ended by a
+   * bare LF starts an entry that runs to the next CRLF: one onLine call, never answer lines of a waiting command.
+   */
+  #onFramedLine(session: Session, line: string, crlf: boolean): void {
+    if (session.logEntry !== undefined) {
+      session.logEntry.push(line);
+      session.logEntryBytes += line.length + 1;
+      if (crlf || session.logEntry.length >= MAX_ENTRY_LINES || session.logEntryBytes > this.#maxLineBytes) {
+        const entry = session.logEntry.join('\n');
+        session.logEntry = undefined;
+        session.logEntryBytes = 0;
+        this.#onLine(session, entry);
+      }
+      return;
+    }
+    if (crlf) session.seenCrlf = true;
+    else if (session.seenCrlf && (session.phase === 'ready' || session.phase === 'banner') && this.#isPushed(line)) {
+      session.logEntry = [line];
+      session.logEntryBytes = line.length;
+      return;
+    }
+    this.#onLine(session, line);
   }
 
   #lineTooLong(session: Session): void {

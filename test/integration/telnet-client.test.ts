@@ -11,6 +11,7 @@ import { parseSevenDaysChat, parseSevenDaysPlayerList, parseSevenDaysPresence } 
 import { rconOptionsSchema, type RconOptions } from '../../adapters/rcon/options.js';
 import { openRconConnection } from '../../adapters/rcon/rconConnection.js';
 import type { ReconnectPlan } from '../../adapters/rcon/sessionLifecycle.js';
+import type { RconLogger } from '../../adapters/rcon/sourceRconClient.js';
 import { TelnetClient, type TelnetClientOptions } from '../../adapters/rcon/telnetClient.js';
 import { startSevenDaysConsole, type SevenDaysConsole, type SevenDaysConsoleOptions, type SevenDaysFakePlayer } from '../../src/gameEmulator/sevenDaysConsole.js';
 import { patientMs } from '../fixtures/patience.js';
@@ -77,7 +78,7 @@ function useFakeTime(): void {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
 }
 
-function capturedLogger(): { logger: ReturnType<typeof pino>; lines: string[] } {
+function capturedLogger(): { logger: RconLogger; lines: string[] } {
   const lines: string[] = [];
   const logger = pino(
     { level: 'trace' },
@@ -144,6 +145,19 @@ describe('TelnetClient: login and commands', () => {
     await waitFor(() => pushed.some((line) => line.endsWith("'Server': restart soon")), 'the say line pushed');
     const say = pushed.find((line) => line.endsWith("'Server': restart soon")) ?? '';
     expect(parseSevenDaysChat(say)).toEqual({ kind: 'server', text: 'restart soon' });
+  });
+
+  it.each(['whole', 'split'] as const)('keeps a log entry with a bare-LF stack trace whole, out of the waiting answer (%s writes)', async (chunking) => {
+    const pushed: string[] = [];
+    // As a V 3.2 server writes a failing command's error: bare LFs inside the entry, CRLF at its end.
+    const trace = "2026-09-30T17:49:47 57.593 ERR Missing separator '_' in string: GpNobody\nFrom: UnityEngine.StackTraceUtility:ExtractStackTrace ()\nSdtdConsole:Update ()\n";
+    const game = await console7({ chunking, respond: (command) => (command === 'ban remove GpNobody' ? [trace, '"GpNobody" is not a valid user id.'] : undefined) });
+    const telnet = client(game, { onLine: (line) => pushed.push(line) });
+    telnet.start();
+    await telnet.whenReady({ timeoutMs: patientMs(10_000) });
+    expect(await telnet.command('ban remove GpNobody', { timeoutMs: patientMs(5_000) })).toBe('"GpNobody" is not a valid user id.');
+    expect(pushed).toContain(trace);
+    expect(pushed.filter((line) => line.includes('StackTraceUtility'))).toHaveLength(1);
   });
 
   it.each(['split', 'merged'] as const)('delivers chat, joins and leaves pushed by the game, multi-byte names intact (%s writes)', async (chunking) => {

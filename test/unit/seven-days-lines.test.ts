@@ -101,7 +101,7 @@ describe('parseSevenDaysChat', () => {
     for (let seed = 1; seed < 300; seed++) {
       const chars = [`${P}Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): `, "'", ': ', '\r', '\n', '[-]', ',', 'é', '🎮', '-non-player-'];
       let text = '';
-      for (let step = 0; step < 12; step++) text += chars[(seed * 31 + step * 17) % chars.length];
+      for (let step = 0; step < 12; step++) text += chars[(seed * 31 + step * 17) % chars.length] ?? '';
       inputs.push(text);
     }
     for (const input of inputs) {
