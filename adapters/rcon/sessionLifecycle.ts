@@ -14,7 +14,7 @@ import { clampTimerMs } from '../../src/time/timerLimit.js';
 import { RconAuthFailedError, RconAuthTimeoutError, RconClosedError, RconNotConnectedError, type RconError } from './errors.js';
 import type { RconLogger } from './sourceRconClient.js';
 
-export type SessionState = 'idle' | 'connecting' | 'ready' | 'waiting' | 'closed';
+export type SessionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
 
 export interface ReconnectPlan {
   readonly delayMs: number;
@@ -49,7 +49,7 @@ export interface SessionLifecycleOptions {
   readonly clock?: Clock | undefined;
   readonly logger: RconLogger;
   readonly onReady?: (() => void) | undefined;
-  /** A session that had logged in ended. Not called after close(). */
+  /** A session ended: one that had logged in, or (`wasOpen`) one whose connection had opened. Not called after close(). */
   readonly onDisconnected?: ((reason: RconError) => void) | undefined;
   readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
   readonly onReconnectScheduled?: ((plan: ReconnectPlan) => void) | undefined;
@@ -143,7 +143,7 @@ export class SessionLifecycle {
           const last = this.#lastError;
           reject(
             new RconNotConnectedError(
-              `not logged in to the ${this.#what} console of ${this.#options.label} within ${formatMs(options.timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
+              `not logged in to the ${this.#what} server of ${this.#options.label} within ${formatMs(options.timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
               last,
             ),
           );
@@ -151,6 +151,11 @@ export class SessionLifecycle {
       };
       this.#readyWaiters.push(waiter);
     });
+  }
+
+  /** The connection opened; the login is under way. */
+  authenticating(): void {
+    if (this.#state === 'connecting') this.#state = 'authenticating';
   }
 
   /** The transport logged in: commands may flow. */
@@ -181,10 +186,12 @@ export class SessionLifecycle {
   }
 
   /**
-   * The attempt or session is over (its socket closed). `wasReady`: it had logged in. Schedules the next attempt
-   * (or stays idle without reconnects); after close() it only resolves close().
+   * The attempt or session is over (its socket closed). `wasReady`: it had logged in; `wasOpen`: its connection had
+   * opened (onDisconnected is told; defaults to wasReady). Schedules the next attempt (or stays idle without
+   * reconnects); after close() it only resolves close().
    */
-  ended(reason: RconError, wasReady: boolean): void {
+  ended(reason: RconError, how: { readonly wasReady: boolean; readonly wasOpen?: boolean | undefined }): void {
+    const { wasReady } = how;
     this.#attemptOpen = false;
     if (this.#state === 'closed') {
       const waiters = this.#closeWaiters;
@@ -196,12 +203,9 @@ export class SessionLifecycle {
     if (this.#readyAt !== undefined && this.#clock.now() - this.#readyAt >= (this.#options.stableSessionMs ?? 30_000)) this.#reconnectAttempt = 0;
     this.#readyAt = undefined;
     const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
-    if (wasReady) {
-      this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
-      this.callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
-    } else if (!afterAuthFailure) {
-      this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
-    }
+    if (wasReady) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
+    else if (!afterAuthFailure) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
+    if (how.wasOpen ?? wasReady) this.callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
     // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
     if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
     this.#schedule(reason, afterAuthFailure);

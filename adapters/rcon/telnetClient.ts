@@ -364,6 +364,7 @@ export class TelnetClient {
     if (!this.#isLive(session)) return;
     clearTimeout(session.connectTimer);
     session.phase = 'prompt';
+    this.#life.authenticating();
     session.loginTimer = setTimeout(() => {
       const error = new RconAuthTimeoutError(
         `no login from the telnet console of ${this.#label} within ${formatMs(this.#loginTimeoutMs)} (no password prompt, or no answer to the password): check that ${this.#options.host}:${this.#options.port} is the game's TelnetPort and ${this.#passwordKey} of adapter ${this.#label}`,
@@ -596,7 +597,7 @@ export class TelnetClient {
         ),
       );
     }
-    this.#life.ended(reason, wasReady);
+    this.#life.ended(reason, { wasReady });
   }
 
   #dropReason(session: Session): RconError {
