@@ -19,6 +19,8 @@ export type RconErrorCode =
   | 'reply_too_large'
   /** Everything held for one connection (partial packets and unfinished answers) grew past the cap: dropped. */
   | 'buffer_limit'
+  /** A command's text holds CR, LF or NUL (it would end the console line early): nothing was sent. */
+  | 'invalid_command'
   /** A game command was not built: the player id is not a valid Steam64 or EOS id. */
   | 'invalid_player_id'
   /** A game command was not built: the name cannot be addressed safely. */
@@ -110,6 +112,11 @@ export class RconReplyTooLargeError extends RconError {
  */
 export class RconBufferLimitError extends RconError {
   static override readonly errorCode = 'buffer_limit';
+}
+
+/** A command's text holds CR, LF or NUL: on a line-based console (7DTD telnet) it would run a second command. Not sent. */
+export class RconInvalidCommandError extends RconError {
+  static override readonly errorCode = 'invalid_command';
 }
 
 export function isRconError(error: unknown): error is RconError {

@@ -1,5 +1,5 @@
 // One logged-in RCON session to one game server, whichever transport its profile speaks: Source RCON over TCP
-// (ark, squad) or Rust's WebRCON over a WebSocket. The adapter, the `rcon` command and `config check --connect`
+// (ark, squad), Rust's WebRCON over a WebSocket, or 7 Days to Die's telnet console. The adapter, the `rcon` command and `config check --connect`
 // talk to this small interface and never to a transport directly, so a profile picks its transport and tuning
 // in its own file (profiles/) and nothing else changes.
 // It never logs the password, and never opens a second session to the same server (each client guarantees one).
@@ -9,6 +9,7 @@ import type { RconError } from './errors.js';
 import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
 import { WebRconClient, type RustChatMessage } from './webRconClient.js';
 import { openPerCommandSession, type PerCommandTransport } from './perCommandSession.js';
+import { TelnetClient } from './telnetClient.js';
 
 /** How a profile's game speaks RCON: the transport, and the tuning its server tolerates. */
 export type RconTransport =
@@ -31,7 +32,14 @@ export type RconTransport =
       readonly keepaliveCommand: string;
     }
   /** Source RCON, one short session per command (Conan Exiles closes the connection after every answer). */
-  | PerCommandTransport;
+  | PerCommandTransport
+  | {
+      readonly kind: 'telnet';
+      /** Commands whose answer ends at a known last line (7DTD `lp`: /^Total of \d+ in the game/); others end after quietMs. */
+      readonly answerEnds?: readonly { readonly command: RegExp; readonly endsAt: RegExp }[] | undefined;
+      /** A command without a known last line ends once the console was quiet this long. @default 200 */
+      readonly quietMs?: number | undefined;
+    };
 
 /** What the game pushes without being asked. */
 export interface RconPushHandlers {
@@ -45,6 +53,8 @@ export interface RconPushHandlers {
   readonly onPushedText?: ((text: string) => void) | undefined;
   /** Rust WebRCON: a chat line, already read by the rust profile's parser. */
   readonly onRustChat?: ((chat: RustChatMessage) => void) | undefined;
+  /** Telnet (7DTD): every log line the console pushed, CR/LF removed. */
+  readonly onLine?: ((line: string) => void) | undefined;
 }
 
 export interface RconConnectionOptions {
@@ -154,6 +164,37 @@ function webRconConnection(config: RconConnectionOptions, transport: Extract<Rco
   };
 }
 
+function telnetConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'telnet' }>): RconConnection {
+  const { options, handlers } = config;
+  const client = new TelnetClient({
+    host: options.host,
+    port: options.port,
+    password: options.password,
+    label: config.label,
+    passwordKey: config.passwordKey ?? PASSWORD_KEY,
+    logger: config.logger,
+    commandTimeoutMs: config.commandTimeoutMs,
+    quietMs: transport.quietMs,
+    reconnect: config.oneShot !== true,
+    onReady: handlers?.onReady,
+    onDisconnected: (reason) => handlers?.onDown?.(reason.message),
+    onAuthFailed: handlers?.onAuthFailed,
+    onLine: handlers?.onLine,
+  });
+  const endsAtOf = (text: string): RegExp | undefined => transport.answerEnds?.find((rule) => rule.command.test(text))?.endsAt;
+  return {
+    start: () => {
+      client.start();
+    },
+    waitReady: (timeoutMs) => client.whenReady({ timeoutMs, failFast: config.oneShot === true }),
+    command: (text, commandOptions) => client.command(text, { timeoutMs: commandOptions?.timeoutMs, endsAt: endsAtOf(text) }),
+    get ready() {
+      return client.ready;
+    },
+    close: () => client.close(),
+  };
+}
+
 /** A session for one RCON adapter, on its profile's transport. Not started: call start(). */
 export function openRconConnection(config: RconConnectionOptions): RconConnection {
   const { transport } = config;
@@ -164,5 +205,7 @@ export function openRconConnection(config: RconConnectionOptions): RconConnectio
       return webRconConnection(config, transport);
     case 'source-per-command':
       return openPerCommandSession(config, transport);
+    case 'telnet':
+      return telnetConnection(config, transport);
   }
 }

@@ -1,0 +1,310 @@
+// The life of one reconnecting, logged-in console session, whatever its transport (telnet today; Source RCON and
+// WebRCON are to move onto it): the state, the waiters for the first login (with fail-fast for one-shot use), the
+// reconnect timer with the project's backoff (seconds after a drop, minutes after a refused login), the reset of that
+// backoff after a session that lasted, and the one guard around owner callbacks. The transport owns its socket,
+// framing and login; it tells the lifecycle what happened (attempt failed, logged in, login refused, ended) and gets
+// asked to connect again.
+// It must never: reconnect after close(), open an attempt while one runs (it asks for one only from idle or waiting),
+// log in again sooner than the auth backoff after a refused login, let an owner callback's throw escape, or touch a
+// password (it never sees one).
+import { backoffDelayMs } from '../../src/time/backoff.js';
+import { systemClock, type Clock } from '../../src/time/clock.js';
+import { steadyClock } from '../../src/time/steadyClock.js';
+import { clampTimerMs } from '../../src/time/timerLimit.js';
+import { RconAuthFailedError, RconAuthTimeoutError, RconClosedError, RconNotConnectedError, type RconError } from './errors.js';
+import type { RconLogger } from './sourceRconClient.js';
+
+export type SessionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
+
+export interface ReconnectPlan {
+  readonly delayMs: number;
+  readonly attempt: number;
+  readonly reason: RconError;
+  /** The long wait after a refused or unanswered login. */
+  readonly afterAuthFailure: boolean;
+}
+
+export interface SessionLifecycleOptions {
+  /** Names the session in every message: `<what> <label>: …`, e.g. `telnet 7dtd-main`. */
+  readonly label: string;
+  /** The transport's word in messages. @default 'RCON' */
+  readonly what?: string | undefined;
+  /** Asked to open one connection attempt; it reports back through the lifecycle's methods. */
+  readonly connect: () => void;
+  /** Reconnect after a drop. Off for one-shot use. @default true */
+  readonly reconnect?: boolean | undefined;
+  /** First reconnect delay after a drop or a failed attempt; doubles per failure, 50–100% jitter. @default 1000 */
+  readonly reconnectMinDelayMs?: number | undefined;
+  /** Longest reconnect delay before jitter. @default 60000 */
+  readonly reconnectMaxDelayMs?: number | undefined;
+  /** After a refused login the next comes after at least this (up to twice it), doubling per refusal. @default 300000 */
+  readonly authFailureDelayMs?: number | undefined;
+  /** @default 1800000 (30 min) */
+  readonly authFailureMaxDelayMs?: number | undefined;
+  /** A session that lived this long resets the reconnect backoff when it ends. @default 30000 */
+  readonly stableSessionMs?: number | undefined;
+  /** Jitter source, [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
+  /** @default a steady systemClock */
+  readonly clock?: Clock | undefined;
+  readonly logger: RconLogger;
+  readonly onReady?: (() => void) | undefined;
+  /** A session ended: one that had logged in, or (`wasOpen`) one whose connection had opened. Not called after close(). */
+  readonly onDisconnected?: ((reason: RconError) => void) | undefined;
+  readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
+  readonly onReconnectScheduled?: ((plan: ReconnectPlan) => void) | undefined;
+}
+
+export interface WhenReadyOptions {
+  /** Give up after this long with not_connected (carrying the last failure as its cause). */
+  readonly timeoutMs: number;
+  /** Reject on the first failed attempt of any kind, not only on a refused login. @default false */
+  readonly failFast?: boolean | undefined;
+}
+
+interface ReadyWaiter {
+  readonly resolve: () => void;
+  readonly reject: (error: RconError) => void;
+  readonly failFast: boolean;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class SessionLifecycle {
+  readonly #options: SessionLifecycleOptions;
+  readonly #what: string;
+  readonly #reconnect: boolean;
+  readonly #random: () => number;
+  readonly #clock: Clock;
+  #state: SessionState = 'idle';
+  #readyAt: number | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #reconnectDelayMs: number | undefined;
+  #reconnectAttempt = 0;
+  #authFailures = 0;
+  #lastError: RconError | undefined;
+  #readyWaiters: ReadyWaiter[] = [];
+  #closeWaiters: (() => void)[] = [];
+  #attemptOpen = false;
+
+  constructor(options: SessionLifecycleOptions) {
+    this.#options = options;
+    this.#what = options.what ?? 'RCON';
+    this.#reconnect = options.reconnect ?? true;
+    this.#random = options.random ?? Math.random;
+    this.#clock = options.clock ?? steadyClock(systemClock);
+  }
+
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  get ready(): boolean {
+    return this.#state === 'ready';
+  }
+
+  get closed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  get lastError(): RconError | undefined {
+    return this.#lastError;
+  }
+
+  get authFailures(): number {
+    return this.#authFailures;
+  }
+
+  get reconnectAttempt(): number {
+    return this.#reconnectAttempt;
+  }
+
+  /** When waiting: the reconnect timer's delay. */
+  get reconnectDelayMs(): number | undefined {
+    return this.#state === 'waiting' ? this.#reconnectDelayMs : undefined;
+  }
+
+  /** Starts the first attempt. Idempotent; nothing after close(). */
+  start(): void {
+    if (this.#state !== 'idle' || this.#attemptOpen) return;
+    this.#attempt();
+  }
+
+  /** Resolves once logged in; rejects on a refused login, on close, on `failFast` and a failed attempt, or at the timeout. */
+  whenReady(options: WhenReadyOptions): Promise<void> {
+    if (this.#state === 'ready') return Promise.resolve();
+    if (this.#state === 'closed') return Promise.reject(this.closedError());
+    return new Promise<void>((resolve, reject) => {
+      const waiter: ReadyWaiter = {
+        resolve,
+        reject,
+        failFast: options.failFast ?? false,
+        timer: setTimeout(() => {
+          this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
+          const last = this.#lastError;
+          reject(
+            new RconNotConnectedError(
+              `not logged in to the ${this.#what} server of ${this.#options.label} within ${formatMs(options.timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
+              last,
+            ),
+          );
+        }, clampTimerMs(options.timeoutMs)),
+      };
+      this.#readyWaiters.push(waiter);
+    });
+  }
+
+  /** The connection opened; the login is under way. */
+  authenticating(): void {
+    if (this.#state === 'connecting') this.#state = 'authenticating';
+  }
+
+  /** The transport logged in: commands may flow. */
+  loggedIn(): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'ready';
+    this.#readyAt = this.#clock.now();
+    this.#authFailures = 0;
+    this.#lastError = undefined;
+    this.#options.logger.info(`${this.#what} ${this.#options.label}: logged in`);
+    const waiters = this.#readyWaiters;
+    this.#readyWaiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+    this.callback('onReady', () => this.#options.onReady?.());
+  }
+
+  /** The server refused the login (or never answered it): every waiter learns now; `ended` follows with the long wait. */
+  authFailed(error: RconAuthFailedError | RconAuthTimeoutError): void {
+    if (this.#state === 'closed') return;
+    this.#authFailures += 1;
+    this.#lastError = error;
+    this.#options.logger.warn({ code: error.code }, `${this.#what} ${this.#options.label}: ${error.message}`);
+    this.#rejectReadyWaiters(error, false);
+    this.callback('onAuthFailed', () => this.#options.onAuthFailed?.(error));
+  }
+
+  /**
+   * The attempt or session is over (its socket closed). `wasReady`: it had logged in; `wasOpen`: its connection had
+   * opened (onDisconnected is told; defaults to wasReady). Schedules the next attempt (or stays idle without
+   * reconnects); after close() it only resolves close().
+   */
+  ended(reason: RconError, how: { readonly wasReady: boolean; readonly wasOpen?: boolean | undefined }): void {
+    const { wasReady } = how;
+    this.#attemptOpen = false;
+    if (this.#state === 'closed') {
+      const waiters = this.#closeWaiters;
+      this.#closeWaiters = [];
+      for (const resolve of waiters) resolve();
+      return;
+    }
+    this.#lastError = reason;
+    if (this.#readyAt !== undefined && this.#clock.now() - this.#readyAt >= (this.#options.stableSessionMs ?? 30_000)) this.#reconnectAttempt = 0;
+    this.#readyAt = undefined;
+    const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
+    if (wasReady) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
+    else if (!afterAuthFailure) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
+    if (how.wasOpen ?? wasReady) this.callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
+    // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
+    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
+    this.#schedule(reason, afterAuthFailure);
+  }
+
+  /**
+   * Stops for good: no further attempt; waiters fail with `closed`. While an attempt is open the promise resolves at
+   * its `ended` (the transport destroys its socket after calling this). Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.#state !== 'closed') {
+      this.#state = 'closed';
+      clearTimeout(this.#reconnectTimer);
+      this.#reconnectTimer = undefined;
+      const error = this.closedError();
+      for (const waiter of this.#readyWaiters) {
+        clearTimeout(waiter.timer);
+        waiter.reject(error);
+      }
+      this.#readyWaiters = [];
+    }
+    if (!this.#attemptOpen) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#closeWaiters.push(resolve);
+    });
+  }
+
+  closedError(): RconClosedError {
+    return new RconClosedError(`the ${this.#what} client of ${this.#options.label} was closed`);
+  }
+
+  /** Runs an owner's callback; a throw there is logged, never allowed to break a socket's event handler. */
+  callback(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.#options.logger.error({ err: error }, `${this.#what} ${this.#options.label}: the ${name} callback threw`);
+    }
+  }
+
+  #attempt(): void {
+    this.#reconnectTimer = undefined;
+    this.#state = 'connecting';
+    this.#attemptOpen = true;
+    this.#options.connect();
+  }
+
+  #schedule(reason: RconError, afterAuthFailure: boolean): void {
+    if (!this.#reconnect) {
+      this.#state = 'idle';
+      return;
+    }
+    let delayMs: number;
+    let attempt: number;
+    if (afterAuthFailure) {
+      attempt = this.#authFailures;
+      const floor = this.#options.authFailureDelayMs ?? 300_000;
+      const ceiling = Math.max(floor, this.#options.authFailureMaxDelayMs ?? 1_800_000);
+      // At least the floor: backoffDelayMs gives 50–100% of its step, so the step is twice the floor.
+      delayMs = backoffDelayMs(attempt, { minDelayMs: 2 * floor, maxDelayMs: 2 * ceiling }, this.#random);
+    } else {
+      this.#reconnectAttempt += 1;
+      attempt = this.#reconnectAttempt;
+      delayMs = backoffDelayMs(
+        attempt,
+        { minDelayMs: this.#options.reconnectMinDelayMs ?? 1_000, maxDelayMs: this.#options.reconnectMaxDelayMs ?? 60_000 },
+        this.#random,
+      );
+    }
+    delayMs = clampTimerMs(delayMs);
+    this.#state = 'waiting';
+    this.#reconnectDelayMs = delayMs;
+    this.#options.logger.info({ delayMs, attempt, code: reason.code }, `${this.#what} ${this.#options.label}: next connection attempt in ${formatMs(delayMs)}`);
+    this.#reconnectTimer = setTimeout(() => {
+      this.#attempt();
+    }, delayMs);
+    this.callback('onReconnectScheduled', () => this.#options.onReconnectScheduled?.({ delayMs, attempt, reason, afterAuthFailure }));
+  }
+
+  #rejectReadyWaiters(error: RconError, onlyFailFast: boolean): void {
+    const keep: ReadyWaiter[] = [];
+    for (const waiter of this.#readyWaiters) {
+      if (onlyFailFast && !waiter.failFast) {
+        keep.push(waiter);
+        continue;
+      }
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+    this.#readyWaiters = keep;
+  }
+}
+
+export function formatMs(ms: number): string {
+  return ms >= 1_000 && ms % 100 === 0 ? `${ms / 1_000} s` : `${ms} ms`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}

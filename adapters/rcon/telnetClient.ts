@@ -1,0 +1,714 @@
+// TelnetClient: one logged-in session to a 7 Days to Die telnet console (default port 8081), kept up for the client's
+// life. It answers the password prompt once per connection, reads the stream as lines (CRLF or LF; bytes split or
+// merged any way; UTF-8 decoded only once a line is whole; telnet negotiation bytes dropped), hands every pushed log
+// line (`2021-09-15T20:42:00 1103.462 INF …`) to `onLine`, and runs commands one at a time: a command's answer is the
+// non-log lines that follow it, up to a terminator the caller gives (`lp`: /^Total of \d+ in the game/) or, without
+// one, until the console has been quiet for `quietMs`. Log lines keep going to `onLine` while a command waits.
+// The reconnect policy (backoff, the long wait after a wrong password, fail-fast for one-shot use) is
+// sessionLifecycle.ts's.
+//
+// It must never:
+// - put the password in a log line, an error or an event (it is written to the socket after the prompt, nowhere else),
+//   or log a line received before the login (a server that echoes input would echo the password);
+// - send the password twice on one connection (a wrong one is answered by closing, then the long auth backoff);
+// - hold two sockets at once, reconnect after close(), or let a socket emit an unhandled `error`;
+// - send a command holding CR, LF or NUL (it would run a second command), or more than one command at a time;
+// - hold more than `maxLineBytes` of an unfinished line or `maxReplyBytes` of one answer (the session is dropped).
+//
+//   const client = new TelnetClient({ host, port: 8081, password, label: '7dtd-main', logger, onLine: (line) => … });
+//   client.start();
+//   await client.whenReady({ timeoutMs: 10_000 });
+//   const players = await client.command('lp', { endsAt: /^Total of \d+ in the game/ });
+//   await client.close();
+import { Socket } from 'node:net';
+import { silentLogger } from '../../src/log/logger.js';
+import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
+import type { Clock } from '../../src/time/clock.js';
+import { clampTimerMs } from '../../src/time/timerLimit.js';
+import {
+  RconAuthFailedError,
+  RconAuthTimeoutError,
+  RconBufferLimitError,
+  RconConnectError,
+  RconDisconnectedError,
+  RconInvalidCommandError,
+  RconNotConnectedError,
+  RconQueueFullError,
+  RconReplyTooLargeError,
+  RconTimeoutError,
+  type RconError,
+} from './errors.js';
+import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
+import { SessionLifecycle, formatBytes, formatMs, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
+import type { RconLogger } from './sourceRconClient.js';
+
+export interface TelnetClientOptions {
+  readonly host: string;
+  /** The telnet port (7DTD's TelnetPort). */
+  readonly port: number;
+  /** The telnet password. Written once per connection after the prompt; never logged, never in an error. */
+  readonly password: string;
+  /** Names the connection in logs and errors, e.g. the adapter id. @default `<host>:<port>` */
+  readonly label?: string | undefined;
+  /** The config key a host must fix when the password is wrong. @default '"password"' */
+  readonly passwordKey?: string | undefined;
+  /** A command's answer, from the call (time queued counts). @default 5000 */
+  readonly commandTimeoutMs?: number | undefined;
+  /** The TCP connection, from the attempt. @default 5000 */
+  readonly connectTimeoutMs?: number | undefined;
+  /** From the TCP connection to `Logon successful.`: the prompt and the answer to the password. @default 10000 */
+  readonly loginTimeoutMs?: number | undefined;
+  /**
+   * A command without a terminator ends once no answer line came for this long (7DTD writes an answer in one go;
+   * `say` answers nothing). Also how long after `Logon successful.` the banner may run before commands flow, and how
+   * long the console must be quiet after a command timed out before the next is sent. @default 200
+   */
+  readonly quietMs?: number | undefined;
+  /** Reconnect after a drop. Off for one-shot use (`config check --connect`). @default true */
+  readonly reconnect?: boolean | undefined;
+  /** @default 1000 */
+  readonly reconnectMinDelayMs?: number | undefined;
+  /** @default 60000 */
+  readonly reconnectMaxDelayMs?: number | undefined;
+  /** After a wrong password, the next login comes after at least this (up to twice it), doubling per refusal. @default 300000 */
+  readonly authFailureDelayMs?: number | undefined;
+  /** @default 1800000 */
+  readonly authFailureMaxDelayMs?: number | undefined;
+  /** A session that lived this long resets the reconnect backoff when it ends. @default 30000 */
+  readonly stableSessionMs?: number | undefined;
+  /** Commands waiting for their turn at most; more fail with queue_full. Bounds: at least 1. @default 100 */
+  readonly maxQueuedCommands?: number | undefined;
+  /** The longest unfinished line held; past it the session is dropped (buffer_limit). @default 65536 */
+  readonly maxLineBytes?: number | undefined;
+  /** The most bytes one answer may reach; past it the command fails and the session is dropped. @default 1048576 */
+  readonly maxReplyBytes?: number | undefined;
+  /** Which lines the server pushed on its own (go to onLine) rather than a command's answer. @default 7DTD's log prefix */
+  readonly isPushedLine?: ((line: string) => boolean) | undefined;
+  /** Stray answer lines (no command waiting) are logged once, then counted once per this. @default 60000 */
+  readonly repeatSummaryIntervalMs?: number | undefined;
+  /** Jitter source, [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
+  /** @default a steady systemClock */
+  readonly clock?: Clock | undefined;
+  /** @default a silent logger */
+  readonly logger?: RconLogger | undefined;
+  /** Every pushed log line after the login, CR/LF removed (an entry with a stack trace: its lines joined by `\n`). */
+  readonly onLine?: ((line: string) => void) | undefined;
+  readonly onReady?: (() => void) | undefined;
+  /** A logged-in session ended; it reconnects by itself unless closed. */
+  readonly onDisconnected?: ((reason: RconError) => void) | undefined;
+  /** The password was refused (or the login not answered in time); the next attempt waits minutes. */
+  readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
+  readonly onReconnectScheduled?: ((plan: ReconnectPlan) => void) | undefined;
+}
+
+export interface TelnetCommandOptions {
+  /** Overrides `commandTimeoutMs`. */
+  readonly timeoutMs?: number | undefined;
+  /** The answer's last line: the answer ends at the first line this matches (included), not after a quiet time. */
+  readonly endsAt?: RegExp | undefined;
+}
+
+export interface TelnetStatus {
+  readonly state: SessionState;
+  readonly ready: boolean;
+  readonly authFailures: number;
+  readonly reconnectAttempt: number;
+  readonly reconnectDelayMs: number | undefined;
+  readonly lastError: { readonly code: string; readonly message: string } | undefined;
+  /** Commands waiting, the one in flight included. */
+  readonly pendingCommands: number;
+}
+
+type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
+type StrayKind = 'unowned_line' | 'late_line';
+
+interface Session {
+  readonly socket: Socket;
+  phase: Phase;
+  /** Bytes of the unfinished line. */
+  partial: Buffer;
+  endReason: RconError | undefined;
+  socketError: Error | undefined;
+  connectTimer: NodeJS.Timeout | undefined;
+  loginTimer: NodeJS.Timeout | undefined;
+  bannerTimer: NodeJS.Timeout | undefined;
+  /** A CRLF-ended line was seen: bare LFs then continue a log entry. */
+  seenCrlf: boolean;
+  /** The lines of a log entry that holds bare LFs, until its CRLF. */
+  logEntry: string[] | undefined;
+  logEntryBytes: number;
+}
+
+interface PendingCommand {
+  readonly text: string;
+  readonly endsAt: RegExp | undefined;
+  readonly resolve: (text: string) => void;
+  readonly reject: (error: RconError) => void;
+  readonly timeoutMs: number;
+  timer: NodeJS.Timeout | undefined;
+  quietTimer: NodeJS.Timeout | undefined;
+  sent: boolean;
+  readonly lines: string[];
+  bytes: number;
+  settled: boolean;
+}
+
+const PROMPT = 'please enter password:';
+const REFUSED = 'password incorrect, please enter password:';
+const ACCEPTED = 'logon successful.';
+/** Servers with no telnet password skip the prompt and start with the banner. */
+const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
+const BANNER_END = /^Press 'help' to get a list of all commands/;
+/** A multi-line log entry (a stack trace) is handed on after this many lines even without its CRLF. */
+const MAX_ENTRY_LINES = 256;
+const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
+export const DEFAULT_TELNET_QUIET_MS = 200;
+
+export class TelnetClient {
+  readonly #options: TelnetClientOptions;
+  readonly #label: string;
+  readonly #passwordKey: string;
+  readonly #commandTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #loginTimeoutMs: number;
+  readonly #quietMs: number;
+  readonly #maxQueued: number;
+  readonly #maxLineBytes: number;
+  readonly #maxReplyBytes: number;
+  readonly #isPushed: (line: string) => boolean;
+  readonly #logger: RconLogger;
+  readonly #life: SessionLifecycle;
+  readonly #strays: RepeatSummary<StrayKind>;
+  #session: Session | undefined;
+  readonly #queue: PendingCommand[] = [];
+  #inFlight: PendingCommand | undefined;
+  /** After a sent command timed out: answer lines still arriving are its, not the next command's. */
+  #drainTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: TelnetClientOptions) {
+    this.#options = options;
+    this.#label = options.label ?? `${options.host}:${options.port}`;
+    this.#passwordKey = options.passwordKey ?? '"password"';
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    this.#loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
+    this.#quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
+    this.#maxQueued = Math.max(1, Math.floor(options.maxQueuedCommands ?? 100));
+    this.#maxLineBytes = Math.max(64, options.maxLineBytes ?? 64 * 1024);
+    this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
+    this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
+    this.#logger = options.logger ?? silentLogger();
+    this.#life = new SessionLifecycle({
+      label: this.#label,
+      what: 'telnet',
+      connect: () => {
+        this.#connect();
+      },
+      reconnect: options.reconnect,
+      reconnectMinDelayMs: options.reconnectMinDelayMs,
+      reconnectMaxDelayMs: options.reconnectMaxDelayMs,
+      authFailureDelayMs: options.authFailureDelayMs,
+      authFailureMaxDelayMs: options.authFailureMaxDelayMs,
+      stableSessionMs: options.stableSessionMs,
+      random: options.random,
+      clock: options.clock,
+      logger: this.#logger,
+      onReady: options.onReady,
+      onDisconnected: options.onDisconnected,
+      onAuthFailed: options.onAuthFailed,
+      onReconnectScheduled: options.onReconnectScheduled,
+    });
+    this.#strays = new RepeatSummary<StrayKind>({
+      intervalMs: options.repeatSummaryIntervalMs,
+      clock: options.clock,
+      onSummary: (report) => {
+        this.#summarizeStrays(report);
+      },
+    });
+  }
+
+  /** Logged in: command() sends. */
+  get ready(): boolean {
+    return this.#life.ready;
+  }
+
+  get label(): string {
+    return this.#label;
+  }
+
+  get status(): TelnetStatus {
+    const last = this.#life.lastError;
+    return {
+      state: this.#life.state,
+      ready: this.#life.ready,
+      authFailures: this.#life.authFailures,
+      reconnectAttempt: this.#life.reconnectAttempt,
+      reconnectDelayMs: this.#life.reconnectDelayMs,
+      lastError: last === undefined ? undefined : { code: last.code, message: last.message },
+      pendingCommands: this.#queue.length + (this.#inFlight === undefined ? 0 : 1),
+    };
+  }
+
+  /** Connects and logs in, and keeps a session up until close(). Idempotent. */
+  start(): void {
+    this.#life.start();
+  }
+
+  /**
+   * Resolves once logged in. Rejects with auth_failed / auth_timeout on a refused login, `closed`, not_connected after
+   * `timeoutMs`, and with `failFast` on the first failed attempt of any kind. Does not start the client.
+   */
+  whenReady(options: { readonly timeoutMs?: number | undefined; readonly failFast?: boolean | undefined } = {}): Promise<void> {
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#loginTimeoutMs, failFast: options.failFast });
+  }
+
+  /**
+   * Sends one command (after the ones before it have their answers) and resolves with its answer's lines joined by
+   * `\n`. Fails at once with not_connected while not logged in, invalid_command for text holding CR, LF or NUL,
+   * queue_full past `maxQueuedCommands`; later with timeout (the command may have run), disconnected (see `sent`),
+   * reply_too_large, or closed.
+   */
+  command(text: string, options: TelnetCommandOptions = {}): Promise<string> {
+    if (this.#life.closed) return Promise.reject(this.#life.closedError());
+    if (FORBIDDEN_IN_COMMAND.test(text)) {
+      return Promise.reject(new RconInvalidCommandError(`a telnet command for ${this.#label} holds CR, LF or NUL (it would end the console line early): not sent`));
+    }
+    if (!this.#life.ready) {
+      return Promise.reject(
+        new RconNotConnectedError(`not logged in to the telnet console of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
+      );
+    }
+    if (this.#queue.length >= this.#maxQueued) {
+      return Promise.reject(new RconQueueFullError(`${this.#queue.length} telnet commands already wait for their turn on ${this.#label}: this one was not sent`));
+    }
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    return new Promise<string>((resolve, reject) => {
+      const pending: PendingCommand = {
+        text,
+        endsAt: options.endsAt,
+        resolve,
+        reject,
+        timeoutMs,
+        timer: undefined,
+        quietTimer: undefined,
+        sent: false,
+        lines: [],
+        bytes: 0,
+        settled: false,
+      };
+      pending.timer = setTimeout(() => {
+        this.#timeOut(pending);
+      }, clampTimerMs(timeoutMs));
+      this.#queue.push(pending);
+      this.#pump();
+    });
+  }
+
+  /** Stops for good: pending commands fail with `closed`, no reconnect. Resolves when the socket has closed. Idempotent. */
+  close(): Promise<void> {
+    const done = this.#life.close();
+    const error = this.#life.closedError();
+    this.#failAll(() => error);
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = undefined;
+    this.#strays.close();
+    const session = this.#session;
+    if (session !== undefined) {
+      session.endReason ??= error;
+      session.socket.destroy();
+    }
+    return done;
+  }
+
+  // ---- connection ----
+
+  #connect(): void {
+    const socket = new Socket();
+    const session: Session = {
+      socket,
+      phase: 'connecting',
+      partial: Buffer.alloc(0),
+      endReason: undefined,
+      socketError: undefined,
+      connectTimer: undefined,
+      loginTimer: undefined,
+      bannerTimer: undefined,
+      seenCrlf: false,
+      logEntry: undefined,
+      logEntryBytes: 0,
+    };
+    this.#session = session;
+    // The error listener first: no socket error can go unhandled. 'close' always follows.
+    socket.on('error', (error) => {
+      session.socketError ??= error;
+    });
+    socket.on('close', () => {
+      this.#onClose(session);
+    });
+    socket.on('connect', () => {
+      this.#onConnect(session);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      this.#onData(session, chunk);
+    });
+    socket.setNoDelay(true);
+    session.connectTimer = setTimeout(() => {
+      this.#end(session, new RconConnectError(`no TCP connection to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}) within ${formatMs(this.#connectTimeoutMs)}`));
+    }, clampTimerMs(this.#connectTimeoutMs));
+    this.#logger.debug({ host: this.#options.host, port: this.#options.port }, `telnet ${this.#label}: connecting`);
+    socket.connect({ host: this.#options.host, port: this.#options.port });
+  }
+
+  #onConnect(session: Session): void {
+    if (!this.#isLive(session)) return;
+    clearTimeout(session.connectTimer);
+    session.phase = 'prompt';
+    this.#life.authenticating();
+    session.loginTimer = setTimeout(() => {
+      const error = new RconAuthTimeoutError(
+        `no login from the telnet console of ${this.#label} within ${formatMs(this.#loginTimeoutMs)} (no password prompt, or no answer to the password): check that ${this.#options.host}:${this.#options.port} is the game's TelnetPort and ${this.#passwordKey} of adapter ${this.#label}`,
+      );
+      this.#life.authFailed(error);
+      this.#end(session, error);
+    }, clampTimerMs(this.#loginTimeoutMs));
+  }
+
+  #onData(session: Session, chunk: Buffer): void {
+    if (!this.#isLive(session)) return;
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf(0x0a, start);
+      if (end < 0) break;
+      const piece = chunk.subarray(start, end);
+      const bytes = session.partial.length === 0 ? piece : Buffer.concat([session.partial, piece]);
+      session.partial = Buffer.alloc(0);
+      start = end + 1;
+      if (bytes.length > this.#maxLineBytes) {
+        this.#lineTooLong(session);
+        return;
+      }
+      this.#onFramedLine(session, decodeLine(bytes), bytes.at(-1) === 0x0d);
+      // A line may end the session (a refused login, a cap): the rest of the read belongs to no one.
+      if (!this.#isLive(session)) return;
+    }
+    const rest = chunk.subarray(start);
+    if (rest.length > 0) {
+      // Checked before the bytes are kept: an unfinished line never passes the cap, even by one read.
+      if (session.partial.length + rest.length > this.#maxLineBytes) {
+        this.#lineTooLong(session);
+        return;
+      }
+      session.partial = session.partial.length === 0 ? Buffer.from(rest) : Buffer.concat([session.partial, rest]);
+    }
+    // The prompts may come without a line end: read an unfinished line that is exactly one.
+    if (session.phase === 'prompt' || session.phase === 'password-sent') {
+      const tail = decodeLine(session.partial).trim().toLowerCase();
+      if (tail === PROMPT || tail === REFUSED) {
+        session.partial = Buffer.alloc(0);
+        this.#onLoginLine(session, tail);
+      }
+    }
+  }
+
+  /**
+   * 7DTD ends every console line with CRLF, but a log entry with a stack trace holds bare LFs (V 3.2:
+   * `… ERR Missing separator …\nFrom: UnityEngine…\n…\n\r\n`). On a server seen to use CRLF, a log line ended by a
+   * bare LF starts an entry that runs to the next CRLF: one onLine call, never answer lines of a waiting command.
+   */
+  #onFramedLine(session: Session, line: string, crlf: boolean): void {
+    if (session.logEntry !== undefined) {
+      session.logEntry.push(line);
+      session.logEntryBytes += line.length + 1;
+      if (crlf || session.logEntry.length >= MAX_ENTRY_LINES || session.logEntryBytes > this.#maxLineBytes) {
+        const entry = session.logEntry.join('\n');
+        session.logEntry = undefined;
+        session.logEntryBytes = 0;
+        this.#onLine(session, entry);
+      }
+      return;
+    }
+    if (crlf) session.seenCrlf = true;
+    else if (session.seenCrlf && (session.phase === 'ready' || session.phase === 'banner') && this.#isPushed(line)) {
+      session.logEntry = [line];
+      session.logEntryBytes = line.length;
+      return;
+    }
+    this.#onLine(session, line);
+  }
+
+  #lineTooLong(session: Session): void {
+    this.#end(
+      session,
+      new RconBufferLimitError(
+        `the telnet console of ${this.#label} sent a line longer than ${formatBytes(this.#maxLineBytes)} (maxLineBytes): dropping the connection; it is made again with the normal backoff`,
+      ),
+    );
+  }
+
+  #onLine(session: Session, line: string): void {
+    switch (session.phase) {
+      case 'connecting':
+        return;
+      case 'prompt':
+      case 'password-sent':
+        this.#onLoginLine(session, line.trim().toLowerCase(), line);
+        return;
+      case 'banner':
+        if (this.#isPushed(line)) {
+          this.#pushed(line);
+          return;
+        }
+        if (BANNER_END.test(line)) this.#onLoggedIn(session);
+        else this.#armBannerEnd(session);
+        return;
+      case 'ready':
+        this.#onSessionLine(line);
+        return;
+    }
+  }
+
+  /** Before the login, a line is only compared: never logged (a server that echoes input would echo the password). */
+  #onLoginLine(session: Session, lower: string, raw?: string): void {
+    if (lower === REFUSED || (lower === PROMPT && session.phase === 'password-sent')) {
+      const error = new RconAuthFailedError(
+        `authentication failed: the telnet console of ${this.#label} refused the password: check ${this.#passwordKey} of adapter ${this.#label} against the server's TelnetPassword`,
+      );
+      this.#life.authFailed(error);
+      this.#end(session, error);
+      return;
+    }
+    if (lower === PROMPT) {
+      session.phase = 'password-sent';
+      session.socket.write(`${this.#options.password}\r\n`);
+      return;
+    }
+    if (lower === ACCEPTED) {
+      this.#startBanner(session);
+      return;
+    }
+    if (session.phase === 'prompt' && raw !== undefined && NO_PASSWORD_BANNER.test(raw)) {
+      this.#startBanner(session);
+    }
+  }
+
+  #startBanner(session: Session): void {
+    clearTimeout(session.loginTimer);
+    session.phase = 'banner';
+    this.#armBannerEnd(session);
+  }
+
+  /** The banner ends at its `Press 'help' …` line, or once it has been quiet for quietMs (builds differ). */
+  #armBannerEnd(session: Session): void {
+    clearTimeout(session.bannerTimer);
+    session.bannerTimer = setTimeout(() => {
+      if (this.#isLive(session) && session.phase === 'banner') this.#onLoggedIn(session);
+    }, this.#quietMs);
+  }
+
+  #onLoggedIn(session: Session): void {
+    clearTimeout(session.bannerTimer);
+    session.phase = 'ready';
+    this.#life.loggedIn();
+    this.#pump();
+  }
+
+  #onSessionLine(line: string): void {
+    if (this.#isPushed(line)) {
+      const pending = this.#inFlight;
+      // The console's echo of the command proves it runs: its answer's quiet time starts again.
+      if (pending !== undefined && pending.endsAt === undefined && line.includes(`Executing command '${pending.text}'`)) this.#armQuiet(pending);
+      this.#pushed(line);
+      return;
+    }
+    const pending = this.#inFlight;
+    if (pending === undefined) {
+      if (this.#drainTimer !== undefined) {
+        this.#armDrain();
+        if (this.#strays.first('late_line')) this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a late answer line of a command that timed out, dropped`);
+        return;
+      }
+      // The banner's blank tail and answers no command waits for.
+      if (line.trim().length === 0) return;
+      if (this.#strays.first('unowned_line')) {
+        this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a console line no command waits for, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`);
+      }
+      return;
+    }
+    // Blank lines before an answer are the banner's tail or the console's spacing, not the answer.
+    if (pending.lines.length === 0 && line.trim().length === 0) return;
+    const bytes = Buffer.byteLength(line) + 1;
+    if (pending.bytes + bytes > this.#maxReplyBytes) {
+      const error = new RconReplyTooLargeError(
+        `the telnet console of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
+      );
+      this.#forget(pending);
+      pending.reject(error);
+      const session = this.#session;
+      if (session !== undefined) this.#end(session, error);
+      return;
+    }
+    pending.lines.push(line);
+    pending.bytes += bytes;
+    if (pending.endsAt !== undefined) {
+      pending.endsAt.lastIndex = 0;
+      if (pending.endsAt.test(line)) this.#finish(pending);
+      return;
+    }
+    this.#armQuiet(pending);
+  }
+
+  #pushed(line: string): void {
+    const onLine = this.#options.onLine;
+    if (onLine === undefined) return;
+    this.#life.callback('onLine', () => {
+      onLine(line);
+    });
+  }
+
+  /** The session is the current one and nothing has begun to end it. */
+  #isLive(session: Session): boolean {
+    return session === this.#session && session.endReason === undefined;
+  }
+
+  /** Ends the session: marks why, destroys the socket; the rest happens once, on 'close'. */
+  #end(session: Session, reason: RconError): void {
+    if (session.endReason !== undefined) return;
+    session.endReason = reason;
+    session.socket.destroy();
+  }
+
+  #onClose(session: Session): void {
+    if (session !== this.#session) return;
+    this.#session = undefined;
+    clearTimeout(session.connectTimer);
+    clearTimeout(session.loginTimer);
+    clearTimeout(session.bannerTimer);
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = undefined;
+    const wasReady = session.phase === 'ready';
+    const reason = session.endReason ?? this.#dropReason(session);
+    if (!this.#life.closed) {
+      this.#failAll((sent) =>
+        new RconDisconnectedError(
+          `the telnet connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
+          sent,
+          reason,
+        ),
+      );
+    }
+    this.#life.ended(reason, { wasReady });
+  }
+
+  #dropReason(session: Session): RconError {
+    const cause = session.socketError;
+    const detail = cause === undefined ? 'closed by the server' : ((cause as NodeJS.ErrnoException).code ?? cause.message);
+    if (session.phase === 'connecting') {
+      return new RconConnectError(`cannot connect to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}): ${detail}`, cause);
+    }
+    if (session.phase !== 'ready') {
+      return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped during the login (${detail}): trying again with the normal backoff`, false, cause);
+    }
+    return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped: ${detail}`, false, cause);
+  }
+
+  // ---- commands ----
+
+  #pump(): void {
+    const session = this.#session;
+    if (!this.#life.ready || session === undefined || this.#inFlight !== undefined || this.#drainTimer !== undefined) return;
+    const pending = this.#queue.shift();
+    if (pending === undefined) return;
+    this.#inFlight = pending;
+    pending.sent = true;
+    session.socket.write(`${pending.text}\r\n`);
+    if (pending.endsAt === undefined) this.#armQuiet(pending);
+  }
+
+  #armQuiet(pending: PendingCommand): void {
+    clearTimeout(pending.quietTimer);
+    pending.quietTimer = setTimeout(() => {
+      pending.quietTimer = undefined;
+      this.#finish(pending);
+    }, this.#quietMs);
+  }
+
+  #armDrain(): void {
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = setTimeout(() => {
+      this.#drainTimer = undefined;
+      this.#pump();
+    }, this.#quietMs);
+  }
+
+  #finish(pending: PendingCommand): void {
+    if (pending.settled) return;
+    this.#forget(pending);
+    pending.resolve(pending.lines.join('\n'));
+    this.#pump();
+  }
+
+  #timeOut(pending: PendingCommand): void {
+    if (pending.settled) return;
+    const sent = pending.sent;
+    this.#forget(pending);
+    pending.reject(
+      new RconTimeoutError(
+        sent
+          ? `no complete answer from the telnet console of ${this.#label} within ${formatMs(pending.timeoutMs)}; the command may have run`
+          : `the command waited ${formatMs(pending.timeoutMs)} for its turn on ${this.#label} and was not sent`,
+      ),
+    );
+    // Its answer may still come: the next command waits until the console has been quiet.
+    if (sent && this.#session !== undefined) this.#armDrain();
+    else this.#pump();
+  }
+
+  /** Takes a command out of the queue or the flight, stops its timers, marks it settled. */
+  #forget(pending: PendingCommand): void {
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    clearTimeout(pending.quietTimer);
+    if (this.#inFlight === pending) this.#inFlight = undefined;
+    const queued = this.#queue.indexOf(pending);
+    if (queued >= 0) this.#queue.splice(queued, 1);
+  }
+
+  #failAll(errorFor: (sent: boolean) => RconError): void {
+    const all = this.#inFlight === undefined ? [...this.#queue] : [this.#inFlight, ...this.#queue];
+    for (const pending of all) {
+      this.#forget(pending);
+      pending.reject(errorFor(pending.sent));
+    }
+  }
+
+  #summarizeStrays(report: RepeatSummaryReport<StrayKind>): void {
+    const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
+    this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
+  }
+}
+
+/**
+ * One line's bytes → text: telnet negotiation (IAC, 0xFF, and what follows it) removed, UTF-8 decoded (the line is
+ * whole, so no character is cut), the CR of a CRLF removed. 0xFF and 0xFB–0xFE never occur in UTF-8 text.
+ */
+function decodeLine(bytes: Buffer): string {
+  let clean = bytes;
+  if (bytes.includes(0xff)) {
+    const kept: number[] = [];
+    for (let at = 0; at < bytes.length; at += 1) {
+      const byte = bytes[at] ?? 0;
+      if (byte !== 0xff) {
+        kept.push(byte);
+        continue;
+      }
+      const command = bytes[at + 1];
+      if (command === 0xff) kept.push(0xff);
+      // WILL, WONT, DO, DONT carry an option byte.
+      at += command !== undefined && command >= 0xfb && command <= 0xfe ? 2 : 1;
+    }
+    clean = Buffer.from(kept);
+  }
+  const text = clean.toString('utf8');
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
