@@ -68,14 +68,14 @@ export function compileCommandTemplate(template: string, key: string, rules: Com
   }
   const placeholders = new Set(used as TemplatePlaceholder[]);
   if (requireMessage && !placeholders.has('message')) throw new InvalidCommandTemplateError(`${key} must contain {message}`);
-  if (![...placeholders].some((name) => name !== 'message')) {
-    throw new InvalidCommandTemplateError(`${key} must address the player: use {steamId}, {eosId}, {playerId}, {entityId} or {name}`);
-  }
   const literal = template.replace(PLACEHOLDER, '');
   if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(literal)) throw new InvalidCommandTemplateError(`${key} must be one line without control characters`);
   if (/[|;{}]|\/\//.test(literal)) throw new InvalidCommandTemplateError(`${key} must not contain |, ;, // or a lone brace (one command only)`);
   if ((literal.match(/"/g)?.length ?? 0) % 2 !== 0) throw new InvalidCommandTemplateError(`${key} has an unbalanced "`);
   if (literal.trim().length === 0) throw new InvalidCommandTemplateError(`${key} must start with a command word`);
+  if (![...placeholders].some((name) => name !== 'message')) {
+    throw new InvalidCommandTemplateError(`${key} must address the player: use {steamId}, {eosId}, {playerId}, {entityId} or {name}`);
+  }
 
   return {
     placeholders,

@@ -77,9 +77,6 @@ const rconFields = z.looseObject({
 /** What the profile says about the options: a port it defaults, a log file it requires or cannot read. */
 function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.RefinementCtx): void {
   const profile = RCON_PROFILE_TABLE[options.profile];
-  if (options.port === undefined && profile.defaultPort === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['port'], message: `is required for profile ${options.profile} (the game's console port)` });
-  }
   if (options.logFile === undefined && profile.chat.console === undefined) {
     const example = profile.chat.logFile?.example ?? 'the game log';
     ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is required for profile ${options.profile}: its chat is only written to its log file (${example})` });
@@ -92,7 +89,17 @@ function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.Refine
   }
 }
 
-export const rconOptionsSchema = rconFields.superRefine(checkAgainstProfile).transform((options) => ({
+/** A known profile with no default port needs one; said beside the other fields' problems, not after them. */
+function portMissing(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { profile, port } = value as { profile?: unknown; port?: unknown };
+  return typeof profile === 'string' && profile in RCON_PROFILE_TABLE && port === undefined && RCON_PROFILE_TABLE[profile as RconProfileName].defaultPort === undefined;
+}
+
+export const rconOptionsSchema = rconFields
+  .refine((options) => !portMissing(options), { path: ['port'], message: "required (the game's console port)", when: (payload) => portMissing(payload.value) })
+  .superRefine(checkAgainstProfile)
+  .transform((options) => ({
   ...options,
   // Checked above: a profile without a default port has one from the file.
   port: options.port ?? RCON_PROFILE_TABLE[options.profile].defaultPort ?? 0,

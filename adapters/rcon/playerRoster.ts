@@ -89,7 +89,9 @@ export class PlayerRoster {
    * shows must not turn every line into a list command against the game's rate cap).
    */
   async speaker(line: Speaker, sleep: (ms: number) => Promise<void>, stopped: () => boolean): Promise<SpeakerLookup> {
-    if (line.steamId !== undefined || line.eosId !== undefined) {
+    const idsOnLine = line.steamId !== undefined || line.eosId !== undefined;
+    // A line with ids and no platform id of the game's own (squad, rust, conan) needs no list: it says who spoke.
+    if (idsOnLine && line.platformId === undefined) {
       const listed = this.find({ steamId: line.steamId, eosId: line.eosId });
       return { kind: 'found', player: { steamId: line.steamId ?? listed?.steamId, eosId: line.eosId ?? listed?.eosId, name: line.name }, listed };
     }
@@ -105,9 +107,14 @@ export class PlayerRoster {
       }
     }
     const [only, ...others] = matches;
-    if (only === undefined) return { kind: 'not-listed' };
     if (others.length > 0) return { kind: 'ambiguous', matches: matches.length };
-    return { kind: 'found', player: identityOf(only), listed: only };
+    if (only !== undefined) {
+      // 7 Days to Die: the list adds the EOS id (crossid) GSA knows the player by; the line keeps its own name.
+      const name = line.name === '' ? only.name : line.name;
+      return { kind: 'found', player: { steamId: only.steamId ?? line.steamId, eosId: only.eosId ?? line.eosId, name }, listed: only };
+    }
+    if (idsOnLine) return { kind: 'found', player: { steamId: line.steamId, eosId: line.eosId, name: line.name } };
+    return { kind: 'not-listed' };
   }
 
   #matching(line: Speaker): ListedPlayer[] {

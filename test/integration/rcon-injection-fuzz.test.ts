@@ -126,7 +126,7 @@ function arkMessage(generator: HostileTextGenerator, index: number): Built | 're
         problems: () => {
           const args = splitConsoleArguments(body);
           const problems = problemsWithCommand(body, { verb: 'scriptcommand' });
-          if (args[1] !== 'gsamute' || args[2] !== valid?.id || args[3] !== String(muted) || args.length < 5) problems.push('arguments out of place');
+          if (args[1] !== 'gsamute' || args[2] !== valid?.id || args[3] !== String(muted) || (muted ? args.length < 5 : args.length !== 4)) problems.push('arguments out of place');
           return problems;
         },
       };

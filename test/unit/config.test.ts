@@ -281,8 +281,8 @@ describe('parseConfig', () => {
 
     it('requires an rcon port and a non-empty password', () => {
       expect(problemsOf(withServers({ name: 'a', adapters: [{ type: 'rcon', profile: 'squad', password: '' }] }))).toEqual([
-        { path: 'servers[0].adapters[0].port', message: 'required' },
         { path: 'servers[0].adapters[0].password', message: 'must not be empty' },
+        { path: 'servers[0].adapters[0].port', message: "required (the game's console port)" },
       ]);
     });
 
@@ -298,7 +298,7 @@ describe('parseConfig', () => {
       ).toEqual([
         { path: 'api.flavor', message: 'must be one of: v1, v2' },
         { path: 'servers[0].allowActions[0]', message: 'must be one of: start, stop, restart, update, wipe, cancel-scheduled' },
-        { path: 'servers[0].adapters[0].profile', message: 'must be one of: ark, squad, rust' },
+        { path: 'servers[0].adapters[0].profile', message: 'must be one of: ark, atlas, squad, rust, conan, 7dtd' },
         { path: 'servers[0].adapters[1].type', message: 'must be one of: websocket, rcon' },
         { path: 'servers[0].adapters[2].type', message: 'required (one of: websocket, rcon)' },
         { path: 'mute.onUnknown', message: 'must be one of: allow, block' },

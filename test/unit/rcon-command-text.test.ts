@@ -263,7 +263,7 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
         if (problems.length > 0) failures.push(`#${index} ${verb}: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
       }
     }
-    // The mod's mute: `scriptcommand gsamute <id> true|false <text>`, one command, the id as the second argument.
+    // The mod's mute: `scriptcommand gsamute <id> true <text>` or `… <id> false`, one command, the id as the second argument.
     const mutes = createHostileTextGenerator(FUZZ_SEED + 5);
     for (let index = 0; index < FUZZ_COUNT; index++) {
       const id = mutes.id();
@@ -277,7 +277,8 @@ describe(`fuzz: ${FUZZ_COUNT} hostile strings per builder, seed ${FUZZ_SEED}`, (
       }
       const args = splitConsoleArguments(command);
       const problems = problemsWithCommand(command, { verb: 'scriptcommand' });
-      if (args[1] !== 'gsamute' || args[2] !== valid?.id || args[3] !== (index % 2 === 0 ? 'true' : 'false') || args.length < 5) problems.push('arguments out of place');
+      const muting = index % 2 === 0;
+      if (args[1] !== 'gsamute' || args[2] !== valid?.id || args[3] !== String(muting) || (muting ? args.length < 5 : args.length !== 4)) problems.push('arguments out of place');
       if (problems.length > 0) failures.push(`#${index} gsamute: ${problems.join('; ')} in ${JSON.stringify(command.slice(0, 120))}`);
     }
     // Addressing by name: a hostile name is refused, or placed whole as one quoted argument.
