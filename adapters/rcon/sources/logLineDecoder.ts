@@ -39,21 +39,25 @@ export const DEFAULT_MAX_LINE_LENGTH = 16_384;
 /** Bytes enough to tell the encoding: a BOM needs 3; BOM-less UTF-16LE is judged on up to this many. */
 export const SNIFF_BYTES = 64;
 
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
 /**
  * The encoding of a file whose first bytes are `head`, and how many of them are a BOM. Undefined while `head` is too
- * short to tell (under 4 bytes: a BOM or a second UTF-16 code unit may still come). A file whose first line is
- * under 4 bytes long therefore has it delivered with the next bytes written.
+ * short to tell (the start of a BOM, or one byte that may be half a UTF-16 code unit).
  * `complete`: `head` is all the file has for now; decide with what there is.
  */
 export function sniffEncoding(head: Uint8Array, complete: boolean): { encoding: LogEncoding; bomBytes: number } | undefined {
   if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf8', bomBytes: 3 };
   if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf16le', bomBytes: 2 };
-  // Fewer than 4 bytes could still grow into a BOM or into two UTF-16 code units; wait for more unless that is all.
-  if (head.length < 4 && !complete) return undefined;
+  if (!complete) {
+    // A BOM's first bytes could still become one; a single byte could be half of a UTF-16 code unit.
+    const bomPrefix = head.length < 3 && head.every((byte, i) => byte === UTF8_BOM[i]);
+    if (bomPrefix || head.length < 2) return undefined;
+  }
   // BOM-less UTF-16LE: ASCII-range text has a NUL at nearly every odd offset and almost none at even ones. UTF-8 log
   // text has no NULs at all, so a clear majority is a safe sign; judged on whole code units only.
   const units = Math.floor(Math.min(head.length, SNIFF_BYTES) / 2);
-  if (units >= 2) {
+  if (units >= 1) {
     let oddNuls = 0;
     let evenNuls = 0;
     for (let i = 0; i < units; i++) {
@@ -71,7 +75,7 @@ export class LogLineDecoder {
   readonly #onCut: ((keptLength: number) => void) | undefined;
   #decoder: StringDecoder | undefined;
   #encoding: LogEncoding | undefined;
-  /** Bytes held back until the encoding is known (fewer than 4). */
+  /** Bytes held back until the encoding is known (at most 2). */
   #head: Buffer = Buffer.alloc(0);
   /** BOM bytes still to skip at the start of the data (only when the data starts at byte 0). */
   #bomToSkip = 0;
@@ -108,7 +112,7 @@ export class LogLineDecoder {
     if (this.#decoder === undefined) {
       this.#head = this.#head.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.#head, chunk]);
       const sniffed = sniffEncoding(this.#head, false);
-      if (sniffed === undefined) return []; // under 4 bytes: held
+      if (sniffed === undefined) return []; // a byte or two: held
       this.#choose(sniffed.encoding, sniffed.bomBytes);
       const held = this.#head;
       this.#head = Buffer.alloc(0);
