@@ -12,6 +12,7 @@ import type { RconOptions } from './options.js';
 import { RCON_PROFILE_TABLE } from './profiles/index.js';
 import { openRconConnection, type RconConnection } from './rconConnection.js';
 import type { RconLogger } from './sourceRconClient.js';
+import { LogTail } from './sources/logTail.js';
 import { passwordScrubber } from './webrcon/passwordUrl.js';
 
 /** One command's answer when the config says nothing (interfaces.md: `commandTimeoutMs`, 5000). */
@@ -157,9 +158,37 @@ export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id:
  */
 export async function probeRcon(options: RconOptions, context: { readonly serverName: string; readonly id: string }): Promise<AdapterProbeResult> {
   const profile = RCON_PROFILE_TABLE[options.profile];
-  const outcome = await sendOneRconCommand({ options, id: context.id, command: profile.probeCommand });
-  if (outcome.ok) return { ok: true, message: `logged in; ${profile.name} answered ${profile.probeCommand}` };
+  const [outcome, logFile] = await Promise.all([
+    sendOneRconCommand({ options, id: context.id, command: profile.probeCommand }),
+    options.logFile === undefined ? undefined : probeLogFile(options.logFile, context.id),
+  ]);
+  const log = logFile === undefined ? '' : `; ${logFile.message}`;
+  if (outcome.ok) return { ok: logFile?.ok ?? true, message: `logged in; ${profile.name} answered ${profile.probeCommand}${log}` };
   const what = outcome.stage === 'login' ? 'RCON login failed' : `logged in, but ${profile.probeCommand} got no answer`;
   const advice = adviceFor(outcome, options, context.id);
-  return { ok: false, message: `${what}: ${outcome.message}${advice === undefined ? '' : `; ${advice}`}` };
+  return { ok: false, message: `${what}: ${outcome.message}${advice === undefined ? '' : `; ${advice}`}${log}` };
+}
+
+/**
+ * Whether the game's log can be read, through the same reader `run` uses (one look, no watch, nothing read): the
+ * file it would follow now, or why it cannot. A missing file fails the check: a wrong path would leave chat ungated
+ * without a word (ARK writes the log only when started with -servergamelog).
+ */
+async function probeLogFile(path: string, id: string): Promise<AdapterProbeResult> {
+  const problems: string[] = [];
+  const collect = (_fields: object, message?: string): void => {
+    if (message !== undefined) problems.push(message);
+  };
+  const tail = new LogTail({ path, onLine: () => undefined, watch: false, logger: { debug: () => undefined, info: () => undefined, warn: collect, error: collect } });
+  try {
+    await tail.start();
+    const following = tail.following;
+    if (following !== undefined) return { ok: true, message: `chat is read from ${following}` };
+    return {
+      ok: false,
+      message: `${problems[0] ?? `no file matches ${path}`}: check "logFile" of rcon adapter ${id} (ARK writes its game log only when started with -servergamelog)`,
+    };
+  } finally {
+    await tail.close();
+  }
 }
