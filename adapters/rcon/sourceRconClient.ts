@@ -54,7 +54,7 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
-import { SessionLifecycle, formatBytes, formatMs, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
+import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
 
 /** The part of pino's Logger the client uses; pino's Logger satisfies it. */
 export type RconLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -322,13 +322,7 @@ export class SourceRconClient {
       connect: () => {
         this.#connect();
       },
-      reconnect: options.reconnect,
-      reconnectMinDelayMs: options.reconnectMinDelayMs,
-      reconnectMaxDelayMs: options.reconnectMaxDelayMs,
-      authFailureDelayMs: options.authFailureDelayMs,
-      authFailureMaxDelayMs: options.authFailureMaxDelayMs,
-      stableSessionMs: options.stableSessionMs,
-      random: options.random,
+      ...reconnectTuning(options),
       clock: this.#clock,
       logger: this.#logger,
       onReady: options.onReady,
