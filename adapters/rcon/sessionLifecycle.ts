@@ -24,20 +24,18 @@ export interface ReconnectPlan {
   readonly afterAuthFailure: boolean;
 }
 
-export interface SessionLifecycleOptions {
-  /** Names the session in every message: `<what> <label>: …`, e.g. `telnet 7dtd-main`. */
-  readonly label: string;
-  /** The transport's word in messages. @default 'RCON' */
-  readonly what?: string | undefined;
-  /** Asked to open one connection attempt; it reports back through the lifecycle's methods. */
-  readonly connect: () => void;
-  /** Reconnect after a drop. Off for one-shot use. @default true */
+/** How a session reconnects: the same keys, defaults and meaning for every transport. */
+export interface ReconnectTuning {
+  /** Reconnect after a drop. Off for one-shot use (`rcon`, `config check --connect`). @default true */
   readonly reconnect?: boolean | undefined;
   /** First reconnect delay after a drop or a failed attempt; doubles per failure, 50–100% jitter. @default 1000 */
   readonly reconnectMinDelayMs?: number | undefined;
   /** Longest reconnect delay before jitter. @default 60000 */
   readonly reconnectMaxDelayMs?: number | undefined;
-  /** After a refused login the next comes after at least this (up to twice it), doubling per refusal. @default 300000 */
+  /**
+   * After a refused or unanswered login the next comes after at least this (up to twice it, jittered), doubling per
+   * refusal up to `authFailureMaxDelayMs`: games punish repeated logins (Squad, Conan; 7DTD logs each one). @default 300000
+   */
   readonly authFailureDelayMs?: number | undefined;
   /** @default 1800000 (30 min) */
   readonly authFailureMaxDelayMs?: number | undefined;
@@ -45,6 +43,21 @@ export interface SessionLifecycleOptions {
   readonly stableSessionMs?: number | undefined;
   /** Jitter source, [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
+}
+
+/** The tuning keys of a client's options, for its lifecycle. */
+export function reconnectTuning(options: ReconnectTuning): ReconnectTuning {
+  const { reconnect, reconnectMinDelayMs, reconnectMaxDelayMs, authFailureDelayMs, authFailureMaxDelayMs, stableSessionMs, random } = options;
+  return { reconnect, reconnectMinDelayMs, reconnectMaxDelayMs, authFailureDelayMs, authFailureMaxDelayMs, stableSessionMs, random };
+}
+
+export interface SessionLifecycleOptions extends ReconnectTuning {
+  /** Names the session in every message: `<what> <label>: …`, e.g. `telnet 7dtd-main`. */
+  readonly label: string;
+  /** The transport's word in messages. @default 'RCON' */
+  readonly what?: string | undefined;
+  /** Asked to open one connection attempt; it reports back through the lifecycle's methods. */
+  readonly connect: () => void;
   /** @default a steady systemClock */
   readonly clock?: Clock | undefined;
   readonly logger: RconLogger;

@@ -32,7 +32,6 @@ import { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../src/log/logger.js';
 import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
-import { backoffDelayMs } from '../../src/time/backoff.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
@@ -40,7 +39,6 @@ import {
   RconAuthFailedError,
   RconAuthTimeoutError,
   RconBufferLimitError,
-  RconClosedError,
   RconConnectError,
   RconDisconnectedError,
   RconError,
@@ -56,6 +54,7 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
+import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
 
 /** The part of pino's Logger the client uses; pino's Logger satisfies it. */
 export type RconLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -94,7 +93,7 @@ export interface UnsolicitedPacket extends SourceRconPacket {
   readonly reason: 'pushed' | 'late' | 'unknown_id';
 }
 
-export type SourceRconState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
+export type SourceRconState = SessionState;
 
 export interface SourceRconStatus {
   readonly state: SourceRconState;
@@ -114,13 +113,8 @@ export interface SourceRconStatus {
   readonly bufferedBytes: number;
 }
 
-export interface ReconnectScheduled {
-  readonly delayMs: number;
-  readonly attempt: number;
-  readonly reason: RconError;
-  /** True when the wait is the long one after a refused or unanswered login. */
-  readonly afterAuthFailure: boolean;
-}
+/** A reconnect timer was set (sessionLifecycle.ts). */
+export type ReconnectScheduled = ReconnectPlan;
 
 export interface SourceRconClientOptions {
   readonly host: string;
@@ -237,7 +231,6 @@ interface Session {
   authId: number;
   loggedIn: boolean;
   tcpOpen: boolean;
-  readyAt: number | undefined;
   lastPacketAt: number;
   /** Why this session is ending, set before the socket is destroyed. */
   endReason: RconError | undefined;
@@ -261,13 +254,6 @@ interface PendingCommand {
   settled: boolean;
 }
 
-interface ReadyWaiter {
-  readonly resolve: () => void;
-  readonly reject: (error: RconError) => void;
-  readonly failFast: boolean;
-  readonly timer: NodeJS.Timeout;
-}
-
 export class SourceRconClient {
   readonly #host: string;
   readonly #port: number;
@@ -280,12 +266,6 @@ export class SourceRconClient {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #authTimeoutMs: number;
-  readonly #reconnectMinDelayMs: number;
-  readonly #reconnectMaxDelayMs: number;
-  readonly #authFailureDelayMs: number;
-  readonly #authFailureMaxDelayMs: number;
-  readonly #stableSessionMs: number;
-  readonly #reconnect: boolean;
   readonly #keepaliveIntervalMs: number;
   readonly #keepaliveCommand: string;
   readonly #rateCommands: number;
@@ -295,12 +275,12 @@ export class SourceRconClient {
   readonly #maxReplyBytes: number;
   readonly #maxBufferedBytes: number;
   readonly #strays: RepeatSummary<StrayPacketKind>;
-  readonly #random: () => number;
   readonly #clock: Clock;
   readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
+  /** The reconnect policy, the login waiters and the state: shared with the other transports. */
+  readonly #life: SessionLifecycle;
 
-  #state: SourceRconState = 'idle';
   #session: Session | undefined;
   #nextId = 1;
   readonly #queue: PendingCommand[] = [];
@@ -315,14 +295,7 @@ export class SourceRconClient {
   /** The bytes of every in-flight command's parts, for the per-connection cap. */
   #replyBytes = 0;
   #rateTimer: NodeJS.Timeout | undefined;
-  #reconnectTimer: NodeJS.Timeout | undefined;
-  #reconnectDelayMs: number | undefined;
   #keepaliveTimer: NodeJS.Timeout | undefined;
-  #reconnectAttempt = 0;
-  #authFailures = 0;
-  #lastError: RconError | undefined;
-  #readyWaiters: ReadyWaiter[] = [];
-  #closeWaiters: (() => void)[] = [];
 
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
@@ -337,12 +310,6 @@ export class SourceRconClient {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
-    this.#reconnectMinDelayMs = options.reconnectMinDelayMs ?? 1_000;
-    this.#reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? 60_000;
-    this.#authFailureDelayMs = options.authFailureDelayMs ?? 300_000;
-    this.#authFailureMaxDelayMs = Math.max(this.#authFailureDelayMs, options.authFailureMaxDelayMs ?? 1_800_000);
-    this.#stableSessionMs = options.stableSessionMs ?? 30_000;
-    this.#reconnect = options.reconnect ?? true;
     this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
     this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
     this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
@@ -353,9 +320,22 @@ export class SourceRconClient {
     this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
     const firstId = Math.floor(options.firstRequestId ?? 1);
     this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
-    this.#random = options.random ?? Math.random;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
+    this.#life = new SessionLifecycle({
+      label: this.#label,
+      what: 'RCON',
+      connect: () => {
+        this.#connect();
+      },
+      ...reconnectTuning(options),
+      clock: this.#clock,
+      logger: this.#logger,
+      onReady: options.onReady,
+      onDisconnected: options.onDisconnected,
+      onAuthFailed: options.onAuthFailed,
+      onReconnectScheduled: options.onReconnectScheduled,
+    });
     this.#strays = new RepeatSummary<StrayPacketKind>({
       intervalMs: options.repeatSummaryIntervalMs,
       clock: this.#clock,
@@ -367,14 +347,15 @@ export class SourceRconClient {
 
   /** Where the connection stands; cheap, for readiness and metrics. */
   get status(): SourceRconStatus {
+    const last = this.#life.lastError;
     return {
-      state: this.#state,
+      state: this.#life.state,
       connected: this.#session?.tcpOpen ?? false,
-      ready: this.#state === 'ready',
-      authFailures: this.#authFailures,
-      reconnectAttempt: this.#reconnectAttempt,
-      reconnectDelayMs: this.#state === 'waiting' ? this.#reconnectDelayMs : undefined,
-      lastError: this.#lastError === undefined ? undefined : { code: this.#lastError.code, message: this.#lastError.message },
+      ready: this.#life.ready,
+      authFailures: this.#life.authFailures,
+      reconnectAttempt: this.#life.reconnectAttempt,
+      reconnectDelayMs: this.#life.reconnectDelayMs,
+      lastError: last === undefined ? undefined : { code: last.code, message: last.message },
       bufferedBytes: this.#replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
     };
   }
@@ -385,7 +366,7 @@ export class SourceRconClient {
 
   /** Logged in: command() sends. */
   get ready(): boolean {
-    return this.#state === 'ready';
+    return this.#life.ready;
   }
 
   get label(): string {
@@ -394,8 +375,7 @@ export class SourceRconClient {
 
   /** Connects and logs in, and from then on keeps a session up until close(). Idempotent. */
   start(): void {
-    if (this.#state !== 'idle') return;
-    this.#connect();
+    this.#life.start();
   }
 
   /**
@@ -404,27 +384,7 @@ export class SourceRconClient {
    * first failed connection. Does not start the client.
    */
   whenReady(options: WhenReadyOptions = {}): Promise<void> {
-    if (this.#state === 'ready') return Promise.resolve();
-    if (this.#state === 'closed') return Promise.reject(this.#closedError());
-    const timeoutMs = options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs;
-    return new Promise<void>((resolve, reject) => {
-      const waiter: ReadyWaiter = {
-        resolve,
-        reject,
-        failFast: options.failFast ?? false,
-        timer: setTimeout(() => {
-          this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
-          const last = this.#lastError;
-          reject(
-            new RconNotConnectedError(
-              `not logged in to the RCON server of ${this.#label} within ${formatMs(timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
-              last,
-            ),
-          );
-        }, clampTimerMs(timeoutMs)),
-      };
-      this.#readyWaiters.push(waiter);
-    });
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs, failFast: options.failFast });
   }
 
   /**
@@ -434,10 +394,10 @@ export class SourceRconClient {
    * disconnected (see `sent`), queue_full, closed.
    */
   command(text: string, options: CommandOptions = {}): Promise<string> {
-    if (this.#state === 'closed') return Promise.reject(this.#closedError());
-    if (this.#state !== 'ready') {
+    if (this.#life.closed) return Promise.reject(this.#life.closedError());
+    if (!this.#life.ready) {
       return Promise.reject(
-        new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#state}): the command was not sent`, this.#lastError),
+        new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
     if (this.#queue.length >= this.#maxQueuedCommands) {
@@ -472,38 +432,24 @@ export class SourceRconClient {
    * the socket has closed. Idempotent.
    */
   close(): Promise<void> {
-    if (this.#state !== 'closed') {
-      this.#state = 'closed';
-      clearTimeout(this.#reconnectTimer);
-      clearTimeout(this.#keepaliveTimer);
-      clearTimeout(this.#rateTimer);
-      this.#reconnectTimer = undefined;
-      const error = this.#closedError();
-      this.#failAll(() => error);
-      for (const waiter of this.#readyWaiters) {
-        clearTimeout(waiter.timer);
-        waiter.reject(error);
-      }
-      this.#readyWaiters = [];
-      this.#strays.close();
-      const session = this.#session;
-      if (session !== undefined) {
-        session.endReason ??= error;
-        session.socket.destroy();
-      }
+    const done = this.#life.close();
+    clearTimeout(this.#keepaliveTimer);
+    clearTimeout(this.#rateTimer);
+    const error = this.#life.closedError();
+    this.#failAll(() => error);
+    this.#strays.close();
+    const session = this.#session;
+    if (session !== undefined) {
+      session.endReason ??= error;
+      session.socket.destroy();
     }
-    if (this.#session === undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#closeWaiters.push(resolve);
-    });
+    return done;
   }
 
   // ---- connection lifetime ----
 
   #connect(): void {
-    if (this.#session !== undefined || this.#state === 'closed') return;
-    this.#reconnectTimer = undefined;
-    this.#state = 'connecting';
+    if (this.#session !== undefined || this.#life.closed) return;
     const socket = new Socket();
     const session: Session = {
       socket,
@@ -511,7 +457,6 @@ export class SourceRconClient {
       authId: 0,
       loggedIn: false,
       tcpOpen: false,
-      readyAt: undefined,
       lastPacketAt: this.#clock.now(),
       endReason: undefined,
       socketError: undefined,
@@ -545,8 +490,8 @@ export class SourceRconClient {
     clearTimeout(session.connectTimer);
     session.tcpOpen = true;
     session.lastPacketAt = this.#clock.now();
-    this.#state = 'authenticating';
-    this.#callback('onConnected', () => this.#options.onConnected?.());
+    this.#life.authenticating();
+    this.#life.callback('onConnected', () => this.#options.onConnected?.());
     session.authId = this.#newId();
     session.authTimer = setTimeout(() => {
       this.#authFailed(
@@ -608,28 +553,14 @@ export class SourceRconClient {
   #onLoggedIn(session: Session): void {
     clearTimeout(session.authTimer);
     session.loggedIn = true;
-    session.readyAt = this.#clock.now();
-    this.#state = 'ready';
-    this.#authFailures = 0;
-    this.#lastError = undefined;
-    this.#logger.info(`RCON ${this.#label}: logged in`);
-    const waiters = this.#readyWaiters;
-    this.#readyWaiters = [];
-    for (const waiter of waiters) {
-      clearTimeout(waiter.timer);
-      waiter.resolve();
-    }
-    this.#callback('onReady', () => this.#options.onReady?.());
+    this.#life.loggedIn();
     this.#scheduleKeepalive();
     this.#pump();
   }
 
   #authFailed(session: Session, error: RconAuthFailedError | RconAuthTimeoutError): void {
     if (!this.#isLive(session)) return;
-    this.#authFailures += 1;
-    this.#logger.warn({ code: error.code }, `RCON ${this.#label}: ${error.message}`);
-    this.#rejectReadyWaiters(error, false);
-    this.#callback('onAuthFailed', () => this.#options.onAuthFailed?.(error));
+    this.#life.authFailed(error);
     this.#end(session, error);
   }
 
@@ -656,18 +587,14 @@ export class SourceRconClient {
     this.#rateTimer = undefined;
     this.#trailers.clear();
     this.#lateIds.clear();
-    const closing = this.#state === 'closed';
+    const closing = this.#life.closed;
     const reason = session.endReason ?? this.#dropReason(session);
-    if (session.endReason === undefined && !closing && session.tcpOpen && !session.loggedIn) {
-      // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol
-      // says (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is
-      // not up yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a
-      // wrong password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the line
-      // says what to check.
-      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
-    }
+    // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
+    // (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is not up
+    // yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a wrong
+    // password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the lifecycle's
+    // warn line (the reason's message) says what to check.
     if (!closing) {
-      this.#lastError = reason;
       if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
         for (const pending of [...this.#inFlight.values()]) if (pending.parts.length > 0) this.#finish(pending);
       }
@@ -679,23 +606,7 @@ export class SourceRconClient {
         ),
       );
     }
-    if (session.readyAt !== undefined && this.#clock.now() - session.readyAt >= this.#stableSessionMs) this.#reconnectAttempt = 0;
-    if (session.tcpOpen && !closing) {
-      if (session.loggedIn) this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: disconnected: ${reason.message}`);
-      this.#callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
-    } else if (!session.tcpOpen && !closing) {
-      this.#logger.warn({ code: reason.code }, `RCON ${this.#label}: ${reason.message}`);
-    }
-    if (closing) {
-      const waiters = this.#closeWaiters;
-      this.#closeWaiters = [];
-      for (const resolve of waiters) resolve();
-      return;
-    }
-    const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
-    // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
-    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
-    this.#scheduleReconnect(reason, afterAuthFailure);
+    this.#life.ended(reason, { wasReady: session.loggedIn, wasOpen: session.tcpOpen });
   }
 
   #dropReason(session: Session): RconError {
@@ -713,49 +624,10 @@ export class SourceRconClient {
       : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
   }
 
-  #scheduleReconnect(reason: RconError, afterAuthFailure: boolean): void {
-    if (!this.#reconnect) {
-      this.#state = 'idle';
-      return;
-    }
-    let delayMs: number;
-    let attempt: number;
-    if (afterAuthFailure) {
-      attempt = this.#authFailures;
-      // At least authFailureDelayMs: backoffDelayMs gives 50–100% of its step, so the step is twice the floor.
-      delayMs = backoffDelayMs(attempt, { minDelayMs: 2 * this.#authFailureDelayMs, maxDelayMs: 2 * this.#authFailureMaxDelayMs }, this.#random);
-    } else {
-      this.#reconnectAttempt += 1;
-      attempt = this.#reconnectAttempt;
-      delayMs = backoffDelayMs(attempt, { minDelayMs: this.#reconnectMinDelayMs, maxDelayMs: this.#reconnectMaxDelayMs }, this.#random);
-    }
-    delayMs = clampTimerMs(delayMs);
-    this.#state = 'waiting';
-    this.#reconnectDelayMs = delayMs;
-    this.#logger.info({ delayMs, attempt, code: reason.code }, `RCON ${this.#label}: next connection attempt in ${formatMs(delayMs)}`);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#connect();
-    }, delayMs);
-    this.#callback('onReconnectScheduled', () => this.#options.onReconnectScheduled?.({ delayMs, attempt, reason, afterAuthFailure }));
-  }
-
-  #rejectReadyWaiters(error: RconError, onlyFailFast: boolean): void {
-    const keep: ReadyWaiter[] = [];
-    for (const waiter of this.#readyWaiters) {
-      if (onlyFailFast && !waiter.failFast) {
-        keep.push(waiter);
-        continue;
-      }
-      clearTimeout(waiter.timer);
-      waiter.reject(error);
-    }
-    this.#readyWaiters = keep;
-  }
-
   // ---- keepalive ----
 
   #scheduleKeepalive(): void {
-    if (this.#keepaliveIntervalMs <= 0 || this.#state !== 'ready') return;
+    if (this.#keepaliveIntervalMs <= 0 || !this.#life.ready) return;
     const session = this.#session;
     if (session === undefined) return;
     const dueIn = session.lastPacketAt + this.#keepaliveIntervalMs - this.#clock.now();
@@ -767,7 +639,7 @@ export class SourceRconClient {
   }
 
   #keepalive(session: Session): void {
-    if (session !== this.#session || this.#state !== 'ready') return;
+    if (session !== this.#session || !this.#life.ready) return;
     // Traffic since the last check proves the session alive: no command spent on it.
     if (this.#clock.now() - session.lastPacketAt < this.#keepaliveIntervalMs) {
       this.#scheduleKeepalive();
@@ -803,7 +675,7 @@ export class SourceRconClient {
 
   #pump(): void {
     const session = this.#session;
-    while (this.#state === 'ready' && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+    while (this.#life.ready && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
       if (this.#rateCommands > 0) {
         const now = this.#clock.now();
         while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
@@ -988,33 +860,10 @@ export class SourceRconClient {
     const handler = this.#options.onUnsolicited;
     if (handler === undefined) return;
     const event: UnsolicitedPacket = { ...packet, text: packet.body.toString('utf8'), reason };
-    this.#callback('onUnsolicited', () => {
+    this.#life.callback('onUnsolicited', () => {
       handler(event);
     });
   }
-
-  /** Runs an owner's callback; a throw there is logged, never allowed to break the socket's event handler. */
-  #callback(name: string, run: () => void): void {
-    try {
-      run();
-    } catch (error) {
-      this.#logger.error({ err: error }, `RCON ${this.#label}: the ${name} callback threw`);
-    }
-  }
-
-  #closedError(): RconClosedError {
-    return new RconClosedError(`the RCON client of ${this.#label} was closed`);
-  }
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1_000 && ms % 100 === 0 ? `${ms / 1_000} s` : `${ms} ms`;
 }
 
 function describeSocketError(error: Error): string {

@@ -39,10 +39,10 @@ import {
   type RconError,
 } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
-import { SessionLifecycle, formatBytes, formatMs, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
+import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type ReconnectTuning, type SessionState } from './sessionLifecycle.js';
 import type { RconLogger } from './sourceRconClient.js';
 
-export interface TelnetClientOptions {
+export interface TelnetClientOptions extends ReconnectTuning {
   readonly host: string;
   /** The telnet port (7DTD's TelnetPort). */
   readonly port: number;
@@ -64,18 +64,6 @@ export interface TelnetClientOptions {
    * long the console must be quiet after a command timed out before the next is sent. @default 200
    */
   readonly quietMs?: number | undefined;
-  /** Reconnect after a drop. Off for one-shot use (`config check --connect`). @default true */
-  readonly reconnect?: boolean | undefined;
-  /** @default 1000 */
-  readonly reconnectMinDelayMs?: number | undefined;
-  /** @default 60000 */
-  readonly reconnectMaxDelayMs?: number | undefined;
-  /** After a wrong password, the next login comes after at least this (up to twice it), doubling per refusal. @default 300000 */
-  readonly authFailureDelayMs?: number | undefined;
-  /** @default 1800000 */
-  readonly authFailureMaxDelayMs?: number | undefined;
-  /** A session that lived this long resets the reconnect backoff when it ends. @default 30000 */
-  readonly stableSessionMs?: number | undefined;
   /** Commands waiting for their turn at most; more fail with queue_full. Bounds: at least 1. @default 100 */
   readonly maxQueuedCommands?: number | undefined;
   /** The longest unfinished line held; past it the session is dropped (buffer_limit). @default 65536 */
@@ -86,8 +74,6 @@ export interface TelnetClientOptions {
   readonly isPushedLine?: ((line: string) => boolean) | undefined;
   /** Stray answer lines (no command waiting) are logged once, then counted once per this. @default 60000 */
   readonly repeatSummaryIntervalMs?: number | undefined;
-  /** Jitter source, [0, 1). @default Math.random */
-  readonly random?: (() => number) | undefined;
   /** @default a steady systemClock */
   readonly clock?: Clock | undefined;
   /** @default a silent logger */
@@ -205,13 +191,7 @@ export class TelnetClient {
       connect: () => {
         this.#connect();
       },
-      reconnect: options.reconnect,
-      reconnectMinDelayMs: options.reconnectMinDelayMs,
-      reconnectMaxDelayMs: options.reconnectMaxDelayMs,
-      authFailureDelayMs: options.authFailureDelayMs,
-      authFailureMaxDelayMs: options.authFailureMaxDelayMs,
-      stableSessionMs: options.stableSessionMs,
-      random: options.random,
+      ...reconnectTuning(options),
       clock: options.clock,
       logger: this.#logger,
       onReady: options.onReady,
