@@ -5,7 +5,7 @@
 // only place that maps config keys onto the core's options. It never switches on an adapter type.
 
 import type { Logger } from 'pino';
-import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
+import { adapterIdOf, createAdapter, withListenPort, type AdapterOptions } from '../adapters/index.js';
 import { changedSettings, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
 import { GsaClient, LocalWebhookSpacing, reviewConcurrency, SharedApiKey, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
@@ -246,7 +246,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       server.adapters.map((configured) => {
         const id = adapterIdOf(server.name, configured);
         const port = options.portOverrides?.get(id);
-        const adapterOptions: AdapterOptions = port === undefined ? configured : { ...configured, port };
+        const adapterOptions: AdapterOptions = port === undefined ? configured : withListenPort(configured, port);
         return { key: slotKey(server.name, id), server: server.name, id, type: adapterOptions.type, options: adapterOptions, fingerprint: fingerprint(adapterOptions) };
       }),
     );

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as afterThisTurn } from 'node:timers';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { hostForAddress } from '../../src/net/endpoint.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
 import { describeListenError } from '../../src/net/listenFailure.js';
 import type { Clock } from '../../src/time/clock.js';
@@ -21,6 +22,7 @@ import {
   type Adapter,
   type BridgeSink,
   type ChatVerdict,
+  type ListeningAddress,
   type PlayerIdentity,
   type ReviewOrigin,
   type ReviewOutcome,
@@ -216,6 +218,12 @@ export class WebSocketAdapter implements Adapter {
   /** The port actually bound (differs from the config when it asked for 0); the configured port before start(). */
   get port(): number {
     return this.#boundPort ?? this.#config.port;
+  }
+
+  /** Adapter.listeningAddress: the bound port once listening, the configured one before. */
+  listeningAddress(): ListeningAddress {
+    const { host } = this.#config;
+    return { host, port: this.port, url: `ws://${hostForAddress(host)}:${String(this.port)}/` };
   }
 
   get ready(): boolean {
