@@ -8,7 +8,7 @@
 
 import type { Logger } from 'pino';
 import type { AdapterOptions } from '../adapters/index.js';
-import { changedSettings, type BridgeConfig, type ServerConfig } from './config/index.js';
+import { changedSettings, type BridgeConfig, type ServerConfig } from './app/config.js';
 import { reviewConcurrency, type GsaClient } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';

@@ -4,7 +4,7 @@
 // Must never start, stop or build anything (adapterSlots.ts and serviceConnection.ts apply the plan), and never
 // compare by array position: ids survive a reordering of the file.
 import { adapterIdOf, withListenPort, type AdapterOptions } from '../../adapters/index.js';
-import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../config/index.js';
+import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from './config.js';
 import type { GsaClientOptions } from '../gsa/index.js';
 
 /** One adapter a config asks for, not built yet. */

@@ -5,7 +5,7 @@
 // the new client to them) and never wait for the replaced client to close.
 import type { Logger } from 'pino';
 import type { BridgeEvents } from '../bridge/events.js';
-import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../config/index.js';
+import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from './config.js';
 import { GsaClient, LocalWebhookSpacing, SharedApiKey } from '../gsa/index.js';
 import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
 import type { ServicePlan } from './reloadPlan.js';

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
 import { describeEndpoint } from '../net/endpoint.js';
-import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../config/index.js';
+import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
 import { fallbackShare, GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModClient, type Player } from '../../adapters/websocket/referenceClient.js';
-import { parseConfig } from '../config/index.js';
+import { parseConfig } from '../app/config.js';
 import { GsaEmulator } from '../gsa/emulator/index.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { commandLogger } from './commandLogger.js';

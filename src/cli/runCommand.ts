@@ -5,7 +5,7 @@
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';

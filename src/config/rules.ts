@@ -4,8 +4,7 @@
 import type { z } from 'zod';
 import { formatPath } from './format.js';
 import { isLoopbackHost, isWildcardHost } from '../net/loopback.js';
-import type { AdapterConfig, BridgeConfig } from './schema.js';
-import { adapterEndpointOf, adapterIdOf, adapterTypeOf } from '../../adapters/index.js';
+import type { AdapterCatalog, BridgeConfigOf, ConfiguredAdapter } from './schema.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 
 type Path = readonly (string | number)[];
@@ -26,7 +25,14 @@ function tokenWeakness(token: string): string | undefined {
 /** A port in use: listeners bind on this machine; targets are game servers the sidecar connects to. */
 type Endpoint = Extract<AdapterEndpoint, { kind: 'listener' | 'target' }> & { readonly path: Path };
 
-export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$RefinementCtx<BridgeConfig>): void {
+/** The cross-field rules of a config whose adapters `catalog` describes (their endpoints and ids). */
+export function crossFieldRules<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>) {
+  return (config: BridgeConfigOf<Options>, ctx: z.core.$RefinementCtx<BridgeConfigOf<Options>>): void => {
+    checkCrossFieldRules(catalog, config, ctx);
+  };
+}
+
+function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>, config: BridgeConfigOf<Options>, ctx: z.core.$RefinementCtx<BridgeConfigOf<Options>>): void {
   const usable = (...paths: Path[]): boolean => paths.every((path) => !ctx.issues.some((issue) => blocks(issue, path)));
   const report = (path: Path, message: string): void => {
     ctx.addIssue({ code: 'custom', path: [...path], message, input: undefined });
@@ -45,8 +51,8 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
   // Adapter id → where it was first seen and whether it was written or derived (the fix differs).
   const adapterIds = new Map<string, { readonly path: Path; readonly derived: boolean }>();
   // An adapter's id names it in the journal, logs and metrics: two adapters with one id would mix their reviews up.
-  const checkAdapterId = (serverName: string, adapter: AdapterConfig, path: Path): void => {
-    const id = adapterIdOf(serverName, adapter);
+  const checkAdapterId = (serverName: string, adapter: Options, path: Path): void => {
+    const id = catalog.idOf(serverName, adapter);
     const derived = adapter.id === undefined;
     const first = adapterIds.get(id);
     if (first === undefined) {
@@ -80,8 +86,8 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
         if (!usable([...path, 'type'])) return;
         // Where the adapter's type says it listens, connects or reads (the registry), not a list of types here. A field
         // whose option key has a problem is raw input: the rules that read it are skipped.
-        const endpoint = adapterEndpointOf(adapter);
-        const keys = adapterTypeOf(adapter).endpointKeys;
+        const endpoint = catalog.endpointOf(adapter);
+        const keys = catalog.endpointKeysOf(adapter);
         const known = (...fields: (keyof EndpointKeys)[]): boolean => usable(...fields.flatMap((field) => (keys[field] === undefined ? [] : [[...path, keys[field]]])));
         // A derived id reads the port (or the file name); an explicit one is checked under the same condition.
         if (usable([...serverPath, 'name'], [...path, 'id']) && known('port', 'path')) checkAdapterId(server.name, adapter, path);

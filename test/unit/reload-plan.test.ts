@@ -2,7 +2,7 @@
 // position in the file, key order not counted as a change, servers coming and going, and when the service client,
 // the shared budget and the mute cache must go.
 import { describe, expect, it } from 'vitest';
-import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
+import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 import { planReload, plannedAdapters } from '../../src/app/reloadPlan.js';
 
 type Raw = Record<string, unknown>;
