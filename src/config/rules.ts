@@ -51,7 +51,7 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
   // Adapter id → where it was first seen and whether it was written or derived (the fix differs).
   const adapterIds = new Map<string, { readonly path: Path; readonly derived: boolean }>();
   // An adapter's id names it in the journal, logs and metrics: two adapters with one id would mix their reviews up.
-  const checkAdapterId = (serverName: string, adapter: Options, path: Path): void => {
+  const checkAdapterId = (serverName: string, adapter: Options, endpoint: AdapterEndpoint, path: Path): void => {
     const id = catalog.idOf(serverName, adapter);
     const derived = adapter.id === undefined;
     const first = adapterIds.get(id);
@@ -60,7 +60,7 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
       return;
     }
     if (!derived) report([...path, 'id'], `duplicate: ${formatPath(first.path)} has the same id "${id}"`);
-    else report(path, `its id "${id}" (derived from server, type and port) is already taken by ${formatPath(first.path)}; give one of them an "id"`);
+    else report(path, `its id "${id}" (derived from ${derivedFrom(endpoint)}) is already taken by ${formatPath(first.path)}; give one of them an "id"`);
   };
 
   const endpoints: Endpoint[] = [];
@@ -90,7 +90,7 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
         const keys = catalog.endpointKeysOf(adapter);
         const known = (...fields: (keyof EndpointKeys)[]): boolean => usable(...fields.flatMap((field) => (keys[field] === undefined ? [] : [[...path, keys[field]]])));
         // A derived id reads the port (or the file name); an explicit one is checked under the same condition.
-        if (usable([...serverPath, 'name'], [...path, 'id']) && known('port', 'path')) checkAdapterId(server.name, adapter, path);
+        if (usable([...serverPath, 'name'], [...path, 'id']) && known('port', 'path')) checkAdapterId(server.name, adapter, endpoint, path);
         if (endpoint.kind === 'listener' && known('host') && usable([...path, 'token']) && !isLoopbackHost(endpoint.host)) {
           const token = 'token' in adapter && typeof adapter.token === 'string' ? adapter.token : undefined;
           if (token === undefined || token.trim() === '') {
@@ -110,6 +110,13 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
     endpoints.push({ path: ['http'], kind: 'listener', host: config.http.host, port: config.http.port });
   }
   reportEndpointClashes(endpoints, report);
+}
+
+/** What a derived id is made of, for the message that asks for an explicit one. */
+function derivedFrom(endpoint: AdapterEndpoint): string {
+  if (endpoint.kind === 'file') return 'server, type and file name';
+  if (endpoint.kind === 'none') return 'server and type';
+  return 'server, type and port';
 }
 
 function reportEndpointClashes(endpoints: readonly Endpoint[], report: (path: Path, message: string) => void): void {
