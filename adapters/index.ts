@@ -3,13 +3,14 @@
 // composition root builds adapters through createAdapter(); neither has a list of types of its own, so adding a
 // type touches this file and the type's own folder only. Must never start an adapter or read a config file.
 import type { Adapter } from '../src/bridge/port.js';
+import { endpointIdPart, type AdapterEndpoint } from '../src/net/endpoint.js';
 import { rconAdapterType } from './rcon/rconAdapterType.js';
 import { rconOptionsSchema } from './rcon/options.js';
-import type { AdapterContext, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+import type { AdapterContext, AdapterType } from './registryTypes.js';
 import { websocketAdapterType } from './websocket/websocketAdapterType.js';
 import { websocketOptionsSchema } from './websocket/options.js';
 
-export type { AdapterContext, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+export type { AdapterContext, AdapterEndpoint, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './registryTypes.js';
 export { RCON_PROFILES, type RconOptions, type RconProfileName } from './rcon/options.js';
 export type { WebsocketOptions } from './websocket/options.js';
 
@@ -42,10 +43,29 @@ export function createAdapter(options: AdapterOptions, context: AdapterContext):
   return adapterTypeOf(options).create(options, context);
 }
 
+/** Where the adapter listens, connects or reads, as its type describes it. */
+export function adapterEndpointOf(options: AdapterOptions): AdapterEndpoint {
+  return adapterTypeOf(options).endpointOf(options);
+}
+
 /**
- * The adapter's stable id: the configured `id`, else `<server>-<type>-<port>`, which survives a reordering of the
- * file (two adapters that derive the same id are a config error asking for an explicit `id`).
+ * The adapter's stable id: the configured `id`, else derived from its endpoint, which survives a reordering of the
+ * file: `<server>-<type>-<port>` for a listener or a target, `<server>-<type>-<file name>` for a file,
+ * `<server>-<type>` otherwise (two adapters that derive the same id are a config error asking for an explicit `id`).
  */
-export function adapterIdOf(serverName: string, options: Pick<CommonAdapterOptions, 'type' | 'id' | 'port'>): string {
-  return options.id ?? `${serverName}-${options.type}-${String(options.port)}`;
+export function adapterIdOf(serverName: string, options: AdapterOptions): string {
+  if (options.id !== undefined) return options.id;
+  const part = endpointIdPart(adapterEndpointOf(options));
+  return part === undefined ? `${serverName}-${options.type}` : `${serverName}-${options.type}-${part}`;
+}
+
+/** The options with a listener's port replaced (demo and tests ask for port 0); unchanged when the type listens on nothing. */
+export function withListenPort(options: AdapterOptions, port: number): AdapterOptions {
+  const type = adapterTypeOf(options);
+  return type.withListenPort === undefined ? options : type.withListenPort(options, port);
+}
+
+/** How the startup line names a running adapter of this type (`mod WebSocket`, `rcon adapter`). */
+export function adapterTitleOf(options: AdapterOptions): string {
+  return adapterTypeOf(options).title;
 }

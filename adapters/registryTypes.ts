@@ -1,14 +1,18 @@
-// What an adapter type registers: the schema of its options in the config file and a factory that builds one
-// adapter from them. Types only: the registry itself is adapters/index.ts.
+// What an adapter type registers: the schema of its options in the config file, where an adapter of it meets the
+// outside world (its endpoint), and a factory that builds one adapter from them. Types only: the registry itself is
+// adapters/index.ts. Must never assume an adapter has a host and a port: each type says what its endpoint is.
 import type { z } from 'zod';
 import type { Adapter } from '../src/bridge/port.js';
+import type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
 import type { Logger } from 'pino';
+
+export type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
 
 /** Everything an adapter gets from the composition root besides its own options. */
 export interface AdapterContext {
   /** The GSA container name of the game server this adapter belongs to. */
   readonly serverName: string;
-  /** The adapter's stable id (configured, or derived as `<server>-<type>-<port>`). */
+  /** The adapter's stable id (configured, or derived from its endpoint, e.g. `<server>-<type>-<port>`). */
   readonly id: string;
   /** Already carries `server` and `adapter` fields. */
   readonly logger: Logger;
@@ -34,12 +38,10 @@ export interface ChatReviewCommand {
   readonly maxStars: number;
 }
 
-/** The options every adapter type has, whatever else its schema adds. */
+/** The options every adapter type has, whatever else its schema adds (where it connects is its type's business: endpointOf). */
 export interface CommonAdapterOptions {
   readonly type: string;
   readonly id?: string | undefined;
-  readonly host: string;
-  readonly port: number;
 }
 
 /** One line of `config check --connect`: whether the adapter's game endpoint is usable, and why not. */
@@ -52,11 +54,17 @@ export interface AdapterProbeResult {
 export interface AdapterType<Options extends CommonAdapterOptions> {
   /** The `type` value in the config file. */
   readonly type: Options['type'];
+  /** How the startup line names a running adapter of this type, e.g. `mod WebSocket`, `rcon adapter`. */
+  readonly title: string;
   /**
-   * `listener`: the adapter binds host:port on this machine (a listener beyond loopback needs a strong `token`);
-   * `target`: it connects to host:port (a game server's RCON). The config's port-clash rules read this.
+   * Where an adapter with these options listens, connects or reads: derived ids, the config's clash and token rules
+   * (a `listener` beyond loopback needs a strong `token`), `config check --connect` and the startup line read it.
    */
-  readonly endpoint: 'listener' | 'target';
+  endpointOf(options: Options): AdapterEndpoint;
+  /** The option key each endpoint field is read from, so the config's rules skip a field whose key has a problem. */
+  readonly endpointKeys: EndpointKeys;
+  /** The options with a listener's port replaced (demo and tests ask for port 0). Absent: the type listens on nothing. */
+  withListenPort?(options: Options, port: number): Options;
   /** Validates one entry of `servers[].adapters[]` of this type, applying its defaults. */
   readonly schema: z.ZodType<Options>;
   /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */

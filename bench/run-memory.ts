@@ -14,7 +14,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { parseConfig } from '../src/config/index.js';
+import { parseConfig } from '../src/app/config.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar } from '../src/sidecar.js';
 import { freePort, median, residentMb, sleep, spawnCli, spawnEmulator, stopProcess } from './processes.js';

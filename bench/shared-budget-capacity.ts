@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
-import { parseConfig } from '../src/config/index.js';
+import { parseConfig } from '../src/app/config.js';
 import { LocalBudget } from '../src/gsa/apiBudget.js';
 import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { RedisBudget } from '../src/gsa/redisBudget.js';

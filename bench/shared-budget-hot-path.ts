@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
-import { parseConfig } from '../src/config/index.js';
+import { parseConfig } from '../src/app/config.js';
 import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../src/sidecar.js';

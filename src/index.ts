@@ -1,6 +1,6 @@
 // The library surface of gsa-bridge: the GameServerApp client, the config loader and the emulator.
 export * from './gsa/index.js';
-export { ConfigError, loadConfig, parseConfig, maskSecrets, type BridgeConfig, type ConfigProblem, type LoadedConfig } from './config/index.js';
+export { ConfigError, loadConfig, parseConfig, maskSecrets, type BridgeConfig, type ConfigProblem, type LoadedConfig } from './app/config.js';
 export { GsaEmulator, type EmulatorOptions, type FaultSpec } from './gsa/emulator/index.js';
 export { createLogger, type LoggerOptions } from './log/logger.js';
 export { VERSION } from './version.js';

@@ -1,21 +1,26 @@
-// Assembles the running sidecar from a validated config: one service client for the API key, one durable
-// review outbox, one bridge per game server, and that server's adapters (built through the adapter registry);
-// reloads it by difference (reconfigure), and takes it all down in order.
+// Assembles the running sidecar from a validated config: the service connection (client, shared key, health),
+// one durable review outbox, one bridge per game server, and the adapter slots (built through the adapter
+// registry); reloads it by difference (reconfigure: plan, then apply), and takes it all down in order.
 // This is the composition root: the only place where the config file, the bridge and the adapters meet, so the
-// only place that maps config keys onto the core's options. It never switches on an adapter type.
+// only place that maps config keys onto the core's options. It never switches on an adapter type, and it holds no
+// logic of a reload's own: what changed is src/app/reloadPlan.ts, starting and rolling back src/app/adapterSlots.ts,
+// the client and its budget src/app/serviceConnection.ts.
 
 import type { Logger } from 'pino';
-import { adapterIdOf, createAdapter, type AdapterOptions } from '../adapters/index.js';
-import { changedSettings, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig, type ServerConfig } from './config/index.js';
-import { GsaClient, LocalWebhookSpacing, reviewConcurrency, SharedApiKey, type GsaClientOptions } from './gsa/index.js';
+import type { AdapterOptions } from '../adapters/index.js';
+import { changedSettings, type BridgeConfig, type ServerConfig } from './app/config.js';
+import { reviewConcurrency, type GsaClient } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './bridge/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
 import { setLoggerLevel } from './log/logger.js';
-import { ServiceHealth, type WatchedServer } from './ops/serviceHealth.js';
+import type { ServiceHealth } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
+import { AdapterSlots } from './app/adapterSlots.js';
+import { planReload, plannedAdapters } from './app/reloadPlan.js';
+import { ServiceConnection } from './app/serviceConnection.js';
 
 export interface SidecarOptions {
   readonly logger: Logger;
@@ -38,7 +43,7 @@ export interface SidecarOptions {
 export interface RunningAdapter {
   /** The GSA container name of its server. */
   readonly server: string;
-  /** Its stable id (configured, or `<server>-<type>-<port>`). */
+  /** Its stable id (configured, or derived from its endpoint, e.g. `<server>-<type>-<port>`). */
   readonly id: string;
   readonly type: string;
   /** The options it runs with (defaults applied; a port override applied). */
@@ -146,70 +151,148 @@ function bridgeSettingsOf(config: BridgeConfig, server: ServerConfig): ServerBri
   return { server: serverOptionsOf(server), mute: muteOptionsOf(config), reviews: reviewOptionsOf(config) };
 }
 
-/** Where each server sits in the file: only for ServiceHealth's messages, which name the key a host must fix. */
-function watchedServersOf(config: BridgeConfig): WatchedServer[] {
-  return config.servers.map((server, index) => ({ name: server.name, id: server.id, configPath: `servers[${index}]` }));
-}
-
-/** The API key and the service it is for: when these change, what the cache learned no longer holds. */
-function apiKeyOf(options: GsaClientOptions): string {
-  return JSON.stringify([options.baseUrl, options.flavor, options.clientId, options.clientSecret]);
-}
-
-/** A comparable form of plain options: keys sorted, so the file's key order does not count as a change. */
-function fingerprint(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
-}
-
-interface AdapterSlot extends RunningAdapter {
-  readonly key: string;
-  readonly fingerprint: string;
-}
-
-function slotKey(server: string, id: string): string {
-  return `${server}/${id}`;
-}
-
 // ---- The sidecar --------------------------------------------------------------------------------------------------
 
 export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
   let logger = options.logger;
+  let current = config;
   const events = options.events ?? new BridgeEvents();
   /** Every root logger the sidecar has used: a level change reaches the children of each. */
   const loggers = new Set<Logger>([logger]);
   const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
-  const health = new ServiceHealth({ logger: logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
-  // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
-  const webhookSpacing = new LocalWebhookSpacing();
-  /** The budget and webhook spacing shared with other sidecars on the key (api.rateLimit.shared), kept across reloads that keep its settings. */
-  const openSharedKey = (next: BridgeConfig, keyLogger: Logger): SharedApiKey | undefined => {
-    const settings = sharedApiKeyOptions(next);
-    return settings === undefined ? undefined : new SharedApiKey({ ...settings, logger: keyLogger.child({ component: 'budget' }) });
-  };
-  let sharedKey = openSharedKey(config, logger);
-  let sharedKeySettings = fingerprint(sharedApiKeyOptions(config));
-  const newClient = (clientOptions: GsaClientOptions, clientLogger: Logger): GsaClient =>
-    new GsaClient({
-      ...clientOptions,
-      budget: sharedKey?.budget,
-      webhookSpacing: sharedKey?.webhookSpacing ?? webhookSpacing,
-      logger: clientLogger.child({ component: 'gsa' }),
-      onRequest: (event) => {
-        health.observe(event);
-        events.emit('request', event);
-      },
-    });
-  let clientOptions = serviceClientOptions(config);
-  let client = newClient(clientOptions, logger);
+  const service = new ServiceConnection(config, { logger, events, credentialSources: options.credentialSources });
   const bridges = new Map<string, ServerBridge>();
-  const outbox = await ReviewOutbox.open({
+  const outbox = await openOutbox(config, { logger, events, credentialSources, service, bridges });
+  const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>
+    new ServerBridge({ ...bridgeSettingsOf(next, server), client: service.client, outbox, logger: bridgeLogger, events });
+
+  const slots = new AdapterSlots({
+    bridgeOf: (server) => bridges.get(server),
+    context: {
+      sidecar: `${PRODUCT_NAME}/${VERSION}`,
+      // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
+      reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
+      gatedChannels: () => current.mute.gatedChannels,
+    },
+  });
+  for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));
+  slots.build(plannedAdapters(config, options.portOverrides), logger);
+
+  // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
+  let reloading: Promise<unknown> = Promise.resolve();
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      // A reload under way finishes first (it is quick: binds and closes), so nothing it starts is left running.
+      await reloading;
+      for (const bridge of bridges.values()) bridge.close();
+      await slots.stopAll();
+      // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),
+      // so the outbox waits only for sends really on the wire instead of its whole grace period.
+      await service.close(() => outbox.close());
+    })());
+
+  try {
+    await slots.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  outbox.start();
+
+  const apply = async (next: BridgeConfig, reloadOptions: ReconfigureOptions): Promise<ReconfigureReport> => {
+    if (stopping !== undefined) throw new SidecarReloadError('sidecar_stopped', 'the sidecar is stopping; the new config was not applied');
+    const nextLogger = reloadOptions.logger ?? logger;
+    const plan = planReload({ config: current, adapters: slots.slots }, { config: next, adapters: plannedAdapters(next, options.portOverrides) });
+
+    // New servers get their bridge first (adapters start against it); it joins `bridges` once the reload holds.
+    const newBridges = new Map<string, ServerBridge>();
+    for (const server of next.servers) {
+      if (plan.serversAdded.includes(server.name)) newBridges.set(server.name, newBridge(next, server, nextLogger));
+    }
+    const applied = await slots.apply(plan, nextLogger, (server) => newBridges.get(server) ?? bridges.get(server), logger);
+    if (!applied.ok) {
+      for (const bridge of newBridges.values()) bridge.close();
+      const { error, down } = applied;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (down.length > 0) {
+        throw new SidecarReloadError('reload_rollback_failed', `the new config could not be applied (${reason}), and going back failed for ${down.join(', ')}`, { cause: error });
+      }
+      throw new SidecarReloadError('reload_failed', `the new config could not be applied (${reason}); the old config is running again`, { cause: error });
+    }
+
+    // The adapters hold: commit the rest.
+    for (const name of plan.serversRemoved) {
+      bridges.get(name)?.close();
+      bridges.delete(name);
+    }
+    for (const [name, bridge] of newBridges) bridges.set(name, bridge);
+    for (const server of next.servers) bridges.get(server.name)?.reconfigure(bridgeSettingsOf(next, server));
+    const client = service.reconfigure(next, plan.service, nextLogger);
+    if (client !== undefined) for (const bridge of bridges.values()) bridge.useClient(client, plan.service.clearMuteCache);
+    loggers.add(nextLogger);
+    logger = nextLogger;
+    for (const root of loggers) setLoggerLevel(root, next.log.level);
+    const settingsChanged = changedSettings(current, next);
+    current = next;
+
+    const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
+    return {
+      result: 'success',
+      started: names(plan.added),
+      stopped: names(plan.removed),
+      restarted: names(plan.changed),
+      unchanged: names(plan.unchanged),
+      settingsChanged,
+      clientReplaced: plan.service.replaceClient,
+      muteCacheCleared: plan.service.clearMuteCache,
+    };
+  };
+
+  const reconfigure = (next: BridgeConfig, reloadOptions: ReconfigureOptions = {}): Promise<ReconfigureReport> => {
+    const run = reloading.then(() => apply(next, reloadOptions));
+    reloading = run.catch(() => undefined);
+    return run;
+  };
+
+  return {
+    get client() {
+      return service.client;
+    },
+    health: service.health,
+    outbox,
+    bridges,
+    get adapters() {
+      return slots.adapters;
+    },
+    get config() {
+      return current;
+    },
+    get budgetShared() {
+      return service.budgetShared;
+    },
+    get budgetHoldSeconds() {
+      return service.client.heldForMs / 1000;
+    },
+    events,
+    listAdapters: () => slots.slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),
+    reconfigure,
+    stop,
+  };
+}
+
+/** The durable review outbox, sending through whichever client is current and routing results to the current bridges. */
+async function openOutbox(
+  config: BridgeConfig,
+  parts: { readonly logger: Logger; readonly events: BridgeEvents; readonly credentialSources: string; readonly service: ServiceConnection; readonly bridges: ReadonlyMap<string, ServerBridge> },
+): Promise<ReviewOutbox> {
+  const { logger, events, credentialSources, service, bridges } = parts;
+  // Results arrive only once it is open (start() comes later), so `opened.outbox` is set by then.
+  const opened: { outbox?: ReviewOutbox } = {};
+  opened.outbox = await ReviewOutbox.open({
     dataDir: config.reviews.dataDir,
     // Read at each send: a reload may have replaced the client. GSA's receipt goes into the delivered history.
-    send: (review) => client.submitReview(review.server, review.player, review.stars, review.comment),
+    send: (review) => service.client.submitReview(review.server, review.player, review.stars, review.comment),
     onResult: (review, outcome) => {
       // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
       events.emit('review', {
@@ -217,7 +300,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
         review: review.id,
         ...(outcome.ok ? { result: 'delivered' } : { result: outcome.error.code === 'unconfirmed' ? 'unconfirmed' : 'refused', code: outcome.error.code }),
       });
-      events.emit('outbox', { pending: outbox.pending });
+      events.emit('outbox', { pending: opened.outbox?.pending ?? 0 });
       const bridge = bridges.get(review.server);
       if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
       else bridge.deliverReviewResult(review.origin, outcome, review.player);
@@ -236,233 +319,5 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
         ? `GSA refused the API credentials: check ${credentialSources} (and that the server is bound to these keys)`
         : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
   });
-
-  const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>
-    new ServerBridge({ ...bridgeSettingsOf(next, server), client, outbox, logger: bridgeLogger, events });
-
-  /** The slots `next` asks for, in config order, not built yet. */
-  const plannedSlots = (next: BridgeConfig): Omit<AdapterSlot, 'adapter'>[] =>
-    next.servers.flatMap((server) =>
-      server.adapters.map((configured) => {
-        const id = adapterIdOf(server.name, configured);
-        const port = options.portOverrides?.get(id);
-        const adapterOptions: AdapterOptions = port === undefined ? configured : { ...configured, port };
-        return { key: slotKey(server.name, id), server: server.name, id, type: adapterOptions.type, options: adapterOptions, fingerprint: fingerprint(adapterOptions) };
-      }),
-    );
-
-  /** Builds a slot's adapter through the registry; undefined when its type skips it. */
-  const build = (slot: Omit<AdapterSlot, 'adapter'>, slotLogger: Logger): AdapterSlot => ({
-    ...slot,
-    adapter: createAdapter(slot.options, {
-      serverName: slot.server,
-      id: slot.id,
-      sidecar: `${PRODUCT_NAME}/${VERSION}`,
-      logger: slotLogger.child({ server: slot.server, adapter: slot.id }),
-      // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
-      reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
-      gatedChannels: () => current.mute.gatedChannels,
-    }),
-  });
-
-  /** Starts a built slot against its bridge; on failure the adapter is stopped and detached again. */
-  const startSlot = async (slot: AdapterSlot, bridge: ServerBridge): Promise<void> => {
-    if (slot.adapter === undefined) return;
-    // The adapter starts with its own view of the bridge, which names it as the source of its lines' mute lookups.
-    const sink = bridge.attach(slot.adapter);
-    try {
-      await slot.adapter.start(sink);
-    } catch (error) {
-      bridge.detach(slot.adapter);
-      await slot.adapter.stop().catch(() => undefined);
-      throw error;
-    }
-  };
-
-  const stopSlot = async (slot: AdapterSlot): Promise<void> => {
-    if (slot.adapter === undefined) return;
-    bridges.get(slot.server)?.detach(slot.adapter);
-    await slot.adapter.stop();
-  };
-
-  let current = config;
-  let slots: AdapterSlot[] = [];
-  for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));
-  slots = plannedSlots(config).map((slot) => build(slot, logger));
-
-  // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
-  let reloading: Promise<unknown> = Promise.resolve();
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      // A reload under way finishes first (it is quick: binds and closes), so nothing it starts is left running.
-      await reloading;
-      for (const bridge of bridges.values()) bridge.close();
-      await Promise.allSettled(slots.map(async (slot) => slot.adapter?.stop()));
-      // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),
-      // so the outbox waits only for sends really on the wire instead of its whole grace period.
-      const clientClosed = client.close();
-      await outbox.close();
-      await clientClosed;
-      await sharedKey?.close();
-      health.close();
-    })());
-
-  try {
-    for (const slot of slots) {
-      const bridge = bridges.get(slot.server);
-      if (bridge !== undefined) await startSlot(slot, bridge);
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  outbox.start();
-
-  const apply = async (next: BridgeConfig, reloadOptions: ReconfigureOptions): Promise<ReconfigureReport> => {
-    if (stopping !== undefined) throw new SidecarReloadError('sidecar_stopped', 'the sidecar is stopping; the new config was not applied');
-    const nextLogger = reloadOptions.logger ?? logger;
-    const planned = plannedSlots(next);
-    const before = new Map(slots.map((slot) => [slot.key, slot]));
-    const plannedKeys = new Set(planned.map((slot) => slot.key));
-    const removed = slots.filter((slot) => !plannedKeys.has(slot.key));
-    const changed = planned.filter((slot) => {
-      const old = before.get(slot.key);
-      return old !== undefined && old.fingerprint !== slot.fingerprint;
-    });
-    const added = planned.filter((slot) => !before.has(slot.key));
-    const toStop = [...removed, ...changed.map((slot) => before.get(slot.key)).filter((slot): slot is AdapterSlot => slot !== undefined)];
-
-    // New servers get their bridge first (adapters start against it); it joins `bridges` once the reload holds.
-    const nextNames = new Set(next.servers.map((server) => server.name));
-    const newBridges = new Map<string, ServerBridge>();
-    for (const server of next.servers) {
-      if (!bridges.has(server.name)) newBridges.set(server.name, newBridge(next, server, nextLogger));
-    }
-    const bridgeFor = (server: string): ServerBridge | undefined => newBridges.get(server) ?? bridges.get(server);
-
-    // Stopped before the new ones start: a changed adapter usually keeps its port.
-    await Promise.allSettled(toStop.map(stopSlot));
-    const started: AdapterSlot[] = [];
-    try {
-      for (const slot of [...changed, ...added]) {
-        const built = build(slot, nextLogger);
-        const bridge = bridgeFor(slot.server);
-        if (bridge === undefined) continue;
-        await startSlot(built, bridge);
-        started.push(built);
-      }
-    } catch (error) {
-      // Back to the old config: stop what this reload started, start again what it stopped (fresh instances).
-      await Promise.allSettled(started.map(stopSlot));
-      for (const bridge of newBridges.values()) bridge.close();
-      const down: string[] = [];
-      const restarted = new Map<string, AdapterSlot>();
-      for (const old of toStop) {
-        const bridge = bridges.get(old.server);
-        if (bridge === undefined) continue;
-        const rebuilt = build(old, logger);
-        // Kept even when it fails to start: it then reads as not ready, which /readyz reports.
-        restarted.set(old.key, rebuilt);
-        try {
-          await startSlot(rebuilt, bridge);
-        } catch {
-          down.push(old.key);
-        }
-      }
-      slots = slots.map((slot) => restarted.get(slot.key) ?? slot);
-      const reason = error instanceof Error ? error.message : String(error);
-      if (down.length > 0) {
-        throw new SidecarReloadError('reload_rollback_failed', `the new config could not be applied (${reason}), and going back failed for ${down.join(', ')}`, { cause: error });
-      }
-      throw new SidecarReloadError('reload_failed', `the new config could not be applied (${reason}); the old config is running again`, { cause: error });
-    }
-
-    // The adapters hold: commit the rest.
-    const startedByKey = new Map(started.map((slot) => [slot.key, slot]));
-    slots = planned.map((slot) => startedByKey.get(slot.key) ?? before.get(slot.key) ?? { ...slot, adapter: undefined });
-    for (const [name, bridge] of bridges) {
-      if (nextNames.has(name)) continue;
-      bridge.close();
-      bridges.delete(name);
-    }
-    for (const [name, bridge] of newBridges) bridges.set(name, bridge);
-    for (const server of next.servers) bridges.get(server.name)?.reconfigure(bridgeSettingsOf(next, server));
-
-    const nextClientOptions = serviceClientOptions(next);
-    const clientReplaced = fingerprint(nextClientOptions) !== fingerprint(clientOptions);
-    const muteCacheCleared = apiKeyOf(nextClientOptions) !== apiKeyOf(clientOptions);
-    if (clientReplaced) {
-      const old = client;
-      // The shared budget goes with the settings it shares (the key, the window, the Redis): kept unless they changed.
-      const nextSharedKeySettings = fingerprint(sharedApiKeyOptions(next));
-      let oldSharedKey: SharedApiKey | undefined;
-      if (nextSharedKeySettings !== sharedKeySettings) {
-        oldSharedKey = sharedKey;
-        sharedKey = openSharedKey(next, nextLogger);
-        sharedKeySettings = nextSharedKeySettings;
-      }
-      client = newClient(nextClientOptions, nextLogger);
-      clientOptions = nextClientOptions;
-      for (const bridge of bridges.values()) bridge.useClient(client, muteCacheCleared);
-      health.forgetProblems();
-      // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
-      old
-        .close()
-        .then(() => oldSharedKey?.close())
-        .catch((error: unknown) => {
-          logger.warn({ err: error }, 'the replaced service client did not close cleanly');
-        });
-    }
-    health.setServers(watchedServersOf(next));
-    loggers.add(nextLogger);
-    logger = nextLogger;
-    for (const root of loggers) setLoggerLevel(root, next.log.level);
-    const settingsChanged = changedSettings(current, next);
-    current = next;
-
-    const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
-    const restartedKeys = new Set(changed.map((slot) => slot.key));
-    return {
-      result: 'success',
-      started: names(added),
-      stopped: names(removed),
-      restarted: names(changed),
-      unchanged: names(planned.filter((slot) => before.has(slot.key) && !restartedKeys.has(slot.key))),
-      settingsChanged,
-      clientReplaced,
-      muteCacheCleared,
-    };
-  };
-
-  const reconfigure = (next: BridgeConfig, reloadOptions: ReconfigureOptions = {}): Promise<ReconfigureReport> => {
-    const run = reloading.then(() => apply(next, reloadOptions));
-    reloading = run.catch(() => undefined);
-    return run;
-  };
-
-  return {
-    get client() {
-      return client;
-    },
-    health,
-    outbox,
-    bridges,
-    get adapters() {
-      return slots.flatMap((slot) => (slot.adapter === undefined ? [] : [slot.adapter]));
-    },
-    get config() {
-      return current;
-    },
-    get budgetShared() {
-      return sharedKey?.shared ?? false;
-    },
-    get budgetHoldSeconds() {
-      return client.heldForMs / 1000;
-    },
-    events,
-    listAdapters: () => slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),
-    reconfigure,
-    stop,
-  };
+  return opened.outbox;
 }

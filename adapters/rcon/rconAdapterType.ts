@@ -9,7 +9,9 @@ import { probeRcon } from './rconProbe.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
   type: 'rcon',
-  endpoint: 'target',
+  title: 'rcon adapter',
+  endpointOf: (options) => ({ kind: 'target', host: options.host, port: options.port }),
+  endpointKeys: { host: 'host', port: 'port' },
   schema: rconOptionsSchema,
   create(options, context) {
     return new RconAdapter({

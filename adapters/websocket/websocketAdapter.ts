@@ -1,46 +1,38 @@
-// The mod WebSocket listener (mod protocol v1) of one game server: authenticates mods at the HTTP upgrade, turns
-// their frames into calls on the bridge, answers each request, and pushes mute changes and review results back.
+// The mod WebSocket listener (mod protocol v1) of one game server: authenticates mods at the HTTP upgrade (the
+// gate's pieces in upgradeGate.ts), keeps its connections (modConnection.ts), hands their frames to the dispatch
+// (frameDispatch.ts), sends with backpressure, and pushes mute changes and review results back.
 // Must never let a frame crash the process or close a connection (only a bad token and an oversize frame end
 // one), never log the token, and never let a peer that does not read make memory grow without bound.
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as afterThisTurn } from 'node:timers';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { hostForAddress } from '../../src/net/endpoint.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
 import { describeListenError } from '../../src/net/listenFailure.js';
 import type { Clock } from '../../src/time/clock.js';
-import {
-  BridgeRefusal,
-  CHAT_CHANNELS,
-  isChatChannel,
-  type Adapter,
-  type BridgeSink,
-  type ChatVerdict,
-  type PlayerIdentity,
-  type ReviewOrigin,
-  type ReviewOutcome,
-} from '../../src/bridge/port.js';
-import {
-  parseModMessage,
-  PROTOCOL_VERSION,
-  validIdOf,
-  type ChatMessage,
-  type ModMessage,
-  type ModPlayer,
-  type MuteCheckMessage,
-  type ProtocolErrorCode,
-  type ReviewMessage,
-  type ServerActionMessage,
-} from './protocol.js';
+import type { Adapter, BridgeSink, ListeningAddress, PlayerIdentity, ReviewOrigin, ReviewOutcome } from '../../src/bridge/port.js';
+import { FrameDispatch } from './frameDispatch.js';
+import { ModConnection } from './modConnection.js';
+import { PROTOCOL_VERSION, type ModPlayer } from './protocol.js';
 import type { WebsocketOptions } from './options.js';
-import { UnauthenticatedConnections, type DroppedConnections } from './unauthenticatedConnections.js';
-import { UpgradeThrottle, type FailureSummary } from './upgradeThrottle.js';
-import { refusalWireCode, resultWireCode } from './wireCodes.js';
+import { UnauthenticatedConnections } from './unauthenticatedConnections.js';
+import {
+  deadlineCheckIntervalMs,
+  ignoreSocketError,
+  logAuthFailures,
+  logDroppedConnections,
+  presentsToken,
+  refuseWrongToken,
+  rejectUpgrade,
+  remoteOf,
+  sha256,
+} from './upgradeGate.js';
+import { UpgradeThrottle } from './upgradeThrottle.js';
+import { resultWireCode } from './wireCodes.js';
 
 export interface WebSocketAdapterOptions {
   /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond,
@@ -79,57 +71,8 @@ const STOP_GRACE_MS = 2_000;
 const CLOSE_GRACE_MS = 1_000;
 /** Review results kept while no mod is connected; beyond that the oldest are dropped (the reviews themselves were handled). */
 const MAX_UNDELIVERED_RESULTS = 10_000;
-const RATE_WINDOW_MS = 1_000;
 const LISTEN_BACKLOG = 4096;
 const CLOSE_GOING_AWAY = 1001;
-const ID_KEY = Buffer.from('"id"');
-const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';
-
-/** One mod connection and the little state the hot path needs. */
-class ModConnection {
-  readonly id: string;
-  readonly socket: WebSocket;
-  readonly remote: string;
-  /** Answered a ping (or sent anything) since the last heartbeat. */
-  alive = true;
-  /** Not being read because the peer is not reading our replies. */
-  paused = false;
-  windowStartedAt = 0;
-  framesInWindow = 0;
-  /** Told the host once that this mod sends a channel outside the vocabulary (its lines are never gated). */
-  warnedChannel = false;
-  /** The one send callback of this connection: a per-message closure would cost an allocation on the hot path. */
-  readonly afterSend: (error?: Error) => void;
-  /** The TCP socket under `socket`, corked while one turn of the event loop piles up replies. */
-  readonly #tcp: Duplex;
-  #corked = false;
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    this.#tcp.uncork();
-  };
-
-  constructor(id: string, socket: WebSocket, tcp: Duplex, remote: string, afterSend: (connection: ModConnection) => void) {
-    this.id = id;
-    this.socket = socket;
-    this.#tcp = tcp;
-    this.remote = remote;
-    this.afterSend = () => {
-      afterSend(this);
-    };
-  }
-
-  /**
-   * Holds this turn's frames back until the loop's check phase, then writes them together: a batch of chat
-   * lines read at once (or of verdicts whose deadline passed at once) costs one write system call, not one
-   * each, which is most of what a reply costs. Adds no wait beyond the end of the current loop turn.
-   */
-  holdWritesForThisTurn(): void {
-    if (this.#corked) return;
-    this.#corked = true;
-    this.#tcp.cork();
-    afterThisTurn(this.#uncork);
-  }
-}
 
 export class WebSocketAdapter implements Adapter {
   readonly type = 'websocket';
@@ -163,6 +106,7 @@ export class WebSocketAdapter implements Adapter {
   /** Requests handed to the bridge and not answered yet. */
   #inFlight = 0;
   #onIdle: (() => void) | undefined;
+  readonly #frames: FrameDispatch;
 
   constructor(options: WebSocketAdapterOptions) {
     this.#config = options.options;
@@ -183,13 +127,13 @@ export class WebSocketAdapter implements Adapter {
             clock: options.clock,
             random: options.random,
             onSummary: (summary) => {
-              this.#logAuthFailures(summary);
+              logAuthFailures(this.#logger, summary);
             },
           });
     this.#unauthenticated = new UnauthenticatedConnections({
       max: options.options.maxUnauthenticatedConnections,
       onDropped: (report) => {
-        this.#logDroppedConnections(report);
+        logDroppedConnections(this.#logger, report);
       },
     });
     // The handshake deadline is node:http's: headersTimeout closes (408) a connection whose request has not fully
@@ -209,13 +153,36 @@ export class WebSocketAdapter implements Adapter {
     this.#http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.#onUpgrade(request, socket, head);
     });
-    // Invalid UTF-8 is answered with bad_json below rather than closing the socket (ws would close with 1007).
+    // Invalid UTF-8 is answered with bad_json by the dispatch rather than closing the socket (ws would close with 1007).
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.options.maxFrameBytes, skipUTF8Validation: true, perMessageDeflate: false });
+    this.#frames = new FrameDispatch({
+      adapterId: this.id,
+      logger: this.#logger,
+      maxMessagesPerSecond: this.#config.maxMessagesPerSecond,
+      now: this.#now,
+      stopping: () => this.#stopping,
+      sink: () => this.#sink,
+      gatedChannels: this.#gatedChannels,
+      send: (connection, frame) => this.#send(connection, frame),
+      requestStarted: () => {
+        this.#inFlight++;
+      },
+      requestAnswered: () => {
+        this.#inFlight--;
+        if (this.#inFlight === 0 && this.#onIdle !== undefined) this.#onIdle();
+      },
+    });
   }
 
   /** The port actually bound (differs from the config when it asked for 0); the configured port before start(). */
   get port(): number {
     return this.#boundPort ?? this.#config.port;
+  }
+
+  /** Adapter.listeningAddress: the bound port once listening, the configured one before. */
+  listeningAddress(): ListeningAddress {
+    const { host } = this.#config;
+    return { host, port: this.port, url: `ws://${hostForAddress(host)}:${String(this.port)}/` };
   }
 
   get ready(): boolean {
@@ -320,8 +287,8 @@ export class WebSocketAdapter implements Adapter {
       }
       // Always compared, whatever the address did before: every local process shares 127.0.0.1, so refusing an
       // address unchecked would let any of them lock the real mod out. The comparison costs microseconds.
-      if (!this.#authorized(request)) {
-        this.#refuseWrongToken(socket, request.socket.remoteAddress ?? '?');
+      if (!presentsToken(request, this.#tokenDigest)) {
+        refuseWrongToken(socket, this.#throttle, request.socket.remoteAddress ?? '?');
         return;
       }
       this.#unauthenticated.authenticated(request.socket);
@@ -335,63 +302,6 @@ export class WebSocketAdapter implements Adapter {
     }
   }
 
-  /**
-   * Answers a wrong or missing token: 401, or 429 with Retry-After once its address has failed too often (a hint
-   * to a misconfigured mod to slow down; a right token from the same address is let in all the same). Logged as
-   * a summary per interval by the throttle: one line per guess would fill the disk.
-   */
-  #refuseWrongToken(socket: Duplex, address: string): void {
-    const waitMs = this.#throttle?.failed(address) ?? 0;
-    if (waitMs > 0) {
-      const seconds = String(Math.ceil(waitMs / 1000));
-      rejectUpgrade(socket, 429, 'Too Many Requests', `too many wrong tokens from this address; try again in ${seconds} s\n`, { 'Retry-After': seconds });
-      return;
-    }
-    rejectUpgrade(socket, 401, 'Unauthorized', 'wrong or missing token: send "Authorization: Bearer <token>" or ?token=<token>\n', {
-      'WWW-Authenticate': 'Bearer',
-    });
-  }
-
-  #logDroppedConnections(report: DroppedConnections): void {
-    const limit = `maxUnauthenticatedConnections (${String(report.max)})`;
-    if (report.first) {
-      this.#logger.warn(
-        { max: report.max },
-        `closed the oldest mod connection that had not completed an authenticated upgrade, to stay within ${limit} (further drops are summarized every ${String(report.intervalMs / 1000)} s)`,
-      );
-      return;
-    }
-    this.#logger.warn(
-      { dropped: report.dropped, max: report.max },
-      `closed ${String(report.dropped)} mod connections in the last ${String(report.intervalMs / 1000)} s that had not completed an authenticated upgrade, to stay within ${limit}`,
-    );
-  }
-
-  #logAuthFailures(summary: FailureSummary): void {
-    const addresses = Object.fromEntries(summary.top);
-    if (summary.first) {
-      const address = summary.top[0]?.[0] ?? '?';
-      this.#logger.warn(
-        { remote: address, addresses },
-        `mod connection refused from ${address}: wrong or missing token (further refusals are summarized every ${String(summary.intervalMs / 1000)} s)`,
-      );
-      return;
-    }
-    const top = summary.top.map(([address, failures]) => `${address} ×${String(failures)}`).join(', ');
-    const more = summary.otherAddresses > 0 ? ` and ${String(summary.otherAddresses)} more addresses` : '';
-    this.#logger.warn(
-      { rejected: summary.rejected, throttled: summary.throttled, addresses, otherAddresses: summary.otherAddresses },
-      `mod connections refused in the last ${String(summary.intervalMs / 1000)} s: ${String(summary.rejected)} wrong or missing tokens answered 401, ${String(summary.throttled)} answered 429 after repeated failures; from ${top}${more}`,
-    );
-  }
-
-  #authorized(request: IncomingMessage): boolean {
-    if (this.#tokenDigest === undefined) return true;
-    const presented = presentedToken(request);
-    // Hashing first gives both sides the same length, so timingSafeEqual cannot leak the token's length either.
-    return presented !== undefined && timingSafeEqual(sha256(presented), this.#tokenDigest);
-  }
-
   #onConnection(socket: WebSocket, request: IncomingMessage): void {
     if (this.#stopping) {
       socket.close(CLOSE_GOING_AWAY, 'sidecar shutting down');
@@ -403,7 +313,7 @@ export class WebSocketAdapter implements Adapter {
     this.#connections.set(connection.id, connection);
     this.#logger.info({ connectionId: connection.id, remote: connection.remote }, 'mod connected');
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      this.#onFrame(connection, data, isBinary);
+      this.#frames.onFrame(connection, data, isBinary);
     });
     socket.on('pong', () => {
       connection.alive = true;
@@ -420,164 +330,6 @@ export class WebSocketAdapter implements Adapter {
     this.#flushUndelivered(connection);
   }
 
-  // ---- Frames -----------------------------------------------------------------------------------------------------
-
-  #onFrame(connection: ModConnection, data: RawData, isBinary: boolean): void {
-    try {
-      connection.alive = true;
-      if (connection.socket.readyState !== WebSocket.OPEN) return;
-      const bytes = asBuffer(data);
-      if (this.#stopping) {
-        this.#sendError(connection, 'unavailable', 'the sidecar is shutting down; send it again after it restarts', idInFrame(bytes));
-        return;
-      }
-      const cap = this.#config.maxMessagesPerSecond;
-      if (cap > 0 && !admitFrame(connection, cap, this.#now())) {
-        this.#sendError(connection, 'rate_limited', `more than ${cap} messages in one second on this connection; this one was not processed`, idInFrame(bytes));
-        return;
-      }
-      if (isBinary) {
-        this.#logger.debug({ connectionId: connection.id }, 'binary frame refused');
-        this.#sendError(connection, 'bad_json', 'text frames only: send one JSON object per text frame', idInFrame(bytes));
-        return;
-      }
-      if (!isUtf8(bytes)) {
-        this.#logger.debug({ connectionId: connection.id }, 'frame is not UTF-8');
-        this.#sendError(connection, 'bad_json', 'not valid UTF-8 text');
-        return;
-      }
-      const parsed = parseModMessage(bytes.toString('utf8'));
-      if (!parsed.ok) {
-        const { error } = parsed;
-        this.#logger.debug({ connectionId: connection.id, code: error.code, path: error.path }, 'bad frame');
-        this.#sendError(connection, error.code, error.message, error.id, error.path);
-        return;
-      }
-      this.#dispatch(connection, parsed.message);
-    } catch (error) {
-      this.#logger.error({ connectionId: connection.id, err: error }, 'mod frame handler failed');
-      this.#sendError(connection, 'internal', INTERNAL_ERROR_MESSAGE);
-    }
-  }
-
-  #dispatch(connection: ModConnection, message: ModMessage): void {
-    const sink = this.#sink;
-    if (sink === undefined) throw new Error('frame before start()');
-    switch (message.type) {
-      case 'ping':
-        this.#send(connection, JSON.stringify({ type: 'pong', id: message.id }));
-        return;
-      case 'player.join':
-        sink.playerJoined(toPlayerIdentity(message.player));
-        return;
-      case 'player.leave':
-        sink.playerLeft(toPlayerIdentity(message.player));
-        return;
-      case 'chat': {
-        // The common case, a cached player, is answered in this tick: no promise, no await.
-        const verdict = sink.chatNow?.(toPlayerIdentity(message.player), message.channel, message.text);
-        if (verdict !== undefined) {
-          if (verdict.reason === 'not_gated') this.#checkChannel(connection, message.channel);
-          this.#send(connection, verdictFrame(message.id, verdict));
-          return;
-        }
-        this.#inFlight++;
-        void this.#answer(connection, sink, message);
-        return;
-      }
-      case 'mute.check':
-      case 'review':
-      case 'server.action':
-        this.#inFlight++;
-        void this.#answer(connection, sink, message);
-        return;
-    }
-  }
-
-  /**
-   * A line let through unchecked: when its channel is not a name of the vocabulary (a mod that says "all" for
-   * global chat), the mod's muted players are never gated, and its author needs to know why. Once per connection,
-   * not per line (a chatty server would flood the log).
-   */
-  #checkChannel(connection: ModConnection, channel: string): void {
-    if (connection.warnedChannel || isChatChannel(channel)) return;
-    connection.warnedChannel = true;
-    const gated = this.#gatedChannels?.();
-    const checked = gated === undefined ? '' : `: ${gated.length === 0 ? 'none' : gated.join(', ')}`;
-    this.#logger.warn(
-      { connectionId: connection.id, remote: connection.remote },
-      `a mod sent chat on channel ${JSON.stringify(clipChannel(channel))}, which is not a channel name (${CHAT_CHANNELS.join(', ')}): such lines are never gated, so muted players are let through; the mod should send one of those names (mute.gatedChannels lists the ones checked${checked}). Said once per connection.`,
-    );
-  }
-
-  /** Asks the bridge and sends the one reply; never rejects. */
-  async #answer(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<void> {
-    let reply: string;
-    try {
-      reply = await this.#replyTo(connection, sink, message);
-    } catch (error) {
-      reply = this.#errorReply(connection, message, error);
-    }
-    try {
-      this.#send(connection, reply);
-    } catch (error) {
-      this.#logger.error({ connectionId: connection.id, err: error }, 'could not send a reply');
-    } finally {
-      this.#inFlight--;
-      if (this.#inFlight === 0 && this.#onIdle !== undefined) this.#onIdle();
-    }
-  }
-
-  async #replyTo(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<string> {
-    switch (message.type) {
-      case 'chat': {
-        const verdict = await sink.chat(toPlayerIdentity(message.player), message.channel, message.text);
-        if (verdict.reason === 'not_gated') this.#checkChannel(connection, message.channel);
-        return verdictFrame(message.id, verdict);
-      }
-      case 'mute.check': {
-        const verdict = await sink.checkMute(toPlayerIdentity(message.player));
-        return JSON.stringify({
-          type: 'mute.status',
-          id: message.id,
-          player: message.player,
-          muted: verdict.muted,
-          alert: verdict.muted ? verdict.alert : undefined,
-          source: verdict.source,
-        });
-      }
-      case 'review': {
-        await sink.submitReview({
-          player: toPlayerIdentity(message.player),
-          stars: message.stars,
-          comment: message.comment,
-          origin: { adapter: this.id, ref: connection.id, requestId: message.id },
-        });
-        return JSON.stringify({ type: 'review.queued', id: message.id });
-      }
-      case 'server.action': {
-        const outcome = await sink.serverAction(message.action, message.countdown);
-        return JSON.stringify(
-          outcome.ok
-            ? { type: 'server.action.result', id: message.id, ok: true, status: outcome.status, message: outcome.message }
-            : { type: 'server.action.result', id: message.id, ok: false, error: { code: resultWireCode(outcome.error.code), message: outcome.error.message } },
-        );
-      }
-    }
-  }
-
-  #errorReply(connection: ModConnection, message: ModMessage, error: unknown): string {
-    if (error instanceof BridgeRefusal) {
-      this.#logger.debug({ connectionId: connection.id, type: message.type, code: error.code, path: error.path }, 'request refused');
-      return errorFrame(refusalWireCode(error.code), error.message, message.id, error.path);
-    }
-    this.#logger.error({ connectionId: connection.id, type: message.type, err: error }, 'mod request failed');
-    return errorFrame('internal', INTERNAL_ERROR_MESSAGE, message.id);
-  }
-
-  #sendError(connection: ModConnection, code: ProtocolErrorCode, message: string, id?: string, path?: string): void {
-    this.#send(connection, errorFrame(code, message, id, path));
-  }
 
   // ---- Sending and backpressure -----------------------------------------------------------------------------------
 
@@ -710,104 +462,6 @@ export class WebSocketAdapter implements Adapter {
 }
 
 // ---- Small pure helpers -------------------------------------------------------------------------------------------
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/**
- * The token from `Authorization: Bearer <token>`, else from `?token=`; a Bearer header wins when both are there.
- * Another kind of Authorization header (some engines add their own) does not hide the query token.
- */
-function presentedToken(request: IncomingMessage): string | undefined {
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '')?.[1];
-  if (bearer !== undefined) return bearer;
-  const url = request.url ?? '/';
-  if (!url.includes('token=')) return undefined;
-  return new URL(url, 'http://mod.invalid').searchParams.get('token') ?? undefined;
-}
-
-function rejectUpgrade(socket: Duplex, status: number, reason: string, body: string, headers: Readonly<Record<string, string>> = {}): void {
-  const lines = [
-    `HTTP/1.1 ${status} ${reason}`,
-    'Connection: close',
-    'Content-Type: text/plain; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.once('finish', () => {
-    socket.destroy();
-  });
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-}
-
-/** How often node:http checks the handshake deadline: a fifth of it, between 10 ms and 1 s (5 s closes within 5–6 s). */
-function deadlineCheckIntervalMs(handshakeMs: number): number {
-  return Math.min(1000, Math.max(10, Math.floor(handshakeMs / 5)));
-}
-
-function ignoreSocketError(): void {
-  // The socket is destroyed anyway; a reset during the handshake is the peer's business.
-}
-
-function remoteOf(request: IncomingMessage): string {
-  const { remoteAddress, remotePort } = request.socket;
-  return `${remoteAddress ?? '?'}:${remotePort ?? '?'}`;
-}
-
-/** Counts the frame in the connection's current one-second window; false when it is over the cap. */
-function admitFrame(connection: ModConnection, cap: number, now: number): boolean {
-  if (now - connection.windowStartedAt >= RATE_WINDOW_MS) {
-    connection.windowStartedAt = now;
-    connection.framesInWindow = 0;
-  }
-  connection.framesInWindow++;
-  return connection.framesInWindow <= cap;
-}
-
-function asBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
-
-/** The id of a frame we will not process, so that even its refusal can be matched to the request. */
-function idInFrame(bytes: Buffer): string | undefined {
-  // Cheap test first: a flood of junk must not cost a JSON.parse exception per frame.
-  if (!bytes.includes(ID_KEY) || !isUtf8(bytes)) return undefined;
-  try {
-    const frame: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof frame === 'object' && frame !== null && !Array.isArray(frame) ? validIdOf(frame as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// chat.verdict frames are built as text: fixed shapes, and the allow answers are the same for every chat line
-// but the id. Field order and content are what JSON.stringify of the ChatVerdictMessage gives.
-const ALLOW_OK_TAIL = ',"allow":true,"reason":"ok"}';
-const ALLOW_UNKNOWN_TAIL = ',"allow":true,"reason":"unknown"}';
-const ALLOW_NOT_GATED_TAIL = ',"allow":true,"reason":"not_gated"}';
-const VERDICT_HEAD = '{"type":"chat.verdict"';
-
-function verdictFrame(id: string | undefined, verdict: ChatVerdict): string {
-  const head = id === undefined ? VERDICT_HEAD : `${VERDICT_HEAD},"id":${JSON.stringify(id)}`;
-  if (verdict.allow) return head + (verdict.reason === 'ok' ? ALLOW_OK_TAIL : verdict.reason === 'not_gated' ? ALLOW_NOT_GATED_TAIL : ALLOW_UNKNOWN_TAIL);
-  return `${head},"allow":false,"reason":"${verdict.reason}","alert":${JSON.stringify(verdict.alert)}}`;
-}
-
-function errorFrame(code: ProtocolErrorCode, message: string, id?: string, path?: string): string {
-  return JSON.stringify({ type: 'error', id, code, message, path });
-}
-
-/** A mod's channel string in a log line: the mod may send anything, of any length. */
-function clipChannel(channel: string): string {
-  return channel.length > 32 ? `${channel.slice(0, 32)}…` : channel;
-}
-
-function toPlayerIdentity(player: ModPlayer): PlayerIdentity {
-  return { steamId: player.steam_id, eosId: player.eos_id, name: player.name };
-}
 
 function toModPlayer(player: PlayerIdentity): ModPlayer {
   return { steam_id: player.steamId, eos_id: player.eosId, name: player.name };

@@ -7,7 +7,10 @@ import { WebSocketAdapter } from './websocketAdapter.js';
 
 export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   type: 'websocket',
-  endpoint: 'listener',
+  title: 'mod WebSocket',
+  endpointOf: (options) => ({ kind: 'listener', host: options.host, port: options.port }),
+  endpointKeys: { host: 'host', port: 'port' },
+  withListenPort: (options, port) => ({ ...options, port }),
   schema: websocketOptionsSchema,
   create(options, context) {
     return new WebSocketAdapter({

@@ -134,4 +134,18 @@ export interface Adapter extends AdapterPushes {
    * bridge asks with ServerBridge.canTellPlayers(). Resolves once sent; rejects when the game refused it.
    */
   tellPlayer?(player: PlayerIdentity, text: string): Promise<void>;
+  /**
+   * The "accepts connections" capability: where a listening adapter (the mod WebSocket) can be reached, with the
+   * port really bound once it listens (a configured port 0 asks for any free one) and the configured one before.
+   * Absent on adapters that listen on nothing; the startup line, the demo and tests read it.
+   */
+  listeningAddress?(): ListeningAddress;
+}
+
+/** Where a listening adapter can be reached. */
+export interface ListeningAddress {
+  readonly host: string;
+  readonly port: number;
+  /** For a client to connect to, e.g. `ws://127.0.0.1:8787/`. */
+  readonly url: string;
 }

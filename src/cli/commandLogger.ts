@@ -4,7 +4,7 @@
 // It never decides anything about secrets beyond passing them on to be scrubbed.
 
 import type { Logger } from 'pino';
-import { LOG_LEVELS } from '../config/index.js';
+import { LOG_LEVELS } from '../app/config.js';
 import { createLogger, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { CliContext } from './context.js';
 

@@ -4,7 +4,7 @@
 // port is free, and that each RCON adapter logs in (connectionChecks.ts). Exit 0 valid (and every check passed), 1 a
 // check failed, 2 invalid. Without --connect it contacts nothing.
 
-import { ConfigError, collectSecrets, describeCredentialSources, loadConfig, maskSecrets } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, loadConfig, maskSecrets } from '../app/config.js';
 import { commandLogger } from './commandLogger.js';
 import { connectionChecks, formatCheckLine } from './connectionChecks.js';
 import { placeholderWarnings } from './configPlaceholders.js';

@@ -2,7 +2,7 @@
 // name and id, and any credential it may carry), so `config check` can warn about them. A warning, never a failure:
 // the example's server name may be a real one. It never prints a value that is a secret, only where it is.
 
-import type { BridgeConfig } from '../config/index.js';
+import type { BridgeConfig } from '../app/config.js';
 
 /**
  * Every value config.example.json (and the docs that copy it) uses as a stand-in. A unit test reads the example and

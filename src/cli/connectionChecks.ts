@@ -7,7 +7,8 @@
 
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
-import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../config/index.js';
+import { describeEndpoint } from '../net/endpoint.js';
+import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
 import { fallbackShare, GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';
@@ -35,7 +36,8 @@ export async function probeListener(subject: string, host: string, port: number,
 async function probeAdapter(server: ServerConfig, adapter: AdapterOptions): Promise<CheckLine> {
   const type = adapterTypeOf(adapter);
   const id = adapterIdOf(server.name, adapter);
-  const subject = `${type.endpoint === 'listener' ? 'listener' : adapter.type} ${server.name}/${id} ${adapter.host}:${String(adapter.port)}`;
+  const endpoint = type.endpointOf(adapter);
+  const subject = `${endpoint.kind === 'listener' ? 'listener' : adapter.type} ${server.name}/${id} ${describeEndpoint(endpoint)}`;
   if (type.probe === undefined) return { outcome: 'skip', subject, detail: `${adapter.type} adapters have no connection check in this version` };
   const result = await type.probe(adapter, { serverName: server.name, id });
   return { outcome: result.ok ? 'ok' : 'fail', subject, detail: result.message };

@@ -8,8 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModClient, type Player } from '../../adapters/websocket/referenceClient.js';
-import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
-import { parseConfig } from '../config/index.js';
+import { parseConfig } from '../app/config.js';
 import { GsaEmulator } from '../gsa/emulator/index.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { commandLogger } from './commandLogger.js';
@@ -58,9 +57,9 @@ async function playScript(mod: ModClient, emulator: GsaEmulator, say: (line: str
 }
 
 function boundPort(sidecar: Sidecar): number {
-  const adapter = sidecar.adapters.find((candidate) => candidate.id === DEMO_ADAPTER_ID);
-  if (!(adapter instanceof WebSocketAdapter)) throw new Error('the demo sidecar has no WebSocket listener');
-  return adapter.port;
+  const address = sidecar.adapters.find((candidate) => candidate.id === DEMO_ADAPTER_ID)?.listeningAddress?.();
+  if (address === undefined) throw new Error('the demo sidecar has no WebSocket listener');
+  return address.port;
 }
 
 export async function demoCommand(args: readonly string[], context: CliContext): Promise<number> {

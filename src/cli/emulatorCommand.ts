@@ -2,7 +2,7 @@
 // for mod authors and tests. Credentials come from the config or environment (never argv), else demo defaults.
 // `--rate-limit` makes it enforce the service's API budget per key (off by default, as in tests and the demo).
 
-import { ConfigError, loadConfig } from '../config/index.js';
+import { ConfigError, loadConfig } from '../app/config.js';
 import { GsaEmulator, type EmulatorOptions, type WindowSpec } from '../gsa/emulator/index.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';

@@ -7,7 +7,7 @@
 
 import { adapterIdOf, type AdapterOptions, type RconOptions } from '../../adapters/index.js';
 import { adviceFor, loginBoundOf, sendOneRconCommand } from '../../adapters/rcon/rconProbe.js';
-import { ConfigError, collectSecrets, loadConfig, type BridgeConfig, type ServerConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, loadConfig, type BridgeConfig, type ServerConfig } from '../app/config.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';

@@ -5,7 +5,7 @@
 // It never sends anything to GSA itself and never needs the API credentials.
 
 import { access, stat } from 'node:fs/promises';
-import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
+import { ConfigError, loadConfig, type BridgeConfig } from '../app/config.js';
 import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
 import {
   DELIVERED_HISTORY,

@@ -5,10 +5,11 @@
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
-import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
+import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';
+import { describeEndpoint } from '../net/endpoint.js';
 import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
@@ -47,12 +48,13 @@ const STOP_DEADLINE_MS = 9000;
 function describeListeners(config: BridgeConfig, sidecar: Sidecar): string[] {
   const lines: string[] = [];
   for (const { server, id, type, options, adapter } of sidecar.listAdapters()) {
+    if (adapter === undefined) {
+      lines.push(`${type} adapter ${id} for ${server}: not running`);
+      continue;
+    }
     // A listener's bound port (port 0 asks for any free one) is read back from the adapter.
-    const port = adapter instanceof WebSocketAdapter ? adapter.port : options.port;
-    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-    if (adapter === undefined) lines.push(`${type} adapter ${id} for ${server}: not running`);
-    else if (type === 'websocket') lines.push(`mod WebSocket ${id} for ${server}: ws://${host}:${String(port)}/`);
-    else lines.push(`${type} adapter ${id} for ${server}: ${host}:${String(port)}`);
+    const where = adapter.listeningAddress?.().url ?? describeEndpoint(adapterEndpointOf(options));
+    lines.push(`${adapterTitleOf(options)} ${id} for ${server}: ${where}`);
   }
   lines.push(`review outbox: ${config.reviews.dataDir} (${sidecar.outbox.pending} pending)`);
   return lines;

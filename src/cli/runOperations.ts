@@ -4,7 +4,7 @@
 
 import { constants } from 'node:os';
 import type { Logger } from 'pino';
-import type { BridgeConfig } from '../config/index.js';
+import type { BridgeConfig } from '../app/config.js';
 import type { OperationsSources } from '../ops/operations.js';
 import type { Sidecar } from '../sidecar.js';
 import type { SignalQueue } from './signalQueue.js';

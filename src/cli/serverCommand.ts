@@ -3,7 +3,7 @@
 // An answer that never came means the action may still have run: it says so rather than inviting a blind retry.
 
 import { SERVER_ACTIONS, type ServerAction } from '../gsa/index.js';
-import type { BridgeConfig } from '../config/index.js';
+import type { BridgeConfig } from '../app/config.js';
 import { confirmAtTerminal } from './confirmation.js';
 import { atTerminal, type CliContext } from './context.js';
 import { NotConfirmedError, ServerWithoutIdError, UnknownServerError, UsageError } from './errors.js';

@@ -6,7 +6,7 @@
 // webhook is then spaced within this process only. The shared Redis is closed after its last records are sent.
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../config/index.js';
+import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../app/config.js';
 import { GsaClient, GsaError, SharedApiKey, type CallOptions, type RetryNotice } from '../gsa/index.js';
 import { redisLabel } from '../gsa/sharedRedis.js';
 import { commandLogger } from './commandLogger.js';

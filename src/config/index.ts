@@ -1,5 +1,6 @@
 // The configuration module's public surface: schema and types, loading, the environment overlay, masking.
-// Must never hold logic of its own.
+// Must never hold logic of its own, and never import adapters/: the parse and load here take the schema the app
+// layer builds with its adapter types (src/app/config.ts binds them: parseConfig, loadConfig, BridgeConfig).
 export { ConfigError, formatProblem, type ConfigErrorOptions, type ConfigProblem } from './errors.js';
 export {
   applyEnvironment,
@@ -13,33 +14,32 @@ export {
   type OverlaidConfig,
 } from './environment.js';
 export { formatPath } from './format.js';
-export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load.js';
+export { loadConfigWith, type LoadConfigOptions, type LoadedConfigOf } from './load.js';
 export { isLoopbackHost } from '../net/loopback.js';
 export { collectSecrets, maskSecrets, SECRET_MASK } from './mask.js';
-export { parseConfig, type ParseConfigOptions } from './parse.js';
+export { parseConfigWith, type ParseConfigOptions } from './parse.js';
 export {
   API_FLAVORS,
-  bridgeConfigSchema,
+  configSchema,
   LOG_LEVELS,
   MUTE_POLICIES,
-  RCON_PROFILES,
   SERVER_ACTIONS,
-  type AdapterConfig,
+  type AdapterCatalog,
+  type AnyBridgeConfig,
   type ApiConfig,
   type ApiFlavor,
-  type BridgeConfig,
   type BridgeConfigInput,
+  type BridgeConfigOf,
+  type ConfigSchema,
+  type ConfiguredAdapter,
   type HttpConfig,
   type LogConfig,
   type LogLevel,
   type MuteConfig,
   type MutePolicy,
-  type RconAdapterConfig,
-  type RconProfileName,
   type ReviewsConfig,
   type ServerAction,
-  type ServerConfig,
-  type WebsocketAdapterConfig,
+  type ServerConfigOf,
 } from './schema.js';
 export { serviceClientOptions, sharedApiKeyOptions } from './serviceClientOptions.js';
 export { changedSettings } from './settingsChanges.js';

@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
-import { parseConfig } from './parse.js';
-import type { BridgeConfig } from './schema.js';
+import { parseConfigWith } from './parse.js';
+import type { AnyBridgeConfig, BridgeConfigOf, ConfigSchema, ConfiguredAdapter } from './schema.js';
 
 export interface LoadConfigOptions {
   /** The --config value. Leave it undefined when the user gave none, so `requireFile: false` can apply. */
@@ -21,8 +21,8 @@ export interface LoadConfigOptions {
   readonly cwd?: string | undefined;
 }
 
-export interface LoadedConfig {
-  readonly config: BridgeConfig;
+export interface LoadedConfigOf<Options> {
+  readonly config: BridgeConfigOf<Options>;
   /** Absolute path of the file read, or null when the configuration came from the environment alone. */
   readonly path: string | null;
   /**
@@ -32,7 +32,8 @@ export interface LoadedConfig {
   readonly sources: ReadonlyMap<string, string>;
 }
 
-export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+/** Reads and validates the config file against `schema` (src/app/config.ts loadConfig passes the app's). */
+export async function loadConfigWith<Options extends ConfiguredAdapter>(schema: ConfigSchema<Options>, options: LoadConfigOptions = {}): Promise<LoadedConfigOf<Options>> {
   const env = options.env ?? process.env;
   const named = options.path === undefined || options.path === '' ? environmentValue(env, CONFIG_PATH_VARIABLE) : options.path;
   const path = named ?? DEFAULT_CONFIG_PATH;
@@ -46,10 +47,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
       throw fileProblem(path, `config file not found: ${path} (set --config FILE or ${CONFIG_PATH_VARIABLE})`);
     }
     const raw = { servers: [] };
-    return { config: withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials }), cwd), path: null, sources: applyEnvironment(raw, env).sources };
+    return { config: withAbsoluteDataDir(parseConfigWith(schema, raw, env, { requireCredentials }), cwd), path: null, sources: applyEnvironment(raw, env).sources };
   }
   const raw = await parseJson(text, path);
-  const config = withAbsoluteDataDir(parseConfig(raw, env, { requireCredentials, file: path }), dirname(absolute));
+  const config = withAbsoluteDataDir(parseConfigWith(schema, raw, env, { requireCredentials, file: path }), dirname(absolute));
   // The overlay again, for its map alone: it is pure and cheap, and parseConfig keeps returning just the config.
   return { config, path: absolute, sources: applyEnvironment(raw, env).sources };
 }
@@ -58,7 +59,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
  * A relative reviews.dataDir belongs to the config file, not to whatever directory the process started in: under
  * systemd without WorkingDirectory the cwd is `/`, and reviews would land in `/data`. With no file, the cwd it is.
  */
-function withAbsoluteDataDir(config: BridgeConfig, base: string): BridgeConfig {
+function withAbsoluteDataDir<Config extends AnyBridgeConfig>(config: Config, base: string): Config {
   const { dataDir } = config.reviews;
   return isAbsolute(dataDir) ? config : { ...config, reviews: { ...config.reviews, dataDir: resolve(base, dataDir) } };
 }

@@ -1,6 +1,6 @@
 // Finds the secrets in a configuration: masked copies for `config check` output, and the raw values for the log scrubber.
 // Must never mutate the configuration it is given, and never turn an unset secret ('') into '***': hosts need to see it is unset.
-import type { BridgeConfig } from './schema.js';
+import type { AnyBridgeConfig } from './schema.js';
 
 export const SECRET_MASK = '***';
 
@@ -8,7 +8,7 @@ export const SECRET_MASK = '***';
 const SECRET_KEY = /password|secret|token/i;
 
 /** A deep copy with api.clientSecret, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them) replaced by `***`. */
-export function maskSecrets(config: BridgeConfig): BridgeConfig {
+export function maskSecrets(config: AnyBridgeConfig): AnyBridgeConfig {
   const copy = structuredClone(config);
   copy.api.clientSecret = mask(copy.api.clientSecret);
   const shared = copy.api.rateLimit.shared;
@@ -24,7 +24,7 @@ export function maskSecrets(config: BridgeConfig): BridgeConfig {
 }
 
 /** Every non-empty secret value, longest first, so a scrubber replacing them in order never leaves part of one behind. */
-export function collectSecrets(config: BridgeConfig): string[] {
+export function collectSecrets(config: AnyBridgeConfig): string[] {
   const secrets = new Set<string>();
   if (config.api.clientSecret !== '') secrets.add(config.api.clientSecret);
   for (const form of urlPasswordForms(config.api.rateLimit.shared?.redis)) secrets.add(form);

@@ -3,7 +3,7 @@
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { applyEnvironment, type Environment } from './environment.js';
 import { configErrorMap, issuesToProblems } from './format.js';
-import { bridgeConfigSchema, type BridgeConfig } from './schema.js';
+import type { BridgeConfigOf, ConfigSchema } from './schema.js';
 
 export interface ParseConfigOptions {
   /** Whether api.clientId and api.clientSecret must be non-empty after the overlay. Default true. */
@@ -17,11 +17,14 @@ const CREDENTIALS = [
   { key: 'clientSecret', variable: 'GSA_CLIENT_SECRET' },
 ] as const;
 
-/** Returns the effective configuration, or throws one ConfigError listing every problem. */
-export function parseConfig(raw: unknown, env: Environment = {}, options: ParseConfigOptions = {}): BridgeConfig {
+/**
+ * Returns the effective configuration, or throws one ConfigError listing every problem. `schema` is the one the app
+ * layer built with its adapter types (src/app/config.ts parseConfig passes it).
+ */
+export function parseConfigWith<Options>(schema: ConfigSchema<Options>, raw: unknown, env: Environment = {}, options: ParseConfigOptions = {}): BridgeConfigOf<Options> {
   const { raw: overlaid, sources } = applyEnvironment(raw, env);
-  const result = bridgeConfigSchema.safeParse(overlaid, { error: configErrorMap });
-  const problems = result.success ? [] : issuesToProblems(result.error.issues, bridgeConfigSchema);
+  const result = schema.safeParse(overlaid, { error: configErrorMap });
+  const problems = result.success ? [] : issuesToProblems(result.error.issues, schema);
   if (options.requireCredentials ?? true) problems.push(...missingCredentials(overlaid));
   if (!result.success || problems.length > 0) {
     // Naming the variable matters: a host who never edited the file would otherwise search it for the bad value.

@@ -4,8 +4,8 @@
 import type { z } from 'zod';
 import { formatPath } from './format.js';
 import { isLoopbackHost, isWildcardHost } from '../net/loopback.js';
-import type { BridgeConfig } from './schema.js';
-import { adapterIdOf, adapterTypeOf } from '../../adapters/index.js';
+import type { AdapterCatalog, BridgeConfigOf, ConfiguredAdapter } from './schema.js';
+import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 
 type Path = readonly (string | number)[];
 
@@ -22,15 +22,17 @@ function tokenWeakness(token: string): string | undefined {
   return undefined;
 }
 
-interface Endpoint {
-  readonly path: Path;
-  /** Listeners bind on this machine; targets are game servers the sidecar connects to. */
-  readonly kind: 'listener' | 'target';
-  readonly host: string;
-  readonly port: number;
+/** A port in use: listeners bind on this machine; targets are game servers the sidecar connects to. */
+type Endpoint = Extract<AdapterEndpoint, { kind: 'listener' | 'target' }> & { readonly path: Path };
+
+/** The cross-field rules of a config whose adapters `catalog` describes (their endpoints and ids). */
+export function crossFieldRules<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>) {
+  return (config: BridgeConfigOf<Options>, ctx: z.core.$RefinementCtx<BridgeConfigOf<Options>>): void => {
+    checkCrossFieldRules(catalog, config, ctx);
+  };
 }
 
-export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$RefinementCtx<BridgeConfig>): void {
+function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>, config: BridgeConfigOf<Options>, ctx: z.core.$RefinementCtx<BridgeConfigOf<Options>>): void {
   const usable = (...paths: Path[]): boolean => paths.every((path) => !ctx.issues.some((issue) => blocks(issue, path)));
   const report = (path: Path, message: string): void => {
     ctx.addIssue({ code: 'custom', path: [...path], message, input: undefined });
@@ -49,8 +51,8 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
   // Adapter id → where it was first seen and whether it was written or derived (the fix differs).
   const adapterIds = new Map<string, { readonly path: Path; readonly derived: boolean }>();
   // An adapter's id names it in the journal, logs and metrics: two adapters with one id would mix their reviews up.
-  const checkAdapterId = (serverName: string, adapter: { type: string; id?: string | undefined; port: number }, path: Path): void => {
-    const id = adapterIdOf(serverName, adapter);
+  const checkAdapterId = (serverName: string, adapter: Options, endpoint: AdapterEndpoint, path: Path): void => {
+    const id = catalog.idOf(serverName, adapter);
     const derived = adapter.id === undefined;
     const first = adapterIds.get(id);
     if (first === undefined) {
@@ -58,7 +60,7 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
       return;
     }
     if (!derived) report([...path, 'id'], `duplicate: ${formatPath(first.path)} has the same id "${id}"`);
-    else report(path, `its id "${id}" (derived from server, type and port) is already taken by ${formatPath(first.path)}; give one of them an "id"`);
+    else report(path, `its id "${id}" (derived from ${derivedFrom(endpoint)}) is already taken by ${formatPath(first.path)}; give one of them an "id"`);
   };
 
   const endpoints: Endpoint[] = [];
@@ -82,10 +84,14 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
         const path = [...serverPath, 'adapters', adapterIndex] as const;
         // A broken `type` means the value never matched an adapter shape, so none of its fields can be trusted.
         if (!usable([...path, 'type'])) return;
-        if (usable([...serverPath, 'name'], [...path, 'id'], [...path, 'port'])) checkAdapterId(server.name, adapter, path);
-        // What the adapter's type says it is (the registry), not a list of types here.
-        const kind = adapterTypeOf(adapter).endpoint;
-        if (kind === 'listener' && usable([...path, 'host'], [...path, 'token']) && !isLoopbackHost(adapter.host)) {
+        // Where the adapter's type says it listens, connects or reads (the registry), not a list of types here. A field
+        // whose option key has a problem is raw input: the rules that read it are skipped.
+        const endpoint = catalog.endpointOf(adapter);
+        const keys = catalog.endpointKeysOf(adapter);
+        const known = (...fields: (keyof EndpointKeys)[]): boolean => usable(...fields.flatMap((field) => (keys[field] === undefined ? [] : [[...path, keys[field]]])));
+        // A derived id reads the port (or the file name); an explicit one is checked under the same condition.
+        if (usable([...serverPath, 'name'], [...path, 'id']) && known('port', 'path')) checkAdapterId(server.name, adapter, endpoint, path);
+        if (endpoint.kind === 'listener' && known('host') && usable([...path, 'token']) && !isLoopbackHost(endpoint.host)) {
           const token = 'token' in adapter && typeof adapter.token === 'string' ? adapter.token : undefined;
           if (token === undefined || token.trim() === '') {
             report([...path, 'token'], 'required: binding beyond loopback (127.0.0.0/8, ::1, localhost) needs a token');
@@ -94,10 +100,8 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
             if (weakness !== undefined) report([...path, 'token'], `${weakness}; binding beyond loopback needs a random token of at least ${MIN_REMOTE_TOKEN_LENGTH} characters. ${MAKE_TOKEN_HINT}`);
           }
         }
-        if (usable([...path, 'host'], [...path, 'port'])) {
-          // Port 0 asks the system for a free port: it cannot clash.
-          if (adapter.port !== 0) endpoints.push({ path, kind, host: adapter.host, port: adapter.port });
-        }
+        // Port 0 asks the system for a free port: it cannot clash.
+        if ((endpoint.kind === 'listener' || endpoint.kind === 'target') && known('host', 'port') && endpoint.port !== 0) endpoints.push({ ...endpoint, path });
       });
     });
   }
@@ -106,6 +110,13 @@ export function checkCrossFieldRules(config: BridgeConfig, ctx: z.core.$Refineme
     endpoints.push({ path: ['http'], kind: 'listener', host: config.http.host, port: config.http.port });
   }
   reportEndpointClashes(endpoints, report);
+}
+
+/** What a derived id is made of, for the message that asks for an explicit one. */
+function derivedFrom(endpoint: AdapterEndpoint): string {
+  if (endpoint.kind === 'file') return 'server, type and file name';
+  if (endpoint.kind === 'none') return 'server and type';
+  return 'server, type and port';
 }
 
 function reportEndpointClashes(endpoints: readonly Endpoint[], report: (path: Path, message: string) => void): void {

@@ -1,15 +1,14 @@
-// The shape of the configuration file (docs/configuration.md, spec/interfaces.md) and the BridgeConfig type the rest of
+// The shape of the configuration file (docs/configuration.md, spec/interfaces.md) and the config types the rest of
 // the sidecar reads. Key names are a public contract: hosts script against them, so never rename one here.
-// Must never read files or the environment, and never put an input value into a message (it may be a secret).
+// Must never read files or the environment, never put an input value into a message (it may be a secret), and
+// never import adapters/: each adapter type owns its schema, and the app layer hands them in (configSchema(catalog),
+// src/app/config.ts builds it once from the registry).
 import { z } from 'zod';
-import { checkCrossFieldRules } from './rules.js';
+import { crossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
-import { ADAPTER_SCHEMAS } from '../../adapters/index.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
+import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 import { count, countOrZero, host, integer, MAX_TIMER_MS, listenPort, milliseconds, nonEmpty } from '../validation/optionFields.js';
-
-// Each adapter type owns its schema (adapters/index.ts, the registry); the file's adapter union is composed from it.
-export { RCON_PROFILES, type RconProfileName } from '../../adapters/index.js';
 
 // Server actions a mod may be allowed to trigger are the webhook actions; one list, owned by the client.
 export { SERVER_ACTIONS, type ServerAction, type ApiFlavor } from '../gsa/types.js';
@@ -124,9 +123,28 @@ export const apiSchema = z.strictObject({
   wipePath: z.string().regex(URL_SEGMENT, 'must be one URL path segment, like "wipe"').default('wipe'),
 });
 
-export const adapterSchema = z.discriminatedUnion('type', ADAPTER_SCHEMAS);
+/** What every entry of `servers[].adapters[]` is, whatever its type: the rest is its type's own schema. */
+export interface ConfiguredAdapter {
+  readonly type: string;
+  readonly id?: string | undefined;
+}
 
-export const serverSchema = z.strictObject({
+/**
+ * What the config needs of the adapter types, from the app layer's registry: their options' schema (the union on
+ * `type`) for validation, and for the cross-field rules each adapter's endpoint and stable id.
+ */
+export interface AdapterCatalog<Options extends ConfiguredAdapter> {
+  /** One entry of `servers[].adapters[]`, defaults applied: the discriminated union of every type's schema. */
+  readonly schema: z.ZodType<Options>;
+  /** Where the adapter listens, connects or reads (port clashes, a token beyond loopback, derived ids). */
+  endpointOf(options: Options): AdapterEndpoint;
+  /** The option key each endpoint field is read from, for an entry whose `type` parsed. */
+  endpointKeysOf(options: Options): EndpointKeys;
+  /** The configured id, else the one derived from the server name and the endpoint. */
+  idOf(serverName: string, options: Options): string;
+}
+
+const serverFields = {
   // The GSA container name; it is the {name} in /gameserver/{name}/…, hence URL-safe.
   name: z
     .string()
@@ -134,8 +152,11 @@ export const serverSchema = z.strictObject({
   // GAMESERVER_ID, used by the webhook endpoints.
   id: count().optional(),
   allowActions: z.array(z.enum(SERVER_ACTIONS)).default(() => []),
-  adapters: z.array(adapterSchema),
-});
+};
+
+export function serverSchemaOf<Options>(adapter: z.ZodType<Options>) {
+  return z.strictObject({ ...serverFields, adapters: z.array(adapter) });
+}
 
 export const muteSchema = z.strictObject({
   mutedTtlMs: milliseconds().default(60_000),
@@ -181,29 +202,36 @@ export const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
 });
 
-const fileShape = z.strictObject({
-  api: apiSchema.prefault({}),
-  servers: z.array(serverSchema),
-  mute: muteSchema.prefault({}),
-  reviews: reviewsSchema.prefault({}),
-  http: httpSchema.prefault({}),
-  log: logSchema.prefault({}),
-});
+function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
+  return z.strictObject({
+    api: apiSchema.prefault({}),
+    servers: z.array(serverSchemaOf(adapter)),
+    mute: muteSchema.prefault({}),
+    reviews: reviewsSchema.prefault({}),
+    http: httpSchema.prefault({}),
+    log: logSchema.prefault({}),
+  });
+}
 
-/** The effective configuration: the file with every default applied (and, via the loader, the environment on top). */
-export type BridgeConfig = z.output<typeof fileShape>;
+/** The effective configuration with adapters of `Options`: the file with every default applied (and, via the loader, the environment on top). */
+export type BridgeConfigOf<Options> = z.output<ReturnType<typeof fileShapeOf<Options>>>;
+/** A configuration whose adapters are only known by type and id: what the parts that never look inside an adapter take. */
+export type AnyBridgeConfig = BridgeConfigOf<ConfiguredAdapter>;
 /** What a config file may contain: everything but `servers` is optional. */
-export type BridgeConfigInput = z.input<typeof fileShape>;
-export type ApiConfig = BridgeConfig['api'];
-export type ServerConfig = BridgeConfig['servers'][number];
-export type AdapterConfig = ServerConfig['adapters'][number];
-export type WebsocketAdapterConfig = Extract<AdapterConfig, { type: 'websocket' }>;
-export type RconAdapterConfig = Extract<AdapterConfig, { type: 'rcon' }>;
-export type MuteConfig = BridgeConfig['mute'];
-export type ReviewsConfig = BridgeConfig['reviews'];
-export type HttpConfig = BridgeConfig['http'];
-export type LogConfig = BridgeConfig['log'];
+export type BridgeConfigInput = z.input<ReturnType<typeof fileShapeOf<ConfiguredAdapter>>>;
+export type ServerConfigOf<Options> = BridgeConfigOf<Options>['servers'][number];
+export type ApiConfig = AnyBridgeConfig['api'];
+export type MuteConfig = AnyBridgeConfig['mute'];
+export type ReviewsConfig = AnyBridgeConfig['reviews'];
+export type HttpConfig = AnyBridgeConfig['http'];
+export type LogConfig = AnyBridgeConfig['log'];
 
-// `when` keeps the cross-field rules running even when other keys are broken, so one run reports everything;
-// the rules themselves only read values that parsed cleanly.
-export const bridgeConfigSchema = fileShape.superRefine(checkCrossFieldRules, { when: () => true });
+/** The schema of a whole config file whose adapters the catalog describes. */
+export type ConfigSchema<Options> = z.ZodType<BridgeConfigOf<Options>>;
+
+/** The schema of a config file with these adapter types: built once by the app layer (src/app/config.ts). */
+export function configSchema<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>): ConfigSchema<Options> {
+  // `when` keeps the cross-field rules running even when other keys are broken, so one run reports everything;
+  // the rules themselves only read values that parsed cleanly.
+  return fileShapeOf(catalog.schema).superRefine(crossFieldRules(catalog), { when: () => true });
+}

@@ -1,9 +1,9 @@
 // Maps the config file's api and reviews sections onto the service client's options, in one place, so the
 // one-shot commands and the sidecar build identical clients.
 import type { GsaClientOptions, SharedApiKeyOptions } from '../gsa/index.js';
-import type { BridgeConfig } from './schema.js';
+import type { AnyBridgeConfig } from './schema.js';
 
-export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
+export function serviceClientOptions(config: AnyBridgeConfig): GsaClientOptions {
   const { api, reviews } = config;
   return {
     baseUrl: api.baseUrl,
@@ -23,7 +23,7 @@ export function serviceClientOptions(config: BridgeConfig): GsaClientOptions {
  * The shared budget's settings (api.rateLimit.shared with the key and the window it shares), or undefined when this
  * sidecar has the budget to itself. Equal settings mean the same shared budget: a reload that keeps them keeps it.
  */
-export function sharedApiKeyOptions(config: BridgeConfig): Omit<SharedApiKeyOptions, 'logger' | 'onSharedChange'> | undefined {
+export function sharedApiKeyOptions(config: AnyBridgeConfig): Omit<SharedApiKeyOptions, 'logger' | 'onSharedChange'> | undefined {
   const { rateLimit, clientId, retry } = config.api;
   if (rateLimit.shared === undefined) return undefined;
   const { redis, prefix, nodes } = rateLimit.shared;

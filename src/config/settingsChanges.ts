@@ -5,7 +5,7 @@
 // as the reload matches them. Never returns a value, only paths: some values are secrets.
 
 import { formatPath } from './format.js';
-import type { BridgeConfig } from './schema.js';
+import type { AnyBridgeConfig } from './schema.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -25,7 +25,7 @@ function collect(before: unknown, after: unknown, path: readonly (string | numbe
  * The settings `after` changes, as paths into `after` (`mute.defaultAlert`, `servers[0].allowActions`, `log.level`);
  * a server added is `servers[1] (beta, new)`, one removed `servers (alpha removed)`.
  */
-export function changedSettings(before: BridgeConfig, after: BridgeConfig): string[] {
+export function changedSettings(before: AnyBridgeConfig, after: AnyBridgeConfig): string[] {
   const changed: string[] = [];
   const { servers: beforeServers, ...beforeRest } = before;
   const { servers: afterServers, ...afterRest } = after;

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type BridgeEventMap, type BridgeEventName } from '../../src/bridge/events.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';

@@ -4,7 +4,7 @@
 // their global line is blocked with the alert; a reload that gates team applies to the open connection at once;
 // a channel outside the vocabulary is never gated and warned about once per connection; metrics count not_gated.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
+import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';

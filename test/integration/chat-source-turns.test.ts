@@ -11,7 +11,7 @@ import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import type { Adapter, PlayerIdentity } from '../../src/bridge/port.js';
 import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { worstCaseGrants } from '../../src/gsa/budgetShares.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';

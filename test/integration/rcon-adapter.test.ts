@@ -8,7 +8,7 @@
 // on the same session or a later log line, never by a sleep. ARK polls at 250 ms: its profile allows 5 commands a second.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
+import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { VerdictEvent } from '../../src/bridge/events.js';

@@ -10,7 +10,7 @@ import { HOST_SIDE_MESSAGE } from '../../src/bridge/hostSideErrors.js';
 import type { Adapter, ReviewOutcome } from '../../src/bridge/port.js';
 import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';

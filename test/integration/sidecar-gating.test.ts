@@ -1,7 +1,7 @@
 // Chat gating end to end: a real sidecar (startSidecar) over real WebSockets against the emulator, counting
 // what reaches the emulator: single flight, the decision timeout, stale-while-revalidate, the rate limit.
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';

@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { WebSocket, type ClientOptions } from 'ws';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
-import type { WebsocketAdapterConfig } from '../../src/config/index.js';
+import type { WebsocketAdapterConfig } from '../../src/app/config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { Clock } from '../../src/time/clock.js';
 import { PRODUCT_NAME, VERSION } from '../../src/version.js';

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { placeholderWarnings } from '../../src/cli/configPlaceholders.js';
-import { parseConfig, type BridgeConfig } from '../../src/config/index.js';
+import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 
 const EXAMPLE = new URL('../../config.example.json', import.meta.url);
 

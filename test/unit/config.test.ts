@@ -15,7 +15,7 @@ import {
   parseConfig,
   type BridgeConfig,
   type ConfigProblem,
-} from '../../src/config/index.js';
+} from '../../src/app/config.js';
 import { adapterIdOf } from '../../adapters/index.js';
 import { sharedApiKeyOptions } from '../../src/config/serviceClientOptions.js';
 

@@ -1,0 +1,109 @@
+// The sidecar's connection to the service: the client for the API key, the budget shared with other sidecars on that
+// key (api.rateLimit.shared), and the health that watches what the client hears. A reload whose API settings changed
+// replaces the client (and the shared key when its own settings changed) in one step; the health and the local
+// webhook spacing live as long as the sidecar. Must never touch the mute caches or the bridges (the assembly hands
+// the new client to them) and never wait for the replaced client to close.
+import type { Logger } from 'pino';
+import type { BridgeEvents } from '../bridge/events.js';
+import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from './config.js';
+import { GsaClient, LocalWebhookSpacing, SharedApiKey } from '../gsa/index.js';
+import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
+import type { ServicePlan } from './reloadPlan.js';
+
+export interface ServiceConnectionOptions {
+  readonly logger: Logger;
+  /** Where every request the client makes is published. */
+  readonly events: BridgeEvents;
+  /** Where the API credentials came from, for the lines a refusal logs. */
+  readonly credentialSources?: string | undefined;
+}
+
+/** Where each server sits in the file: only for ServiceHealth's messages, which name the key a host must fix. */
+function watchedServersOf(config: BridgeConfig): WatchedServer[] {
+  return config.servers.map((server, index) => ({ name: server.name, id: server.id, configPath: `servers[${index}]` }));
+}
+
+function openSharedKey(config: BridgeConfig, logger: Logger): SharedApiKey | undefined {
+  const settings = sharedApiKeyOptions(config);
+  return settings === undefined ? undefined : new SharedApiKey({ ...settings, logger: logger.child({ component: 'budget' }) });
+}
+
+export class ServiceConnection {
+  /** What is wrong with the service connection right now, for /readyz: kept across replacements. */
+  readonly health: ServiceHealth;
+  readonly #events: BridgeEvents;
+  readonly #logger: Logger;
+  // One for the life of the sidecar: a client a reload replaces must not forget when a webhook last left.
+  readonly #webhookSpacing = new LocalWebhookSpacing();
+  #sharedKey: SharedApiKey | undefined;
+  #client: GsaClient;
+
+  constructor(config: BridgeConfig, options: ServiceConnectionOptions) {
+    this.#events = options.events;
+    this.#logger = options.logger;
+    this.health = new ServiceHealth({ logger: options.logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
+    this.#sharedKey = openSharedKey(config, options.logger);
+    this.#client = this.#newClient(config, options.logger);
+  }
+
+  get client(): GsaClient {
+    return this.#client;
+  }
+
+  /** Whether Redis decides the budget right now (false on the local fallback and without `shared`). */
+  get budgetShared(): boolean {
+    return this.#sharedKey?.shared ?? false;
+  }
+
+  /**
+   * Applies a reload's service plan: a new client (and a new shared key when its settings changed) when the plan
+   * says so, with the old ones closed in the background; the servers health names follow `next` either way.
+   * Returns the new client, or undefined when the client stays.
+   */
+  reconfigure(next: BridgeConfig, plan: ServicePlan, logger: Logger): GsaClient | undefined {
+    let replaced: GsaClient | undefined;
+    if (plan.replaceClient) {
+      const oldClient = this.#client;
+      // The shared budget goes with the settings it shares (the key, the window, the Redis): kept unless they changed.
+      const oldSharedKey = plan.replaceSharedKey ? this.#sharedKey : undefined;
+      if (plan.replaceSharedKey) this.#sharedKey = openSharedKey(next, logger);
+      this.#client = this.#newClient(next, logger);
+      replaced = this.#client;
+      this.health.forgetProblems();
+      // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
+      oldClient
+        .close()
+        .then(() => oldSharedKey?.close())
+        .catch((error: unknown) => {
+          this.#logger.warn({ err: error }, 'the replaced service client did not close cleanly');
+        });
+    }
+    this.health.setServers(watchedServersOf(next));
+    return replaced;
+  }
+
+  /**
+   * Closes the client first (it refuses what still waits for the budget at once), then waits for `drain` (the
+   * outbox's sends really on the wire), then for the client, the shared key and the health. Call once.
+   */
+  async close(drain: () => Promise<void>): Promise<void> {
+    const clientClosed = this.#client.close();
+    await drain();
+    await clientClosed;
+    await this.#sharedKey?.close();
+    this.health.close();
+  }
+
+  #newClient(config: BridgeConfig, logger: Logger): GsaClient {
+    return new GsaClient({
+      ...serviceClientOptions(config),
+      budget: this.#sharedKey?.budget,
+      webhookSpacing: this.#sharedKey?.webhookSpacing ?? this.#webhookSpacing,
+      logger: logger.child({ component: 'gsa' }),
+      onRequest: (event) => {
+        this.health.observe(event);
+        this.#events.emit('request', event);
+      },
+    });
+  }
+}
