@@ -8,7 +8,7 @@ import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startSidecar } from '../../src/sidecar.js';

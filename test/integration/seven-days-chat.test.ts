@@ -5,7 +5,7 @@
 // becomes a review. "Nothing was sent" is proven by a later line's answer on the same serial console.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/app/config.js';
 import { startSevenDaysConsole, type SevenDaysConsole, type SevenDaysFakePlayer } from '../../src/gameEmulator/sevenDaysConsole.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
