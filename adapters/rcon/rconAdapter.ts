@@ -229,9 +229,10 @@ export class RconAdapter implements Adapter {
   }
 
   async #readPlayerList(): Promise<PlayerListParse | undefined> {
-    const { command, read } = this.#profile.players;
+    const players = this.#profile.players;
+    const command = players.command;
     try {
-      return read(await this.#connection.command(command));
+      return players.read(await this.#connection.command(command));
     } catch (error) {
       this.#logCommandFailure(error, command);
       return undefined;

@@ -24,7 +24,7 @@ describe('chat channels of the RCON profiles', () => {
     ['ChatAdmin', 'admin'],
   ])('squad: %s is %s', (tag, channel) => {
     if (squadProfile.chat.console?.kind !== 'pushed') throw new Error('squad chat is pushed');
-    expect(channelOf(squadProfile.chat.console?.read(`[${tag}] [Online IDs:EOS: ${EOS} steam: ${STEAM}] Name : hello`, () => undefined))).toBe(channel);
+    expect(channelOf(squadProfile.chat.console.read(`[${tag}] [Online IDs:EOS: ${EOS} steam: ${STEAM}] Name : hello`, () => undefined))).toBe(channel);
   });
 
   it.each([
@@ -40,18 +40,18 @@ describe('chat channels of the RCON profiles', () => {
     if (rustProfile.chat.console?.kind !== 'webrcon') throw new Error('rust chat is webrcon');
     const parsed = parseRustChat(JSON.stringify({ Channel: number, Message: 'hello', UserId: STEAM, Username: 'Name' }));
     if (!parsed.ok) throw new Error(parsed.reason);
-    expect(channelOf(rustProfile.chat.console?.read(parsed.chat))).toBe(channel);
+    expect(channelOf(rustProfile.chat.console.read(parsed.chat))).toBe(channel);
   });
 
   it("rust: Channel 2 is the server's own line, never a player's", () => {
     if (rustProfile.chat.console?.kind !== 'webrcon') throw new Error('rust chat is webrcon');
     const parsed = parseRustChat(JSON.stringify({ Channel: 2, Message: 'restart soon', UserId: STEAM, Username: 'SERVER' }));
     if (!parsed.ok) throw new Error(parsed.reason);
-    expect(rustProfile.chat.console?.read(parsed.chat)).toEqual({ kind: 'server', text: 'restart soon' });
+    expect(rustProfile.chat.console.read(parsed.chat)).toEqual({ kind: 'server', text: 'restart soon' });
   });
 
   it('ark: GetChat carries no channel, so every player line is global', () => {
     if (arkProfile.chat.console?.kind !== 'poll') throw new Error('ark chat is polled');
-    expect(channelOf(arkProfile.chat.console?.read('Some Name (Rex): hello\n', ['Some Name']))).toBe('global');
+    expect(channelOf(arkProfile.chat.console.read('Some Name (Rex): hello\n', ['Some Name']))).toBe('global');
   });
 });

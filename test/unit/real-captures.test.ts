@@ -46,7 +46,7 @@ const SQUAD_CHANNELS: Record<string, string> = { ChatAll: 'global', ChatTeam: 't
 
 function readPushed(body: string): RconChatLine {
   if (squadProfile.chat.console?.kind !== 'pushed') throw new Error('the squad profile reads pushed chat');
-  return squadProfile.chat.console?.read(body, () => undefined);
+  return squadProfile.chat.console.read(body, () => undefined);
 }
 
 describe('real Squad pushes (squad-chat.txt)', () => {
@@ -137,7 +137,7 @@ describe('real ARK GetChat answers (ark-getchat.txt)', () => {
     }).toEqual(reading);
     // The adapter gets the players' lines and the server's; a notice is nothing to it, an unreadable line a debug line.
     if (arkProfile.chat.console?.kind !== 'poll') throw new Error('the ark profile polls its chat');
-    const lines = arkProfile.chat.console?.read(text, []);
+    const lines = arkProfile.chat.console.read(text, []);
     expect(lines.filter((line) => line.kind === 'player').map((line) => [line.name, line.text])).toEqual(
       reading.lines.flatMap((line) => (line.kind === 'player' ? [[line.playerName, line.text]] : [])),
     );
@@ -269,7 +269,7 @@ describe('real Rust chat (rust-console-chat.txt)', () => {
         chat: { kind: 'player', channel: reading.channel, steamId: reading.steamId, name: reading.name, text: reading.text, time: 1_600_000_000 },
       });
       if (!parsed.ok || rustProfile.chat.console?.kind !== 'webrcon') throw new Error('a player chat entry, read by the rust profile');
-      expect(rustProfile.chat.console?.read(parsed.chat)).toMatchObject({ kind: 'player', steamId: reading.steamId, name: reading.name, text: reading.text });
+      expect(rustProfile.chat.console.read(parsed.chat)).toMatchObject({ kind: 'player', steamId: reading.steamId, name: reading.name, text: reading.text });
     }
   });
 });
