@@ -170,7 +170,7 @@ describe('config: where chat is read', () => {
     [{ profile: 'conan', port: 25575 }, /servers\[0\]\.adapters\[0\]\.logFile.*required for profile conan/s],
     [{ profile: 'squad', port: 21114, logFile: '/x/y.log' }, /logFile.*not read for profile squad/s],
     [{ profile: 'rust', port: 28016, gsaMod: true }, /gsaMod.*ASA mod/s],
-    [{ profile: 'ark' }, /port.*required for profile ark/s],
+    [{ profile: 'ark' }, /adapters\[0\]\.port: required \(the game's console port\)/],
     [{ profile: 'ark', port: 27020, logFile: '/logs/*/ServerGame.log' }, /logFile.*last path segment/s],
     [{ profile: 'ark', port: 27020, muteCommand: 'mute {name} ; quit' }, /muteCommand must not contain/],
     [{ profile: 'ark', port: 27020, notifyCommand: 'pm {entity} "{message}"' }, /unknown placeholder/],
