@@ -23,7 +23,8 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { makeDataDir } from './reviewJournal.js';
+import { describeHolder, type LockHolder } from '../datadir/lockRecord.js';
+import { makeDataDir } from '../reviews/durableFiles.js';
 
 /** The lock file in the data directory: its lock is the directory's; its text says who holds it. Never deleted. */
 export const LOCK_FILE = 'gsa-bridge.lock';
@@ -80,17 +81,6 @@ function loadFileLocks(): Promise<FileLocks> {
   return fileLocks;
 }
 
-/** Who holds a data directory, as it wrote into the lock file once it held the lock. */
-export interface LockHolder {
-  readonly pid: number;
-  /** The holder's host name: a pid from another container or machine means little without it. */
-  readonly hostname: string;
-  readonly version: string;
-  /** Wall-clock ms when the holder took the lock. */
-  readonly startedAt: number;
-  readonly dataDir: string;
-}
-
 /** A request on the control socket; `op` picks the handler. It carries the token from the lock file. */
 export interface ControlRequest {
   readonly op: string;
@@ -103,6 +93,8 @@ export type ControlReply = { readonly ok: true; readonly [key: string]: unknown 
 export type ControlHandler = (request: ControlRequest) => Promise<ControlReply>;
 
 export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from './errors.js';
+// Callers found both here before the lock file's record had a module of its own.
+export { describeHolder, type LockHolder };
 import { DataDirLockedError, DataDirUnavailableError } from './errors.js';
 
 /** What the holder writes into the lock file: who it is, and how to reach it. */
@@ -110,12 +102,6 @@ interface LockRecord {
   readonly holder: LockHolder;
   readonly control: string | undefined;
   readonly token: string | undefined;
-}
-
-/** "pid 1234, host game-1, version 0.1.0, started 2026-11-21T11:00:00.000Z", or a note that it did not say. */
-export function describeHolder(holder: LockHolder | undefined): string {
-  if (holder === undefined) return 'a process that did not say who it is';
-  return `pid ${holder.pid}, host ${holder.hostname}, version ${holder.version}, started ${new Date(holder.startedAt).toISOString()}`;
 }
 
 function isErrno(error: unknown, ...codes: string[]): boolean {

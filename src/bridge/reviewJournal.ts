@@ -69,10 +69,20 @@
 // dropped the dirty pages and a later fsync can succeed without them, so only a restart (which re-reads the
 // file) is trustworthy. Files are created 0600 and the directory 0700: reviews hold player ids.
 
-import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import {
+  FILE_MODE,
+  appendDurably,
+  describeError,
+  isErrnoCode,
+  makeDataDir,
+  removeIfPresent,
+  syncDirectory,
+  writeFully,
+} from '../reviews/durableFiles.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { PlayerIdentity } from './port.js';
 import type { OutboxReview } from './reviewOutbox.js';
@@ -81,8 +91,6 @@ import { reviewReasonCode } from './reviewReasons.js';
 export const JOURNAL_FILE = 'reviews.jsonl';
 export const DEAD_LETTER_FILE = 'dead-letter.jsonl';
 export const UNCONFIRMED_FILE = 'unconfirmed.jsonl';
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
 /** Bad middle lines get one warning each up to this many; the rest are summed up in one line. */
 const MAX_LINE_WARNINGS = 20;
 /**
@@ -552,75 +560,6 @@ function scanJournal(data: Buffer): ScanResult {
   const inFlight = new Set(entries.filter((entry) => entry.held === undefined && entry.sending !== undefined).map((entry) => entry.record.id));
   const held = entries.flatMap((entry) => heldOf(entry) ?? []);
   return { live, finished, delivered, pending, inFlight, held, validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
-}
-
-function isErrnoCode(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  // Windows cannot open a directory for fsync; NTFS journals its own metadata.
-  if (process.platform === 'win32') return;
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** mkdir -p, then fsyncs every directory that gained an entry, so a new data directory survives power loss. */
-export async function makeDataDir(dir: string): Promise<void> {
-  const target = path.resolve(dir);
-  const firstCreated = await mkdir(target, { recursive: true, mode: DIR_MODE });
-  if (firstCreated === undefined) return;
-  const top = path.resolve(firstCreated);
-  for (let current = target; ; current = path.dirname(current)) {
-    await syncDirectory(current);
-    if (current === top || path.dirname(current) === current) break;
-  }
-  await syncDirectory(path.dirname(top));
-}
-
-async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
-  for (let written = 0; written < data.length; ) {
-    const { bytesWritten } = await handle.write(data, written, data.length - written);
-    written += bytesWritten;
-  }
-}
-
-async function removeIfPresent(file: string): Promise<boolean> {
-  try {
-    await unlink(file);
-    return true;
-  } catch (error) {
-    if (isErrnoCode(error, 'ENOENT')) return false;
-    throw error;
-  }
-}
-
-/** Appends one line and fsyncs it; a newly created file also gets its directory entry fsynced. */
-async function appendDurably(file: string, line: string): Promise<void> {
-  let handle: FileHandle;
-  let created = true;
-  try {
-    handle = await open(file, 'ax', FILE_MODE);
-  } catch (error) {
-    if (!isErrnoCode(error, 'EEXIST')) throw error;
-    created = false;
-    handle = await open(file, 'a', FILE_MODE);
-  }
-  try {
-    await writeFully(handle, Buffer.from(line, 'utf8'));
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  if (created) await syncDirectory(path.dirname(file));
 }
 
 interface PendingWrite {
