@@ -24,34 +24,22 @@ import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { allSettledWithin } from '../time/deadline.js';
 import {
-  ReviewJournal,
   unstorableReason,
   type AcceptedReview,
   type FailureReason,
   type HeldReview,
   type LetterKind,
-  type OpenedJournal,
+  type OutboxReview,
   type RequeueResult,
   type RequeueSelection,
   type ReviewFate,
-} from './reviewJournal.js';
-import type { PlayerIdentity, ReviewOrigin, ReviewOutcome } from './port.js';
+} from '../reviews/journalRecords.js';
+import { ReviewJournal, type OpenedJournal } from '../reviews/reviewJournal.js';
+import type { ReviewOutcome } from './port.js';
 import { reviewReasonCode } from './reviewReasons.js';
 
-export interface OutboxReview {
-  /** The outbox's own id (a random UUID). */
-  readonly id: string;
-  /** GSA container name. */
-  readonly server: string;
-  readonly player: PlayerIdentity;
-  readonly stars: number;
-  /** Already validated and cleaned by the caller; stored and sent byte-exact. */
-  readonly comment: string;
-  /** Routed back with the result. */
-  readonly origin: ReviewOrigin;
-  /** The clock's time (wall-clock ms) when accepted. */
-  readonly queuedAt: number;
-}
+// Defined with the journal's records (which store it); re-exported where callers always found it.
+export type { OutboxReview } from '../reviews/journalRecords.js';
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
