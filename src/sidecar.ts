@@ -10,7 +10,7 @@ import { changedSettings, serviceClientOptions, sharedApiKeyOptions, type Bridge
 import { GsaClient, LocalWebhookSpacing, reviewConcurrency, SharedApiKey, type GsaClientOptions } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
-import { ReviewOutbox } from './bridge/reviewOutbox.js';
+import { ReviewOutbox } from './reviews/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
 import { setLoggerLevel } from './log/logger.js';

@@ -11,7 +11,7 @@ import { DELIVERED_HISTORY, type DeliveredReview, type LetterKind, type RequeueR
 import { readOutboxContents } from '../reviews/letters.js';
 import { ReviewJournal } from '../reviews/reviewJournal.js';
 import type { PlayerIdentity } from '../bridge/port.js';
-import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
+import type { OutboxReview, ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';

@@ -14,143 +14,54 @@
 // reported (onResend) as a known possible duplicate.
 // It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent)
 // unless a person asks or the process died before the answer was journaled, never change a review's content, and
-// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts.
+// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts; held letters in
+// heldLetters.ts, what a failure means in deliveryFailures.ts, the options in outboxOptions.ts.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { GsaError, RetryLaterError, type GsaErrorCode } from '../gsa/errors.js';
-import type { ReviewReceipt } from '../gsa/types.js';
+import type { ReviewOutcome } from '../bridge/port.js';
+import { GsaError, RetryLaterError } from '../gsa/errors.js';
 import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { allSettledWithin } from '../time/deadline.js';
+import { UNCONFIRMED_MESSAGE, classify, defaultHostFix, describeFailure, failureFields, playerMessage, reasonOf } from './deliveryFailures.js';
+import { HeldLetters } from './heldLetters.js';
 import {
   unstorableReason,
   type AcceptedReview,
   type FailureReason,
-  type HeldReview,
   type LetterKind,
   type OutboxReview,
   type RequeueResult,
   type RequeueSelection,
   type ReviewFate,
-} from '../reviews/journalRecords.js';
-import { ReviewJournal, type OpenedJournal } from '../reviews/reviewJournal.js';
-import type { ReviewOutcome } from './port.js';
-import { reviewReasonCode } from './reviewReasons.js';
+} from './journalRecords.js';
+import {
+  DEFAULT_COMPACT_AFTER_FINISHED,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+  DEFAULT_RETRY_MIN_DELAY_MS,
+  delayOption,
+  positiveInteger,
+  type ReviewOutboxOptions,
+  type ReviewSend,
+} from './outboxOptions.js';
+import { ReviewJournal, type OpenedJournal } from './reviewJournal.js';
 
 // Defined with the journal's records (which store it); re-exported where callers always found it.
-export type { OutboxReview } from '../reviews/journalRecords.js';
+export type { OutboxReview } from './journalRecords.js';
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
-/** Delivers one review (see ReviewOutboxOptions.send). */
-// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a sender that does not pass GSA's receipt on (an async function with no return) resolves with void
-export type ReviewSend = (review: OutboxReview) => Promise<ReviewReceipt | void>;
+export type { ReviewOutboxOptions, ReviewSend } from './outboxOptions.js';
 
-export interface ReviewOutboxOptions {
-  /** Where reviews.jsonl, dead-letter.jsonl and unconfirmed.jsonl live; created (0700) if missing. The caller holds its lock (dataDirLock.ts). */
-  readonly dataDir: string;
-  /**
-   * Delivers one review; resolves when GSA stored it, with GSA's receipt when the sender passes it on (kept in the
-   * delivered history that `reviews list --state delivered` shows); rejects with a GsaError otherwise.
-   */
-  readonly send: ReviewSend;
-  /** Told once per review when its fate is known (delivered, refused, or unconfirmed). Must not throw. */
-  readonly onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
-  /**
-   * Told when a review that was in flight when the previous process stopped (its journal shows it sent, with no
-   * answer) is sent again: GSA may store it twice. Once per review and restart. Must not throw.
-   */
-  readonly onResend?: ((review: OutboxReview) => void) | undefined;
-  readonly logger: Logger;
-  /** Backoff between delivery rounds while GSA is unreachable, with 50–100% jitter. Default 1000 ms. */
-  readonly retryMinDelayMs?: number;
-  /** Longest backoff. Default 60 000 ms. */
-  readonly retryMaxDelayMs?: number;
-  /** Reviews in flight at once (the client's rate limiter still applies). Default 4. */
-  readonly concurrency?: number;
-  /** Rewrite the journal once it holds this many finished records. Default 1000. */
-  readonly compactAfterFinished?: number;
-  /** Finished reviews younger than this are remembered through compactions, for the players' cooldown. Default 0. */
-  readonly retainAcceptedMs?: number;
-  /** queuedAt and the journal's times; default the system clock. */
-  readonly clock?: Clock;
-  /** Backoff jitter, in [0, 1); default Math.random. */
-  readonly random?: () => number;
-  /** What a host must fix when GSA refuses our setup (401, 404), for the log. @default defaultHostFix */
-  readonly describeHostFix?: (error: GsaError, server: string) => string;
-}
+export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from '../bridge/errors.js';
+import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from '../bridge/errors.js';
+// Where callers found it before the delivery failures had a module of their own.
+export { defaultHostFix };
 
-export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from './errors.js';
-import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from './errors.js';
-
-const DEFAULT_RETRY_MIN_DELAY_MS = 1000;
-const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
-const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_COMPACT_AFTER_FINISHED = 1000;
 /** How long close() waits for sends in flight; the sidecar's whole shutdown budget is a little more. */
 const CLOSE_WAIT_MS = 5000;
-
-const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
-
-/** Refusals that another attempt cannot change: the player's or the review's own problem. */
-const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['forbidden', 'invalid', 'refused', 'invalid_input']);
-/** Refusals that say the host's setup is wrong: every review would get them, so none is the player's fault. */
-const HOST_SETUP_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'not_found']);
-
-type Failure =
-  | { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError }
-  | { readonly kind: 'host'; readonly error: GsaError }
-  | { readonly kind: 'retry' };
-
-function classify(error: unknown): Failure {
-  // Anything that is not a GsaError is a bug on our side: GSA never saw the review, so keeping it is safe.
-  if (!(error instanceof GsaError)) return { kind: 'retry' };
-  if (error.maybeProcessed) return { kind: 'unconfirmed', error };
-  if (HOST_SETUP_CODES.has(error.code)) return { kind: 'host', error };
-  return PERMANENT_CODES.has(error.code) ? { kind: 'dead', error } : { kind: 'retry' };
-}
-
-/**
- * What the host has to fix, without naming config keys (the outbox knows no config file): the composition root
- * passes `describeHostFix` to say it in the config file's words.
- */
-export function defaultHostFix(error: GsaError, server: string): string {
-  return error.code === 'unauthorized'
-    ? 'GSA refused the API credentials: check the client id and secret (and that the server is bound to these keys)'
-    : `GSA does not know server ${server}: check the server's name (the GSA container name) and the service URL`;
-}
-
-/** Why a review ended, for its letter and the journal: in the mod protocol's words (reviewReasons.ts). */
-function reasonOf(error: GsaError): FailureReason {
-  return { code: reviewReasonCode(error.code), status: error.status ?? null, message: error.message };
-}
-
-/** The service's own words reach the player; an empty service message would tell them nothing. */
-function playerMessage(error: GsaError): string {
-  const service = error.serviceMessage?.trim();
-  return service !== undefined && service.length > 0 ? service : error.message;
-}
-
-function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function failureFields(error: unknown): Record<string, unknown> {
-  return error instanceof GsaError ? { code: error.code, status: error.status } : { err: error };
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
-  return chosen;
-}
-
-function delayOption(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isFinite(chosen) || chosen < 0) throw new RangeError(`${name} must be 0 or more milliseconds, got ${String(value)}`);
-  return chosen;
-}
 
 interface Entry {
   readonly review: OutboxReview;
@@ -165,13 +76,8 @@ export class ReviewOutbox {
   readonly #onResend: ((review: OutboxReview) => void) | undefined;
   /** Pending reviews the journal showed in flight when it was opened: their next attempt is a possible duplicate. */
   readonly #inFlightAtOpen: Set<string>;
-  /** Reviews whose fate is journaled `held`: their letters still have to be written, oldest first. */
-  readonly #held = new Map<string, HeldReview>();
-  /** Rounds in a row a letter write failed, for its backoff. */
-  #letterStreak = 0;
-  #letterTimer: NodeJS.Timeout | undefined;
-  /** The letter writes under way (a retry round): close() waits for them before closing the journal. */
-  #letterRound: Promise<void> | undefined;
+  /** Reviews whose fate is journaled `held`, and the retries that write their letters. */
+  readonly #letters: HeldLetters;
   readonly #logger: Logger;
   readonly #minDelayMs: number;
   readonly #maxDelayMs: number;
@@ -206,7 +112,6 @@ export class ReviewOutbox {
     this.#journal = journal;
     this.#onResend = options.onResend;
     this.#inFlightAtOpen = new Set(opened.inFlight);
-    for (const held of opened.held) this.#held.set(held.review.id, held);
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#hostFix = options.describeHostFix ?? defaultHostFix;
@@ -217,6 +122,13 @@ export class ReviewOutbox {
     this.#minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
     this.#maxDelayMs = Math.max(this.#minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS));
     this.#concurrency = positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
+    this.#letters = new HeldLetters({
+      journal,
+      logger: this.#logger,
+      backoff: { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs },
+      random: this.#random,
+      held: opened.held,
+    });
     this.#waiting = pending.map((review, seq) => ({ review, seq }));
     this.#nextSeq = pending.length;
     this.#unfinished = pending.length;
@@ -317,13 +229,7 @@ export class ReviewOutbox {
     if (this.#started) return;
     this.#started = true;
     if (this.#waiting.length > 0) this.#logger.info({ pending: this.#waiting.length }, `delivering ${this.#waiting.length} pending reviews`);
-    if (this.#held.size > 0) {
-      this.#logger.warn(
-        { held: this.#held.size },
-        `${this.#held.size} reviews have a known fate whose letter could not be written before; writing their letters now (they are not sent again)`,
-      );
-      this.#writeHeldLetters();
-    }
+    this.#letters.start();
     this.#pump();
   }
 
@@ -345,8 +251,7 @@ export class ReviewOutbox {
     this.#closing = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
-    clearTimeout(this.#letterTimer);
-    this.#letterTimer = undefined;
+    this.#letters.stop();
     for (const timer of this.#heldServers.values()) clearTimeout(timer);
     this.#heldServers.clear();
     const inFlight = [...this.#inFlight.values()];
@@ -357,7 +262,7 @@ export class ReviewOutbox {
         `${this.#inFlight.size} reviews were still being sent after ${CLOSE_WAIT_MS / 1000} s; their outcome is not journaled, so they will be sent again after a restart`,
       );
     }
-    await this.#letterRound;
+    await this.#letters.settled();
     await this.#journal.close();
   }
 
@@ -454,7 +359,7 @@ export class ReviewOutbox {
   async #unconfirmed(review: OutboxReview, error: GsaError): Promise<void> {
     const reason = reasonOf(error);
     // Written whole before the fate, like a dead letter: the fate line alone would vanish at the next compaction.
-    if (!(await this.#writeLetter('unconfirmed', review, reason))) {
+    if (!(await this.#letters.write('unconfirmed', review, reason))) {
       await this.#hold(review, 'unconfirmed', reason, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
       return;
     }
@@ -470,7 +375,7 @@ export class ReviewOutbox {
     const reason = reasonOf(error);
     // The dead letter is written first: a crash before the journal's `dead` record then means a second
     // refusal (and a second dead letter) after the restart, never a refused review nobody can find.
-    if (!(await this.#writeLetter('dead', review, reason))) {
+    if (!(await this.#letters.write('dead', review, reason))) {
       await this.#hold(review, 'dead', reason, { ok: false, error: { code: error.code, message: playerMessage(error) } });
       return;
     }
@@ -481,27 +386,12 @@ export class ReviewOutbox {
     await this.#finish(review, { op: 'dead', reason }, { ok: false, error: { code: error.code, message: playerMessage(error) } });
   }
 
-  /** Appends the letter (fsynced); false when that failed, which is logged with the review whole. */
-  async #writeLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<boolean> {
-    try {
-      await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
-      return true;
-    } catch (writeError) {
-      this.#logger.error(
-        { err: writeError, review, reason },
-        `could not write ${this.#journal.letterPath(kind)} (${describeFailure(writeError)}); review ${review.id} stays in the journal as ${kind} ` +
-          '(gsa-bridge reviews list shows it) and the letter is written once that works again; it is not sent again',
-      );
-      return false;
-    }
-  }
-
   /**
    * The fate is known but its letter could not be written: the review stays in the journal as `held` (listed under
    * its state, never sent again), its outcome is told, and the letter write is retried with backoff.
    */
   async #hold(review: OutboxReview, kind: LetterKind, reason: FailureReason, outcome: ReviewOutcome): Promise<void> {
-    this.#held.set(review.id, { kind, review, reason });
+    this.#letters.add({ kind, review, reason });
     this.#unfinished -= 1;
     this.#serverStreaks.delete(review.server);
     // Refused, GSA answered; an unconfirmed review says nothing about reachability.
@@ -519,50 +409,7 @@ export class ReviewOutbox {
         `could not journal that review ${review.id} is ${kind} either (${describeFailure(error)}); it stays pending in the journal, so after a restart it would be sent again`,
       );
     }
-    this.#scheduleLetterRetry();
-  }
-
-  #scheduleLetterRetry(): void {
-    if (this.#closing || this.#letterTimer !== undefined || this.#letterRound !== undefined || this.#held.size === 0) return;
-    this.#letterStreak += 1;
-    const delayMs = backoffDelayMs(this.#letterStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
-    this.#logger.info({ held: this.#held.size, delayMs }, `${this.#held.size} reviews wait for their letter to be written; next try in ${delayMs} ms`);
-    this.#letterTimer = setTimeout(() => {
-      this.#letterTimer = undefined;
-      this.#writeHeldLetters();
-    }, delayMs);
-    // Held reviews are journaled: a waiting retry is no reason to keep the process alive.
-    this.#letterTimer.unref();
-  }
-
-  /** One round over the held reviews, oldest first: each letter, then its fate; stops at the first failure. */
-  #writeHeldLetters(): void {
-    if (this.#closing || this.#letterRound !== undefined) return;
-    const round = (async () => {
-      for (const held of [...this.#held.values()]) {
-        if (this.#closing) return;
-        const { kind, review, reason } = held;
-        try {
-          await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
-        } catch (error) {
-          this.#logger.warn({ err: error, review: review.id }, `still cannot write ${this.#journal.letterPath(kind)} (${describeFailure(error)}); ${this.#held.size} reviews stay held in the journal`);
-          return;
-        }
-        try {
-          await this.#journal.appendFate(review.id, { op: kind, reason });
-        } catch (error) {
-          this.#logger.error({ err: error, review: review.id }, `wrote the letter of review ${review.id} but could not journal its fate; it stays held and its letter may be written twice`);
-          return;
-        }
-        this.#held.delete(review.id);
-        this.#logger.info({ review: review.id, fate: kind }, `review ${review.id}: its letter is now in ${this.#journal.letterPath(kind)}`);
-      }
-      this.#letterStreak = 0;
-    })();
-    this.#letterRound = round.finally(() => {
-      this.#letterRound = undefined;
-      this.#scheduleLetterRetry();
-    });
+    this.#letters.retryLater();
   }
 
   /** Journals the fate and reports it without waiting for the fsync (see reviewJournal.ts), then waits for it. */
