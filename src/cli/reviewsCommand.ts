@@ -6,7 +6,7 @@
 
 import { access, stat } from 'node:fs/promises';
 import { ConfigError, loadConfig, type BridgeConfig } from '../config/index.js';
-import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
+import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../datadir/dataDirLock.js';
 import { DELIVERED_HISTORY, type DeliveredReview, type LetterKind, type RequeueResult, type RequeueSelection } from '../reviews/journalRecords.js';
 import { readOutboxContents } from '../reviews/letters.js';
 import { ReviewJournal } from '../reviews/reviewJournal.js';

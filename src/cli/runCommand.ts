@@ -9,7 +9,7 @@ import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, 
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
-import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
+import { DataDirLock, DataDirLockError } from '../datadir/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';
