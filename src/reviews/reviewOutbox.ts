@@ -14,12 +14,13 @@
 // reported (onResend) as a known possible duplicate.
 // It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent)
 // unless a person asks or the process died before the answer was journaled, never change a review's content, and
-// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts; held letters in
-// heldLetters.ts, what a failure means in deliveryFailures.ts, the options in outboxOptions.ts.
+// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts;
+// held letters, servers GSA does not know, what a failure means and the options each have a module beside this one.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../bridge/port.js';
+import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from '../bridge/errors.js';
 import { GsaError, RetryLaterError } from '../gsa/errors.js';
 import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -47,18 +48,15 @@ import {
   type ReviewSend,
 } from './outboxOptions.js';
 import { ReviewJournal, type OpenedJournal } from './reviewJournal.js';
-
-// Defined with the journal's records (which store it); re-exported where callers always found it.
-export type { OutboxReview } from './journalRecords.js';
+import { ServerHolds } from './serverHolds.js';
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
+// Callers find the outbox's whole surface here, though the review, the options and the host fix have modules of their own.
+export type { OutboxReview } from './journalRecords.js';
 export type { ReviewOutboxOptions, ReviewSend } from './outboxOptions.js';
-
-export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from '../bridge/errors.js';
-import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from '../bridge/errors.js';
-// Where callers found it before the delivery failures had a module of their own.
 export { defaultHostFix };
+export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from '../bridge/errors.js';
 
 /** How long close() waits for sends in flight; the sidecar's whole shutdown budget is a little more. */
 const CLOSE_WAIT_MS = 5000;
@@ -79,8 +77,7 @@ export class ReviewOutbox {
   /** Reviews whose fate is journaled `held`, and the retries that write their letters. */
   readonly #letters: HeldLetters;
   readonly #logger: Logger;
-  readonly #minDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #backoff: { readonly minDelayMs: number; readonly maxDelayMs: number };
   readonly #concurrency: number;
   readonly #clock: Clock;
   readonly #random: () => number;
@@ -103,9 +100,7 @@ export class ReviewOutbox {
   #failureStreak = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Servers GSA does not know (404), until their own backoff ends: their reviews wait, other servers' go on. */
-  readonly #heldServers = new Map<string, NodeJS.Timeout>();
-  /** Rounds in a row each held server got a 404, for its backoff. */
-  readonly #serverStreaks = new Map<string, number>();
+  readonly #serverHolds: ServerHolds;
 
   private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, opened: Omit<OpenedJournal, 'journal'>) {
     const { pending, accepted } = opened;
@@ -119,13 +114,14 @@ export class ReviewOutbox {
     this.#send = options.send;
     this.#onResult = options.onResult;
     this.#logger = options.logger;
-    this.#minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
-    this.#maxDelayMs = Math.max(this.#minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS));
+    const minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
+    this.#backoff = { minDelayMs, maxDelayMs: Math.max(minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS)) };
     this.#concurrency = positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
+    this.#serverHolds = new ServerHolds(this.#backoff, this.#random);
     this.#letters = new HeldLetters({
       journal,
       logger: this.#logger,
-      backoff: { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs },
+      backoff: this.#backoff,
       random: this.#random,
       held: opened.held,
     });
@@ -252,8 +248,7 @@ export class ReviewOutbox {
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     this.#letters.stop();
-    for (const timer of this.#heldServers.values()) clearTimeout(timer);
-    this.#heldServers.clear();
+    this.#serverHolds.clear();
     const inFlight = [...this.#inFlight.values()];
     if (inFlight.length > 0 && !(await allSettledWithin(inFlight, CLOSE_WAIT_MS))) {
       this.#abandoned = true;
@@ -270,7 +265,7 @@ export class ReviewOutbox {
     if (!this.#started || this.#closing || this.#retryTimer !== undefined) return;
     while (this.#inFlight.size < this.#concurrency) {
       // Oldest first, skipping servers on hold, so one misnamed server cannot block the others' reviews.
-      const index = this.#heldServers.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#heldServers.has(waiting.review.server));
+      const index = this.#serverHolds.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#serverHolds.has(waiting.review.server));
       const entry = index === -1 ? undefined : this.#waiting.splice(index, 1)[0];
       if (entry === undefined) return;
       this.#inFlight.set(entry.review.id, this.#deliver(entry));
@@ -393,7 +388,7 @@ export class ReviewOutbox {
   async #hold(review: OutboxReview, kind: LetterKind, reason: FailureReason, outcome: ReviewOutcome): Promise<void> {
     this.#letters.add({ kind, review, reason });
     this.#unfinished -= 1;
-    this.#serverStreaks.delete(review.server);
+    this.#serverHolds.answered(review.server);
     // Refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (kind === 'dead') this.#recovered(review);
     try {
@@ -416,7 +411,7 @@ export class ReviewOutbox {
   async #finish(review: OutboxReview, fate: ReviewFate, outcome: ReviewOutcome): Promise<void> {
     const journaled = this.#journal.appendFate(review.id, fate);
     this.#unfinished -= 1;
-    this.#serverStreaks.delete(review.server);
+    this.#serverHolds.answered(review.server);
     // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (fate.op !== 'unconfirmed') this.#recovered(review);
     if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
@@ -451,21 +446,17 @@ export class ReviewOutbox {
   #holdServer(entry: Entry, error: GsaError): void {
     const { server } = entry.review;
     this.#putBack(entry);
-    if (this.#closing || this.#heldServers.has(server)) return;
-    const streak = (this.#serverStreaks.get(server) ?? 0) + 1;
-    this.#serverStreaks.set(server, streak);
-    const delayMs = backoffDelayMs(streak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
+    if (this.#closing) return;
+    const held = this.#serverHolds.hold(server, () => {
+      this.#pump();
+    });
+    if (held === undefined) return;
+    const { delayMs, streak } = held;
     const waiting = this.#waiting.filter((waiting) => waiting.review.server === server).length;
     this.#logger.error(
       { ...failureFields(error), server, pending: waiting, delayMs, streak },
       `${this.#hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
     );
-    const timer = setTimeout(() => {
-      this.#heldServers.delete(server);
-      this.#pump();
-    }, delayMs);
-    timer.unref();
-    this.#heldServers.set(server, timer);
   }
 
   /** Back into the waiting line at its place by acceptance order. */
@@ -500,8 +491,8 @@ export class ReviewOutbox {
 
   /** The project's backoff (exponential, 50–100% jitter); a longer Retry-After from GSA wins, up to the maximum. */
   #backoffMs(error: unknown): number {
-    const jittered = backoffDelayMs(this.#failureStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
-    const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#maxDelayMs) : 0;
+    const jittered = backoffDelayMs(this.#failureStreak, this.#backoff, this.#random);
+    const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#backoff.maxDelayMs) : 0;
     return Math.max(jittered, asked);
   }
 }
