@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tryLock, unlock } from 'fs-native-extensions';
-import { DataDirLock, DataDirLockError, lockHolder } from '../src/bridge/dataDirLock.js';
+import { DataDirLock, DataDirLockError, lockHolder } from '../src/datadir/dataDirLock.js';
 
 const rounds = Number(process.argv[2] ?? 1000);
 const LOCK_ROUNDS = 100_000;

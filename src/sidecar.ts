@@ -12,7 +12,7 @@ import { changedSettings, type BridgeConfig, type ServerConfig } from './app/con
 import { reviewConcurrency, type GsaClient } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
-import { ReviewOutbox } from './bridge/reviewOutbox.js';
+import { ReviewOutbox } from './reviews/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
 import { setLoggerLevel } from './log/logger.js';

@@ -6,6 +6,7 @@
 // Must never expand a placeholder whose value is missing or invalid (it throws, and then no command exists), and
 // never produce a control character, an unbalanced quote or a command separator.
 import { RUST_TEXT_RULES, cleanCommandText, requirePlayerId, type CommandTextRules } from './commandText.js';
+import { checkPlayerId as checkAnyPlayerId } from '../../src/ids/playerIds.js';
 import { InvalidCommandTemplateError, InvalidPlayerIdError } from './errors.js';
 
 /** Every placeholder a template may use (interfaces.md, "Game adapters"). */
@@ -32,8 +33,6 @@ export interface CommandTemplate {
 }
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;
-/** A game's own platform id as its player list prints it (7 Days to Die: `Steam_7656…`, `XBL_2535…`, `EOS_0002…`). */
-const GAME_PLATFORM_ID = /^[A-Za-z]{2,12}_[0-9A-Za-z]{1,64}$/;
 /** An engine's entity number (7 Days to Die `id=171`). */
 const ENTITY_ID = /^\d{1,10}$/;
 const NAME_FALLBACK = 'player';
@@ -43,10 +42,11 @@ function idOrThrow(value: string | undefined, pattern: RegExp): string {
   return value;
 }
 
-/** The game's own id: a Steam64, an EOS id, or a platform-prefixed id (`Steam_…`, `XBL_…`). */
+/** The game's own id: a 7 Days to Die platform id (`Steam_…`, `XBL_…`), a Steam64 or an EOS id. */
 function playerIdOrThrow(value: string | undefined): string {
-  if (value !== undefined && GAME_PLATFORM_ID.test(value)) return value;
-  return requirePlayerId(value ?? '').id;
+  const valid = checkAnyPlayerId(value ?? '', ['7dtd', 'steam', 'eos']);
+  if (valid === undefined) throw new InvalidPlayerIdError(['steam', 'eos'], value?.length ?? 0);
+  return valid.id;
 }
 
 /**

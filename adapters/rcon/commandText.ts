@@ -7,7 +7,7 @@
 // reduced to characters that cannot start a second command, end the line, close a quote or hide the rest.
 // Must never produce an empty argument, a control character, an unbalanced quote, or a command for an invalid id;
 // never throws for hostile text (only for an invalid id or an invalid template, with a specific error).
-import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/gsa/validation.js';
+import { checkPlayerId as checkAnyPlayerId } from '../../src/ids/playerIds.js';
 import { InvalidPlayerIdError, UnaddressableNameError } from './errors.js';
 
 /** How one game wants its free text. Which characters are dangerous is the same union for every game (see cleanCommandText). */
@@ -53,9 +53,8 @@ export interface ValidPlayerId {
 
 /** The id's kind, or undefined when it is neither; never throws. Whitespace around the id is not tolerated. */
 export function checkPlayerId(id: string, accept: readonly PlayerIdKind[] = ['steam', 'eos']): ValidPlayerId | undefined {
-  if (accept.includes('steam') && STEAM_ID_PATTERN.test(id)) return { kind: 'steam', id };
-  if (accept.includes('eos') && EOS_ID_PATTERN.test(id)) return { kind: 'eos', id: id.toLowerCase() };
-  return undefined;
+  // The two kinds cannot both match one id, so the order of `accept` does not change the answer.
+  return checkAnyPlayerId(id, accept);
 }
 
 /** checkPlayerId, or InvalidPlayerIdError. */

@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
+import { playerKey } from '../../src/ids/playerIds.js';
 import { compileCommandTemplate, type CommandTemplate, type TemplateValues } from './commandTemplate.js';
 import { checkPlayerId, commandPlayerId } from './commandText.js';
 import type { RconOptions } from './options.js';
@@ -247,9 +248,9 @@ export class PlayerAnswers {
   }
 }
 
-/** The key a player is remembered by: collision-free between the id kinds. */
+/** The key a player is remembered by: the project's one cache key, collision-free between the id kinds. */
 export function keyOf(player: PlayerIdentity): string {
-  return player.steamId !== undefined ? `steam:${player.steamId}` : `eos:${(player.eosId ?? '').toLowerCase()}`;
+  return player.steamId !== undefined ? playerKey({ kind: 'steam', id: player.steamId }) : playerKey({ kind: 'eos', id: player.eosId ?? '' });
 }
 
 function remember<Value>(map: Map<string, Value>, key: string, value: Value): void {

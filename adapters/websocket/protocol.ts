@@ -6,6 +6,7 @@
 // comment length, allowed actions) belong to the bridge.
 import { z } from 'zod';
 import type { ServerActionName } from '../../src/bridge/port.js';
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/ids/playerIds.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -23,9 +24,6 @@ export const MOD_SERVER_ACTIONS = Object.keys(SERVER_ACTION_SET) as [ServerActio
 
 export const MAX_ID_LENGTH = 64;
 export const MAX_NAME_LENGTH = 64;
-
-const STEAM_ID_PATTERN = /^\d{17}$/;
-const EOS_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
 
 // Error texts are built only when a frame is bad, so they cost nothing on the hot path.
 function requiredOr(expected: string) {

@@ -4,7 +4,7 @@
 // (adapters/websocket/wireCodes.ts). Messages say what went wrong and what to do, and never name a config key:
 // the composition root or the CLI adds that context for hosts.
 
-import type { LockHolder } from './dataDirLock.js';
+import type { LockHolder } from '../datadir/lockRecord.js';
 
 /** Every refusal code the bridge uses. Never reuse or rename one: adapters map them to their wire codes. */
 export type BridgeRefusalCode = 'bad_input' | 'cooldown' | 'action_not_allowed' | 'no_gameserver_id' | 'unavailable';

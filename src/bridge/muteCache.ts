@@ -13,6 +13,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { MuteLookupKind, MuteStatus, PlayerIds } from '../gsa/index.js';
+import { playerKey } from '../ids/playerIds.js';
 import type { Clock } from '../time/clock.js';
 import type { PlayerIdentity } from './port.js';
 
@@ -50,14 +51,13 @@ const DEFAULT_MAX_ENTRIES = 200_000;
 const ONE = (): number => 1;
 
 /**
- * The cache keys of a player: the ids themselves, with no prefix. A Steam64 id is 17 digits and an EOS id 32 hex
- * characters (the protocol and the client refuse anything else), so the two kinds can never collide, and the key
- * is the string the frame already carries instead of a new concatenation kept for every cached player.
+ * The cache keys of a player, one per id it carries: playerKey's, which keeps a Steam64 or an EOS id as its own key
+ * (the string the frame already carries) and never lets two kinds collide.
  */
 function keysOf(player: PlayerIdentity): string[] {
   const keys: string[] = [];
-  if (player.steamId !== undefined) keys.push(player.steamId);
-  if (player.eosId !== undefined) keys.push(player.eosId.toLowerCase());
+  if (player.steamId !== undefined) keys.push(playerKey({ kind: 'steam', id: player.steamId }));
+  if (player.eosId !== undefined) keys.push(playerKey({ kind: 'eos', id: player.eosId }));
   return keys;
 }
 
@@ -117,10 +117,10 @@ export class MuteCache {
   peek(player: PlayerIdentity): MuteEntry | undefined {
     // Written out per id rather than looping over keysOf(): this runs for every chat line.
     if (player.steamId !== undefined) {
-      const entry = this.#peekKey(player.steamId, player);
+      const entry = this.#peekKey(playerKey({ kind: 'steam', id: player.steamId }), player);
       if (entry !== undefined) return entry;
     }
-    return player.eosId === undefined ? undefined : this.#peekKey(player.eosId.toLowerCase(), player);
+    return player.eosId === undefined ? undefined : this.#peekKey(playerKey({ kind: 'eos', id: player.eosId }), player);
   }
 
   /**

@@ -30,7 +30,7 @@ import {
   type ServerActionName,
   type ServerActionOutcome,
 } from './port.js';
-import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from './reviewOutbox.js';
+import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { ReviewPolicy } from './reviewPolicy.js';
 import { ServerActions } from './serverActions.js';
 import { systemClock, type Clock } from '../time/clock.js';

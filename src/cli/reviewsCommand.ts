@@ -6,18 +6,12 @@
 
 import { access, stat } from 'node:fs/promises';
 import { ConfigError, loadConfig, type BridgeConfig } from '../app/config.js';
-import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../bridge/dataDirLock.js';
-import {
-  DELIVERED_HISTORY,
-  readOutboxContents,
-  ReviewJournal,
-  type DeliveredReview,
-  type LetterKind,
-  type RequeueResult,
-  type RequeueSelection,
-} from '../bridge/reviewJournal.js';
+import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../datadir/dataDirLock.js';
+import { DELIVERED_HISTORY, type DeliveredReview, type LetterKind, type RequeueResult, type RequeueSelection } from '../reviews/journalRecords.js';
+import { readOutboxContents } from '../reviews/letters.js';
+import { ReviewJournal } from '../reviews/reviewJournal.js';
 import type { PlayerIdentity } from '../bridge/port.js';
-import type { OutboxReview, ReviewOutbox } from '../bridge/reviewOutbox.js';
+import type { OutboxReview, ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';

@@ -10,7 +10,7 @@ import { describeListenError, listenFailureMessage } from '../net/listenFailure.
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';
 import { describeEndpoint } from '../net/endpoint.js';
-import { DataDirLock, DataDirLockError } from '../bridge/dataDirLock.js';
+import { DataDirLock, DataDirLockError } from '../datadir/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
 import { commandLogger } from './commandLogger.js';

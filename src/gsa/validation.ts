@@ -2,10 +2,11 @@
 // budget and gets a message naming the field. It never calls the network and never echoes secrets.
 
 import { InvalidInputError } from './errors.js';
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../ids/playerIds.js';
 import type { PlayerIds } from './types.js';
 
-export const STEAM_ID_PATTERN = /^\d{17}$/;
-export const EOS_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
+// Re-exported: the package has exported both patterns from here since before the id module existed.
+export { EOS_ID_PATTERN, STEAM_ID_PATTERN };
 const URL_SAFE_NAME = /^[A-Za-z0-9._~-]+$/;
 
 export interface ReviewLimits {

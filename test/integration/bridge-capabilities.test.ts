@@ -3,7 +3,7 @@
 // Adapters here are small implementations of the port's Adapter interface, as an RCON adapter would be.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Adapter, PlayerIdentity } from '../../src/bridge/port.js';
-import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
+import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';

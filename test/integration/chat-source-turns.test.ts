@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import type { Adapter, PlayerIdentity } from '../../src/bridge/port.js';
-import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
+import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { parseConfig } from '../../src/app/config.js';
 import { worstCaseGrants } from '../../src/gsa/budgetShares.js';

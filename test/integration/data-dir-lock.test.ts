@@ -12,7 +12,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { askHolder, CONTROL_SOCKET_FILE, DataDirLock, DataDirLockError, LOCK_FILE, lockHolder } from '../../src/bridge/dataDirLock.js';
+import { askHolder, CONTROL_SOCKET_FILE, DataDirLock, DataDirLockError, LOCK_FILE, lockHolder } from '../../src/datadir/dataDirLock.js';
 import { AS_NOBODY, LOCK_MODULE, NEW_NETWORK_NAMESPACE, NOBODY, networkNamespaceUnavailable, spawnLockHolder, spawnSquatter } from '../fixtures/lockProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
 

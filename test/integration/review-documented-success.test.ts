@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReviewOutcome } from '../../src/bridge/port.js';
-import { ReviewOutbox, type OutboxReview } from '../../src/bridge/reviewOutbox.js';
+import { ReviewOutbox, type OutboxReview } from '../../src/reviews/reviewOutbox.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';

@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutboxContents } from '../../src/bridge/reviewJournal.js';
+import { readOutboxContents } from '../../src/reviews/letters.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
 import { tempDir } from '../fixtures/tempDir.js';

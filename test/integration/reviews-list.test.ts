@@ -5,8 +5,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { DELIVERED_HISTORY, ReviewJournal, type FailureReason } from '../../src/bridge/reviewJournal.js';
-import { ReviewOutbox, type OutboxReview } from '../../src/bridge/reviewOutbox.js';
+import { DELIVERED_HISTORY, type FailureReason } from '../../src/reviews/journalRecords.js';
+import { ReviewJournal } from '../../src/reviews/reviewJournal.js';
+import { ReviewOutbox, type OutboxReview } from '../../src/reviews/reviewOutbox.js';
 import type { ReviewOutcome } from '../../src/bridge/port.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { HOST_SIDE_MESSAGE } from '../../src/bridge/hostSideErrors.js';
 import type { Adapter, ReviewOutcome } from '../../src/bridge/port.js';
-import { ReviewOutbox } from '../../src/bridge/reviewOutbox.js';
+import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';

@@ -5,6 +5,7 @@
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
 import { UNAUTHENTICATED_REPLY, type AcceptedCredentials } from './auth.js';
 import { firstHeader, jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
@@ -38,8 +39,6 @@ const SERVER_NOT_FOUND_REPLY = messageReply(404, 'Game server not found.');
 export const STARS_MIN = 1;
 export const STARS_MAX = 5;
 export const COMMENT_MAX_CHARS = 500;
-const STEAM_ID = /^\d{17}$/;
-const EOS_ID = /^[0-9a-fA-F]{32}$/;
 
 interface Player {
   readonly kind: 'steam' | 'eos';
@@ -144,8 +143,8 @@ function validatePlayer(fields: InputFields, errors: ValidationErrors): Player |
     return undefined;
   }
   return steam !== undefined
-    ? validateId('steam_id', steam, STEAM_ID, 'steam', errors)
-    : validateId('eos_id', eos, EOS_ID, 'eos', errors);
+    ? validateId('steam_id', steam, STEAM_ID_PATTERN, 'steam', errors)
+    : validateId('eos_id', eos, EOS_ID_PATTERN, 'eos', errors);
 }
 
 function validateId(field: string, value: unknown, format: RegExp, kind: Player['kind'], errors: ValidationErrors): Player | undefined {

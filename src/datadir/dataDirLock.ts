@@ -10,25 +10,38 @@
 // `reviews retry` uses it to ask the holder, quoting the token, after checking that the lock is really held. The
 // control socket is `gsa-bridge.sock` in the directory (protected by the directory's mode, reachable from any
 // container sharing it); when that path is too long for a unix socket, a random abstract name (Linux), a socket in
-// a private temp directory (macOS) or a random named pipe (Windows), found only through the lock file.
+// a private temp directory (macOS) or a random named pipe (Windows), found only through the lock file. The record is
+// in lockRecord.ts, the channel's transport in controlChannel.ts; the lock, its token check and its callers' API here.
 // It must never create a file in the directory other than the lock file before the lock is held, never delete the
 // lock file (a process that opened the old one would hold a lock nobody else sees), never trust a control socket
 // whose lock is not held, and never block the process from exiting.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants as fsConstants, fchmodSync, fstatSync, ftruncateSync, open, readSync, writeSync } from 'node:fs';
-import { mkdtemp, realpath, rm, unlink } from 'node:fs/promises';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { closeSync, constants as fsConstants, fchmodSync, fstatSync, ftruncateSync, open } from 'node:fs';
+import { realpath, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { makeDataDir } from './reviewJournal.js';
+import { DataDirLockedError, DataDirUnavailableError } from '../bridge/errors.js';
+import { describeError, isErrnoCode, makeDataDir } from '../reviews/durableFiles.js';
+import {
+  CONTROL_SOCKET_FILE,
+  DEFAULT_ANSWER_MS,
+  MAX_LINE_BYTES,
+  REQUEST_LINE_MS,
+  exchange,
+  listenForControl,
+  type ControlEndpoint,
+  type ControlHandler,
+  type ControlReply,
+  type ControlRequest,
+} from './controlChannel.js';
+import { describeHolder, waitForRecord, writeRecord, type LockHolder, type LockRecord } from './lockRecord.js';
 
 /** The lock file in the data directory: its lock is the directory's; its text says who holds it. Never deleted. */
 export const LOCK_FILE = 'gsa-bridge.lock';
-/** The holder's control socket in the data directory, when its path fits a unix socket address. */
-export const CONTROL_SOCKET_FILE = 'gsa-bridge.sock';
 /** Where versions before the file lock kept the control token; removed once the lock is held. */
 const LEGACY_TOKEN_FILE = 'control-token';
 /**
@@ -42,19 +55,6 @@ const LOCK_LENGTH = 1;
  * the few microseconds between taking and closing it, and a start must not be refused (exit 2) because of that.
  */
 const BUSY_RETRY_MS = [5, 20, 50] as const;
-/** A holder writes who it is just after it takes the lock; a reader that finds no text yet waits this long for it. */
-const IDENTITY_WAIT_MS = 1000;
-const IDENTITY_POLL_MS = 10;
-/** More identity text than this is not ours. */
-const MAX_IDENTITY_BYTES = 16 * 1024;
-/** Longest unix socket path: sun_path is 108 bytes on Linux, 104 on macOS and the BSDs, both with a NUL. */
-const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
-/** A control line longer than this is not ours. */
-const MAX_LINE_BYTES = 64 * 1024;
-/** How long a peer may take to send its request line. */
-const REQUEST_LINE_MS = 5000;
-/** How long a control request may take by default (a re-queue of thousands of reviews fsyncs a few times). */
-const DEFAULT_ANSWER_MS = 60_000;
 /** Flags that exist only on POSIX (Node's types say they always do; on Windows they are undefined). */
 const O_NOFOLLOW = process.platform === 'win32' ? 0 : fsConstants.O_NOFOLLOW;
 const O_NONBLOCK = process.platform === 'win32' ? 0 : fsConstants.O_NONBLOCK;
@@ -72,7 +72,7 @@ function loadFileLocks(): Promise<FileLocks> {
   fileLocks ??= import('fs-native-extensions').catch((error: unknown) => {
     fileLocks = undefined;
     throw new DataDirUnavailableError(
-      `the file lock module fs-native-extensions has no working binary for ${process.platform}-${process.arch} here: ${messageOf(error)}`,
+      `the file lock module fs-native-extensions has no working binary for ${process.platform}-${process.arch} here: ${describeError(error)}`,
       undefined,
       { cause: error },
     );
@@ -80,99 +80,10 @@ function loadFileLocks(): Promise<FileLocks> {
   return fileLocks;
 }
 
-/** Who holds a data directory, as it wrote into the lock file once it held the lock. */
-export interface LockHolder {
-  readonly pid: number;
-  /** The holder's host name: a pid from another container or machine means little without it. */
-  readonly hostname: string;
-  readonly version: string;
-  /** Wall-clock ms when the holder took the lock. */
-  readonly startedAt: number;
-  readonly dataDir: string;
-}
-
-/** A request on the control socket; `op` picks the handler. It carries the token from the lock file. */
-export interface ControlRequest {
-  readonly op: string;
-  readonly token?: string;
-  readonly [key: string]: unknown;
-}
-
-export type ControlReply = { readonly ok: true; readonly [key: string]: unknown } | { readonly ok: false; readonly error: string };
-
-export type ControlHandler = (request: ControlRequest) => Promise<ControlReply>;
-
-export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from './errors.js';
-import { DataDirLockedError, DataDirUnavailableError } from './errors.js';
-
-/** What the holder writes into the lock file: who it is, and how to reach it. */
-interface LockRecord {
-  readonly holder: LockHolder;
-  readonly control: string | undefined;
-  readonly token: string | undefined;
-}
-
-/** "pid 1234, host game-1, version 0.1.0, started 2026-11-21T11:00:00.000Z", or a note that it did not say. */
-export function describeHolder(holder: LockHolder | undefined): string {
-  if (holder === undefined) return 'a process that did not say who it is';
-  return `pid ${holder.pid}, host ${holder.hostname}, version ${holder.version}, started ${new Date(holder.startedAt).toISOString()}`;
-}
-
-function isErrno(error: unknown, ...codes: string[]): boolean {
-  return error instanceof Error && codes.includes((error as NodeJS.ErrnoException).code ?? '');
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Text from the lock file goes into terminal and log lines: no control characters, a sane length. */
-function printable(value: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 200);
-}
-
-function parseRecord(text: string): LockRecord | undefined {
-  const newline = text.indexOf('\n');
-  if (newline === -1) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(0, newline));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { pid, hostname: host, version, startedAt, dataDir, control, token } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(pid) || typeof host !== 'string' || typeof version !== 'string' || typeof dataDir !== 'string') return undefined;
-  if (typeof startedAt !== 'number' || Number.isNaN(new Date(startedAt).getTime())) return undefined;
-  return {
-    holder: { pid: pid as number, hostname: printable(host), version: printable(version), startedAt, dataDir: printable(dataDir) },
-    control: typeof control === 'string' && control !== '' ? control : undefined,
-    token: typeof token === 'string' && token !== '' ? token : undefined,
-  };
-}
-
-function readRecord(fd: number): LockRecord | undefined {
-  const buffer = Buffer.alloc(MAX_IDENTITY_BYTES);
-  const length = readSync(fd, buffer, 0, buffer.length, 0);
-  return parseRecord(buffer.toString('utf8', 0, length));
-}
-
-/** The holder's record; waits a moment when the holder has just taken the lock and not yet written it. */
-async function waitForRecord(fd: number): Promise<LockRecord | undefined> {
-  for (let waited = 0; ; waited += IDENTITY_POLL_MS) {
-    const record = readRecord(fd);
-    if (record !== undefined || waited >= IDENTITY_WAIT_MS) return record;
-    await delay(IDENTITY_POLL_MS);
-  }
-}
-
-/** Replaces the lock file's text. The holder emptied it when it took the lock, so a reader sees nothing or all of it. */
-function writeRecord(fd: number, record: LockHolder & { readonly control: string; readonly token: string }): void {
-  const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
-  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written, written);
-  ftruncateSync(fd, bytes.length);
-}
+export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from '../bridge/errors.js';
+// Callers import the lock's whole surface from here: the record and the control channel have modules of their own.
+export { describeHolder, type LockHolder };
+export { CONTROL_SOCKET_FILE, type ControlHandler, type ControlReply, type ControlRequest };
 
 /**
  * Opens (creating, 0600) the lock file for writing, which an exclusive lock needs. A symlink, anything but a plain
@@ -184,10 +95,10 @@ async function openLockFile(file: string): Promise<number> {
   try {
     fd = await openFile(file, fsConstants.O_RDWR | fsConstants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   } catch (error) {
-    if (isErrno(error, 'ELOOP')) throw new DataDirUnavailableError(`${file} is a symbolic link; the lock file must be a plain file: remove it`, undefined, { cause: error });
+    if (isErrnoCode(error, 'ELOOP')) throw new DataDirUnavailableError(`${file} is a symbolic link; the lock file must be a plain file: remove it`, undefined, { cause: error });
     // A directory cannot be opened for writing: say what it is, as for a FIFO or a socket (fstat below).
-    if (isErrno(error, 'EISDIR')) throw new DataDirUnavailableError(`${file} is not a plain file; the lock file must be one: remove it`, undefined, { cause: error });
-    throw new DataDirUnavailableError(`could not open the lock file ${file}: ${messageOf(error)}`, undefined, { cause: error });
+    if (isErrnoCode(error, 'EISDIR')) throw new DataDirUnavailableError(`${file} is not a plain file; the lock file must be one: remove it`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not open the lock file ${file}: ${describeError(error)}`, undefined, { cause: error });
   }
   try {
     const info = fstatSync(fd);
@@ -203,7 +114,7 @@ async function openLockFile(file: string): Promise<number> {
   } catch (error) {
     closeSync(fd);
     if (error instanceof DataDirUnavailableError) throw error;
-    throw new DataDirUnavailableError(`could not check the lock file ${file}: ${messageOf(error)}`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not check the lock file ${file}: ${describeError(error)}`, undefined, { cause: error });
   }
 }
 
@@ -216,7 +127,7 @@ async function takeLock(fd: number, file: string): Promise<boolean> {
     try {
       taken = tryLock(fd, LOCK_OFFSET, LOCK_LENGTH);
     } catch (error) {
-      throw new DataDirUnavailableError(`could not lock ${file}: ${messageOf(error)} (does this file system support file locks?)`, undefined, { cause: error });
+      throw new DataDirUnavailableError(`could not lock ${file}: ${describeError(error)} (does this file system support file locks?)`, undefined, { cause: error });
     }
     if (taken) {
       // Same tick as the lock: a reader never sees the text of a holder that died (it waits for the new one).
@@ -240,8 +151,8 @@ async function probe(real: string): Promise<Probe> {
   try {
     fd = await openFile(file, fsConstants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return { held: false };
-    throw new DataDirUnavailableError(`could not open the lock file ${file}: ${messageOf(error)}`, undefined, { cause: error });
+    if (isErrnoCode(error, 'ENOENT')) return { held: false };
+    throw new DataDirUnavailableError(`could not open the lock file ${file}: ${describeError(error)}`, undefined, { cause: error });
   }
   try {
     if (!fstatSync(fd).isFile()) throw new DataDirUnavailableError(`${file} is not a plain file; the lock file must be one: remove it`);
@@ -249,114 +160,13 @@ async function probe(real: string): Promise<Probe> {
     try {
       free = tryLock(fd, LOCK_OFFSET, LOCK_LENGTH, { shared: true });
     } catch (error) {
-      throw new DataDirUnavailableError(`could not test the lock on ${file}: ${messageOf(error)}`, undefined, { cause: error });
+      throw new DataDirUnavailableError(`could not test the lock on ${file}: ${describeError(error)}`, undefined, { cause: error });
     }
     if (free) return { held: false }; // closing it (finally) gives the shared lock back
     return { held: true, record: await waitForRecord(fd) };
   } finally {
     closeSync(fd);
   }
-}
-
-function listen(server: Server, address: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error): void => {
-      reject(error);
-    };
-    server.once('error', onError);
-    server.listen(address, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-}
-
-/** Where the control socket listens, and what to remove when it closes. */
-interface ControlEndpoint {
-  readonly address: string;
-  readonly remove: () => Promise<void>;
-}
-
-/**
- * Listens for control requests: on the socket file in the directory (a stale one, left by a holder that was
- * killed, is removed first; only the lock holder may), or where a path that long cannot be bound, elsewhere.
- */
-async function listenForControl(server: Server, real: string): Promise<ControlEndpoint> {
-  const inDirectory = path.join(real, CONTROL_SOCKET_FILE);
-  if (process.platform !== 'win32') {
-    await unlink(inDirectory).catch((error: unknown) => {
-      if (!isErrno(error, 'ENOENT')) throw error;
-    });
-    if (Buffer.byteLength(inDirectory) <= MAX_SOCKET_PATH) {
-      await listen(server, inDirectory);
-      return { address: inDirectory, remove: () => unlink(inDirectory).catch(() => undefined) };
-    }
-  }
-  const name = `gsa-bridge-${randomBytes(16).toString('hex')}`;
-  if (process.platform === 'win32') {
-    const address = `\\\\.\\pipe\\${name}`;
-    await listen(server, address);
-    return { address, remove: () => Promise.resolve() };
-  }
-  if (process.platform === 'linux') {
-    // Abstract names are seen by the whole network namespace, but this one is random, bound before it is written
-    // down, and a request still has to quote the token from the 0600 lock file.
-    const address = `\0${name}`;
-    await listen(server, address);
-    return { address, remove: () => Promise.resolve() };
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'gsa-bridge-')); // 0700
-  const address = path.join(dir, 's');
-  const remove = (): Promise<void> => rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  try {
-    if (Buffer.byteLength(address) > MAX_SOCKET_PATH) throw new Error(`${address} is too long for a unix socket; set TMPDIR to a shorter directory`);
-    await listen(server, address);
-  } catch (error) {
-    await remove();
-    throw error;
-  }
-  return { address, remove };
-}
-
-/** Sends one request line and reads one answer line. Rejects when nobody listens (ECONNREFUSED, ENOENT). */
-function exchange(address: string, request: ControlRequest, timeoutMs: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(address);
-    let buffer = '';
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the lock holder did not answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const finish = (error: Error | undefined, value?: unknown): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (error !== undefined) reject(error);
-      else resolve(value);
-    };
-    socket.setEncoding('utf8');
-    socket.on('connect', () => {
-      socket.write(`${JSON.stringify(request)}\n`);
-    });
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const newline = buffer.indexOf('\n');
-      if (newline === -1) {
-        if (buffer.length > MAX_LINE_BYTES) finish(new Error('the lock holder sent an answer that is too long'));
-        return;
-      }
-      try {
-        finish(undefined, JSON.parse(buffer.slice(0, newline)) as unknown);
-      } catch {
-        finish(new Error('the lock holder sent an answer that is not JSON'));
-      }
-    });
-    socket.on('error', (error) => {
-      finish(error);
-    });
-    socket.on('close', () => {
-      finish(new Error('the lock holder closed the connection without answering'));
-    });
-  });
 }
 
 export interface AcquireOptions {
@@ -400,7 +210,7 @@ export class DataDirLock {
       await makeDataDir(dataDir);
       real = await realpath(dataDir);
     } catch (error) {
-      throw new DataDirUnavailableError(`could not create the data directory ${path.resolve(dataDir)}: ${messageOf(error)}`, undefined, { cause: error });
+      throw new DataDirUnavailableError(`could not create the data directory ${path.resolve(dataDir)}: ${describeError(error)}`, undefined, { cause: error });
     }
     const file = path.join(real, LOCK_FILE);
     const fd = await openLockFile(file);
@@ -431,7 +241,7 @@ export class DataDirLock {
       writeRecord(fd, { ...holder, control: lock.#control.address, token: lock.#token });
     } catch (error) {
       await lock.release();
-      throw new DataDirUnavailableError(`could not set up the control socket of ${real}: ${messageOf(error)}`, undefined, { cause: error });
+      throw new DataDirUnavailableError(`could not set up the control socket of ${real}: ${describeError(error)}`, undefined, { cause: error });
     }
     return lock;
   }
@@ -501,7 +311,7 @@ export class DataDirLock {
     try {
       return await handler(control);
     } catch (error) {
-      return { ok: false, error: messageOf(error) };
+      return { ok: false, error: describeError(error) };
     }
   }
 
@@ -523,7 +333,7 @@ export async function lockHolder(dataDir: string): Promise<LockHolder | undefine
   try {
     real = await realpath(dataDir);
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
+    if (isErrnoCode(error, 'ENOENT')) return undefined;
     throw error;
   }
   const found = await probe(real);
@@ -541,7 +351,7 @@ export async function askHolder(dataDir: string, request: ControlRequest, timeou
   try {
     real = await realpath(dataDir);
   } catch (error) {
-    throw new DataDirUnavailableError(`could not find ${path.resolve(dataDir)}: ${messageOf(error)}`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not find ${path.resolve(dataDir)}: ${describeError(error)}`, undefined, { cause: error });
   }
   const found = await probe(real);
   if (!found.held) throw new DataDirUnavailableError(`no process holds ${real}`);
@@ -554,7 +364,7 @@ export async function askHolder(dataDir: string, request: ControlRequest, timeou
     reply = await exchange(record.control, { ...request, token: record.token }, timeoutMs);
   } catch (error) {
     const elsewhere = record.holder.hostname !== hostname() ? ` (it runs on host ${record.holder.hostname}: ask it there)` : '';
-    throw new DataDirUnavailableError(`could not ask the process holding ${real}${elsewhere}: ${messageOf(error)}`, undefined, { cause: error });
+    throw new DataDirUnavailableError(`could not ask the process holding ${real}${elsewhere}: ${describeError(error)}`, undefined, { cause: error });
   }
   if (typeof reply !== 'object' || reply === null || typeof (reply as { ok?: unknown }).ok !== 'boolean') {
     return { ok: false, error: 'the lock holder sent an answer this version does not understand' };

@@ -14,155 +14,52 @@
 // reported (onResend) as a known possible duplicate.
 // It must never re-send a review whose earlier attempt may have been stored (a review POST is not idempotent)
 // unless a person asks or the process died before the answer was journaled, never change a review's content, and
-// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts.
+// never acknowledge or forget a review that is not on disk. Storage and its crash semantics are in reviewJournal.ts;
+// held letters, servers GSA does not know, what a failure means and the options each have a module beside this one.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { GsaError, RetryLaterError, type GsaErrorCode } from '../gsa/errors.js';
-import type { ReviewReceipt } from '../gsa/types.js';
+import type { ReviewOutcome } from '../bridge/port.js';
+import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from '../bridge/errors.js';
+import { GsaError, RetryLaterError } from '../gsa/errors.js';
 import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { allSettledWithin } from '../time/deadline.js';
+import { UNCONFIRMED_MESSAGE, classify, defaultHostFix, describeFailure, failureFields, playerMessage, reasonOf } from './deliveryFailures.js';
+import { HeldLetters } from './heldLetters.js';
 import {
-  ReviewJournal,
   unstorableReason,
   type AcceptedReview,
   type FailureReason,
-  type HeldReview,
   type LetterKind,
-  type OpenedJournal,
+  type OutboxReview,
   type RequeueResult,
   type RequeueSelection,
   type ReviewFate,
-} from './reviewJournal.js';
-import type { PlayerIdentity, ReviewOrigin, ReviewOutcome } from './port.js';
-import { reviewReasonCode } from './reviewReasons.js';
-
-export interface OutboxReview {
-  /** The outbox's own id (a random UUID). */
-  readonly id: string;
-  /** GSA container name. */
-  readonly server: string;
-  readonly player: PlayerIdentity;
-  readonly stars: number;
-  /** Already validated and cleaned by the caller; stored and sent byte-exact. */
-  readonly comment: string;
-  /** Routed back with the result. */
-  readonly origin: ReviewOrigin;
-  /** The clock's time (wall-clock ms) when accepted. */
-  readonly queuedAt: number;
-}
+} from './journalRecords.js';
+import {
+  DEFAULT_COMPACT_AFTER_FINISHED,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+  DEFAULT_RETRY_MIN_DELAY_MS,
+  delayOption,
+  positiveInteger,
+  type ReviewOutboxOptions,
+  type ReviewSend,
+} from './outboxOptions.js';
+import { ReviewJournal, type OpenedJournal } from './reviewJournal.js';
+import { ServerHolds } from './serverHolds.js';
 
 export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 
-/** Delivers one review (see ReviewOutboxOptions.send). */
-// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a sender that does not pass GSA's receipt on (an async function with no return) resolves with void
-export type ReviewSend = (review: OutboxReview) => Promise<ReviewReceipt | void>;
+// Callers find the outbox's whole surface here, though the review, the options and the host fix have modules of their own.
+export type { OutboxReview } from './journalRecords.js';
+export type { ReviewOutboxOptions, ReviewSend } from './outboxOptions.js';
+export { defaultHostFix };
+export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from '../bridge/errors.js';
 
-export interface ReviewOutboxOptions {
-  /** Where reviews.jsonl, dead-letter.jsonl and unconfirmed.jsonl live; created (0700) if missing. The caller holds its lock (dataDirLock.ts). */
-  readonly dataDir: string;
-  /**
-   * Delivers one review; resolves when GSA stored it, with GSA's receipt when the sender passes it on (kept in the
-   * delivered history that `reviews list --state delivered` shows); rejects with a GsaError otherwise.
-   */
-  readonly send: ReviewSend;
-  /** Told once per review when its fate is known (delivered, refused, or unconfirmed). Must not throw. */
-  readonly onResult: (review: OutboxReview, outcome: ReviewOutcome) => void;
-  /**
-   * Told when a review that was in flight when the previous process stopped (its journal shows it sent, with no
-   * answer) is sent again: GSA may store it twice. Once per review and restart. Must not throw.
-   */
-  readonly onResend?: ((review: OutboxReview) => void) | undefined;
-  readonly logger: Logger;
-  /** Backoff between delivery rounds while GSA is unreachable, with 50–100% jitter. Default 1000 ms. */
-  readonly retryMinDelayMs?: number;
-  /** Longest backoff. Default 60 000 ms. */
-  readonly retryMaxDelayMs?: number;
-  /** Reviews in flight at once (the client's rate limiter still applies). Default 4. */
-  readonly concurrency?: number;
-  /** Rewrite the journal once it holds this many finished records. Default 1000. */
-  readonly compactAfterFinished?: number;
-  /** Finished reviews younger than this are remembered through compactions, for the players' cooldown. Default 0. */
-  readonly retainAcceptedMs?: number;
-  /** queuedAt and the journal's times; default the system clock. */
-  readonly clock?: Clock;
-  /** Backoff jitter, in [0, 1); default Math.random. */
-  readonly random?: () => number;
-  /** What a host must fix when GSA refuses our setup (401, 404), for the log. @default defaultHostFix */
-  readonly describeHostFix?: (error: GsaError, server: string) => string;
-}
-
-export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from './errors.js';
-import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from './errors.js';
-
-const DEFAULT_RETRY_MIN_DELAY_MS = 1000;
-const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
-const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_COMPACT_AFTER_FINISHED = 1000;
 /** How long close() waits for sends in flight; the sidecar's whole shutdown budget is a little more. */
 const CLOSE_WAIT_MS = 5000;
-
-const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have been stored. It was not sent again.';
-
-/** Refusals that another attempt cannot change: the player's or the review's own problem. */
-const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['forbidden', 'invalid', 'refused', 'invalid_input']);
-/** Refusals that say the host's setup is wrong: every review would get them, so none is the player's fault. */
-const HOST_SETUP_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'not_found']);
-
-type Failure =
-  | { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError }
-  | { readonly kind: 'host'; readonly error: GsaError }
-  | { readonly kind: 'retry' };
-
-function classify(error: unknown): Failure {
-  // Anything that is not a GsaError is a bug on our side: GSA never saw the review, so keeping it is safe.
-  if (!(error instanceof GsaError)) return { kind: 'retry' };
-  if (error.maybeProcessed) return { kind: 'unconfirmed', error };
-  if (HOST_SETUP_CODES.has(error.code)) return { kind: 'host', error };
-  return PERMANENT_CODES.has(error.code) ? { kind: 'dead', error } : { kind: 'retry' };
-}
-
-/**
- * What the host has to fix, without naming config keys (the outbox knows no config file): the composition root
- * passes `describeHostFix` to say it in the config file's words.
- */
-export function defaultHostFix(error: GsaError, server: string): string {
-  return error.code === 'unauthorized'
-    ? 'GSA refused the API credentials: check the client id and secret (and that the server is bound to these keys)'
-    : `GSA does not know server ${server}: check the server's name (the GSA container name) and the service URL`;
-}
-
-/** Why a review ended, for its letter and the journal: in the mod protocol's words (reviewReasons.ts). */
-function reasonOf(error: GsaError): FailureReason {
-  return { code: reviewReasonCode(error.code), status: error.status ?? null, message: error.message };
-}
-
-/** The service's own words reach the player; an empty service message would tell them nothing. */
-function playerMessage(error: GsaError): string {
-  const service = error.serviceMessage?.trim();
-  return service !== undefined && service.length > 0 ? service : error.message;
-}
-
-function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function failureFields(error: unknown): Record<string, unknown> {
-  return error instanceof GsaError ? { code: error.code, status: error.status } : { err: error };
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 1) throw new RangeError(`${name} must be a whole number of 1 or more, got ${String(value)}`);
-  return chosen;
-}
-
-function delayOption(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isFinite(chosen) || chosen < 0) throw new RangeError(`${name} must be 0 or more milliseconds, got ${String(value)}`);
-  return chosen;
-}
 
 interface Entry {
   readonly review: OutboxReview;
@@ -177,16 +74,10 @@ export class ReviewOutbox {
   readonly #onResend: ((review: OutboxReview) => void) | undefined;
   /** Pending reviews the journal showed in flight when it was opened: their next attempt is a possible duplicate. */
   readonly #inFlightAtOpen: Set<string>;
-  /** Reviews whose fate is journaled `held`: their letters still have to be written, oldest first. */
-  readonly #held = new Map<string, HeldReview>();
-  /** Rounds in a row a letter write failed, for its backoff. */
-  #letterStreak = 0;
-  #letterTimer: NodeJS.Timeout | undefined;
-  /** The letter writes under way (a retry round): close() waits for them before closing the journal. */
-  #letterRound: Promise<void> | undefined;
+  /** Reviews whose fate is journaled `held`, and the retries that write their letters. */
+  readonly #letters: HeldLetters;
   readonly #logger: Logger;
-  readonly #minDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #backoff: { readonly minDelayMs: number; readonly maxDelayMs: number };
   readonly #concurrency: number;
   readonly #clock: Clock;
   readonly #random: () => number;
@@ -209,16 +100,13 @@ export class ReviewOutbox {
   #failureStreak = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Servers GSA does not know (404), until their own backoff ends: their reviews wait, other servers' go on. */
-  readonly #heldServers = new Map<string, NodeJS.Timeout>();
-  /** Rounds in a row each held server got a 404, for its backoff. */
-  readonly #serverStreaks = new Map<string, number>();
+  readonly #serverHolds: ServerHolds;
 
   private constructor(options: ReviewOutboxOptions, journal: ReviewJournal, opened: Omit<OpenedJournal, 'journal'>) {
     const { pending, accepted } = opened;
     this.#journal = journal;
     this.#onResend = options.onResend;
     this.#inFlightAtOpen = new Set(opened.inFlight);
-    for (const held of opened.held) this.#held.set(held.review.id, held);
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#hostFix = options.describeHostFix ?? defaultHostFix;
@@ -226,9 +114,17 @@ export class ReviewOutbox {
     this.#send = options.send;
     this.#onResult = options.onResult;
     this.#logger = options.logger;
-    this.#minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
-    this.#maxDelayMs = Math.max(this.#minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS));
+    const minDelayMs = delayOption('retryMinDelayMs', options.retryMinDelayMs, DEFAULT_RETRY_MIN_DELAY_MS);
+    this.#backoff = { minDelayMs, maxDelayMs: Math.max(minDelayMs, delayOption('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS)) };
     this.#concurrency = positiveInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY);
+    this.#serverHolds = new ServerHolds(this.#backoff, this.#random);
+    this.#letters = new HeldLetters({
+      journal,
+      logger: this.#logger,
+      backoff: this.#backoff,
+      random: this.#random,
+      held: opened.held,
+    });
     this.#waiting = pending.map((review, seq) => ({ review, seq }));
     this.#nextSeq = pending.length;
     this.#unfinished = pending.length;
@@ -329,13 +225,7 @@ export class ReviewOutbox {
     if (this.#started) return;
     this.#started = true;
     if (this.#waiting.length > 0) this.#logger.info({ pending: this.#waiting.length }, `delivering ${this.#waiting.length} pending reviews`);
-    if (this.#held.size > 0) {
-      this.#logger.warn(
-        { held: this.#held.size },
-        `${this.#held.size} reviews have a known fate whose letter could not be written before; writing their letters now (they are not sent again)`,
-      );
-      this.#writeHeldLetters();
-    }
+    this.#letters.start();
     this.#pump();
   }
 
@@ -357,10 +247,8 @@ export class ReviewOutbox {
     this.#closing = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
-    clearTimeout(this.#letterTimer);
-    this.#letterTimer = undefined;
-    for (const timer of this.#heldServers.values()) clearTimeout(timer);
-    this.#heldServers.clear();
+    this.#letters.stop();
+    this.#serverHolds.clear();
     const inFlight = [...this.#inFlight.values()];
     if (inFlight.length > 0 && !(await allSettledWithin(inFlight, CLOSE_WAIT_MS))) {
       this.#abandoned = true;
@@ -369,7 +257,7 @@ export class ReviewOutbox {
         `${this.#inFlight.size} reviews were still being sent after ${CLOSE_WAIT_MS / 1000} s; their outcome is not journaled, so they will be sent again after a restart`,
       );
     }
-    await this.#letterRound;
+    await this.#letters.settled();
     await this.#journal.close();
   }
 
@@ -377,7 +265,7 @@ export class ReviewOutbox {
     if (!this.#started || this.#closing || this.#retryTimer !== undefined) return;
     while (this.#inFlight.size < this.#concurrency) {
       // Oldest first, skipping servers on hold, so one misnamed server cannot block the others' reviews.
-      const index = this.#heldServers.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#heldServers.has(waiting.review.server));
+      const index = this.#serverHolds.size === 0 ? 0 : this.#waiting.findIndex((waiting) => !this.#serverHolds.has(waiting.review.server));
       const entry = index === -1 ? undefined : this.#waiting.splice(index, 1)[0];
       if (entry === undefined) return;
       this.#inFlight.set(entry.review.id, this.#deliver(entry));
@@ -466,7 +354,7 @@ export class ReviewOutbox {
   async #unconfirmed(review: OutboxReview, error: GsaError): Promise<void> {
     const reason = reasonOf(error);
     // Written whole before the fate, like a dead letter: the fate line alone would vanish at the next compaction.
-    if (!(await this.#writeLetter('unconfirmed', review, reason))) {
+    if (!(await this.#letters.write('unconfirmed', review, reason))) {
       await this.#hold(review, 'unconfirmed', reason, { ok: false, error: { code: 'unconfirmed', message: UNCONFIRMED_MESSAGE } });
       return;
     }
@@ -482,7 +370,7 @@ export class ReviewOutbox {
     const reason = reasonOf(error);
     // The dead letter is written first: a crash before the journal's `dead` record then means a second
     // refusal (and a second dead letter) after the restart, never a refused review nobody can find.
-    if (!(await this.#writeLetter('dead', review, reason))) {
+    if (!(await this.#letters.write('dead', review, reason))) {
       await this.#hold(review, 'dead', reason, { ok: false, error: { code: error.code, message: playerMessage(error) } });
       return;
     }
@@ -493,29 +381,14 @@ export class ReviewOutbox {
     await this.#finish(review, { op: 'dead', reason }, { ok: false, error: { code: error.code, message: playerMessage(error) } });
   }
 
-  /** Appends the letter (fsynced); false when that failed, which is logged with the review whole. */
-  async #writeLetter(kind: LetterKind, review: OutboxReview, reason: FailureReason): Promise<boolean> {
-    try {
-      await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
-      return true;
-    } catch (writeError) {
-      this.#logger.error(
-        { err: writeError, review, reason },
-        `could not write ${this.#journal.letterPath(kind)} (${describeFailure(writeError)}); review ${review.id} stays in the journal as ${kind} ` +
-          '(gsa-bridge reviews list shows it) and the letter is written once that works again; it is not sent again',
-      );
-      return false;
-    }
-  }
-
   /**
    * The fate is known but its letter could not be written: the review stays in the journal as `held` (listed under
    * its state, never sent again), its outcome is told, and the letter write is retried with backoff.
    */
   async #hold(review: OutboxReview, kind: LetterKind, reason: FailureReason, outcome: ReviewOutcome): Promise<void> {
-    this.#held.set(review.id, { kind, review, reason });
+    this.#letters.add({ kind, review, reason });
     this.#unfinished -= 1;
-    this.#serverStreaks.delete(review.server);
+    this.#serverHolds.answered(review.server);
     // Refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (kind === 'dead') this.#recovered(review);
     try {
@@ -531,57 +404,14 @@ export class ReviewOutbox {
         `could not journal that review ${review.id} is ${kind} either (${describeFailure(error)}); it stays pending in the journal, so after a restart it would be sent again`,
       );
     }
-    this.#scheduleLetterRetry();
-  }
-
-  #scheduleLetterRetry(): void {
-    if (this.#closing || this.#letterTimer !== undefined || this.#letterRound !== undefined || this.#held.size === 0) return;
-    this.#letterStreak += 1;
-    const delayMs = backoffDelayMs(this.#letterStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
-    this.#logger.info({ held: this.#held.size, delayMs }, `${this.#held.size} reviews wait for their letter to be written; next try in ${delayMs} ms`);
-    this.#letterTimer = setTimeout(() => {
-      this.#letterTimer = undefined;
-      this.#writeHeldLetters();
-    }, delayMs);
-    // Held reviews are journaled: a waiting retry is no reason to keep the process alive.
-    this.#letterTimer.unref();
-  }
-
-  /** One round over the held reviews, oldest first: each letter, then its fate; stops at the first failure. */
-  #writeHeldLetters(): void {
-    if (this.#closing || this.#letterRound !== undefined) return;
-    const round = (async () => {
-      for (const held of [...this.#held.values()]) {
-        if (this.#closing) return;
-        const { kind, review, reason } = held;
-        try {
-          await (kind === 'dead' ? this.#journal.appendDeadLetter(review, reason) : this.#journal.appendUnconfirmed(review, reason));
-        } catch (error) {
-          this.#logger.warn({ err: error, review: review.id }, `still cannot write ${this.#journal.letterPath(kind)} (${describeFailure(error)}); ${this.#held.size} reviews stay held in the journal`);
-          return;
-        }
-        try {
-          await this.#journal.appendFate(review.id, { op: kind, reason });
-        } catch (error) {
-          this.#logger.error({ err: error, review: review.id }, `wrote the letter of review ${review.id} but could not journal its fate; it stays held and its letter may be written twice`);
-          return;
-        }
-        this.#held.delete(review.id);
-        this.#logger.info({ review: review.id, fate: kind }, `review ${review.id}: its letter is now in ${this.#journal.letterPath(kind)}`);
-      }
-      this.#letterStreak = 0;
-    })();
-    this.#letterRound = round.finally(() => {
-      this.#letterRound = undefined;
-      this.#scheduleLetterRetry();
-    });
+    this.#letters.retryLater();
   }
 
   /** Journals the fate and reports it without waiting for the fsync (see reviewJournal.ts), then waits for it. */
   async #finish(review: OutboxReview, fate: ReviewFate, outcome: ReviewOutcome): Promise<void> {
     const journaled = this.#journal.appendFate(review.id, fate);
     this.#unfinished -= 1;
-    this.#serverStreaks.delete(review.server);
+    this.#serverHolds.answered(review.server);
     // Stored or refused, GSA answered; an unconfirmed review says nothing about reachability.
     if (fate.op !== 'unconfirmed') this.#recovered(review);
     if (fate.op === 'delivered') this.#logger.debug({ review: review.id, server: review.server }, `review ${review.id} delivered`);
@@ -616,21 +446,17 @@ export class ReviewOutbox {
   #holdServer(entry: Entry, error: GsaError): void {
     const { server } = entry.review;
     this.#putBack(entry);
-    if (this.#closing || this.#heldServers.has(server)) return;
-    const streak = (this.#serverStreaks.get(server) ?? 0) + 1;
-    this.#serverStreaks.set(server, streak);
-    const delayMs = backoffDelayMs(streak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
+    if (this.#closing) return;
+    const held = this.#serverHolds.hold(server, () => {
+      this.#pump();
+    });
+    if (held === undefined) return;
+    const { delayMs, streak } = held;
     const waiting = this.#waiting.filter((waiting) => waiting.review.server === server).length;
     this.#logger.error(
       { ...failureFields(error), server, pending: waiting, delayMs, streak },
       `${this.#hostFix(error, server)}; its ${waiting} reviews stay pending (none is dropped), next try in ${delayMs} ms; other servers' reviews go on`,
     );
-    const timer = setTimeout(() => {
-      this.#heldServers.delete(server);
-      this.#pump();
-    }, delayMs);
-    timer.unref();
-    this.#heldServers.set(server, timer);
   }
 
   /** Back into the waiting line at its place by acceptance order. */
@@ -665,8 +491,8 @@ export class ReviewOutbox {
 
   /** The project's backoff (exponential, 50–100% jitter); a longer Retry-After from GSA wins, up to the maximum. */
   #backoffMs(error: unknown): number {
-    const jittered = backoffDelayMs(this.#failureStreak, { minDelayMs: this.#minDelayMs, maxDelayMs: this.#maxDelayMs }, this.#random);
-    const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#maxDelayMs) : 0;
+    const jittered = backoffDelayMs(this.#failureStreak, this.#backoff, this.#random);
+    const asked = error instanceof RetryLaterError && error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, this.#backoff.maxDelayMs) : 0;
     return Math.max(jittered, asked);
   }
 }

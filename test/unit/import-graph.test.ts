@@ -1,0 +1,127 @@
+// The import graph of src/ and adapters/, read from the source text: no module circle at run time, and the bridge
+// port (what every adapter imports) reaches neither the review journal nor the data directory lock, not even
+// through a type-only import, so an adapter never drags the durable storage in and a change there never
+// recompiles every adapter. A small walker, not a dependency: relative `import`/`export … from` lines only.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+
+interface Edge {
+  readonly to: string;
+  /** `import type …`, `export type …`, or braces holding only `type` names: gone at run time. */
+  readonly typeOnly: boolean;
+}
+
+const FROM_CLAUSE = /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']*)'/gms;
+const ONLY_TYPE_NAMES = /^\{\s*(?:type\s+[\w$]+(?:\s+as\s+[\w$]+)?\s*,?\s*)+\}$/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function readGraph(): Map<string, Edge[]> {
+  const graph = new Map<string, Edge[]>();
+  for (const file of [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'adapters'))]) {
+    const edges: Edge[] = [];
+    for (const match of readFileSync(file, 'utf8').matchAll(FROM_CLAUSE)) {
+      const [, typeKeyword, names = '', specifier = ''] = match;
+      const to = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      if (existsSync(to)) edges.push({ to, typeOnly: typeKeyword !== undefined || ONLY_TYPE_NAMES.test(names.trim()) });
+    }
+    graph.set(file, edges);
+  }
+  return graph;
+}
+
+const name = (file: string): string => relative(ROOT, file).replaceAll('\\', '/');
+
+/** Every circle of modules (strongly connected component of more than one file), as sorted names. */
+function circles(graph: ReadonlyMap<string, readonly Edge[]>, withTypes: boolean): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const edge of graph.get(file) ?? []) {
+      if (edge.typeOnly && !withTypes) continue;
+      if (!index.has(edge.to)) {
+        visit(edge.to);
+        low.set(file, Math.min(low.get(file)!, low.get(edge.to)!));
+      } else if (onStack.has(edge.to)) {
+        low.set(file, Math.min(low.get(file)!, index.get(edge.to)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      component.push(name(member));
+      if (member === file) break;
+    }
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** Every module `from` reaches, type-only imports included, with the chain that first reached it. */
+function reach(graph: ReadonlyMap<string, readonly Edge[]>, from: string): Map<string, string[]> {
+  const chains = new Map<string, string[]>([[from, [name(from)]]]);
+  const queue = [from];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const edge of graph.get(file) ?? []) {
+      if (chains.has(edge.to)) continue;
+      chains.set(edge.to, [...chains.get(file)!, name(edge.to)]);
+      queue.push(edge.to);
+    }
+  }
+  return chains;
+}
+
+describe('the import graph', () => {
+  const graph = readGraph();
+
+  it('has no circle of run-time imports in src/ or adapters/', () => {
+    expect(circles(graph, false)).toEqual([]);
+  });
+
+  it('has no circle at all, type-only imports included, among the core, review storage, data directory and id modules', () => {
+    const core = /^(?:src\/(?:bridge|reviews|datadir|ids)\/)/;
+    const inCore = new Map([...graph].filter(([file]) => core.test(name(file))).map(([file, edges]) => [file, edges.filter((edge) => core.test(name(edge.to)))]));
+    expect(circles(inCore, true)).toEqual([]);
+  });
+
+  it('keeps the review storage and the data directory lock out of what the bridge port imports', () => {
+    const reached = reach(graph, join(ROOT, 'src/bridge/port.ts'));
+    const storage = [...reached]
+      .filter(([file]) => /(?:review(?:Journal|Outbox)|dataDirLock|controlChannel|durableFiles)\.ts$/.test(file) || /\/(?:reviews|datadir)\/(?!lockRecord\.ts$)/.test(file))
+      .map(([, chain]) => chain.join(' → '));
+    expect(storage).toEqual([]);
+  });
+
+  it('sees a circle when one is there (the walker itself works)', () => {
+    const a = join(ROOT, 'a.ts');
+    const b = join(ROOT, 'b.ts');
+    const fake = new Map([
+      [a, [{ to: b, typeOnly: false }]],
+      [b, [{ to: a, typeOnly: true }]],
+    ]);
+    expect(circles(fake, false)).toEqual([]);
+    expect(circles(fake, true)).toEqual([['a.ts', 'b.ts']]);
+    expect(reach(graph, join(ROOT, 'src/bridge/port.ts')).size).toBeGreaterThan(1);
+  });
+});
