@@ -27,7 +27,7 @@ export interface GameConsoleRequest {
   readonly chatEverySeconds: number;
 }
 
-interface PasswordChoice {
+export interface PasswordChoice {
   readonly password: string;
   /** Where it came from, for the banner; never the password itself unless generated. */
   readonly source: string;
@@ -61,7 +61,8 @@ async function passwordFromConfig(path: string, profile: string, context: CliCon
   throw new UsageError(`--config ${path}: no rcon adapter with "profile": "${profile}"; add one, or leave --config out`);
 }
 
-async function choosePassword(request: GameConsoleRequest, context: CliContext): Promise<PasswordChoice> {
+/** --config's rcon adapter of this profile, else GSA_BRIDGE_RCON_PASSWORD, else a generated one. @throws UsageError */
+export async function choosePassword(request: Pick<GameConsoleRequest, 'game' | 'configPath'>, context: CliContext): Promise<PasswordChoice> {
   if (request.configPath !== undefined) return passwordFromConfig(request.configPath, request.game, context);
   const fromEnv = context.env[RCON_PASSWORD_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return { password: fromEnv, source: `from ${RCON_PASSWORD_ENV}` };

@@ -3,7 +3,7 @@
 // Negatives are proven causally (a later request's answer comes first), never by waiting.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SourceRconClient, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';
 import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
+import { choosePassword } from '../../src/cli/gameConsoleCommand.js';
+import { UsageError } from '../../src/cli/errors.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { ALICE, MALLORY, SCRIPT_LINES, startScriptedChat, type ChatStage, type ScriptedPlayer } from '../../src/gameEmulator/scriptedChat.js';
 import { ARK_NO_RESPONSE, CONAN_TOO_MANY } from '../../src/gameEmulator/sourceConsoleGames.js';
@@ -343,6 +345,24 @@ describe('gsa-bridge emulator --game', () => {
     const help = await runCliInProcess(['emulator', '--help'], {});
     expect(help.stdout).toContain('squad 21114');
     expect(help.stdout).toContain('GSA_BRIDGE_RCON_PASSWORD');
+  });
+
+  it('takes the password from --config (the first rcon adapter of the profile), else the environment, else makes one', async () => {
+    const dir = await tempDir('game-config');
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ servers: [{ name: 's', adapters: [{ type: 'websocket', token: 't' }, { type: 'rcon', profile: 'conan', port: 25575, password: 'from-file' }] }] }),
+    );
+    const context = { stdout: { write: () => true }, stderr: { write: () => true }, env: { GSA_BRIDGE_RCON_PASSWORD: 'from-env' }, cwd: dir };
+    expect(await choosePassword({ game: 'conan', configPath: 'config.json' }, context)).toEqual({
+      password: 'from-file',
+      source: 'from your config (servers[0].adapters[1].password)',
+    });
+    await expect(choosePassword({ game: 'ark', configPath: 'config.json' }, context)).rejects.toThrow(UsageError);
+    expect(await choosePassword({ game: 'ark', configPath: undefined }, context)).toEqual({ password: 'from-env', source: 'from GSA_BRIDGE_RCON_PASSWORD' });
+    const made = await choosePassword({ game: 'ark', configPath: undefined }, { ...context, env: {} });
+    expect(made.password).toMatch(/^[\w-]{12}$/);
+    expect(made.source).toContain(made.password);
   });
 
   it('squad --port 0: starts, prints the port and the adapter (never the given password), answers, and stops on SIGINT', async () => {
