@@ -9,10 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GAME_CONSOLES, type GameName, type RunningGameConsole } from '../gameEmulator/gameConsoles.js';
 import { MALLORY, SCRIPTED_PLAYERS, startScriptedChat, type ScriptStep } from '../gameEmulator/scriptedChat.js';
-import { SevenDaysNotBuiltError } from '../gameEmulator/sevenDaysWiring.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
-import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { EXIT_OK } from './exitCodes.js';
 import { shutdownSignal } from './shutdownSignal.js';
 
 export const RCON_PASSWORD_ENV = 'GSA_BRIDGE_RCON_PASSWORD';
@@ -81,16 +80,12 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
   }
   const { password, source } = await choosePassword(request, context);
   const port = request.port ?? entry.defaultPort;
-  let running: RunningGameConsole;
-  try {
-    running = await entry.start({ host: request.host, port, password, logFile: request.logFile === undefined ? undefined : resolve(context.cwd ?? process.cwd(), request.logFile) });
-  } catch (error) {
-    if (error instanceof SevenDaysNotBuiltError) {
-      context.stderr.write(`error: ${error.message}\n`);
-      return EXIT_REFUSED;
-    }
-    throw error;
-  }
+  const running: RunningGameConsole = await entry.start({
+    host: request.host,
+    port,
+    password,
+    logFile: request.logFile === undefined ? undefined : resolve(context.cwd ?? process.cwd(), request.logFile),
+  });
   const say = (line: string): void => {
     context.stdout.write(`${line}\n`);
   };

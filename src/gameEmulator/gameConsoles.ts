@@ -4,7 +4,7 @@
 import { RustWebRconConsole } from './rustWebRconConsole.js';
 import type { ChatStage, ScriptedPlayer } from './scriptedChat.js';
 import { SourceRconConsole, type ConsoleWriteMode } from './sourceRconConsole.js';
-import { STUB_START_SEVEN_DAYS_CONSOLE, startSevenDaysGameConsole, toSevenDaysPlayer } from './sevenDaysWiring.js';
+import { startSevenDaysGameConsole } from './sevenDaysWiring.js';
 
 export const GAME_NAMES = ['ark', 'atlas', 'squad', 'rust', 'conan', '7dtd', 'minecraft'] as const;
 export type GameName = (typeof GAME_NAMES)[number];
@@ -93,7 +93,7 @@ const sevenDays: GameConsoleEntry = {
   logFile: 'none',
   logFileHint: undefined,
   start: async (options) => {
-    const started = await startSevenDaysGameConsole(STUB_START_SEVEN_DAYS_CONSOLE, toSevenDaysPlayer, options);
+    const started = await startSevenDaysGameConsole(options);
     return { ...started, logPath: undefined };
   },
 };

@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SourceRconClient, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';
 import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
+import { TelnetClient } from '../../adapters/rcon/telnetClient.js';
 import { choosePassword } from '../../src/cli/gameConsoleCommand.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
@@ -335,10 +336,27 @@ describe('scripted chat', () => {
 });
 
 describe('gsa-bridge emulator --game', () => {
-  it('7dtd is wired but not built yet: exit 1 naming it; --log-file on a game without a chat log is a usage error', async () => {
-    const sevenDays = await runCliInProcess(['emulator', '--game', '7dtd', '--port', '0'], {});
-    expect(sevenDays.code).toBe(1);
-    expect(sevenDays.stderr).toContain('7dtd is not built yet');
+  it('7dtd: the telnet console from the table, the scripted players listed with their crossid and heard in its log stream', async () => {
+    const game = await GAME_CONSOLES['7dtd'].start({ host: '127.0.0.1', port: 0, password: 'pw-7dtd' });
+    const lines: string[] = [];
+    const client = new TelnetClient({ host: '127.0.0.1', port: game.port, password: 'pw-7dtd', label: '7dtd-test', reconnect: false, onLine: (line) => lines.push(line) });
+    try {
+      client.start();
+      await client.whenReady({ timeoutMs: patientMs(5_000), failFast: true });
+      game.join(ALICE);
+      const listed = await client.command('lp', { endsAt: /^Total of \d+ in the game/ });
+      expect(listed).toContain(`pltfmid=Steam_${ALICE.steamId}, crossid=EOS_${ALICE.eosId}`);
+      game.say(ALICE, 'hello from the script');
+      const deadline = performance.now() + patientMs(5_000);
+      while (!lines.some((line) => line.includes("'Alice': hello from the script")) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(lines.find((line) => line.includes('hello from the script'))).toMatch(new RegExp(`Chat \\(from 'Steam_${ALICE.steamId}', entity id '171', to 'Global'\\): 'Alice': hello from the script$`));
+    } finally {
+      await client.close();
+      await game.close();
+    }
+  });
+
+  it('--log-file on a game without a chat log is a usage error; help names the ports and the password variable', async () => {
     const squadLog = await runCliInProcess(['emulator', '--game', 'squad', '--log-file', 'x.log'], {});
     expect(squadLog.code).toBe(2);
     expect((await runCliInProcess(['emulator', '--log-file', 'x.log'], {})).stderr).toContain('--log-file needs --game NAME');
