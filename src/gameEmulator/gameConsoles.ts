@@ -22,6 +22,8 @@ export interface RunningGameConsole extends ChatStage {
   readonly port: number;
   /** The log file this start writes (for ARK, the file made from a `*` pattern). */
   readonly logPath: string | undefined;
+  /** Every command the console received, in order (what a sidecar sent it: alerts, mutes, player lists). */
+  readonly commands: readonly string[];
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ function sourceEntry(game: 'ark' | 'atlas' | 'squad' | 'conan' | 'minecraft', de
       return {
         port: started.port,
         logPath: started.log?.path,
+        commands: started.commands,
         close: () => started.close(),
         join: (player) => {
           started.join(player);
@@ -74,6 +77,9 @@ const rust: GameConsoleEntry = {
     return {
       port: started.port,
       logPath: undefined,
+      get commands() {
+        return started.commands.map((received) => received.message);
+      },
       close: () => started.stop(),
       join: (player) => {
         if (!started.players.some((known) => known.steamId === player.steamId)) started.players.push(rustPlayer(player));

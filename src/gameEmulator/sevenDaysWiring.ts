@@ -7,6 +7,7 @@ import type { ChatStage, ScriptedPlayer } from './scriptedChat.js';
 /** A running console with the scripted stage. */
 export interface SevenDaysGameConsole extends ChatStage {
   readonly port: number;
+  readonly commands: readonly string[];
   close(): Promise<void>;
 }
 
@@ -27,6 +28,7 @@ export async function startSevenDaysGameConsole(options: { readonly host: string
   };
   return {
     port: game.port,
+    commands: game.commands,
     close: () => game.close(),
     join: (player) => {
       game.join(toPlayer(player));
