@@ -5,44 +5,17 @@
 // character name; Pippi's copy of a line is dropped; the host's notifyCommand answers; `!review` becomes a review.
 import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { createLogger } from '../../src/log/logger.js';
-import { startSidecar } from '../../src/sidecar.js';
+import { describe, expect, it } from 'vitest';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
-import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
+import { RIG_ALERT as ALERT, RIG_PASSWORD as PASSWORD, RIG_SERVER as SERVER, useGameRig } from '../fixtures/gameRig.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
-const SERVER = 'ovddykvbs';
-const PASSWORD = 'conan-secret-pass';
-const ALERT = 'Muted by an admin, appeal on our Discord';
 const MUTED = { steamId: '76561198000000001', character: 'Muted Exile (the Bold)' };
 const NICE = { steamId: '76561198000000002', character: 'Nice Exile' };
 
-let emulator: GsaEmulator;
-let currentLogs: string[] = [];
-const cleanups: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-
-async function until(condition: () => boolean, what: string, timeoutMs = patientMs(15_000)): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const rig = useGameRig();
+const { until } = rig;
+const emulator = () => rig.emulator();
 
 function listplayers(players: readonly { steamId: string; character: string }[]): string {
   const rows = players.map((player, index) => `${String(index).padStart(3)} | ${player.character} | Player#${String(index)} | A-USER${String(index)} | ${player.steamId} |  STEAM`);
@@ -57,51 +30,17 @@ function chatLine(character: string, text: string, steamId?: string): string {
 async function startConan() {
   const respond = (command: string): FakeReply | undefined => (command === 'listplayers' ? listplayers([MUTED, NICE]) : '');
   const fake = await FakeSourceRconServer.start({ quirks: 'conan', password: PASSWORD, respond, writeMode: 'split' });
-  cleanups.push(() => fake.stop());
+  rig.onCleanup(() => fake.stop());
   return { fake, actions: () => fake.commands.filter((command) => command !== 'listplayers') };
 }
 
-async function startRig(port: number, logFile: string) {
-  const logs: string[] = [];
-  currentLogs = logs;
-  const config = parseConfig(
-    {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
-      servers: [
-        {
-          name: SERVER,
-          id: 4711,
-          adapters: [
-            {
-              type: 'rcon',
-              id: 'game',
-              profile: 'conan',
-              port,
-              password: PASSWORD,
-              logFile,
-              pollPlayersMs: 60_000,
-              alertCooldownMs: 0,
-              notifyCommand: 'directmessage Server {steamId} "{message}"',
-            },
-          ],
-        },
-      ],
-      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS },
-      reviews: { dataDir: await tempDir('conan-data'), cooldownMs: 0 },
-    },
-    {},
-  );
-  const logger = createLogger({ level: 'debug', secrets: [PASSWORD], destination: { write: (line: string) => logs.push(line) } });
-  const sidecar = await startSidecar(config, { logger });
-  cleanups.push(() => sidecar.stop());
-  const built = sidecar.adapters[0];
-  if (!(built instanceof RconAdapter)) throw new Error('the sidecar built no rcon adapter');
-  return { adapter: built, logs };
+function startRig(port: number, logFile: string) {
+  return rig.start({ profile: 'conan', port, logFile, pollPlayersMs: 60_000, notifyCommand: 'directmessage Server {steamId} "{message}"' });
 }
 
 describe('conan: chat from ConanSandbox.log', () => {
   it('gates current and name-only lines, drops Pippi copies, follows the rename at a restart, one session per command', async () => {
-    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    emulator().mute(SERVER, MUTED.steamId, ALERT);
     const dir = await tempDir('conan-logs');
     const path = join(dir, 'ConanSandbox.log');
     await writeFile(path, `\uFEFF${chatLine(MUTED.character, 'before the start', MUTED.steamId)}`);
@@ -137,8 +76,8 @@ describe('conan: chat from ConanSandbox.log', () => {
     const { adapter } = await startRig(conan.fake.port, path);
     await until(() => adapter.ready, 'a first session');
     await appendFile(path, chatLine(NICE.character, '!review 4 Good server', NICE.steamId));
-    await until(() => emulator.reviews.length === 1, 'the review at GSA');
-    expect(emulator.reviews[0]).toMatchObject({ stars: 4, comment: 'Good server' });
+    await until(() => emulator().reviews.length === 1, 'the review at GSA');
+    expect(emulator().reviews[0]).toMatchObject({ stars: 4, comment: 'Good server' });
     await until(() => conan.actions().some((command) => command.startsWith(`directmessage Server ${NICE.steamId} `)), 'the confirmation');
   });
 });

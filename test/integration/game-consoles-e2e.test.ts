@@ -3,43 +3,17 @@
 // its bytes split into pieces or merged. ARK and Conan write their log files where the game would. For each game a
 // muted player's line gets the game's answer, and `!review` reaches GSA exactly as typed.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
-import { parseConfig } from '../../src/app/config.js';
+import { describe, expect, it } from 'vitest';
+import type { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
 import { GAME_CONSOLES, type GameName, type RunningGameConsole } from '../../src/gameEmulator/gameConsoles.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { createLogger } from '../../src/log/logger.js';
-import { startSidecar } from '../../src/sidecar.js';
-import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
+import { RIG_ALERT as ALERT, RIG_PASSWORD as PASSWORD, RIG_SERVER as SERVER, useGameRig } from '../fixtures/gameRig.js';
+import { patientMs } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
-const SERVER = 'ovddykvbs';
-const PASSWORD = 'console-secret-pass';
-const ALERT = 'Muted by an admin, appeal on our Discord';
-
-let emulator: GsaEmulator;
-let currentLogs: string[] = [];
-const cleanups: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-
-async function until(condition: () => boolean, what: string, timeoutMs = patientMs(20_000)): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const rig = useGameRig();
+const { until } = rig;
+const emulator = () => rig.emulator();
 
 interface Case {
   readonly game: GameName;
@@ -66,64 +40,37 @@ const CASES: readonly Case[] = [
   { game: '7dtd', writeMode: 'split', adapter: { notifyCommand: 'pm {entityId} "{message}"' }, answered: (command) => /^pm \d+ "/.test(command) && command.includes(ALERT) },
 ];
 
-async function startCase(testCase: Case): Promise<{ game: RunningGameConsole; adapter: RconAdapter }> {
+async function startCase(testCase: Case): Promise<{ game: RunningGameConsole; adapter: RconAdapter; logs: string[] }> {
   const dir = await tempDir(`console-${testCase.game}`);
   const logFile = testCase.logFile === undefined ? undefined : join(dir, testCase.logFile);
   const game = await GAME_CONSOLES[testCase.game].start({ host: '127.0.0.1', port: 0, password: PASSWORD, logFile, writeMode: testCase.writeMode });
-  cleanups.push(() => game.close());
-  const logs: string[] = [];
-  currentLogs = logs;
-  const config = parseConfig(
-    {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
-      servers: [
-        {
-          name: SERVER,
-          id: 4711,
-          adapters: [
-            {
-              type: 'rcon',
-              id: 'game',
-              profile: testCase.game,
-              port: game.port,
-              password: PASSWORD,
-              pollChatMs: 250,
-              pollPlayersMs: 1_000,
-              alertCooldownMs: 0,
-              ...(logFile === undefined ? {} : { logFile }),
-              ...testCase.adapter,
-            },
-          ],
-        },
-      ],
-      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS },
-      reviews: { dataDir: await tempDir('console-data'), cooldownMs: 0 },
-    },
-    {},
-  );
-  const logger = createLogger({ level: 'debug', secrets: [PASSWORD], destination: { write: (line: string) => logs.push(line) } });
-  const sidecar = await startSidecar(config, { logger });
-  cleanups.push(() => sidecar.stop());
-  const adapter = sidecar.adapters[0];
-  if (!(adapter instanceof RconAdapter)) throw new Error('the sidecar built no rcon adapter');
-  return { game, adapter };
+  rig.onCleanup(() => game.close());
+  const { adapter, logs } = await rig.start({
+    profile: testCase.game,
+    port: game.port,
+    pollChatMs: 250,
+    pollPlayersMs: 1_000,
+    ...(logFile === undefined ? {} : { logFile }),
+    ...testCase.adapter,
+  });
+  return { game, adapter, logs };
 }
 
 describe("every game against emulator --game's consoles", () => {
   it.each(CASES)('$game: a muted player is answered, and !review reaches GSA as typed', async (testCase) => {
     // GSA knows a player by one id; which one a game's lines give differs (EOS on Squad and 7 Days to Die).
-    emulator.mute(SERVER, MALLORY.steamId, ALERT);
-    emulator.mute(SERVER, MALLORY.eosId, ALERT);
-    const { game, adapter } = await startCase(testCase);
+    emulator().mute(SERVER, MALLORY.steamId, ALERT);
+    emulator().mute(SERVER, MALLORY.eosId, ALERT);
+    const { game, adapter, logs } = await startCase(testCase);
     game.join(ALICE);
     game.join(MALLORY);
     await until(() => adapter.ready, 'the console login');
     game.say(MALLORY, 'buy gold at example.com');
-    await until(() => game.commands.some(testCase.answered), "the game's answer to the muted player");
+    await until(() => game.commands.some(testCase.answered), "the game's answer to the muted player", patientMs(20_000));
 
     game.say(ALICE, '!review 5 Great admins, "fair" | fun');
-    await until(() => emulator.reviews.length === 1, 'the review at GSA');
-    expect(emulator.reviews[0]).toMatchObject({ stars: 5, comment: 'Great admins, "fair" | fun' });
-    expect(currentLogs.join('')).not.toContain(PASSWORD);
+    await until(() => emulator().reviews.length === 1, 'the review at GSA');
+    expect(emulator().reviews[0]).toMatchObject({ stars: 5, comment: 'Great admins, "fair" | fun' });
+    expect(logs.join('')).not.toContain(PASSWORD);
   });
 });

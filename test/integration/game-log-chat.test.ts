@@ -6,45 +6,19 @@
 // "Nothing was sent" is proven by a later line's answer on the same serial console, never by a sleep.
 import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { createLogger } from '../../src/log/logger.js';
-import { startSidecar } from '../../src/sidecar.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
-import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
+import { RIG_ALERT as ALERT, RIG_PASSWORD as PASSWORD, RIG_SERVER as SERVER, useGameRig } from '../fixtures/gameRig.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
-const SERVER = 'ovddykvbs';
-const PASSWORD = 'rcon-secret-pass';
 const MUTED = { steamId: '76561198000000001', eosId: '0002aaaaaaaaaaaaaaaaaaaaaaaaaaa1', name: 'Muted Guy' };
 const NICE = { steamId: '76561198000000002', eosId: '0002bbbbbbbbbbbbbbbbbbbbbbbbbbb2', name: 'Nice Guy' };
 const TWIN = { steamId: '76561198000000004', eosId: '0002ddddddddddddddddddddddddddd4', name: 'Muted Guy' };
-const ALERT = 'Muted by an admin, appeal on our Discord';
 
-let emulator: GsaEmulator;
-let currentLogs: string[] = [];
-const cleanups: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-
-async function until(condition: () => boolean, what: string, timeoutMs = patientMs(10_000)): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the sidecar logged:\n${currentLogs.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const rig = useGameRig();
+const { until } = rig;
+const emulator = () => rig.emulator();
 
 async function startArk(players: readonly { steamId: string; eosId: string; name: string }[], ids: 'steam' | 'eos' = 'steam') {
   const respond = (command: string): FakeReply | undefined => {
@@ -52,28 +26,12 @@ async function startArk(players: readonly { steamId: string; eosId: string; name
     return undefined; // `Server received, But no response!!`
   };
   const fake = await FakeSourceRconServer.start({ quirks: 'ark', password: PASSWORD, respond, writeMode: 'split' });
-  cleanups.push(() => fake.stop());
+  rig.onCleanup(() => fake.stop());
   return { fake, actions: () => fake.commands.filter((command) => command !== 'ListPlayers') };
 }
 
-async function startRig(adapter: Record<string, unknown>, mute: Record<string, unknown> = {}) {
-  const logs: string[] = [];
-  currentLogs = logs;
-  const config = parseConfig(
-    {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
-      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'rcon', id: 'game', profile: 'ark', password: PASSWORD, pollPlayersMs: 2_000, alertCooldownMs: 0, ...adapter }] }],
-      mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...mute },
-      reviews: { dataDir: await tempDir('game-log-data'), cooldownMs: 0 },
-    },
-    {},
-  );
-  const logger = createLogger({ level: 'debug', secrets: [PASSWORD], destination: { write: (line: string) => logs.push(line) } });
-  const sidecar = await startSidecar(config, { logger });
-  cleanups.push(() => sidecar.stop());
-  const built = sidecar.adapters[0];
-  if (!(built instanceof RconAdapter)) throw new Error('the sidecar built no rcon adapter');
-  return { sidecar, adapter: built, logs };
+function startRig(adapter: Record<string, unknown>, mute: Record<string, unknown> = {}) {
+  return rig.start({ profile: 'ark', pollPlayersMs: 2_000, ...adapter }, mute);
 }
 
 /** A game-log chat line as ARK writes it with -servergamelog: engine head, the game's stamp, CRLF. */
@@ -83,7 +41,7 @@ function chatLine(name: string, character: string, text: string): string {
 
 describe('ark: chat from the game log', () => {
   it('gates from the log, never sends GetChat, and does not replay old lines', async () => {
-    emulator.mute(SERVER, MUTED.steamId, ALERT);
+    emulator().mute(SERVER, MUTED.steamId, ALERT);
     const logs = await tempDir('ark-logs');
     const first = join(logs, 'ServerGame.1.2026.09.13_18.40.00.log');
     // Written before the sidecar starts: never read.
@@ -108,7 +66,7 @@ describe('ark: chat from the game log', () => {
   });
 
   it('follows a log renamed away and begun anew at the same path', async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator().mute(SERVER, MUTED.eosId, ALERT);
     const logs = await tempDir('ark-logs');
     const path = join(logs, 'ServerGame.log');
     await writeFile(path, '');
@@ -122,9 +80,9 @@ describe('ark: chat from the game log', () => {
   });
 
   it('never guesses between two listed players with one name', async () => {
-    emulator.mute(SERVER, MUTED.steamId, ALERT);
-    emulator.mute(SERVER, TWIN.steamId, ALERT);
-    emulator.mute(SERVER, NICE.steamId, ALERT);
+    emulator().mute(SERVER, MUTED.steamId, ALERT);
+    emulator().mute(SERVER, TWIN.steamId, ALERT);
+    emulator().mute(SERVER, NICE.steamId, ALERT);
     const logs = await tempDir('ark-logs');
     const path = join(logs, 'ServerGame.log');
     await writeFile(path, '');
@@ -139,7 +97,7 @@ describe('ark: chat from the game log', () => {
   });
 
   it('with gsaMod, mutes through the mod in game and lifts it when the mute is over', async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator().mute(SERVER, MUTED.eosId, ALERT);
     const logs = await tempDir('ark-logs');
     const path = join(logs, 'ServerGame.log');
     await writeFile(path, '');
@@ -148,7 +106,7 @@ describe('ark: chat from the game log', () => {
     await until(() => ark.actions().some((command) => command.startsWith('scriptcommand gsamute')), 'the mod mute at join');
     expect(ark.actions()[0]).toBe(`scriptcommand gsamute ${MUTED.eosId} true ${ALERT}`);
     expect(adapter.ready).toBe(true);
-    emulator.unmute(SERVER, MUTED.eosId);
+    emulator().unmute(SERVER, MUTED.eosId);
     // The mod drops a muted player's chat, so no line triggers the refresh: the player polls do, once it is stale.
     await until(() => ark.actions().includes(`scriptcommand gsamute ${MUTED.eosId} false`), 'the mod unmute');
   });

@@ -43,7 +43,7 @@ describe('--help of every command', () => {
 
   it('shows literal defaults where there are ones', async () => {
     const { stdout } = await cli(['emulator', '--help']);
-    expect(stdout).toMatch(/--port P +the port to listen on \(0: any free port\) \(default: 8790\)/);
+    expect(stdout).toMatch(/--port P +the port to listen on \(0: any free port\) \(default: 8790; with --game, the game.s usual RCON port\)/);
     expect(stdout).toMatch(/--host H +the address to listen on \(default: 127\.0\.0\.1\)/);
   });
 
