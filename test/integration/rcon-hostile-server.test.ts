@@ -14,7 +14,7 @@ import { WebRconClient, type WebRconClientOptions } from '../../adapters/rcon/we
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeSourceRconServerOptions } from '../fixtures/fakeSourceRconServer.js';
-import { patientMs } from '../fixtures/patience.js';
+import { waitForIo as waitFor, settleIo as settle } from '../fixtures/ioWaits.js';
 
 const PASSWORD = 'hunter2-Secret';
 const LABEL = 'game-rcon';
@@ -79,20 +79,6 @@ function jsonLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] }
     }),
   );
   return { logger, lines };
-}
-
-/** Polls with setImmediate (fake timers leave it alone), so real socket I/O can finish; 10 s of real time at most. */
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + patientMs(10_000);
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-/** Lets loopback I/O in flight arrive (for asserting that something did NOT happen). */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 30; round++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 type Outcome = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: unknown };

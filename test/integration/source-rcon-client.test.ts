@@ -10,7 +10,7 @@ import { RconError } from '../../adapters/rcon/errors.js';
 import { encodeSourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { SourceRconClient, type ReconnectScheduled, type SourceRconClientOptions, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';
 import { ARK_NO_RESPONSE, FakeSourceRconServer, type FakeSourceRconServerOptions } from '../fixtures/fakeSourceRconServer.js';
-import { patientMs } from '../fixtures/patience.js';
+import { waitForIo as waitFor, settleIo as settle, rconFailure as failure } from '../fixtures/ioWaits.js';
 
 const PASSWORD = 'hunter2-Secret';
 const LABEL = 'game-rcon';
@@ -43,30 +43,6 @@ function client(server: FakeSourceRconServer, options: Partial<SourceRconClientO
   });
   clients.push(made);
   return made;
-}
-
-/** Polls with setImmediate (fake timers leave it alone), so real socket I/O can finish. */
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + patientMs(10_000);
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-/** Lets loopback I/O in flight arrive (for asserting that something did NOT happen). */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 30; round++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-async function failure(promise: Promise<unknown>): Promise<RconError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RconError) return error;
-    throw error;
-  }
-  throw new Error('expected an RconError, but the call succeeded');
 }
 
 function useFakeTime(): void {

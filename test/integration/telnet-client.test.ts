@@ -6,7 +6,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RconError } from '../../adapters/rcon/errors.js';
 import { parseSevenDaysChat, parseSevenDaysPlayerList, parseSevenDaysPresence } from '../../adapters/rcon/profiles/sevenDaysLines.js';
 import { rconOptionsSchema, type RconOptions } from '../../adapters/rcon/options.js';
 import { openRconConnection } from '../../adapters/rcon/rconConnection.js';
@@ -15,6 +14,7 @@ import type { RconLogger } from '../../adapters/rcon/sourceRconClient.js';
 import { TelnetClient, type TelnetClientOptions } from '../../adapters/rcon/telnetClient.js';
 import { startSevenDaysConsole, type SevenDaysConsole, type SevenDaysConsoleOptions, type SevenDaysFakePlayer } from '../../src/gameEmulator/sevenDaysConsole.js';
 import { patientMs } from '../fixtures/patience.js';
+import { waitForIo as waitFor, settleIo as settle, rconFailure as failure } from '../fixtures/ioWaits.js';
 
 const PASSWORD = 'tel-Secret-7d2d';
 const LABEL = '7dtd-main';
@@ -43,30 +43,6 @@ function client(game: SevenDaysConsole, options: Partial<TelnetClientOptions> = 
   const made = new TelnetClient({ host: game.host, port: game.port, password: PASSWORD, label: LABEL, reconnectMinDelayMs: 20, reconnectMaxDelayMs: 200, ...options });
   clients.push(made);
   return made;
-}
-
-/** Polls with setImmediate (fake timers leave it alone), so real socket I/O can finish. */
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + patientMs(10_000);
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within 10 s of real time`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-/** Lets loopback I/O in flight arrive, under fake timers (for asserting that something did NOT happen). */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 30; round++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-async function failure(promise: Promise<unknown>): Promise<RconError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RconError) return error;
-    throw error;
-  }
-  throw new Error('expected an RconError, but the call succeeded');
 }
 
 /** Adapter options for openRconConnection (the 7dtd profile's name is the lead's to add; the transport is what counts here). */
