@@ -2,8 +2,9 @@
 // trivial line reader in this process, and next to @logdna/tail-file when it is installed somewhere (it is not a
 // dependency: pass its directory, e.g. after `npm i @logdna/tail-file` in /tmp/lt-eval). In one run:
 // - throughput: a writer in its own process (bench/logTailWriter) appends chat-like CRLF lines in batches as fast as
-//   it can; lines per second are counted from the first line a reader delivers to the last (the writer outruns every
-//   reader, so this is the reader's pace). Rounds rotate the order of the sides; medians are shown.
+//   it can; lines per second are counted from the writer's first byte to the reader's last line, which is what a
+//   host sees: a reader that keeps up reads at the writer's pace, one that falls behind finishes later. Rounds
+//   rotate the order of the sides; medians are shown.
 // - latency: every side follows the same file at once while this process appends one line 20 times a second for
 //   10 s; the time from just before appendFile to the side's line callback, p50/p99/max.
 // Ours runs with watch (the default) and with watch:false (the polling fallback alone, at its default period).
@@ -25,7 +26,7 @@ import { DEFAULT_LOG_TAIL_POLL_INTERVAL_MS, LogTail } from '../adapters/rcon/sou
 import { silentLogger } from '../src/log/logger.js';
 
 const linesPerRound = Number(process.argv[2] ?? 300_000);
-const rounds = Number(process.argv[3] ?? 2);
+const rounds = Number(process.argv[3] ?? 3);
 const logdnaPath = process.argv[4] ?? '/tmp/lt-eval/node_modules/@logdna/tail-file';
 const LATENCY_RATE = 20;
 const LATENCY_SECONDS = 10;
@@ -115,7 +116,7 @@ async function throughput(dir: string, side: Side, round: number): Promise<numbe
   await writeFile(file, 'an old line\n');
   let ready = false;
   let count = 0;
-  let first = 0;
+  let writingSince = 0;
   let last = 0;
   let done: () => void = () => undefined;
   const allRead = new Promise<void>((resolve) => (done = resolve));
@@ -125,7 +126,6 @@ async function throughput(dir: string, side: Side, round: number): Promise<numbe
       return;
     }
     if (line.charCodeAt(0) !== 76 /* L */) return;
-    if (count === 0) first = performance.now();
     count++;
     if (count === linesPerRound) {
       last = performance.now();
@@ -134,7 +134,10 @@ async function throughput(dir: string, side: Side, round: number): Promise<numbe
   });
   try {
     await whenFollowing(file, () => ready);
-    const writer = spawn(process.execPath, [fileURLToPath(new URL('./logTailWriter.js', import.meta.url)), file, String(linesPerRound), '500'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const writer = spawn(process.execPath, [fileURLToPath(new URL('./logTailWriter.js', import.meta.url)), file, String(linesPerRound), '500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    writer.stdout.once('data', () => {
+      writingSince = performance.now();
+    });
     await once(writer, 'exit');
     const timeout = setTimeout(() => {
       done();
@@ -142,7 +145,7 @@ async function throughput(dir: string, side: Side, round: number): Promise<numbe
     await allRead;
     clearTimeout(timeout);
     if (count < linesPerRound) throw new Error(`${side.name} read ${count} of ${linesPerRound} lines`);
-    return count / ((last - first) / 1000);
+    return count / ((last - writingSince) / 1000);
   } finally {
     await reader.close();
     await rm(file, { force: true });

@@ -1,5 +1,5 @@
 // The writer side of bench/log-tail: runs in its own process (as a game does) and appends `lines` chat-like lines
-// to a file in batches as fast as it can, then prints one JSON line with how long the writing took. Measures only.
+// to a file in batches as fast as it can, printing `writing` before the first byte and one JSON line with how long the writing took. Measures only.
 //
 //   node dist/bench/logTailWriter.js <file> <lines> <linesPerBatch>
 
@@ -13,6 +13,8 @@ const perBatch = Number(batchArg);
 const line = (n: number): string => `L${n} 2026.11.27-19.00.00: Spielerin Ünal (Tribe Größe): gg, bis später 🎉 ${n}\r\n`;
 
 const fd = openSync(file, 'a');
+// Told before the first byte, so the reader's clock starts with the writing (not with this process's start-up).
+console.log('writing');
 const started = performance.now();
 for (let n = 0; n < lines; n += perBatch) {
   let batch = '';

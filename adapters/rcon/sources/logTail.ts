@@ -9,8 +9,9 @@
 // Bytes become lines in LogLineDecoder (encoding, split characters, line bound).
 //
 // Why our own and not @logdna/tail-file (4.0.2, evaluated on bench/log-tail.ts): its speed is not the problem
-// (2026-11-27, shared 2-core machine: 736k lines/s vs ours 1006k with watch, 719k polling only, tail -F 636k; p99
-// 117 ms at a 100 ms poll vs ours 39 ms with watch, 103 ms polling only, tail -F 39 ms), its fit is: it follows one
+// (2026-11-27, 2-core machine at load 6-10, six runs: throughput against tail -F 0.54-1.24x for it, 0.48-1.58x for
+// ours with watch, 0.48-1.57x polling only, all within run-to-run noise; p99 103-139 ms at a 100 ms poll for it, ours
+// 5-49 ms with watch and 100-124 ms polling only, tail -F 5-78 ms), its fit is: it follows one
 // fixed name only (no glob-newest), start() rejects for a missing file and it quits for good after 10 missed polls
 // (2 s between a rename and a create) or on any EACCES, it polls only (1 s default, no watch), reads new bytes by
 // path (createReadStream) so a replace between its stat and its read is read from the old offset, and hands out
