@@ -2,9 +2,12 @@
 // real sidecar (in-process), the GSA emulator, and each game's console on loopback with its own framing and quirks,
 // its bytes split into pieces or merged. ARK and Conan write their log files where the game would. For each game a
 // muted player's line gets the game's answer, and `!review` reaches GSA exactly as typed.
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rconOptionsSchema } from '../../adapters/rcon/options.js';
 import type { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
+import { probeRcon } from '../../adapters/rcon/rconProbe.js';
 import { GAME_CONSOLES, type GameName, type RunningGameConsole } from '../../src/gameEmulator/gameConsoles.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { RIG_ALERT as ALERT, RIG_PASSWORD as PASSWORD, RIG_SERVER as SERVER, useGameRig } from '../fixtures/gameRig.js';
@@ -72,5 +75,26 @@ describe("every game against emulator --game's consoles", () => {
     await until(() => emulator().reviews.length === 1, 'the review at GSA');
     expect(emulator().reviews[0]).toMatchObject({ stars: 5, comment: 'Great admins, "fair" | fun' });
     expect(logs.join('')).not.toContain(PASSWORD);
+  });
+});
+
+describe('config check --connect and `gsa-bridge rcon` against each console', () => {
+  it.each(['ark', 'squad', 'rust', 'conan', '7dtd'] as const)('%s: the profile probe logs in and is answered; a wrong password fails naming the key', async (name) => {
+    const game = await GAME_CONSOLES[name].start({ host: '127.0.0.1', port: 0, password: PASSWORD, writeMode: 'split' });
+    rig.onCleanup(() => game.close());
+    // Conan reads chat only from its log: the probe also says which file it would follow.
+    const logFile = name === 'conan' ? join(await tempDir('console-probe'), 'ConanSandbox.log') : undefined;
+    if (logFile !== undefined) await writeFile(logFile, '\uFEFF');
+    const keys = { type: 'rcon', profile: name, port: game.port, ...(logFile === undefined ? {} : { logFile }) };
+    const good = await probeRcon(rconOptionsSchema.parse({ ...keys, password: PASSWORD }), { serverName: SERVER, id: `${name}-probe` });
+    expect(good).toMatchObject({ ok: true });
+    expect(good.message).toMatch(/^logged in; /);
+    if (logFile !== undefined) expect(good.message).toContain(`chat is read from ${logFile}`);
+    // ARK answers a wrong password with silence: the login bound (11 s) is the wait, so it is left to config-check-rcon.
+    if (name === 'ark') return;
+    const refused = await probeRcon(rconOptionsSchema.parse({ ...keys, password: 'not-the-password' }), { serverName: SERVER, id: `${name}-probe` });
+    expect(refused.ok).toBe(false);
+    expect(refused.message).toMatch(/password/);
+    expect(refused.message).not.toContain('not-the-password');
   });
 });
