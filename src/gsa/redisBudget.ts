@@ -1,6 +1,7 @@
 // The API budget shared by every sidecar on one API key, kept in Redis: one sliding window of starts, the 6/3/1
 // cycle with "first lookups before refreshes" across sidecars, the Retry-After hold and the service's own count,
-// each decided atomically by one Lua script on Redis's clock (redisBudgetScripts.ts).
+// each decided atomically by one Lua script on Redis's clock (redisBudgetScripts.ts). Joining that state, and
+// noticing it was wiped, is sharedBudgetMembership.ts's; this class decides on what it learns.
 // Redis is never a single point of failure: on any error, or no answer within `answerTimeoutMs`, this sidecar
 // decides on a local window of floor(requests / nodes) (one warning line), seeded with its own recent starts, and
 // shares again when Redis is back (one line), putting its own starts of the last span back first.
@@ -28,7 +29,7 @@ import { clampTimerMs } from '../time/timerLimit.js';
 import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from './apiBudget.js';
 import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
 import { DOUBT_TEXT, describeWindowSettings, doubtsOf, readDecideReply, windowSettings, type Doubt } from './redisBudgetReplies.js';
-import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT } from './redisBudgetScripts.js';
+import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, budgetKeys, type BudgetKeys } from './redisBudgetScripts.js';
 import { NoAnswerError, runRedisScript, type RedisScript } from './redisScript.js';
 import {
   DEFAULT_MAX_HOLD_MS,
@@ -53,15 +54,6 @@ import { guardedIntervalMs } from './slidingWindow.js';
 // Callers find the budget's options and protocol timings here, though they have a module of their own.
 export { DEFAULT_MAX_HOLD_MS, DEMAND_GRACE_MS, HEARTBEAT_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, OTHER_TURN_MS, REBUILD_GRACE_MS, fallbackShare, type RedisBudgetOptions };
 
-interface Keys {
-  readonly window: string;
-  readonly place: string;
-  readonly demand: string;
-  readonly hold: string;
-  readonly meta: string;
-  readonly nodes: string;
-}
-
 export class RedisBudget implements ApiBudget {
   readonly #client: SharedRedis;
   readonly #label: string;
@@ -82,7 +74,7 @@ export class RedisBudget implements ApiBudget {
   readonly #connectTimeoutMs: number;
   readonly #nodeId: string;
   readonly #settings: string;
-  readonly #keys: Keys;
+  readonly #keys: BudgetKeys;
   readonly #cycle: string;
   readonly #membership: SharedBudgetMembership;
   #mode: BudgetMode = 'starting';
@@ -133,15 +125,7 @@ export class RedisBudget implements ApiBudget {
     this.#nodeId = options.nodeId ?? randomBytes(6).toString('hex');
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(this.#nodeId)) throw new RangeError(`nodeId must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(this.#nodeId)}`);
     this.#settings = windowSettings(this.#requests, this.#intervalMs, this.#nodes);
-    const name = sharedKeyName(options.prefix, options.clientId);
-    this.#keys = {
-      window: `${name}:window`,
-      place: `${name}:place`,
-      demand: `${name}:demand`,
-      hold: `${name}:hold`,
-      meta: `${name}:meta`,
-      nodes: `${name}:nodes`,
-    };
+    this.#keys = budgetKeys(sharedKeyName(options.prefix, options.clientId));
     this.#cycle = shareCycle()
       .map((budgetClass) => budgetClass[0])
       .join('');
