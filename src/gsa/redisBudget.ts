@@ -1,6 +1,7 @@
 // The API budget shared by every sidecar on one API key, kept in Redis: one sliding window of starts, the 6/3/1
 // cycle with "first lookups before refreshes" across sidecars, the Retry-After hold and the service's own count,
-// each decided atomically by one Lua script on Redis's clock (redisBudgetScripts.ts).
+// each decided atomically by one Lua script on Redis's clock (redisBudgetScripts.ts). Joining that state, and
+// noticing it was wiped, is sharedBudgetMembership.ts's; this class decides on what it learns.
 // Redis is never a single point of failure: on any error, or no answer within `answerTimeoutMs`, this sidecar
 // decides on a local window of floor(requests / nodes) (one warning line), seeded with its own recent starts, and
 // shares again when Redis is back (one line), putting its own starts of the last span back first.
@@ -27,17 +28,8 @@ import { steadyClock } from '../time/steadyClock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from './apiBudget.js';
 import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
-import {
-  DOUBT_TEXT,
-  describeWindowSettings,
-  doubtsOf,
-  readDecideReply,
-  readJoinReply,
-  windowSettings,
-  type Doubt,
-  type JoinReply,
-} from './redisBudgetReplies.js';
-import { DECIDE_SCRIPT, HOLD_SCRIPT, JOIN_SCRIPT, OBSERVE_SCRIPT } from './redisBudgetScripts.js';
+import { DOUBT_TEXT, describeWindowSettings, doubtsOf, readDecideReply, windowSettings, type Doubt } from './redisBudgetReplies.js';
+import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, budgetKeys, type BudgetKeys } from './redisBudgetScripts.js';
 import { NoAnswerError, runRedisScript, type RedisScript } from './redisScript.js';
 import {
   DEFAULT_MAX_HOLD_MS,
@@ -48,7 +40,6 @@ import {
   LATE_GRANT_MS,
   OTHER_TURN_MS,
   REBUILD_GRACE_MS,
-  REJOIN_EVERY_MS,
   fallbackShare,
   positiveMs,
   silent,
@@ -57,27 +48,11 @@ import {
 } from './redisBudgetOptions.js';
 import { sharedKeyName } from './sharedKeyName.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from './sharedRedis.js';
+import { SharedBudgetMembership, type BudgetMode, type OwnStart } from './sharedBudgetMembership.js';
 import { guardedIntervalMs } from './slidingWindow.js';
 
 // Callers find the budget's options and protocol timings here, though they have a module of their own.
 export { DEFAULT_MAX_HOLD_MS, DEMAND_GRACE_MS, HEARTBEAT_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, OTHER_TURN_MS, REBUILD_GRACE_MS, fallbackShare, type RedisBudgetOptions };
-
-interface OwnStart {
-  /** On the local (steady) clock. */
-  readonly at: number;
-  readonly member: string;
-}
-
-type Mode = 'starting' | 'shared' | 'local' | 'closed';
-
-interface Keys {
-  readonly window: string;
-  readonly place: string;
-  readonly demand: string;
-  readonly hold: string;
-  readonly meta: string;
-  readonly nodes: string;
-}
 
 export class RedisBudget implements ApiBudget {
   readonly #client: SharedRedis;
@@ -94,15 +69,15 @@ export class RedisBudget implements ApiBudget {
   readonly #share: number;
   readonly #maxHoldMs: number;
   readonly #holdRecheckMs: number;
-  readonly #heartbeatMs: number;
   readonly #rebuildGraceMs: number;
   readonly #answerTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #nodeId: string;
   readonly #settings: string;
-  readonly #keys: Keys;
+  readonly #keys: BudgetKeys;
   readonly #cycle: string;
-  #mode: Mode = 'starting';
+  readonly #membership: SharedBudgetMembership;
+  #mode: BudgetMode = 'starting';
   /** What onSharedChange was last told. */
   #told: boolean | undefined;
   /** This process's starts of about the last span, oldest first: the fallback's seed and a rebuilt state's. */
@@ -115,16 +90,7 @@ export class RedisBudget implements ApiBudget {
   /** The end of the last long hold a warning line was written for (local clock). */
   #warnedHoldUntil = 0;
   #fallback: LocalBudget | undefined;
-  #joining: Promise<void> | undefined;
-  #nextJoinAt = 0;
   #lastError: string | undefined;
-  /** The state in Redis this node joined ('' before it joined one). */
-  #epoch = '';
-  /** The state joined is being rebuilt (its grace has not passed): Redis answers "wait" meanwhile. */
-  #rebuilding = false;
-  #rebuildTimer: NodeJS.Timeout | undefined;
-  #heartbeat: NodeJS.Timeout | undefined;
-  #checking = false;
   /** Other sidecars' window settings this one does not share with (logged once), while that lasts. */
   #mismatch: string | undefined;
   /** Doubts seen in the latest replies (logged when they first appear) and when each was last logged. */
@@ -152,22 +118,14 @@ export class RedisBudget implements ApiBudget {
     this.#share = fallbackShare(this.#requests, this.#nodes);
     this.#maxHoldMs = clampTimerMs(positiveMs('maxHoldMs', options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS));
     this.#holdRecheckMs = positiveMs('holdRecheckMs', options.holdRecheckMs ?? HOLD_RECHECK_MS);
-    this.#heartbeatMs = positiveMs('heartbeatMs', options.heartbeatMs ?? HEARTBEAT_MS);
+    const heartbeatMs = positiveMs('heartbeatMs', options.heartbeatMs ?? HEARTBEAT_MS);
     this.#rebuildGraceMs = positiveMs('rebuildGraceMs', options.rebuildGraceMs ?? REBUILD_GRACE_MS);
     this.#answerTimeoutMs = options.answerTimeoutMs ?? 250;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.#nodeId = options.nodeId ?? randomBytes(6).toString('hex');
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(this.#nodeId)) throw new RangeError(`nodeId must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(this.#nodeId)}`);
     this.#settings = windowSettings(this.#requests, this.#intervalMs, this.#nodes);
-    const name = sharedKeyName(options.prefix, options.clientId);
-    this.#keys = {
-      window: `${name}:window`,
-      place: `${name}:place`,
-      demand: `${name}:demand`,
-      hold: `${name}:hold`,
-      meta: `${name}:meta`,
-      nodes: `${name}:nodes`,
-    };
+    this.#keys = budgetKeys(sharedKeyName(options.prefix, options.clientId));
     this.#cycle = shareCycle()
       .map((budgetClass) => budgetClass[0])
       .join('');
@@ -175,8 +133,9 @@ export class RedisBudget implements ApiBudget {
       this.#settleStart = resolve;
     });
     this.#client = connectSharedRedis(options.url, this.#logger, { connectTimeoutMs: this.#connectTimeoutMs });
+    this.#membership = this.#newMembership(heartbeatMs);
     this.#client.on('ready', () => {
-      void this.#join();
+      void this.#membership.join();
     });
     this.#client.on('error', (error: unknown) => {
       this.#lastError = redisErrorText(error, this.#secrets);
@@ -191,7 +150,7 @@ export class RedisBudget implements ApiBudget {
 
   /** True while the shared state is being rebuilt (after a wipe, or when this sidecar made it): nobody starts. */
   get rebuilding(): boolean {
-    return this.#mode === 'shared' && this.#rebuilding;
+    return this.#mode === 'shared' && this.#membership.rebuilding;
   }
 
   /** The connection, for the other shared part (the webhook spacing). Owned here: closed by close(). */
@@ -229,7 +188,7 @@ export class RedisBudget implements ApiBudget {
         return this.#afterStart().then(() => this.decide(waiting));
       case 'local':
       case 'closed':
-        this.#maybeRejoin();
+        this.#membership.maybeRejoin();
         return this.#decideLocally(waiting);
     }
   }
@@ -276,8 +235,7 @@ export class RedisBudget implements ApiBudget {
     if (this.#mode === 'closed') return;
     const wasShared = this.#mode === 'shared';
     this.#mode = 'closed';
-    this.#stopHeartbeat();
-    clearTimeout(this.#rebuildTimer);
+    this.#membership.close();
     this.#settleStart();
     // Its settings leave the list of live sidecars now, so that sidecars restarted with other settings share at once
     // (a killed one's lapse a window later). Its claims lapse by themselves (DEMAND_GRACE_MS past their wait).
@@ -310,7 +268,7 @@ export class RedisBudget implements ApiBudget {
           String(DEMAND_GRACE_MS),
           this.#cycle,
           String(OTHER_TURN_MS),
-          this.#epoch,
+          this.#membership.epoch,
           String(this.#maxHoldMs),
           String(this.#holdRecheckMs),
           String(this.#rebuildGraceMs),
@@ -349,7 +307,7 @@ export class RedisBudget implements ApiBudget {
           this.#fallBack('the shared state changed again while this sidecar was joining it');
           return this.#decideLocally(waiting);
         }
-        await this.#join();
+        await this.#membership.join();
         return this.#mode === 'shared' ? this.#decideShared(waiting, true) : this.decide(waiting);
     }
   }
@@ -410,8 +368,7 @@ export class RedisBudget implements ApiBudget {
     this.#mode = 'local';
     this.#fallback = undefined;
     this.#sharedHoldUntil = 0;
-    this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-    this.#stopHeartbeat();
+    this.#membership.left();
     this.#tell(false);
     this.#settleStart();
     return true;
@@ -453,144 +410,6 @@ export class RedisBudget implements ApiBudget {
     }
   }
 
-  /** Redis answered a (re)connection, or the state changed: put this node's starts and hold back, then share. */
-  #join(): Promise<void> {
-    if (this.#joining !== undefined) return this.#joining;
-    const joining = (async () => {
-      const now = this.#clock.now();
-      const seeds = this.#recentStarts().flatMap((start) => [String(Math.max(0, Math.round(now - start.at))), start.member]);
-      const held = Math.max(0, Math.ceil(this.#holdUntil - now));
-      let reply: JoinReply | undefined;
-      try {
-        reply = readJoinReply(await this.#run(JOIN_SCRIPT, this.#joinKeys(), [...this.#joinArgs(held, true), ...seeds]));
-      } catch (error) {
-        this.#lastError = this.#reason(error);
-        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-        this.#fallBack(this.#lastError);
-        return;
-      }
-      if (reply === undefined || reply.status === 'seedsNeeded') {
-        this.#lastError = 'its answer to joining the shared budget is not one this version of gsa-bridge gives';
-        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-        this.#fallBack(this.#lastError);
-        return;
-      }
-      this.#noteDoubts(reply.doubts);
-      if (reply.status === 'mismatch') {
-        this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-        this.#mismatched(reply.theirs);
-        return;
-      }
-      if (this.#mode === 'closed') return;
-      const wiped = this.#mode === 'shared' && this.#epoch !== '' && reply.epoch !== this.#epoch;
-      this.#adopt(reply);
-      if (wiped) {
-        this.#logger.warn(
-          { redis: this.#label, graceMs: reply.graceLeftMs },
-          `shared API budget: the shared state in Redis at ${this.#label} was wiped or rebuilt (FLUSHALL, eviction, a new replica); this sidecar put its own starts and hold back, and the shared window is trusted again in ${reply.graceLeftMs} ms`,
-        );
-      }
-      if (this.#mode === 'shared') return;
-      const wasLocal = this.#mode === 'local';
-      const wasMismatched = this.#mismatch !== undefined;
-      this.#mode = 'shared';
-      this.#mismatch = undefined;
-      this.#fallback = undefined;
-      this.#startHeartbeat();
-      if (wasMismatched) {
-        this.#logger.info({ redis: this.#label }, `shared API budget: the live sidecars on this key in Redis at ${this.#label} keep the same window as this one now; sharing the budget again`);
-      } else if (wasLocal) {
-        this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
-      }
-      this.#tell(true);
-      this.#settleStart();
-    })().finally(() => {
-      this.#joining = undefined;
-    });
-    this.#joining = joining;
-    return joining;
-  }
-
-  #adopt(reply: Extract<JoinReply, { status: 'joined' }>): void {
-    this.#epoch = reply.epoch;
-    // Only told, for `rebuilding`: Redis itself keeps the grace, on its own clock.
-    clearTimeout(this.#rebuildTimer);
-    this.#rebuilding = reply.graceLeftMs > 0;
-    if (this.#rebuilding) {
-      this.#rebuildTimer = setTimeout(() => {
-        this.#rebuilding = false;
-      }, reply.graceLeftMs);
-      this.#rebuildTimer.unref();
-    }
-  }
-
-  #joinKeys(): string[] {
-    return [this.#keys.window, this.#keys.hold, this.#keys.meta, this.#keys.nodes];
-  }
-
-  #joinArgs(heldMs: number, seeded: boolean): string[] {
-    return [
-      this.#epoch,
-      randomBytes(8).toString('hex'),
-      this.#settings,
-      this.#nodeId,
-      String(this.#spanMs),
-      String(DEMAND_GRACE_MS),
-      String(heldMs),
-      String(this.#maxHoldMs),
-      String(this.#rebuildGraceMs),
-      String(this.#spanMs + DEMAND_GRACE_MS),
-      seeded ? '1' : '0',
-    ];
-  }
-
-  /**
-   * While sharing, a sidecar whose starts are still in the window (or that holds) checks now and then that Redis
-   * still holds the state it joined, so a wipe is rebuilt within a heartbeat even by a sidecar that is not asking
-   * for starts; it also keeps its settings visible to sidecars that join.
-   */
-  #startHeartbeat(): void {
-    if (this.#heartbeat !== undefined) return;
-    this.#heartbeat = setInterval(() => {
-      void this.#checkState();
-    }, this.#heartbeatMs);
-    this.#heartbeat.unref();
-  }
-
-  #stopHeartbeat(): void {
-    clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-  }
-
-  async #checkState(): Promise<void> {
-    if (this.#mode !== 'shared' || this.#checking || this.#joining !== undefined) return;
-    const held = Math.max(0, Math.ceil(this.#holdUntil - this.#clock.now()));
-    if (this.#recentStarts().length === 0 && held === 0) return;
-    this.#checking = true;
-    try {
-      const reply = readJoinReply(await this.#run(JOIN_SCRIPT, this.#joinKeys(), this.#joinArgs(held, false)));
-      if (reply === undefined) {
-        this.#fallBack('its answer to a check of the shared state is not one this version of gsa-bridge gives');
-        return;
-      }
-      this.#noteDoubts(reply.doubts);
-      if (reply.status === 'mismatch') this.#mismatched(reply.theirs);
-      else if (reply.status === 'seedsNeeded') await this.#join();
-      else if (reply.epoch === this.#epoch) this.#adopt(reply);
-    } catch (error) {
-      this.#fallBack(this.#reason(error));
-    } finally {
-      this.#checking = false;
-    }
-  }
-
-  /** On the fallback with the connection up (Redis stalled, then answered; or its sidecars disagreed): try sharing again now and then. */
-  #maybeRejoin(): void {
-    if (this.#mode !== 'local' || !this.#client.isReady || this.#joining !== undefined || this.#clock.now() < this.#nextJoinAt) return;
-    this.#nextJoinAt = this.#clock.now() + REJOIN_EVERY_MS;
-    void this.#join();
-  }
-
   /** Waits for the first connection (at most connectTimeoutMs); without one, the fallback decides. */
   async #afterStart(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -600,6 +419,57 @@ export class RedisBudget implements ApiBudget {
     await Promise.race([this.#started, timeout]);
     clearTimeout(timer);
     if (this.#mode === 'starting') this.#fallBack(this.#lastError ?? `no connection within ${this.#connectTimeoutMs} ms`);
+  }
+
+  /** The join protocol (sharedBudgetMembership.ts), told through these what it needs and what it learns. */
+  #newMembership(heartbeatMs: number): SharedBudgetMembership {
+    const keys = [this.#keys.window, this.#keys.hold, this.#keys.meta, this.#keys.nodes];
+    const options = { clock: this.#clock, redis: this.#client, keys, settings: this.#settings, nodeId: this.#nodeId, spanMs: this.#spanMs, maxHoldMs: this.#maxHoldMs, rebuildGraceMs: this.#rebuildGraceMs, heartbeatMs };
+    return new SharedBudgetMembership(options, {
+      mode: () => this.#mode,
+      recentStarts: () => this.#recentStarts(),
+      holdUntil: () => this.#holdUntil,
+      run: (script, scriptKeys, args) => this.#run(script, scriptKeys, args),
+      reason: (error) => this.#reason(error),
+      noteDoubts: (bits) => {
+        this.#noteDoubts(bits);
+      },
+      fallBack: (reason) => {
+        this.#fallBack(reason);
+      },
+      joinFailed: (reason) => {
+        this.#lastError = reason;
+        this.#fallBack(reason);
+      },
+      mismatched: (theirs) => {
+        this.#mismatched(theirs);
+      },
+      rebuilt: (graceLeftMs) => {
+        this.#logger.warn(
+          { redis: this.#label, graceMs: graceLeftMs },
+          `shared API budget: the shared state in Redis at ${this.#label} was wiped or rebuilt (FLUSHALL, eviction, a new replica); this sidecar put its own starts and hold back, and the shared window is trusted again in ${graceLeftMs} ms`,
+        );
+      },
+      joined: () => {
+        this.#shareAgain();
+      },
+    });
+  }
+
+  /** Joined while on the fallback or starting: decisions are made in Redis from now on. */
+  #shareAgain(): void {
+    const wasLocal = this.#mode === 'local';
+    const wasMismatched = this.#mismatch !== undefined;
+    this.#mode = 'shared';
+    this.#mismatch = undefined;
+    this.#fallback = undefined;
+    if (wasMismatched) {
+      this.#logger.info({ redis: this.#label }, `shared API budget: the live sidecars on this key in Redis at ${this.#label} keep the same window as this one now; sharing the budget again`);
+    } else if (wasLocal) {
+      this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
+    }
+    this.#tell(true);
+    this.#settleStart();
   }
 
   #tell(shared: boolean): void {

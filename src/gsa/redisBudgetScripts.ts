@@ -22,6 +22,20 @@
 
 import { redisScript as script } from './redisScript.js';
 
+/** The keys above, under one name (sharedKeyName.ts). */
+export interface BudgetKeys {
+  readonly window: string;
+  readonly place: string;
+  readonly demand: string;
+  readonly hold: string;
+  readonly meta: string;
+  readonly nodes: string;
+}
+
+export function budgetKeys(name: string): BudgetKeys {
+  return { window: `${name}:window`, place: `${name}:place`, demand: `${name}:demand`, hold: `${name}:hold`, meta: `${name}:meta`, nodes: `${name}:nodes` };
+}
+
 const NOW = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
