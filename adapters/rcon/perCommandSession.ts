@@ -7,7 +7,7 @@
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { RconClosedError, RconNotConnectedError, isRconError } from './errors.js';
 import type { RconCommandOptions, RconConnection, RconConnectionOptions } from './rconConnection.js';
-import { SourceRconClient, type ReplyEndRule } from './sourceRconClient.js';
+import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
 
 export interface PerCommandTransport {
   readonly kind: 'source-per-command';
@@ -33,6 +33,10 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
   let probeTimer: NodeJS.Timeout | undefined;
   let readyWaiters: (() => void)[] = [];
   const clients = new Set<SourceRconClient>();
+  // Each short session logs in and is closed by the server: normal here, so the client's "logged in" and
+  // "disconnected" lines are debug; a failure that matters reaches the caller, and markDown says it once.
+  const logger = config.logger;
+  const sessionLogger: RconLogger = { debug: logger.debug.bind(logger), info: logger.debug.bind(logger), warn: logger.debug.bind(logger), error: logger.error.bind(logger) };
 
   const wait = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -55,7 +59,7 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
       keepaliveIntervalMs: 0,
       commandTimeoutMs: config.commandTimeoutMs,
       reconnect: false,
-      logger: config.logger,
+      logger: sessionLogger,
     });
     clients.add(client);
     try {
