@@ -54,6 +54,7 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
+import { connectTcpSocket, describeSocketError } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type SessionState } from './sessionLifecycle.js';
 
 /** The part of pino's Logger the client uses; pino's Logger satisfies it. */
@@ -464,25 +465,30 @@ export class SourceRconClient {
       authTimer: undefined,
     };
     this.#session = session;
-    // The error listener first: from here on no socket error can go unhandled. 'close' always follows an error.
-    socket.on('error', (error) => {
-      session.socketError ??= error;
+    session.connectTimer = connectTcpSocket(socket, {
+      host: this.#host,
+      port: this.#port,
+      what: 'RCON',
+      portName: 'RCON port',
+      label: this.#label,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      logger: this.#logger,
+      onError: (error) => {
+        session.socketError ??= error;
+      },
+      onClose: () => {
+        this.#onClose(session);
+      },
+      onConnect: () => {
+        this.#onConnect(session);
+      },
+      onData: (chunk) => {
+        this.#onData(session, chunk);
+      },
+      onConnectTimeout: (error) => {
+        this.#end(session, error);
+      },
     });
-    socket.on('close', () => {
-      this.#onClose(session);
-    });
-    socket.on('connect', () => {
-      this.#onConnect(session);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      this.#onData(session, chunk);
-    });
-    socket.setNoDelay(true);
-    session.connectTimer = setTimeout(() => {
-      this.#end(session, new RconConnectError(`no TCP connection to the RCON port of ${this.#label} (${this.#host}:${this.#port}) within ${formatMs(this.#connectTimeoutMs)}`));
-    }, clampTimerMs(this.#connectTimeoutMs));
-    this.#logger.debug({ host: this.#host, port: this.#port }, `RCON ${this.#label}: connecting`);
-    socket.connect({ host: this.#host, port: this.#port });
   }
 
   #onConnect(session: Session): void {
@@ -864,9 +870,4 @@ export class SourceRconClient {
       handler(event);
     });
   }
-}
-
-function describeSocketError(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code ?? error.message;
 }

@@ -41,6 +41,7 @@ import {
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type ReconnectTuning, type SessionState } from './sessionLifecycle.js';
 import type { RconLogger } from './sourceRconClient.js';
+import { connectTcpSocket, describeSocketError } from './tcpSession.js';
 
 export interface TelnetClientOptions extends ReconnectTuning {
   readonly host: string;
@@ -319,25 +320,30 @@ export class TelnetClient {
       logEntryBytes: 0,
     };
     this.#session = session;
-    // The error listener first: no socket error can go unhandled. 'close' always follows.
-    socket.on('error', (error) => {
-      session.socketError ??= error;
+    session.connectTimer = connectTcpSocket(socket, {
+      host: this.#options.host,
+      port: this.#options.port,
+      what: 'telnet',
+      portName: 'telnet port',
+      label: this.#label,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      logger: this.#logger,
+      onError: (error) => {
+        session.socketError ??= error;
+      },
+      onClose: () => {
+        this.#onClose(session);
+      },
+      onConnect: () => {
+        this.#onConnect(session);
+      },
+      onData: (chunk) => {
+        this.#onData(session, chunk);
+      },
+      onConnectTimeout: (error) => {
+        this.#end(session, error);
+      },
     });
-    socket.on('close', () => {
-      this.#onClose(session);
-    });
-    socket.on('connect', () => {
-      this.#onConnect(session);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      this.#onData(session, chunk);
-    });
-    socket.setNoDelay(true);
-    session.connectTimer = setTimeout(() => {
-      this.#end(session, new RconConnectError(`no TCP connection to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}) within ${formatMs(this.#connectTimeoutMs)}`));
-    }, clampTimerMs(this.#connectTimeoutMs));
-    this.#logger.debug({ host: this.#options.host, port: this.#options.port }, `telnet ${this.#label}: connecting`);
-    socket.connect({ host: this.#options.host, port: this.#options.port });
   }
 
   #onConnect(session: Session): void {
@@ -582,7 +588,7 @@ export class TelnetClient {
 
   #dropReason(session: Session): RconError {
     const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : ((cause as NodeJS.ErrnoException).code ?? cause.message);
+    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
     if (session.phase === 'connecting') {
       return new RconConnectError(`cannot connect to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}): ${detail}`, cause);
     }
