@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import { RconConnectError } from './errors.js';
 import { formatMs } from './sessionLifecycle.js';
-import type { RconLogger } from './sourceRconClient.js';
+import type { RconLogger } from './sourceRconOptions.js';
 
 export interface TcpConnectPlan {
   readonly host: string;
