@@ -44,6 +44,7 @@ import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './
 
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 import { connectTcpSocket, describeSocketError } from './tcpSession.js';
+import { TelnetLineFramer } from './telnetLines.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
 type StrayKind = 'unowned_line' | 'late_line';
@@ -51,18 +52,12 @@ type StrayKind = 'unowned_line' | 'late_line';
 interface Session {
   readonly socket: Socket;
   phase: Phase;
-  /** Bytes of the unfinished line. */
-  partial: Buffer;
+  readonly lines: TelnetLineFramer;
   endReason: RconError | undefined;
   socketError: Error | undefined;
   connectTimer: NodeJS.Timeout | undefined;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
-  /** A CRLF-ended line was seen: bare LFs then continue a log entry. */
-  seenCrlf: boolean;
-  /** The lines of a log entry that holds bare LFs, until its CRLF. */
-  logEntry: string[] | undefined;
-  logEntryBytes: number;
 }
 
 interface PendingCommand {
@@ -85,8 +80,6 @@ const ACCEPTED = 'logon successful.';
 /** Servers with no telnet password skip the prompt and start with the banner. */
 const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
 const BANNER_END = /^Press 'help' to get a list of all commands/;
-/** A multi-line log entry (a stack trace) is handed on after this many lines even without its CRLF. */
-const MAX_ENTRY_LINES = 256;
 const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
 export const DEFAULT_TELNET_QUIET_MS = 200;
 
@@ -247,15 +240,22 @@ export class TelnetClient {
     const session: Session = {
       socket,
       phase: 'connecting',
-      partial: Buffer.alloc(0),
+      lines: new TelnetLineFramer(this.#maxLineBytes, {
+        line: (line) => {
+          this.#onLine(session, line);
+        },
+        tooLong: () => {
+          this.#lineTooLong(session);
+        },
+        live: () => this.#isLive(session),
+        joinsLogEntries: () => session.phase === 'ready' || session.phase === 'banner',
+        isPushed: this.#isPushed,
+      }),
       endReason: undefined,
       socketError: undefined,
       connectTimer: undefined,
       loginTimer: undefined,
       bannerTimer: undefined,
-      seenCrlf: false,
-      logEntry: undefined,
-      logEntryBytes: 0,
     };
     this.#session = session;
     session.connectTimer = connectTcpSocket(socket, {
@@ -300,65 +300,17 @@ export class TelnetClient {
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
-    let start = 0;
-    for (;;) {
-      const end = chunk.indexOf(0x0a, start);
-      if (end < 0) break;
-      const piece = chunk.subarray(start, end);
-      const bytes = session.partial.length === 0 ? piece : Buffer.concat([session.partial, piece]);
-      session.partial = Buffer.alloc(0);
-      start = end + 1;
-      if (bytes.length > this.#maxLineBytes) {
-        this.#lineTooLong(session);
-        return;
-      }
-      this.#onFramedLine(session, decodeLine(bytes), bytes.at(-1) === 0x0d);
-      // A line may end the session (a refused login, a cap): the rest of the read belongs to no one.
-      if (!this.#isLive(session)) return;
-    }
-    const rest = chunk.subarray(start);
-    if (rest.length > 0) {
-      // Checked before the bytes are kept: an unfinished line never passes the cap, even by one read.
-      if (session.partial.length + rest.length > this.#maxLineBytes) {
-        this.#lineTooLong(session);
-        return;
-      }
-      session.partial = session.partial.length === 0 ? Buffer.from(rest) : Buffer.concat([session.partial, rest]);
-    }
+    session.lines.push(chunk);
+    // A line may have ended the session (a refused login, a cap).
+    if (!this.#isLive(session)) return;
     // The prompts may come without a line end: read an unfinished line that is exactly one.
     if (session.phase === 'prompt' || session.phase === 'password-sent') {
-      const tail = decodeLine(session.partial).trim().toLowerCase();
+      const tail = session.lines.unfinishedLine();
       if (tail === PROMPT || tail === REFUSED) {
-        session.partial = Buffer.alloc(0);
+        session.lines.dropUnfinished();
         this.#onLoginLine(session, tail);
       }
     }
-  }
-
-  /**
-   * 7DTD ends every console line with CRLF, but a log entry with a stack trace holds bare LFs (V 3.2:
-   * `… ERR Missing separator …\nFrom: UnityEngine…\n…\n\r\n`). On a server seen to use CRLF, a log line ended by a
-   * bare LF starts an entry that runs to the next CRLF: one onLine call, never answer lines of a waiting command.
-   */
-  #onFramedLine(session: Session, line: string, crlf: boolean): void {
-    if (session.logEntry !== undefined) {
-      session.logEntry.push(line);
-      session.logEntryBytes += line.length + 1;
-      if (crlf || session.logEntry.length >= MAX_ENTRY_LINES || session.logEntryBytes > this.#maxLineBytes) {
-        const entry = session.logEntry.join('\n');
-        session.logEntry = undefined;
-        session.logEntryBytes = 0;
-        this.#onLine(session, entry);
-      }
-      return;
-    }
-    if (crlf) session.seenCrlf = true;
-    else if (session.seenCrlf && (session.phase === 'ready' || session.phase === 'banner') && this.#isPushed(line)) {
-      session.logEntry = [line];
-      session.logEntryBytes = line.length;
-      return;
-    }
-    this.#onLine(session, line);
   }
 
   #lineTooLong(session: Session): void {
@@ -610,29 +562,4 @@ export class TelnetClient {
     const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
     this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
   }
-}
-
-/**
- * One line's bytes → text: telnet negotiation (IAC, 0xFF, and what follows it) removed, UTF-8 decoded (the line is
- * whole, so no character is cut), the CR of a CRLF removed. 0xFF and 0xFB–0xFE never occur in UTF-8 text.
- */
-function decodeLine(bytes: Buffer): string {
-  let clean = bytes;
-  if (bytes.includes(0xff)) {
-    const kept: number[] = [];
-    for (let at = 0; at < bytes.length; at += 1) {
-      const byte = bytes[at] ?? 0;
-      if (byte !== 0xff) {
-        kept.push(byte);
-        continue;
-      }
-      const command = bytes[at + 1];
-      if (command === 0xff) kept.push(0xff);
-      // WILL, WONT, DO, DONT carry an option byte.
-      at += command !== undefined && command >= 0xfb && command <= 0xfe ? 2 : 1;
-    }
-    clean = Buffer.from(kept);
-  }
-  const text = clean.toString('utf8');
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
 }
