@@ -53,7 +53,7 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
-import { connectTcpSocket, describeSocketError } from './tcpSession.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 
@@ -79,18 +79,12 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** What can repeat without bound from a broken or hostile server, each logged once then summed up. */
 type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
 
-interface Session {
-  readonly socket: Socket;
+interface Session extends TcpSession {
   readonly decoder: SourceRconDecoder;
   authId: number;
   loggedIn: boolean;
   tcpOpen: boolean;
   lastPacketAt: number;
-  /** Why this session is ending, set before the socket is destroyed. */
-  endReason: RconError | undefined;
-  /** The socket's own error, if it had one. */
-  socketError: Error | undefined;
-  connectTimer: NodeJS.Timeout | undefined;
   authTimer: NodeJS.Timeout | undefined;
 }
 
@@ -133,6 +127,18 @@ export class SourceRconClient {
   readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
   /** The reconnect policy, the login waiters and the state: shared with the other transports. */
+  readonly #tcpPlan: TcpConnectPlan;
+  readonly #tcpEvents: TcpSessionEvents<Session> = {
+    close: (session) => {
+      this.#onClose(session);
+    },
+    connect: (session) => {
+      this.#onConnect(session);
+    },
+    data: (session, chunk) => {
+      this.#onData(session, chunk);
+    },
+  };
   readonly #life: SessionLifecycle;
 
   #session: Session | undefined;
@@ -176,6 +182,7 @@ export class SourceRconClient {
     this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
+    this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
     this.#life = new SessionLifecycle({
       label: this.#label,
       what: 'RCON',
@@ -318,30 +325,7 @@ export class SourceRconClient {
       authTimer: undefined,
     };
     this.#session = session;
-    session.connectTimer = connectTcpSocket(socket, {
-      host: this.#host,
-      port: this.#port,
-      what: 'RCON',
-      portName: 'RCON port',
-      label: this.#label,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      logger: this.#logger,
-      onError: (error) => {
-        session.socketError ??= error;
-      },
-      onClose: () => {
-        this.#onClose(session);
-      },
-      onConnect: () => {
-        this.#onConnect(session);
-      },
-      onData: (chunk) => {
-        this.#onData(session, chunk);
-      },
-      onConnectTimeout: (error) => {
-        this.#end(session, error);
-      },
-    });
+    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
 
   #onConnect(session: Session): void {
@@ -430,9 +414,7 @@ export class SourceRconClient {
 
   /** Ends the session: marks why, destroys the socket; the rest happens once, on the socket's 'close'. */
   #end(session: Session, reason: RconError): void {
-    if (session.endReason !== undefined) return;
-    session.endReason = reason;
-    session.socket.destroy();
+    endTcpSession(session, reason);
   }
 
   #onClose(session: Session): void {

@@ -43,19 +43,15 @@ import type { RconLogger } from './sourceRconOptions.js';
 import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-import { connectTcpSocket, describeSocketError } from './tcpSession.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { TelnetLineFramer } from './telnetLines.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
 type StrayKind = 'unowned_line' | 'late_line';
 
-interface Session {
-  readonly socket: Socket;
+interface Session extends TcpSession {
   phase: Phase;
   readonly lines: TelnetLineFramer;
-  endReason: RconError | undefined;
-  socketError: Error | undefined;
-  connectTimer: NodeJS.Timeout | undefined;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
 }
@@ -96,6 +92,18 @@ export class TelnetClient {
   readonly #maxReplyBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
+  readonly #tcpPlan: TcpConnectPlan;
+  readonly #tcpEvents: TcpSessionEvents<Session> = {
+    close: (session) => {
+      this.#onClose(session);
+    },
+    connect: (session) => {
+      this.#onConnect(session);
+    },
+    data: (session, chunk) => {
+      this.#onData(session, chunk);
+    },
+  };
   readonly #life: SessionLifecycle;
   readonly #strays: RepeatSummary<StrayKind>;
   #session: Session | undefined;
@@ -117,6 +125,7 @@ export class TelnetClient {
     this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
+    this.#tcpPlan = { host: this.#options.host, port: this.#options.port, what: 'telnet', portName: 'telnet port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
     this.#life = new SessionLifecycle({
       label: this.#label,
       what: 'telnet',
@@ -258,30 +267,7 @@ export class TelnetClient {
       bannerTimer: undefined,
     };
     this.#session = session;
-    session.connectTimer = connectTcpSocket(socket, {
-      host: this.#options.host,
-      port: this.#options.port,
-      what: 'telnet',
-      portName: 'telnet port',
-      label: this.#label,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      logger: this.#logger,
-      onError: (error) => {
-        session.socketError ??= error;
-      },
-      onClose: () => {
-        this.#onClose(session);
-      },
-      onConnect: () => {
-        this.#onConnect(session);
-      },
-      onData: (chunk) => {
-        this.#onData(session, chunk);
-      },
-      onConnectTimeout: (error) => {
-        this.#end(session, error);
-      },
-    });
+    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
 
   #onConnect(session: Session): void {
@@ -449,9 +435,7 @@ export class TelnetClient {
 
   /** Ends the session: marks why, destroys the socket; the rest happens once, on 'close'. */
   #end(session: Session, reason: RconError): void {
-    if (session.endReason !== undefined) return;
-    session.endReason = reason;
-    session.socket.destroy();
+    endTcpSession(session, reason);
   }
 
   #onClose(session: Session): void {
