@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../src/time/clock.js';
 import type { RconAuthFailedError, RconAuthTimeoutError, RconError } from './errors.js';
 import type { SourceRconPacket } from './sourceRconCodec.js';
-import type { ReconnectPlan, SessionState } from './sessionLifecycle.js';
+import type { ReconnectPlan, ReconnectTuning, SessionState } from './sessionLifecycle.js';
 
 /** The part of pino's Logger the client uses; pino's Logger satisfies it. */
 export type RconLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -67,7 +67,8 @@ export interface SourceRconStatus {
 /** A reconnect timer was set (sessionLifecycle.ts). */
 export type ReconnectScheduled = ReconnectPlan;
 
-export interface SourceRconClientOptions {
+/** The reconnect keys (reconnect, delays, auth backoff, stableSessionMs, random) are sessionLifecycle.ts's ReconnectTuning. */
+export interface SourceRconClientOptions extends ReconnectTuning {
   readonly host: string;
   readonly port: number;
   /** The RCON password. Sent in the AUTH packet only; never logged, never in an error. */
@@ -86,21 +87,6 @@ export interface SourceRconClientOptions {
   readonly connectTimeoutMs?: number | undefined;
   /** The answer to the login. ARK says nothing to a wrong password: this bound turns that into an error. @default 5000 */
   readonly authTimeoutMs?: number | undefined;
-  /** First reconnect delay after a dropped or failed connection; doubles per failure, 50–100% jitter. @default 1000 */
-  readonly reconnectMinDelayMs?: number | undefined;
-  /** Longest reconnect delay before jitter. @default 60000 */
-  readonly reconnectMaxDelayMs?: number | undefined;
-  /**
-   * After a refused or unanswered login, the next login comes after at least this (up to twice it, jittered),
-   * doubling per failure up to `authFailureMaxDelayMs`. Squad and Conan punish repeated logins. @default 300000
-   */
-  readonly authFailureDelayMs?: number | undefined;
-  /** @default 1800000 (30 min) */
-  readonly authFailureMaxDelayMs?: number | undefined;
-  /** A session that lived this long resets the reconnect backoff when it ends. @default 30000 */
-  readonly stableSessionMs?: number | undefined;
-  /** Reconnect after a drop. Off for one-shot use (the `rcon` CLI command). @default true */
-  readonly reconnect?: boolean | undefined;
   /** Send `keepaliveCommand` when nothing came from the server for this long; 0 turns it off. A keepalive
    * that gets no answer within `commandTimeoutMs` closes the session, which then reconnects. @default 0 */
   readonly keepaliveIntervalMs?: number | undefined;
@@ -131,8 +117,6 @@ export interface SourceRconClientOptions {
   readonly repeatSummaryIntervalMs?: number | undefined;
   /** The first request id (then +1 per packet, wrapping from 2^31-1 to 1). Tests start near the top to see the wrap. @default 1 */
   readonly firstRequestId?: number | undefined;
-  /** Jitter source, [0, 1). @default Math.random */
-  readonly random?: (() => number) | undefined;
   /** Time for the rate window and the keepalive. @default a steady systemClock */
   readonly clock?: Clock | undefined;
   /** @default a silent logger */
