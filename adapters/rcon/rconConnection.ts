@@ -97,41 +97,66 @@ export interface RconConnection {
 /** Quoted: it is the key's name inside the adapter's object, read beside the adapter id. */
 const PASSWORD_KEY = '"password"';
 
-function sourceConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'source' }>): RconConnection {
+/** The options every lifecycle client (Source RCON, telnet) takes the same way from an adapter's config. */
+function lifecycleClientOptions(config: RconConnectionOptions) {
   const { options, handlers } = config;
-  const client = new SourceRconClient({
+  return {
     host: options.host,
     port: options.port,
     password: options.password,
     label: config.label,
     passwordKey: config.passwordKey ?? PASSWORD_KEY,
-    replyEnd: transport.replyEnd,
-    maxInFlight: transport.maxInFlight,
-    rateCap: transport.rateCap,
-    keepaliveIntervalMs: transport.keepaliveIntervalMs,
-    keepaliveCommand: transport.keepaliveCommand,
+    logger: config.logger,
     commandTimeoutMs: config.commandTimeoutMs,
     reconnect: config.oneShot !== true,
-    logger: config.logger,
     onReady: handlers?.onReady,
-    onDisconnected: (reason) => handlers?.onDown?.(reason.message),
+    onDisconnected: (reason: RconError) => handlers?.onDown?.(reason.message),
     onAuthFailed: handlers?.onAuthFailed,
-    onUnsolicited: (packet) => {
-      // Only what the server pushed on its own is the profile's: late replies and unknown ids are the client's to log.
-      if (packet.reason === 'pushed') handlers?.onPushedText?.(packet.text);
-    },
-  });
+  };
+}
+
+/** What the Source RCON and telnet clients share: sessionLifecycle.ts's start, whenReady, ready and close. */
+interface LifecycleClient {
+  start(): void;
+  whenReady(options: { readonly timeoutMs?: number | undefined; readonly failFast?: boolean | undefined }): Promise<void>;
+  readonly ready: boolean;
+  close(): Promise<void>;
+}
+
+/** One shape for both: a one-shot caller fails on the first failed attempt; only the command call differs. */
+function lifecycleConnection(
+  config: RconConnectionOptions,
+  client: LifecycleClient,
+  command: (text: string, options: RconCommandOptions | undefined) => Promise<string>,
+): RconConnection {
   return {
     start: () => {
       client.start();
     },
     waitReady: (timeoutMs) => client.whenReady({ timeoutMs, failFast: config.oneShot === true }),
-    command: (text, commandOptions) => client.command(text, { timeoutMs: commandOptions?.timeoutMs }),
+    command,
     get ready() {
       return client.ready;
     },
     close: () => client.close(),
   };
+}
+
+function sourceConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'source' }>): RconConnection {
+  const { handlers } = config;
+  const client = new SourceRconClient({
+    ...lifecycleClientOptions(config),
+    replyEnd: transport.replyEnd,
+    maxInFlight: transport.maxInFlight,
+    rateCap: transport.rateCap,
+    keepaliveIntervalMs: transport.keepaliveIntervalMs,
+    keepaliveCommand: transport.keepaliveCommand,
+    onUnsolicited: (packet) => {
+      // Only what the server pushed on its own is the profile's: late replies and unknown ids are the client's to log.
+      if (packet.reason === 'pushed') handlers?.onPushedText?.(packet.text);
+    },
+  });
+  return lifecycleConnection(config, client, (text, commandOptions) => client.command(text, { timeoutMs: commandOptions?.timeoutMs }));
 }
 
 function webRconConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'webrcon' }>): RconConnection {
@@ -165,34 +190,9 @@ function webRconConnection(config: RconConnectionOptions, transport: Extract<Rco
 }
 
 function telnetConnection(config: RconConnectionOptions, transport: Extract<RconTransport, { kind: 'telnet' }>): RconConnection {
-  const { options, handlers } = config;
-  const client = new TelnetClient({
-    host: options.host,
-    port: options.port,
-    password: options.password,
-    label: config.label,
-    passwordKey: config.passwordKey ?? PASSWORD_KEY,
-    logger: config.logger,
-    commandTimeoutMs: config.commandTimeoutMs,
-    quietMs: transport.quietMs,
-    reconnect: config.oneShot !== true,
-    onReady: handlers?.onReady,
-    onDisconnected: (reason) => handlers?.onDown?.(reason.message),
-    onAuthFailed: handlers?.onAuthFailed,
-    onLine: handlers?.onLine,
-  });
+  const client = new TelnetClient({ ...lifecycleClientOptions(config), quietMs: transport.quietMs, onLine: config.handlers?.onLine });
   const endsAtOf = (text: string): RegExp | undefined => transport.answerEnds?.find((rule) => rule.command.test(text))?.endsAt;
-  return {
-    start: () => {
-      client.start();
-    },
-    waitReady: (timeoutMs) => client.whenReady({ timeoutMs, failFast: config.oneShot === true }),
-    command: (text, commandOptions) => client.command(text, { timeoutMs: commandOptions?.timeoutMs, endsAt: endsAtOf(text) }),
-    get ready() {
-      return client.ready;
-    },
-    close: () => client.close(),
-  };
+  return lifecycleConnection(config, client, (text, commandOptions) => client.command(text, { timeoutMs: commandOptions?.timeoutMs, endsAt: endsAtOf(text) }));
 }
 
 /** A session for one RCON adapter, on its profile's transport. Not started: call start(). */

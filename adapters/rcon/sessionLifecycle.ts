@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import { RconAuthFailedError, RconAuthTimeoutError, RconClosedError, RconNotConnectedError, type RconError } from './errors.js';
-import type { RconLogger } from './sourceRconClient.js';
+import type { RconLogger } from './sourceRconOptions.js';
 
 export type SessionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
 

@@ -23,7 +23,6 @@
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
 import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
-import type { Clock } from '../../src/time/clock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import {
   RconAuthFailedError,
@@ -39,91 +38,22 @@ import {
   type RconError,
 } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
-import { SessionLifecycle, formatBytes, formatMs, reconnectTuning, type ReconnectPlan, type ReconnectTuning, type SessionState } from './sessionLifecycle.js';
-import type { RconLogger } from './sourceRconClient.js';
+import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
+import type { RconLogger } from './sourceRconOptions.js';
+import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
-export interface TelnetClientOptions extends ReconnectTuning {
-  readonly host: string;
-  /** The telnet port (7DTD's TelnetPort). */
-  readonly port: number;
-  /** The telnet password. Written once per connection after the prompt; never logged, never in an error. */
-  readonly password: string;
-  /** Names the connection in logs and errors, e.g. the adapter id. @default `<host>:<port>` */
-  readonly label?: string | undefined;
-  /** The config key a host must fix when the password is wrong. @default '"password"' */
-  readonly passwordKey?: string | undefined;
-  /** A command's answer, from the call (time queued counts). @default 5000 */
-  readonly commandTimeoutMs?: number | undefined;
-  /** The TCP connection, from the attempt. @default 5000 */
-  readonly connectTimeoutMs?: number | undefined;
-  /** From the TCP connection to `Logon successful.`: the prompt and the answer to the password. @default 10000 */
-  readonly loginTimeoutMs?: number | undefined;
-  /**
-   * A command without a terminator ends once no answer line came for this long (7DTD writes an answer in one go;
-   * `say` answers nothing). Also how long after `Logon successful.` the banner may run before commands flow, and how
-   * long the console must be quiet after a command timed out before the next is sent. @default 200
-   */
-  readonly quietMs?: number | undefined;
-  /** Commands waiting for their turn at most; more fail with queue_full. Bounds: at least 1. @default 100 */
-  readonly maxQueuedCommands?: number | undefined;
-  /** The longest unfinished line held; past it the session is dropped (buffer_limit). @default 65536 */
-  readonly maxLineBytes?: number | undefined;
-  /** The most bytes one answer may reach; past it the command fails and the session is dropped. @default 1048576 */
-  readonly maxReplyBytes?: number | undefined;
-  /** Which lines the server pushed on its own (go to onLine) rather than a command's answer. @default 7DTD's log prefix */
-  readonly isPushedLine?: ((line: string) => boolean) | undefined;
-  /** Stray answer lines (no command waiting) are logged once, then counted once per this. @default 60000 */
-  readonly repeatSummaryIntervalMs?: number | undefined;
-  /** @default a steady systemClock */
-  readonly clock?: Clock | undefined;
-  /** @default a silent logger */
-  readonly logger?: RconLogger | undefined;
-  /** Every pushed log line after the login, CR/LF removed (an entry with a stack trace: its lines joined by `\n`). */
-  readonly onLine?: ((line: string) => void) | undefined;
-  readonly onReady?: (() => void) | undefined;
-  /** A logged-in session ended; it reconnects by itself unless closed. */
-  readonly onDisconnected?: ((reason: RconError) => void) | undefined;
-  /** The password was refused (or the login not answered in time); the next attempt waits minutes. */
-  readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
-  readonly onReconnectScheduled?: ((plan: ReconnectPlan) => void) | undefined;
-}
-
-export interface TelnetCommandOptions {
-  /** Overrides `commandTimeoutMs`. */
-  readonly timeoutMs?: number | undefined;
-  /** The answer's last line: the answer ends at the first line this matches (included), not after a quiet time. */
-  readonly endsAt?: RegExp | undefined;
-}
-
-export interface TelnetStatus {
-  readonly state: SessionState;
-  readonly ready: boolean;
-  readonly authFailures: number;
-  readonly reconnectAttempt: number;
-  readonly reconnectDelayMs: number | undefined;
-  readonly lastError: { readonly code: string; readonly message: string } | undefined;
-  /** Commands waiting, the one in flight included. */
-  readonly pendingCommands: number;
-}
+export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { TelnetLineFramer } from './telnetLines.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
 type StrayKind = 'unowned_line' | 'late_line';
 
-interface Session {
-  readonly socket: Socket;
+interface Session extends TcpSession {
   phase: Phase;
-  /** Bytes of the unfinished line. */
-  partial: Buffer;
-  endReason: RconError | undefined;
-  socketError: Error | undefined;
-  connectTimer: NodeJS.Timeout | undefined;
+  readonly lines: TelnetLineFramer;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
-  /** A CRLF-ended line was seen: bare LFs then continue a log entry. */
-  seenCrlf: boolean;
-  /** The lines of a log entry that holds bare LFs, until its CRLF. */
-  logEntry: string[] | undefined;
-  logEntryBytes: number;
 }
 
 interface PendingCommand {
@@ -146,8 +76,6 @@ const ACCEPTED = 'logon successful.';
 /** Servers with no telnet password skip the prompt and start with the banner. */
 const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
 const BANNER_END = /^Press 'help' to get a list of all commands/;
-/** A multi-line log entry (a stack trace) is handed on after this many lines even without its CRLF. */
-const MAX_ENTRY_LINES = 256;
 const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
 export const DEFAULT_TELNET_QUIET_MS = 200;
 
@@ -164,6 +92,18 @@ export class TelnetClient {
   readonly #maxReplyBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
+  readonly #tcpPlan: TcpConnectPlan;
+  readonly #tcpEvents: TcpSessionEvents<Session> = {
+    close: (session) => {
+      this.#onClose(session);
+    },
+    connect: (session) => {
+      this.#onConnect(session);
+    },
+    data: (session, chunk) => {
+      this.#onData(session, chunk);
+    },
+  };
   readonly #life: SessionLifecycle;
   readonly #strays: RepeatSummary<StrayKind>;
   #session: Session | undefined;
@@ -185,6 +125,7 @@ export class TelnetClient {
     this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
+    this.#tcpPlan = { host: this.#options.host, port: this.#options.port, what: 'telnet', portName: 'telnet port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
     this.#life = new SessionLifecycle({
       label: this.#label,
       what: 'telnet',
@@ -308,36 +249,25 @@ export class TelnetClient {
     const session: Session = {
       socket,
       phase: 'connecting',
-      partial: Buffer.alloc(0),
+      lines: new TelnetLineFramer(this.#maxLineBytes, {
+        line: (line) => {
+          this.#onLine(session, line);
+        },
+        tooLong: () => {
+          this.#lineTooLong(session);
+        },
+        live: () => this.#isLive(session),
+        joinsLogEntries: () => session.phase === 'ready' || session.phase === 'banner',
+        isPushed: this.#isPushed,
+      }),
       endReason: undefined,
       socketError: undefined,
       connectTimer: undefined,
       loginTimer: undefined,
       bannerTimer: undefined,
-      seenCrlf: false,
-      logEntry: undefined,
-      logEntryBytes: 0,
     };
     this.#session = session;
-    // The error listener first: no socket error can go unhandled. 'close' always follows.
-    socket.on('error', (error) => {
-      session.socketError ??= error;
-    });
-    socket.on('close', () => {
-      this.#onClose(session);
-    });
-    socket.on('connect', () => {
-      this.#onConnect(session);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      this.#onData(session, chunk);
-    });
-    socket.setNoDelay(true);
-    session.connectTimer = setTimeout(() => {
-      this.#end(session, new RconConnectError(`no TCP connection to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}) within ${formatMs(this.#connectTimeoutMs)}`));
-    }, clampTimerMs(this.#connectTimeoutMs));
-    this.#logger.debug({ host: this.#options.host, port: this.#options.port }, `telnet ${this.#label}: connecting`);
-    socket.connect({ host: this.#options.host, port: this.#options.port });
+    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
 
   #onConnect(session: Session): void {
@@ -356,65 +286,17 @@ export class TelnetClient {
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
-    let start = 0;
-    for (;;) {
-      const end = chunk.indexOf(0x0a, start);
-      if (end < 0) break;
-      const piece = chunk.subarray(start, end);
-      const bytes = session.partial.length === 0 ? piece : Buffer.concat([session.partial, piece]);
-      session.partial = Buffer.alloc(0);
-      start = end + 1;
-      if (bytes.length > this.#maxLineBytes) {
-        this.#lineTooLong(session);
-        return;
-      }
-      this.#onFramedLine(session, decodeLine(bytes), bytes.at(-1) === 0x0d);
-      // A line may end the session (a refused login, a cap): the rest of the read belongs to no one.
-      if (!this.#isLive(session)) return;
-    }
-    const rest = chunk.subarray(start);
-    if (rest.length > 0) {
-      // Checked before the bytes are kept: an unfinished line never passes the cap, even by one read.
-      if (session.partial.length + rest.length > this.#maxLineBytes) {
-        this.#lineTooLong(session);
-        return;
-      }
-      session.partial = session.partial.length === 0 ? Buffer.from(rest) : Buffer.concat([session.partial, rest]);
-    }
+    session.lines.push(chunk);
+    // A line may have ended the session (a refused login, a cap).
+    if (!this.#isLive(session)) return;
     // The prompts may come without a line end: read an unfinished line that is exactly one.
     if (session.phase === 'prompt' || session.phase === 'password-sent') {
-      const tail = decodeLine(session.partial).trim().toLowerCase();
+      const tail = session.lines.unfinishedLine();
       if (tail === PROMPT || tail === REFUSED) {
-        session.partial = Buffer.alloc(0);
+        session.lines.dropUnfinished();
         this.#onLoginLine(session, tail);
       }
     }
-  }
-
-  /**
-   * 7DTD ends every console line with CRLF, but a log entry with a stack trace holds bare LFs (V 3.2:
-   * `… ERR Missing separator …\nFrom: UnityEngine…\n…\n\r\n`). On a server seen to use CRLF, a log line ended by a
-   * bare LF starts an entry that runs to the next CRLF: one onLine call, never answer lines of a waiting command.
-   */
-  #onFramedLine(session: Session, line: string, crlf: boolean): void {
-    if (session.logEntry !== undefined) {
-      session.logEntry.push(line);
-      session.logEntryBytes += line.length + 1;
-      if (crlf || session.logEntry.length >= MAX_ENTRY_LINES || session.logEntryBytes > this.#maxLineBytes) {
-        const entry = session.logEntry.join('\n');
-        session.logEntry = undefined;
-        session.logEntryBytes = 0;
-        this.#onLine(session, entry);
-      }
-      return;
-    }
-    if (crlf) session.seenCrlf = true;
-    else if (session.seenCrlf && (session.phase === 'ready' || session.phase === 'banner') && this.#isPushed(line)) {
-      session.logEntry = [line];
-      session.logEntryBytes = line.length;
-      return;
-    }
-    this.#onLine(session, line);
   }
 
   #lineTooLong(session: Session): void {
@@ -553,9 +435,7 @@ export class TelnetClient {
 
   /** Ends the session: marks why, destroys the socket; the rest happens once, on 'close'. */
   #end(session: Session, reason: RconError): void {
-    if (session.endReason !== undefined) return;
-    session.endReason = reason;
-    session.socket.destroy();
+    endTcpSession(session, reason);
   }
 
   #onClose(session: Session): void {
@@ -582,7 +462,7 @@ export class TelnetClient {
 
   #dropReason(session: Session): RconError {
     const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : ((cause as NodeJS.ErrnoException).code ?? cause.message);
+    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
     if (session.phase === 'connecting') {
       return new RconConnectError(`cannot connect to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}): ${detail}`, cause);
     }
@@ -666,29 +546,4 @@ export class TelnetClient {
     const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
     this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
   }
-}
-
-/**
- * One line's bytes → text: telnet negotiation (IAC, 0xFF, and what follows it) removed, UTF-8 decoded (the line is
- * whole, so no character is cut), the CR of a CRLF removed. 0xFF and 0xFB–0xFE never occur in UTF-8 text.
- */
-function decodeLine(bytes: Buffer): string {
-  let clean = bytes;
-  if (bytes.includes(0xff)) {
-    const kept: number[] = [];
-    for (let at = 0; at < bytes.length; at += 1) {
-      const byte = bytes[at] ?? 0;
-      if (byte !== 0xff) {
-        kept.push(byte);
-        continue;
-      }
-      const command = bytes[at + 1];
-      if (command === 0xff) kept.push(0xff);
-      // WILL, WONT, DO, DONT carry an option byte.
-      at += command !== undefined && command >= 0xfb && command <= 0xfe ? 2 : 1;
-    }
-    clean = Buffer.from(kept);
-  }
-  const text = clean.toString('utf8');
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
 }
