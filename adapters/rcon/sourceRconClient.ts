@@ -53,7 +53,7 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import { SendRateCap } from './sendRateCap.js';
 import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
@@ -104,17 +104,6 @@ export class SourceRconClient {
   readonly #options: SourceRconClientOptions;
   /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #tcpPlan: TcpConnectPlan;
-  readonly #tcpEvents: TcpSessionEvents<Session> = {
-    close: (session) => {
-      this.#onClose(session);
-    },
-    connect: (session) => {
-      this.#onConnect(session);
-    },
-    data: (session, chunk) => {
-      this.#onData(session, chunk);
-    },
-  };
   readonly #life: SessionLifecycle;
   readonly #commands: SourceRconCommandTable;
   readonly #replies: SourceRconReplyAssembly;
@@ -280,7 +269,8 @@ export class SourceRconClient {
       authTimer: undefined,
     };
     this.#session = session;
-    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
+    // Bound per connection: the handlers stay private, and tcpSession.ts passes each the session it belongs to.
+    connectTcpSocket(session, this.#tcpPlan, { close: this.#onClose.bind(this), connect: this.#onConnect.bind(this), data: this.#onData.bind(this) });
   }
 
   #onConnect(session: Session): void {

@@ -40,7 +40,7 @@ import type { RconLogger } from './sourceRconOptions.js';
 import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession } from './tcpSession.js';
 import { TelnetCommandQueue } from './telnetCommands.js';
 import { TelnetLineFramer } from './telnetLines.js';
 
@@ -74,17 +74,6 @@ export class TelnetClient {
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
   readonly #tcpPlan: TcpConnectPlan;
-  readonly #tcpEvents: TcpSessionEvents<Session> = {
-    close: (session) => {
-      this.#onClose(session);
-    },
-    connect: (session) => {
-      this.#onConnect(session);
-    },
-    data: (session, chunk) => {
-      this.#onData(session, chunk);
-    },
-  };
   readonly #life: SessionLifecycle;
   readonly #commands: TelnetCommandQueue;
   #session: Session | undefined;
@@ -228,7 +217,8 @@ export class TelnetClient {
       bannerTimer: undefined,
     };
     this.#session = session;
-    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
+    // Bound per connection: the handlers stay private, and tcpSession.ts passes each the session it belongs to.
+    connectTcpSocket(session, this.#tcpPlan, { close: this.#onClose.bind(this), connect: this.#onConnect.bind(this), data: this.#onData.bind(this) });
   }
 
   #onConnect(session: Session): void {
