@@ -7,8 +7,8 @@
 // A wrong password is what Rust (Fleck) does with one: it answers the upgrade request with bytes that are not HTTP
 // (a close frame), or a proxy answers 401/403, or an opened socket is closed with a policy code before it answered.
 // A connection cut with no answer at all (a restart, a proxy whose backend is down, a network cut) is a drop.
-// One message is capped at maxMessageBytes (ws holds no more than that one message per connection); malformed
-// messages are logged once, then summed up once a minute (RepeatSummary).
+// Replies, Identifiers, chat and stray frames are webrcon/inbox.ts's.
+// One message is capped at maxMessageBytes (ws holds no more than that one message per connection).
 // Must never: open a second socket while one exists, emit an unhandled `error` or rejection, reconnect after close(),
 // or put the password (it is in the URL) into a log line or an error: every outgoing text goes through `#scrub`.
 //
@@ -21,20 +21,18 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import {
   RconAuthFailedError,
   RconConnectError,
   RconDisconnectedError,
   RconNotConnectedError,
-  RconProtocolError,
   RconReplyTooLargeError,
   RconTimeoutError,
 } from './errors.js';
 import { SessionLifecycle, formatBytes } from './sessionLifecycle.js';
 import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
-import { parseRustChat } from './profiles/rustLines.js';
-import { encodeWebRconCommand, parseWebRconMessage, type WebRconInbound } from './webrcon/wire.js';
+import { WebRconInbox } from './webrcon/inbox.js';
+import { encodeWebRconCommand } from './webrcon/wire.js';
 
 export type { WebRconInbound } from './webrcon/wire.js';
 export type {
@@ -47,13 +45,6 @@ export type {
   WebRconStatus,
 } from './webrcon/clientOptions.js';
 import type { CommandOptions, WebRconClientOptions, WebRconLogger, WebRconState, WebRconStatus } from './webrcon/clientOptions.js';
-
-interface PendingCommand {
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-  readonly silentOk: boolean;
-}
 
 /** What one connection attempt learned, for the verdict when its socket closes. */
 interface Attempt {
@@ -69,9 +60,6 @@ interface Attempt {
   tooLarge: boolean;
 }
 
-/** What a broken or hostile server can repeat without bound; each is logged once, then summed up. */
-type StrayMessageKind = 'binary' | 'not_webrcon' | 'unreadable_chat' | 'unknown_identifier' | 'stale_reply';
-
 const DEFAULTS = {
   commandTimeoutMs: 5_000,
   keepaliveMs: 30_000,
@@ -84,9 +72,6 @@ const DEFAULTS = {
   maxMessageBytes: 1024 * 1024,
 };
 
-// Identifiers are Rust int32s; 0 and -1 are the server's own. Far beyond any session's life, but never overflow.
-const MAX_IDENTIFIER = 2_147_483_647;
-
 export class WebRconClient {
   readonly #options: WebRconClientOptions;
   readonly #logger: WebRconLogger;
@@ -96,14 +81,12 @@ export class WebRconClient {
   readonly #keepaliveMs: number;
   readonly #keepaliveCommand: string;
   readonly #maxMessageBytes: number;
-  readonly #strays: RepeatSummary<StrayMessageKind>;
+  readonly #inbox: WebRconInbox;
   readonly #life: SessionLifecycle;
-  readonly #pending = new Map<number, PendingCommand>();
   /** The one socket; set from the constructor call until its `close` event, so no second one can start meanwhile. */
   #socket: WebSocket | undefined;
   /** The socket is open: commands may be sent (the first probe among them) before the session counts as ready. */
   #open = false;
-  #nextIdentifier = 1;
   #sessions = 0;
   /** Why the ready session just ended, for onDisconnected once the lifecycle has chosen the next attempt's delay. */
   #droppedReason: string | undefined;
@@ -121,10 +104,14 @@ export class WebRconClient {
     this.#keepaliveMs = options.keepaliveMs ?? DEFAULTS.keepaliveMs;
     this.#keepaliveCommand = options.keepaliveCommand ?? DEFAULTS.keepaliveCommand;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULTS.maxMessageBytes;
-    this.#strays = new RepeatSummary<StrayMessageKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
+    this.#inbox = new WebRconInbox(options.label, this.#logger, options.repeatSummaryIntervalMs, {
+      onChat: options.onChat,
+      onConsole: options.onConsole,
+      onAnswer: () => {
+        if (!this.#life.ready) this.#onFirstAnswer();
+      },
+      call: (name, run) => {
+        this.#call(name, run);
       },
     });
     const authMin = options.authRetryMinDelayMs ?? DEFAULTS.authRetryMinDelayMs;
@@ -166,7 +153,7 @@ export class WebRconClient {
       state: this.#state(),
       connected: this.connected,
       sessions: this.#sessions,
-      pendingCommands: this.#pending.size,
+      pendingCommands: this.#inbox.pendingCount,
       lastError: this.#lastErrorSummary(),
     };
   }
@@ -201,34 +188,21 @@ export class WebRconClient {
       const last = lastError === undefined ? '' : ` (last failure: ${lastError.message})`;
       return Promise.reject(new RconNotConnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} is not connected; it reconnects by itself${last}`));
     }
-    const identifier = this.#takeIdentifier();
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    const silentOk = options.silentOk === true;
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.#pending.delete(identifier)) return;
-        if (silentOk) resolve('');
-        else reject(new RconTimeoutError(`rust webrcon of adapter ${this.#options.label}: no answer to a command within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#pending.set(identifier, { resolve, reject, timer, silentOk });
-      socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
-        if (!(error instanceof Error)) return;
-        const pending = this.#pending.get(identifier);
-        if (pending === undefined) return;
-        this.#pending.delete(identifier);
-        clearTimeout(pending.timer);
-        pending.reject(new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the command could not be sent: ${this.#scrub(error.message)}`, false));
-      });
+    const identifier = this.#inbox.takeIdentifier();
+    const answer = this.#inbox.expect(identifier, options.timeoutMs ?? this.#commandTimeoutMs, options.silentOk === true);
+    socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
+      if (error instanceof Error) this.#inbox.sendFailed(identifier, this.#scrub(error.message));
     });
+    return answer;
   }
 
   /** Closes for good: pending commands and ready() waiters fail with `closed`; no reconnect. Resolves once the socket is gone. */
   close(): Promise<void> {
     const wasOpen = this.connected;
     const done = this.#life.close();
-    this.#strays.close();
+    this.#inbox.close();
     this.#stopKeepalive();
-    this.#failPending(() => this.#life.closedError());
+    this.#inbox.failAll(() => this.#life.closedError());
     this.#open = false;
     // Terminate rather than a close handshake: nothing is waited for, and ws's close timer would hang on fake timers.
     this.#socket?.terminate();
@@ -309,13 +283,8 @@ export class WebRconClient {
     });
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (this.#socket !== socket) return;
-      if (isBinary) {
-        if (this.#strays.first('binary')) {
-          this.#log('warn', { code: 'protocol' }, `rust webrcon of adapter ${this.#options.label} sent a binary frame; dropped${this.#repeatNote()}`);
-        }
-        return;
-      }
-      this.#onMessage(rawDataText(data));
+      if (isBinary) this.#inbox.binary();
+      else this.#inbox.receive(rawDataText(data));
     });
     socket.on('close', (code: number) => {
       this.#onSocketClose(socket, attempt, code);
@@ -352,12 +321,12 @@ export class WebRconClient {
     this.#open = false;
     this.#stopKeepalive();
     if (this.#life.closed) {
-      this.#failPending(() => this.#life.closedError());
+      this.#inbox.failAll(() => this.#life.closedError());
       this.#life.ended(this.#life.closedError(), { wasReady });
       return;
     }
     const reason = attempt.deadReason ?? attempt.failure ?? `closed by the server (code ${code})`;
-    this.#failPending(() =>
+    this.#inbox.failAll(() =>
       attempt.tooLarge
         ? new RconReplyTooLargeError(`rust webrcon of adapter ${this.#options.label}: ${reason} before the answer; the command may have run`)
         : new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true),
@@ -396,65 +365,6 @@ export class WebRconClient {
     if (attempt.httpStatus === 401 || attempt.httpStatus === 403) return true;
     if (socketWasOpen) return !answered && !attempt.tooLarge && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
     return !attempt.opened && attempt.tcpConnected && attempt.answeredNotHttp;
-  }
-
-  // ---- Messages ----------------------------------------------------------------------------------------------------
-
-  #onMessage(text: string): void {
-    const parsed = parseWebRconMessage(text);
-    if (!parsed.ok) {
-      if (this.#strays.first('not_webrcon')) {
-        this.#log('warn', { code: 'protocol', bytes: text.length }, `rust webrcon of adapter ${this.#options.label} sent a message that is not WebRCON (${parsed.reason}); dropped${this.#repeatNote()}`);
-      }
-      return;
-    }
-    const message = parsed.value;
-    if (message.identifier > 0) {
-      this.#onReply(message);
-      return;
-    }
-    if (message.type === 'Chat') {
-      const chat = parseRustChat(message.message);
-      if (!chat.ok) {
-        if (this.#strays.first('unreadable_chat')) {
-          const error = new RconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped${this.#repeatNote()}`);
-          this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
-        }
-        return;
-      }
-      this.#call('onChat', () => this.#options.onChat?.(chat.chat));
-      return;
-    }
-    this.#call('onConsole', () => this.#options.onConsole?.(message));
-  }
-
-  #onReply(message: WebRconInbound): void {
-    const pending = this.#pending.get(message.identifier);
-    if (pending === undefined) {
-      // A late answer (its command timed out), a second line of a command's output, or someone else's identifier:
-      // never anyone else's reply.
-      const ours = message.identifier < this.#nextIdentifier;
-      if (this.#strays.first(ours ? 'stale_reply' : 'unknown_identifier')) {
-        this.#log(
-          ours ? 'debug' : 'warn',
-          { code: 'protocol', identifier: message.identifier },
-          `rust webrcon of adapter ${this.#options.label}: a reply for ${ours ? 'a command no longer waiting' : 'an identifier this client never sent'} (${message.identifier}); dropped${this.#repeatNote()}`,
-        );
-      }
-      return;
-    }
-    this.#pending.delete(message.identifier);
-    clearTimeout(pending.timer);
-    // Rust runs commands in order: an earlier command that allows silence and is still waiting printed nothing.
-    for (const [identifier, earlier] of this.#pending) {
-      if (identifier < message.identifier && earlier.silentOk) {
-        this.#pending.delete(identifier);
-        clearTimeout(earlier.timer);
-        earlier.resolve('');
-      }
-    }
-    if (!this.#life.ready) this.#onFirstAnswer();
-    pending.resolve(message.message);
   }
 
   // ---- Keepalive ---------------------------------------------------------------------------------------------------
@@ -502,39 +412,6 @@ export class WebRconClient {
 
   // ---- Helpers -----------------------------------------------------------------------------------------------------
 
-  #repeatNote(): string {
-    return ` (repeats are summed up every ${formatDelay(this.#strays.intervalMs)})`;
-  }
-
-  #summarizeStrays(report: RepeatSummaryReport<StrayMessageKind>): void {
-    const what: Record<StrayMessageKind, string> = {
-      binary: 'binary frames',
-      not_webrcon: 'messages that are not WebRCON',
-      unreadable_chat: 'chat messages that cannot be read',
-      unknown_identifier: 'replies for identifiers this client never sent',
-      stale_reply: 'replies for commands no longer waiting',
-    };
-    this.#log(
-      report.kind === 'stale_reply' ? 'debug' : 'warn',
-      { code: 'protocol', kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs },
-      `rust webrcon of adapter ${this.#options.label}: ${report.repeats} more ${what[report.kind]} dropped in the last ${formatDelay(report.sinceMs)}`,
-    );
-  }
-
-  #takeIdentifier(): number {
-    const identifier = this.#nextIdentifier;
-    this.#nextIdentifier = identifier >= MAX_IDENTIFIER ? 1 : identifier + 1;
-    return identifier;
-  }
-
-  #failPending(makeError: () => Error): void {
-    for (const [identifier, pending] of this.#pending) {
-      this.#pending.delete(identifier);
-      clearTimeout(pending.timer);
-      pending.reject(makeError());
-    }
-  }
-
   #lastErrorSummary(): WebRconStatus['lastError'] {
     const last = this.#life.lastError;
     return last === undefined ? undefined : { code: last.code, message: last.message };
@@ -580,8 +457,3 @@ function rawDataText(data: RawData): string {
   return Buffer.from(data).toString('utf8');
 }
 
-function formatDelay(ms: number): string {
-  if (ms < 1_000) return `${ms} ms`;
-  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
-  return `${Math.round(ms / 60_000)} min`;
-}
