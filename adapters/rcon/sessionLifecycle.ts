@@ -1,5 +1,5 @@
-// The life of one reconnecting, logged-in console session, whatever its transport (telnet today; Source RCON and
-// WebRCON are to move onto it): the state, the waiters for the first login (with fail-fast for one-shot use), the
+// The life of one reconnecting, logged-in console session, whatever its transport (telnet, Source RCON, Rust's
+// WebRCON): the state, the waiters for the first login (with fail-fast for one-shot use), the
 // reconnect timer with the project's backoff (seconds after a drop, minutes after a refused login), the reset of that
 // backoff after a session that lasted, and the one guard around owner callbacks. The transport owns its socket,
 // framing and login; it tells the lifecycle what happened (attempt failed, logged in, login refused, ended) and gets
@@ -12,7 +12,14 @@ import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import { RconAuthFailedError, RconAuthTimeoutError, RconClosedError, RconNotConnectedError, type RconError } from './errors.js';
-import type { RconLogger } from './sourceRconOptions.js';
+
+/** What the lifecycle writes to. Structural, so pino's Logger fits and a client may hand in one that scrubs. */
+export interface SessionLogger {
+  debug(bindings: Record<string, unknown>, message: string): void;
+  info(bindings: Record<string, unknown>, message: string): void;
+  warn(bindings: Record<string, unknown>, message: string): void;
+  error(bindings: Record<string, unknown>, message: string): void;
+}
 
 export type SessionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'closed';
 
@@ -60,17 +67,26 @@ export interface SessionLifecycleOptions extends ReconnectTuning {
   readonly connect: () => void;
   /** @default a steady systemClock */
   readonly clock?: Clock | undefined;
-  readonly logger: RconLogger;
+  readonly logger: SessionLogger;
   readonly onReady?: (() => void) | undefined;
   /** A session ended: one that had logged in, or (`wasOpen`) one whose connection had opened. Not called after close(). */
   readonly onDisconnected?: ((reason: RconError) => void) | undefined;
   readonly onAuthFailed?: ((error: RconAuthFailedError | RconAuthTimeoutError) => void) | undefined;
   readonly onReconnectScheduled?: ((plan: ReconnectPlan) => void) | undefined;
+  /**
+   * How failures are logged. 'apart': the failure at warn, then the next attempt at info. 'one-line' (WebRCON): one
+   * line per failure, the reason's message with its next attempt and `retryInMs`: a refused login at error, a drop of
+   * a session that was ready at warn, the first failed attempt in a row at warn and the rest of an outage at info.
+   * @default 'apart'
+   */
+  readonly failureLog?: 'apart' | 'one-line' | undefined;
+  /** The error a whenReady() timeout rejects with. @default not_connected, naming the last problem */
+  readonly readyTimeoutError?: ((timeoutMs: number, last: RconError | undefined) => RconError) | undefined;
 }
 
 export interface WhenReadyOptions {
-  /** Give up after this long with not_connected (carrying the last failure as its cause). */
-  readonly timeoutMs: number;
+  /** Give up after this long with not_connected (carrying the last failure as its cause); undefined: no time limit. */
+  readonly timeoutMs?: number | undefined;
   /** Reject on the first failed attempt of any kind, not only on a refused login. @default false */
   readonly failFast?: boolean | undefined;
 }
@@ -79,7 +95,7 @@ interface ReadyWaiter {
   readonly resolve: () => void;
   readonly reject: (error: RconError) => void;
   readonly failFast: boolean;
-  readonly timer: NodeJS.Timeout;
+  readonly timer: NodeJS.Timeout | undefined;
 }
 
 export class SessionLifecycle {
@@ -88,6 +104,7 @@ export class SessionLifecycle {
   readonly #reconnect: boolean;
   readonly #random: () => number;
   readonly #clock: Clock;
+  readonly #oneLine: boolean;
   #state: SessionState = 'idle';
   #readyAt: number | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -105,6 +122,7 @@ export class SessionLifecycle {
     this.#reconnect = options.reconnect ?? true;
     this.#random = options.random ?? Math.random;
     this.#clock = options.clock ?? steadyClock(systemClock);
+    this.#oneLine = options.failureLog === 'one-line';
   }
 
   get state(): SessionState {
@@ -146,24 +164,28 @@ export class SessionLifecycle {
   whenReady(options: WhenReadyOptions): Promise<void> {
     if (this.#state === 'ready') return Promise.resolve();
     if (this.#state === 'closed') return Promise.reject(this.closedError());
+    const { timeoutMs } = options;
     return new Promise<void>((resolve, reject) => {
       const waiter: ReadyWaiter = {
         resolve,
         reject,
         failFast: options.failFast ?? false,
-        timer: setTimeout(() => {
+        timer: timeoutMs === undefined ? undefined : setTimeout(() => {
           this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
-          const last = this.#lastError;
-          reject(
-            new RconNotConnectedError(
-              `not logged in to the ${this.#what} server of ${this.#options.label} within ${formatMs(options.timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
-              last,
-            ),
-          );
-        }, clampTimerMs(options.timeoutMs)),
+          reject(this.#readyTimeoutError(timeoutMs));
+        }, clampTimerMs(timeoutMs)),
       };
       this.#readyWaiters.push(waiter);
     });
+  }
+
+  #readyTimeoutError(timeoutMs: number): RconError {
+    const last = this.#lastError;
+    if (this.#options.readyTimeoutError !== undefined) return this.#options.readyTimeoutError(timeoutMs, last);
+    return new RconNotConnectedError(
+      `not logged in to the ${this.#what} server of ${this.#options.label} within ${formatMs(timeoutMs)}${last === undefined ? '' : ` (last problem: ${last.message})`}`,
+      last,
+    );
   }
 
   /** The connection opened; the login is under way. */
@@ -178,7 +200,7 @@ export class SessionLifecycle {
     this.#readyAt = this.#clock.now();
     this.#authFailures = 0;
     this.#lastError = undefined;
-    this.#options.logger.info(`${this.#what} ${this.#options.label}: logged in`);
+    this.#options.logger.info({}, `${this.#what} ${this.#options.label}: logged in`);
     const waiters = this.#readyWaiters;
     this.#readyWaiters = [];
     for (const waiter of waiters) {
@@ -193,7 +215,8 @@ export class SessionLifecycle {
     if (this.#state === 'closed') return;
     this.#authFailures += 1;
     this.#lastError = error;
-    this.#options.logger.warn({ code: error.code }, `${this.#what} ${this.#options.label}: ${error.message}`);
+    // One-line logging writes the refusal once its next attempt is known (at `ended`).
+    if (!this.#oneLine) this.#options.logger.warn({ code: error.code }, `${this.#what} ${this.#options.label}: ${error.message}`);
     this.#rejectReadyWaiters(error, false);
     this.callback('onAuthFailed', () => this.#options.onAuthFailed?.(error));
   }
@@ -216,12 +239,14 @@ export class SessionLifecycle {
     if (this.#readyAt !== undefined && this.#clock.now() - this.#readyAt >= (this.#options.stableSessionMs ?? 30_000)) this.#reconnectAttempt = 0;
     this.#readyAt = undefined;
     const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
-    if (wasReady) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
+    if (this.#oneLine) {
+      // Logged with its next attempt, in #schedule.
+    } else if (wasReady) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
     else if (!afterAuthFailure) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
     if (how.wasOpen ?? wasReady) this.callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
     // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
     if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
-    this.#schedule(reason, afterAuthFailure);
+    this.#schedule(reason, afterAuthFailure, wasReady);
   }
 
   /**
@@ -266,9 +291,10 @@ export class SessionLifecycle {
     this.#options.connect();
   }
 
-  #schedule(reason: RconError, afterAuthFailure: boolean): void {
+  #schedule(reason: RconError, afterAuthFailure: boolean, wasReady: boolean): void {
     if (!this.#reconnect) {
       this.#state = 'idle';
+      if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, undefined);
       return;
     }
     let delayMs: number;
@@ -291,11 +317,19 @@ export class SessionLifecycle {
     delayMs = clampTimerMs(delayMs);
     this.#state = 'waiting';
     this.#reconnectDelayMs = delayMs;
-    this.#options.logger.info({ delayMs, attempt, code: reason.code }, `${this.#what} ${this.#options.label}: next connection attempt in ${formatMs(delayMs)}`);
+    if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, delayMs);
+    else this.#options.logger.info({ delayMs, attempt, code: reason.code }, `${this.#what} ${this.#options.label}: next connection attempt in ${formatMs(delayMs)}`);
     this.#reconnectTimer = setTimeout(() => {
       this.#attempt();
     }, delayMs);
     this.callback('onReconnectScheduled', () => this.#options.onReconnectScheduled?.({ delayMs, attempt, reason, afterAuthFailure }));
+  }
+
+  /** 'one-line' logging: the failure and its next attempt together; the first failed attempt in a row is the news. */
+  #logFailure(reason: RconError, afterAuthFailure: boolean, wasReady: boolean, delayMs: number | undefined): void {
+    const level = afterAuthFailure ? 'error' : wasReady || this.#reconnectAttempt <= 1 ? 'warn' : 'info';
+    const next = delayMs === undefined ? '' : `; next attempt in ${formatMs(delayMs)}`;
+    this.#options.logger[level]({ code: reason.code, retryInMs: delayMs }, `${reason.message}${next}`);
   }
 
   #rejectReadyWaiters(error: RconError, onlyFailFast: boolean): void {

@@ -1,13 +1,14 @@
 // WebRconClient: one reconnecting session to a Rust server's WebRCON (`ws://host:port/<password>`). It correlates
 // command replies by Identifier (several commands in flight), hands pushed chat (parsed from its inner JSON) and
-// console output to callbacks, keeps the session alive with a cheap command (Rust never answers WebSocket pings, so
-// the client sends none and never waits for a pong), and reconnects with capped, jittered backoff: minutes after a
-// wrong password (Rust bans an address after 5 wrong ones), seconds after a drop.
+// console output to callbacks, and keeps the session alive with a cheap command (Rust never answers WebSocket pings,
+// so the client sends none and never waits for a pong). The reconnect policy (capped, jittered backoff: minutes after
+// a wrong password, since Rust bans an address after 5 wrong ones; seconds after a drop) is sessionLifecycle.ts's; a
+// session is ready once it answered its first keepalive probe.
 // A wrong password is what Rust (Fleck) does with one: it answers the upgrade request with bytes that are not HTTP
 // (a close frame), or a proxy answers 401/403, or an opened socket is closed with a policy code before it answered.
 // A connection cut with no answer at all (a restart, a proxy whose backend is down, a network cut) is a drop.
-// One message is capped at maxMessageBytes (ws holds no more than that one message per connection); malformed
-// messages are logged once, then summed up once a minute (RepeatSummary).
+// Replies, Identifiers, chat and stray frames are webrcon/inbox.ts's.
+// One message is capped at maxMessageBytes (ws holds no more than that one message per connection).
 // Must never: open a second socket while one exists, emit an unhandled `error` or rejection, reconnect after close(),
 // or put the password (it is in the URL) into a log line or an error: every outgoing text goes through `#scrub`.
 //
@@ -20,22 +21,18 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
-import { backoffDelayMs } from '../../src/time/backoff.js';
 import {
   RconAuthFailedError,
-  RconClosedError,
   RconConnectError,
   RconDisconnectedError,
   RconNotConnectedError,
-  RconProtocolError,
   RconReplyTooLargeError,
   RconTimeoutError,
-  type RconError,
 } from './errors.js';
+import { SessionLifecycle, formatBytes } from './sessionLifecycle.js';
 import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
-import { parseRustChat } from './profiles/rustLines.js';
-import { encodeWebRconCommand, parseWebRconMessage, type WebRconInbound } from './webrcon/wire.js';
+import { WebRconInbox } from './webrcon/inbox.js';
+import { encodeWebRconCommand } from './webrcon/wire.js';
 
 export type { WebRconInbound } from './webrcon/wire.js';
 export type {
@@ -48,18 +45,6 @@ export type {
   WebRconStatus,
 } from './webrcon/clientOptions.js';
 import type { CommandOptions, WebRconClientOptions, WebRconLogger, WebRconState, WebRconStatus } from './webrcon/clientOptions.js';
-
-interface PendingCommand {
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-  readonly silentOk: boolean;
-}
-
-interface ReadyWaiter {
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
-}
 
 /** What one connection attempt learned, for the verdict when its socket closes. */
 interface Attempt {
@@ -75,9 +60,6 @@ interface Attempt {
   tooLarge: boolean;
 }
 
-/** What a broken or hostile server can repeat without bound; each is logged once, then summed up. */
-type StrayMessageKind = 'binary' | 'not_webrcon' | 'unreadable_chat' | 'unknown_identifier' | 'stale_reply';
-
 const DEFAULTS = {
   commandTimeoutMs: 5_000,
   keepaliveMs: 30_000,
@@ -90,9 +72,6 @@ const DEFAULTS = {
   maxMessageBytes: 1024 * 1024,
 };
 
-// Identifiers are Rust int32s; 0 and -1 are the server's own. Far beyond any session's life, but never overflow.
-const MAX_IDENTIFIER = 2_147_483_647;
-
 export class WebRconClient {
   readonly #options: WebRconClientOptions;
   readonly #logger: WebRconLogger;
@@ -101,50 +80,72 @@ export class WebRconClient {
   readonly #commandTimeoutMs: number;
   readonly #keepaliveMs: number;
   readonly #keepaliveCommand: string;
-  readonly #random: () => number;
   readonly #maxMessageBytes: number;
-  readonly #strays: RepeatSummary<StrayMessageKind>;
-  readonly #pending = new Map<number, PendingCommand>();
-  #readyWaiters: ReadyWaiter[] = [];
-  #closeWaiters: (() => void)[] = [];
+  readonly #inbox: WebRconInbox;
+  readonly #life: SessionLifecycle;
   /** The one socket; set from the constructor call until its `close` event, so no second one can start meanwhile. */
   #socket: WebSocket | undefined;
+  /** The socket is open: commands may be sent (the first probe among them) before the session counts as ready. */
   #open = false;
-  #started = false;
-  #closed = false;
-  #nextIdentifier = 1;
-  #failures = 0;
-  #authFailures = 0;
   #sessions = 0;
-  #sessionAnswered = false;
-  #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Why the ready session just ended, for onDisconnected once the lifecycle has chosen the next attempt's delay. */
+  #droppedReason: string | undefined;
   #keepaliveTimer: NodeJS.Timeout | undefined;
   #keepaliveInFlight = false;
-  #lastError: RconError | undefined;
   /** Each socket's attempt record: the keepalive marks it dead before terminating, so the close names the real cause. */
   readonly #attempts = new WeakMap<WebSocket, Attempt>();
 
   constructor(options: WebRconClientOptions) {
     this.#options = options;
-    this.#logger = options.logger;
     this.#scrub = passwordScrubber(options.password);
+    this.#logger = scrubbingLogger(options.logger, this.#scrub);
     this.#where = redactedWebRconUrl(options.host, options.port);
     this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs;
     this.#keepaliveMs = options.keepaliveMs ?? DEFAULTS.keepaliveMs;
     this.#keepaliveCommand = options.keepaliveCommand ?? DEFAULTS.keepaliveCommand;
-    this.#random = options.random ?? Math.random;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULTS.maxMessageBytes;
-    this.#strays = new RepeatSummary<StrayMessageKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
+    this.#inbox = new WebRconInbox(options.label, this.#logger, options.repeatSummaryIntervalMs, {
+      onChat: options.onChat,
+      onConsole: options.onConsole,
+      onAnswer: () => {
+        if (!this.#life.ready) this.#onFirstAnswer();
+      },
+      call: (name, run) => {
+        this.#call(name, run);
+      },
+    });
+    const authMin = options.authRetryMinDelayMs ?? DEFAULTS.authRetryMinDelayMs;
+    this.#life = new SessionLifecycle({
+      label: options.label,
+      what: 'WebRCON',
+      connect: () => {
+        this.#connect();
+      },
+      reconnectMinDelayMs: options.reconnectMinDelayMs ?? DEFAULTS.reconnectMinDelayMs,
+      reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? DEFAULTS.reconnectMaxDelayMs,
+      // The lifecycle waits at least its floor (50–100% of twice it); Rust's options name the step itself, each wait
+      // 50–100% of it: half the step is the same schedule.
+      authFailureDelayMs: authMin / 2,
+      authFailureMaxDelayMs: Math.max(authMin, options.authRetryMaxDelayMs ?? DEFAULTS.authRetryMaxDelayMs) / 2,
+      // The backoff starts over once a session answered, however briefly it lived.
+      stableSessionMs: 0,
+      random: options.random,
+      logger: this.#logger,
+      failureLog: 'one-line',
+      readyTimeoutError: (timeoutMs, last) =>
+        new RconTimeoutError(`rust webrcon of adapter ${options.label} at ${this.#where} did not connect within ${timeoutMs} ms${last === undefined ? '' : `; last failure: ${last.message}`}`),
+      onReady: options.onConnected,
+      onReconnectScheduled: (plan) => {
+        const reason = this.#droppedReason;
+        this.#droppedReason = undefined;
+        if (reason !== undefined) this.#call('onDisconnected', () => this.#options.onDisconnected?.({ reason, reconnectInMs: plan.delayMs }));
       },
     });
   }
 
   /** True while a session is open and has answered (its first keepalive probe). */
   get connected(): boolean {
-    return this.#open && this.#sessionAnswered;
+    return this.#life.ready;
   }
 
   get status(): WebRconStatus {
@@ -152,19 +153,18 @@ export class WebRconClient {
       state: this.#state(),
       connected: this.connected,
       sessions: this.#sessions,
-      pendingCommands: this.#pending.size,
-      lastError: this.#lastError === undefined ? undefined : { code: this.#lastError.code, message: this.#lastError.message },
+      pendingCommands: this.#inbox.pendingCount,
+      lastError: this.#lastErrorSummary(),
     };
   }
 
   /** Starts connecting (and reconnecting, until close()). Calling it again does nothing. */
   start(): void {
-    if (this.#started || this.#closed) return;
-    this.#started = true;
+    if (this.#life.state !== 'idle') return;
     if (passwordNeedsEncoding(this.#options.password)) {
       this.#log('warn', {}, `the rcon password of adapter ${this.#options.label} contains characters a URL must encode (space, #, ?, /, %, non-ASCII …); Rust compares the raw path, so it will likely refuse it: choose a password of letters and digits`);
     }
-    this.#connect();
+    this.#life.start();
   }
 
   /**
@@ -172,29 +172,7 @@ export class WebRconClient {
    * `closed` on close(), and with `timeout` (naming the last failure) when `timeoutMs` passes first.
    */
   ready(timeoutMs?: number): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    if (this.#closed) return Promise.reject(this.#closedError());
-    return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const waiter: ReadyWaiter = {
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      this.#readyWaiters.push(waiter);
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          this.#readyWaiters = this.#readyWaiters.filter((other) => other !== waiter);
-          const last = this.#lastError === undefined ? '' : `; last failure: ${this.#lastError.message}`;
-          reject(new RconTimeoutError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} did not connect within ${timeoutMs} ms${last}`));
-        }, timeoutMs);
-      }
-    });
+    return this.#life.whenReady({ timeoutMs });
   }
 
   /**
@@ -203,61 +181,39 @@ export class WebRconClient {
    * (the command may have run), and with `closed` after close().
    */
   command(text: string, options: CommandOptions = {}): Promise<string> {
-    if (this.#closed) return Promise.reject(this.#closedError());
+    if (this.#life.closed) return Promise.reject(this.#life.closedError());
     const socket = this.#socket;
     if (!this.#open || socket?.readyState !== WebSocket.OPEN) {
-      const last = this.#lastError === undefined ? '' : ` (last failure: ${this.#lastError.message})`;
+      const lastError = this.#life.lastError;
+      const last = lastError === undefined ? '' : ` (last failure: ${lastError.message})`;
       return Promise.reject(new RconNotConnectedError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} is not connected; it reconnects by itself${last}`));
     }
-    const identifier = this.#takeIdentifier();
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    const silentOk = options.silentOk === true;
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.#pending.delete(identifier)) return;
-        if (silentOk) resolve('');
-        else reject(new RconTimeoutError(`rust webrcon of adapter ${this.#options.label}: no answer to a command within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#pending.set(identifier, { resolve, reject, timer, silentOk });
-      socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
-        if (!(error instanceof Error)) return;
-        const pending = this.#pending.get(identifier);
-        if (pending === undefined) return;
-        this.#pending.delete(identifier);
-        clearTimeout(pending.timer);
-        pending.reject(new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the command could not be sent: ${this.#scrub(error.message)}`, false));
-      });
+    const identifier = this.#inbox.takeIdentifier();
+    const answer = this.#inbox.expect(identifier, options.timeoutMs ?? this.#commandTimeoutMs, options.silentOk === true);
+    socket.send(encodeWebRconCommand(identifier, text, this.#options.clientName ?? 'WebRcon'), (error) => {
+      if (error instanceof Error) this.#inbox.sendFailed(identifier, this.#scrub(error.message));
     });
+    return answer;
   }
 
   /** Closes for good: pending commands and ready() waiters fail with `closed`; no reconnect. Resolves once the socket is gone. */
   close(): Promise<void> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#strays.close();
-      clearTimeout(this.#reconnectTimer);
-      this.#reconnectTimer = undefined;
-      this.#stopKeepalive();
-      this.#failPending(() => this.#closedError());
-      const waiters = this.#readyWaiters;
-      this.#readyWaiters = [];
-      for (const waiter of waiters) waiter.reject(this.#closedError());
-      const wasOpen = this.connected;
-      this.#open = false;
-      // Terminate rather than a close handshake: nothing is waited for, and ws's close timer would hang on fake timers.
-      this.#socket?.terminate();
-      if (wasOpen) this.#log('info', {}, `rust webrcon of adapter ${this.#options.label} closed`);
-    }
-    if (this.#socket === undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#closeWaiters.push(resolve);
-    });
+    const wasOpen = this.connected;
+    const done = this.#life.close();
+    this.#inbox.close();
+    this.#stopKeepalive();
+    this.#inbox.failAll(() => this.#life.closedError());
+    this.#open = false;
+    // Terminate rather than a close handshake: nothing is waited for, and ws's close timer would hang on fake timers.
+    this.#socket?.terminate();
+    if (wasOpen) this.#log('info', {}, `rust webrcon of adapter ${this.#options.label} closed`);
+    return done;
   }
 
   // ---- Connection --------------------------------------------------------------------------------------------------
 
+  /** Asked by the lifecycle, never while a socket exists; every attempt ends in exactly one `ended`. */
   #connect(): void {
-    if (this.#closed || this.#socket !== undefined) return;
     const attempt: Attempt = {
       tcpConnected: false,
       opened: false,
@@ -291,9 +247,7 @@ export class WebRconClient {
     } catch (error) {
       // An invalid host makes the constructor throw; its message may quote the URL.
       const reason = this.#scrub(error instanceof Error ? error.message : String(error));
-      this.#lastError = new RconConnectError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} cannot be reached: ${reason}; check host and port`);
-      this.#log('error', { code: this.#lastError.code }, this.#lastError.message);
-      this.#scheduleReconnect(backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random));
+      this.#life.ended(new RconConnectError(`rust webrcon of adapter ${this.#options.label} at ${this.#where} cannot be reached: ${reason}; check host and port`), { wasReady: false });
       return;
     }
     this.#socket = socket;
@@ -329,13 +283,8 @@ export class WebRconClient {
     });
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (this.#socket !== socket) return;
-      if (isBinary) {
-        if (this.#strays.first('binary')) {
-          this.#log('warn', { code: 'protocol' }, `rust webrcon of adapter ${this.#options.label} sent a binary frame; dropped${this.#repeatNote()}`);
-        }
-        return;
-      }
-      this.#onMessage(rawDataText(data));
+      if (isBinary) this.#inbox.binary();
+      else this.#inbox.receive(rawDataText(data));
     });
     socket.on('close', (code: number) => {
       this.#onSocketClose(socket, attempt, code);
@@ -345,12 +294,12 @@ export class WebRconClient {
 
   #onOpen(socket: WebSocket): void {
     if (this.#socket !== socket) return;
-    if (this.#closed) {
+    if (this.#life.closed) {
       socket.terminate();
       return;
     }
     this.#open = true;
-    this.#sessionAnswered = false;
+    this.#life.authenticating();
     this.#startKeepalive(socket);
   }
 
@@ -359,70 +308,50 @@ export class WebRconClient {
    * and then closes before answering (a server that refuses after the upgrade) never counts as a session.
    */
   #onFirstAnswer(): void {
-    this.#sessionAnswered = true;
-    this.#failures = 0;
-    this.#authFailures = 0;
-    this.#lastError = undefined;
     this.#sessions++;
-    this.#log('info', { session: this.#sessions }, `rust webrcon of adapter ${this.#options.label} connected to ${this.#where}`);
-    this.#call('onConnected', () => this.#options.onConnected?.());
-    const waiters = this.#readyWaiters;
-    this.#readyWaiters = [];
-    for (const waiter of waiters) waiter.resolve();
+    this.#log('debug', { session: this.#sessions }, `rust webrcon of adapter ${this.#options.label} answered at ${this.#where}`);
+    this.#life.loggedIn();
   }
 
   #onSocketClose(socket: WebSocket, attempt: Attempt, code: number): void {
     if (this.#socket !== socket) return;
     this.#socket = undefined;
-    const wasOpen = this.#open && this.#sessionAnswered;
+    const wasReady = this.#life.ready;
     const socketWasOpen = this.#open;
     this.#open = false;
     this.#stopKeepalive();
-    if (this.#closed) {
-      this.#failPending(() => this.#closedError());
-      const waiters = this.#closeWaiters;
-      this.#closeWaiters = [];
-      for (const resolve of waiters) resolve();
+    if (this.#life.closed) {
+      this.#inbox.failAll(() => this.#life.closedError());
+      this.#life.ended(this.#life.closedError(), { wasReady });
       return;
     }
     const reason = attempt.deadReason ?? attempt.failure ?? `closed by the server (code ${code})`;
-    this.#failPending(() =>
+    this.#inbox.failAll(() =>
       attempt.tooLarge
         ? new RconReplyTooLargeError(`rust webrcon of adapter ${this.#options.label}: ${reason} before the answer; the command may have run`)
         : new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true),
     );
 
-    if (this.#looksLikeAuthFailure(attempt, socketWasOpen, code)) {
-      const delay = backoffDelayMs(++this.#authFailures, this.#authBackoff(), this.#random);
+    if (this.#looksLikeAuthFailure(attempt, socketWasOpen, wasReady, code)) {
       const key = this.#options.passwordKey ?? '"password"';
       const error = new RconAuthFailedError(
         `authentication failed: rust webrcon at ${this.#where} refused the connection of adapter ${this.#options.label} (${reason}). ` +
           `The rcon password is probably wrong: check ${key} of adapter ${this.#options.label} against the server's rcon.password. ` +
-          `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration). ` +
-          `Next attempt in ${formatDelay(delay)}.`,
+          `Rust also refuses an address for a while after 5 wrong passwords (rcon.maxpasswordfailures, rcon.banduration).`,
       );
-      this.#lastError = error;
-      this.#log('error', { code: error.code, retryInMs: delay }, error.message);
       this.#call('onAuthFailed', () => this.#options.onAuthFailed?.(error));
-      const waiters = this.#readyWaiters;
-      this.#readyWaiters = [];
-      for (const waiter of waiters) waiter.reject(error);
-      this.#scheduleReconnect(delay);
+      this.#life.authFailed(error);
+      this.#life.ended(error, { wasReady: false });
       return;
     }
 
-    const delay = backoffDelayMs(++this.#failures, this.#reconnectBackoff(), this.#random);
-    if (wasOpen) {
+    if (wasReady) {
       const message = `rust webrcon of adapter ${this.#options.label} at ${this.#where} lost its connection: ${reason}`;
-      this.#lastError = attempt.tooLarge ? new RconReplyTooLargeError(message) : new RconDisconnectedError(message, false);
-      this.#log('warn', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; reconnecting in ${formatDelay(delay)}`);
-      this.#call('onDisconnected', () => this.#options.onDisconnected?.({ reason, reconnectInMs: delay }));
-    } else {
-      this.#lastError = new RconConnectError(`rust webrcon of adapter ${this.#options.label} could not connect to ${this.#where}: ${reason}`);
-      // The first failure in a row is news; the rest of an outage is noise at info.
-      this.#log(this.#failures === 1 ? 'warn' : 'info', { code: this.#lastError.code, retryInMs: delay }, `${this.#lastError.message}; next attempt in ${formatDelay(delay)}`);
+      this.#droppedReason = reason;
+      this.#life.ended(attempt.tooLarge ? new RconReplyTooLargeError(message) : new RconDisconnectedError(message, false), { wasReady });
+      return;
     }
-    this.#scheduleReconnect(delay);
+    this.#life.ended(new RconConnectError(`rust webrcon of adapter ${this.#options.label} could not connect to ${this.#where}: ${reason}`), { wasReady });
   }
 
   /**
@@ -432,92 +361,10 @@ export class WebRconClient {
    * or reset with no answer at all (a restart, a proxy whose backend is not up, a timeout) is a drop, retried with
    * the normal backoff.
    */
-  #looksLikeAuthFailure(attempt: Attempt, socketWasOpen: boolean, code: number): boolean {
+  #looksLikeAuthFailure(attempt: Attempt, socketWasOpen: boolean, answered: boolean, code: number): boolean {
     if (attempt.httpStatus === 401 || attempt.httpStatus === 403) return true;
-    if (socketWasOpen) return !this.#sessionAnswered && !attempt.tooLarge && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
+    if (socketWasOpen) return !answered && !attempt.tooLarge && (code === 1008 || code === 4001 || code === 4003 || code === 4401 || code === 4403);
     return !attempt.opened && attempt.tcpConnected && attempt.answeredNotHttp;
-  }
-
-  #scheduleReconnect(delayMs: number): void {
-    if (this.#closed) return;
-    clearTimeout(this.#reconnectTimer);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      this.#connect();
-    }, delayMs);
-  }
-
-  #reconnectBackoff(): { minDelayMs: number; maxDelayMs: number } {
-    return {
-      minDelayMs: this.#options.reconnectMinDelayMs ?? DEFAULTS.reconnectMinDelayMs,
-      maxDelayMs: this.#options.reconnectMaxDelayMs ?? DEFAULTS.reconnectMaxDelayMs,
-    };
-  }
-
-  #authBackoff(): { minDelayMs: number; maxDelayMs: number } {
-    return {
-      minDelayMs: this.#options.authRetryMinDelayMs ?? DEFAULTS.authRetryMinDelayMs,
-      maxDelayMs: this.#options.authRetryMaxDelayMs ?? DEFAULTS.authRetryMaxDelayMs,
-    };
-  }
-
-  // ---- Messages ----------------------------------------------------------------------------------------------------
-
-  #onMessage(text: string): void {
-    const parsed = parseWebRconMessage(text);
-    if (!parsed.ok) {
-      if (this.#strays.first('not_webrcon')) {
-        this.#log('warn', { code: 'protocol', bytes: text.length }, `rust webrcon of adapter ${this.#options.label} sent a message that is not WebRCON (${parsed.reason}); dropped${this.#repeatNote()}`);
-      }
-      return;
-    }
-    const message = parsed.value;
-    if (message.identifier > 0) {
-      this.#onReply(message);
-      return;
-    }
-    if (message.type === 'Chat') {
-      const chat = parseRustChat(message.message);
-      if (!chat.ok) {
-        if (this.#strays.first('unreadable_chat')) {
-          const error = new RconProtocolError(`rust webrcon of adapter ${this.#options.label} sent a chat message that cannot be read (${chat.reason}); dropped${this.#repeatNote()}`);
-          this.#log('warn', { code: error.code, bytes: message.message.length }, error.message);
-        }
-        return;
-      }
-      this.#call('onChat', () => this.#options.onChat?.(chat.chat));
-      return;
-    }
-    this.#call('onConsole', () => this.#options.onConsole?.(message));
-  }
-
-  #onReply(message: WebRconInbound): void {
-    const pending = this.#pending.get(message.identifier);
-    if (pending === undefined) {
-      // A late answer (its command timed out), a second line of a command's output, or someone else's identifier:
-      // never anyone else's reply.
-      const ours = message.identifier < this.#nextIdentifier;
-      if (this.#strays.first(ours ? 'stale_reply' : 'unknown_identifier')) {
-        this.#log(
-          ours ? 'debug' : 'warn',
-          { code: 'protocol', identifier: message.identifier },
-          `rust webrcon of adapter ${this.#options.label}: a reply for ${ours ? 'a command no longer waiting' : 'an identifier this client never sent'} (${message.identifier}); dropped${this.#repeatNote()}`,
-        );
-      }
-      return;
-    }
-    this.#pending.delete(message.identifier);
-    clearTimeout(pending.timer);
-    // Rust runs commands in order: an earlier command that allows silence and is still waiting printed nothing.
-    for (const [identifier, earlier] of this.#pending) {
-      if (identifier < message.identifier && earlier.silentOk) {
-        this.#pending.delete(identifier);
-        clearTimeout(earlier.timer);
-        earlier.resolve('');
-      }
-    }
-    if (!this.#sessionAnswered) this.#onFirstAnswer();
-    pending.resolve(message.message);
   }
 
   // ---- Keepalive ---------------------------------------------------------------------------------------------------
@@ -565,49 +412,17 @@ export class WebRconClient {
 
   // ---- Helpers -----------------------------------------------------------------------------------------------------
 
-  #repeatNote(): string {
-    return ` (repeats are summed up every ${formatDelay(this.#strays.intervalMs)})`;
+  #lastErrorSummary(): WebRconStatus['lastError'] {
+    const last = this.#life.lastError;
+    return last === undefined ? undefined : { code: last.code, message: last.message };
   }
 
-  #summarizeStrays(report: RepeatSummaryReport<StrayMessageKind>): void {
-    const what: Record<StrayMessageKind, string> = {
-      binary: 'binary frames',
-      not_webrcon: 'messages that are not WebRCON',
-      unreadable_chat: 'chat messages that cannot be read',
-      unknown_identifier: 'replies for identifiers this client never sent',
-      stale_reply: 'replies for commands no longer waiting',
-    };
-    this.#log(
-      report.kind === 'stale_reply' ? 'debug' : 'warn',
-      { code: 'protocol', kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs },
-      `rust webrcon of adapter ${this.#options.label}: ${report.repeats} more ${what[report.kind]} dropped in the last ${formatDelay(report.sinceMs)}`,
-    );
-  }
-
-  #takeIdentifier(): number {
-    const identifier = this.#nextIdentifier;
-    this.#nextIdentifier = identifier >= MAX_IDENTIFIER ? 1 : identifier + 1;
-    return identifier;
-  }
-
-  #failPending(makeError: () => Error): void {
-    for (const [identifier, pending] of this.#pending) {
-      this.#pending.delete(identifier);
-      clearTimeout(pending.timer);
-      pending.reject(makeError());
-    }
-  }
-
-  #closedError(): RconClosedError {
-    return new RconClosedError(`rust webrcon of adapter ${this.#options.label} was closed`);
-  }
-
+  /** The lifecycle's state in this client's older words: a session is open once it answered. */
   #state(): WebRconState {
-    if (this.#closed) return 'closed';
-    if (this.connected) return 'open';
-    if (this.#socket !== undefined) return 'connecting';
-    if (this.#reconnectTimer !== undefined) return 'waiting';
-    return 'idle';
+    const state = this.#life.state;
+    if (state === 'ready') return 'open';
+    if (state === 'authenticating') return 'connecting';
+    return state;
   }
 
   /** Calls a user callback; one that throws is logged, never allowed to break the client. */
@@ -622,8 +437,18 @@ export class WebRconClient {
   #log(level: keyof WebRconLogger, bindings: Record<string, unknown>, message: string): void {
     // No `adapter` field of its own: the adapter's logger carries it already (pino would write the key twice), and
     // every message names the adapter.
-    this.#logger[level](bindings, this.#scrub(message));
+    this.#logger[level](bindings, message);
   }
+}
+
+/** The client's and the lifecycle's logger: every message is scrubbed of the password before it is written. */
+function scrubbingLogger(logger: WebRconLogger, scrub: (text: string) => string): WebRconLogger {
+  const level =
+    (name: keyof WebRconLogger) =>
+    (bindings: Record<string, unknown>, message: string): void => {
+      logger[name](bindings, scrub(message));
+    };
+  return { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') };
 }
 
 function rawDataText(data: RawData): string {
@@ -632,14 +457,3 @@ function rawDataText(data: RawData): string {
   return Buffer.from(data).toString('utf8');
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
-
-function formatDelay(ms: number): string {
-  if (ms < 1_000) return `${ms} ms`;
-  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
-  return `${Math.round(ms / 60_000)} min`;
-}

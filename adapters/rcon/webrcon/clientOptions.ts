@@ -2,19 +2,15 @@
 // only, so the client file holds behaviour and this one can be read alone.
 // It must never: hold behaviour, or a default that the client does not apply (each @default is the client's).
 import type { RconAuthFailedError } from '../errors.js';
+import type { SessionLogger } from '../sessionLifecycle.js';
 import type { RustPlayerChat, RustServerChat } from '../profiles/rustLines.js';
 import type { WebRconInbound } from './wire.js';
 
 /** A chat line as Rust pushes it: a player's (gate it) or the server's own (never gated). */
 export type RustChatMessage = RustPlayerChat | RustServerChat;
 
-/** The logger the client writes to: pino's Logger satisfies it. Bindings carry `adapter` and, for failures, `code`. */
-export interface WebRconLogger {
-  debug(bindings: Record<string, unknown>, message: string): void;
-  info(bindings: Record<string, unknown>, message: string): void;
-  warn(bindings: Record<string, unknown>, message: string): void;
-  error(bindings: Record<string, unknown>, message: string): void;
-}
+/** The logger the client writes to: the lifecycle's, which pino's Logger satisfies. Failures' bindings carry `code`. */
+export type WebRconLogger = SessionLogger;
 
 export interface WebRconDisconnect {
   /** Why the session ended, already scrubbed: "closed by the server (code 1006)", "no answer to the keepalive …". */
