@@ -5,9 +5,6 @@
 // What one connection may hold is capped (one answer: maxReplyBytes; everything: maxBufferedBytes), so a server that
 // never ends an answer costs a bounded amount of memory and a reconnect. Malformed or stray packets are logged once,
 // then summed up once a minute (RepeatSummary), so a flood of them costs a bounded number of log lines.
-// The pieces it composes: the pending-command table and ids (sourceRconCommands.ts), the reply assembly by end rule
-// (sourceRconReplies.ts), the stray-packet log (sourceRconStrays.ts), the rate cap (sendRateCap.ts), the keepalive
-// (sourceRconKeepalive.ts), the socket wiring (tcpSession.ts) and the reconnect policy (sessionLifecycle.ts).
 //
 // It must never:
 // - put the password in a log line, an error or an event (it goes into the AUTH packet and nowhere else);
@@ -33,6 +30,7 @@
 //   finally { await client.close(); }
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
+import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
@@ -44,7 +42,9 @@ import {
   RconDisconnectedError,
   RconError,
   RconNotConnectedError,
+  RconQueueFullError,
   RconReplyTooLargeError,
+  RconTimeoutError,
 } from './errors.js';
 import {
   DEFAULT_MAX_PACKET_SIZE,
@@ -53,14 +53,9 @@ import {
   encodeSourceRconPacket,
   type SourceRconPacket,
 } from './sourceRconCodec.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession } from './tcpSession.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
-import { SendRateCap } from './sendRateCap.js';
-import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
-import { SourceRconKeepalive } from './sourceRconKeepalive.js';
-import { SourceRconReplyAssembly } from './sourceRconReplies.js';
-import { SourceRconStrayLog } from './sourceRconStrays.js';
-import type { CommandOptions, RconLogger, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 
 export type {
   CommandOptions,
@@ -74,8 +69,15 @@ export type {
   WhenReadyOptions,
 } from './sourceRconOptions.js';
 
+const MAX_ID = 2 ** 31 - 1;
+/** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
+const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
+const LATE_IDS_KEPT = 256;
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** What can repeat without bound from a broken or hostile server, each logged once then summed up. */
+type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
 
 interface Session extends TcpSession {
   readonly decoder: SourceRconDecoder;
@@ -86,30 +88,74 @@ interface Session extends TcpSession {
   authTimer: NodeJS.Timeout | undefined;
 }
 
+interface PendingCommand {
+  readonly text: string;
+  readonly resolve: (text: string) => void;
+  readonly reject: (error: RconError) => void;
+  timer: NodeJS.Timeout | undefined;
+  quietTimer: NodeJS.Timeout | undefined;
+  id: number | undefined;
+  mirrorId: number | undefined;
+  readonly parts: Buffer[];
+  /** The bytes in `parts`. */
+  bytes: number;
+  settled: boolean;
+}
+
 export class SourceRconClient {
   readonly #host: string;
   readonly #port: number;
   readonly #password: string;
   readonly #label: string;
   readonly #passwordKey: string;
+  readonly #replyEnd: ReplyEndRule;
+  readonly #quietMs: number;
   readonly #maxInFlight: number;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #authTimeoutMs: number;
+  readonly #keepaliveIntervalMs: number;
+  readonly #keepaliveCommand: string;
+  readonly #rateCommands: number;
+  readonly #ratePerMs: number;
+  readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
+  readonly #maxReplyBytes: number;
   readonly #maxBufferedBytes: number;
-  readonly #strays: SourceRconStrayLog;
+  readonly #strays: RepeatSummary<StrayPacketKind>;
   readonly #clock: Clock;
   readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
   /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #tcpPlan: TcpConnectPlan;
+  readonly #tcpEvents: TcpSessionEvents<Session> = {
+    close: (session) => {
+      this.#onClose(session);
+    },
+    connect: (session) => {
+      this.#onConnect(session);
+    },
+    data: (session, chunk) => {
+      this.#onData(session, chunk);
+    },
+  };
   readonly #life: SessionLifecycle;
-  readonly #commands: SourceRconCommandTable;
-  readonly #replies: SourceRconReplyAssembly;
-  readonly #rate: SendRateCap;
-  readonly #keepalive: SourceRconKeepalive<Session>;
+
   #session: Session | undefined;
+  #nextId = 1;
+  readonly #queue: PendingCommand[] = [];
+  /** Sent commands by id, in the order they were sent (Map keeps insertion order). */
+  readonly #inFlight = new Map<number, PendingCommand>();
+  readonly #byMirrorId = new Map<number, PendingCommand>();
+  /** Mirror ids whose 00 01 00 00 trailer may still come. */
+  readonly #trailers = new Set<number>();
+  /** Ids of commands that timed out, so their late replies are told apart from strangers. */
+  readonly #lateIds = new Set<number>();
+  readonly #sendTimes: number[] = [];
+  /** The bytes of every in-flight command's parts, for the per-connection cap. */
+  #replyBytes = 0;
+  #rateTimer: NodeJS.Timeout | undefined;
+  #keepaliveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
@@ -118,12 +164,22 @@ export class SourceRconClient {
     this.#password = options.password;
     this.#label = options.label ?? `${options.host}:${options.port}`;
     this.#passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
+    this.#replyEnd = options.replyEnd ?? { kind: 'quiet', quietMs: 75 };
+    this.#quietMs = this.#replyEnd.kind === 'quiet' ? (this.#replyEnd.quietMs ?? 75) : 0;
     this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 1));
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
+    this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
+    this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
+    this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
+    this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
+    this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
+    const firstId = Math.floor(options.firstRequestId ?? 1);
+    this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -141,37 +197,13 @@ export class SourceRconClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#strays = new SourceRconStrayLog(this.#label, this.#logger, options.repeatSummaryIntervalMs, this.#clock);
-    this.#commands = new SourceRconCommandTable({
-      label: this.#label,
-      maxQueued: options.maxQueuedCommands ?? 100,
-      firstId: options.firstRequestId,
-      pump: () => {
-        this.#pump();
+    this.#strays = new RepeatSummary<StrayPacketKind>({
+      intervalMs: options.repeatSummaryIntervalMs,
+      clock: this.#clock,
+      onSummary: (report) => {
+        this.#summarizeStrays(report);
       },
     });
-    const maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
-    this.#replies = new SourceRconReplyAssembly(this.#commands, options.replyEnd ?? { kind: 'quiet', quietMs: 75 }, maxReplyBytes);
-    this.#rate = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, () => {
-      this.#pump();
-    });
-    this.#keepalive = new SourceRconKeepalive<Session>(
-      {
-        intervalMs: options.keepaliveIntervalMs ?? 0,
-        command: options.keepaliveCommand ?? 'echo keepalive',
-        commandTimeoutMs: this.#commandTimeoutMs,
-        label: this.#label,
-        clock: this.#clock,
-      },
-      {
-        session: () => this.#session,
-        ready: () => this.#life.ready,
-        command: (text) => this.command(text),
-        end: (session, error) => {
-          this.#end(session, error);
-        },
-      },
-    );
   }
 
   /** Where the connection stands; cheap, for readiness and metrics. */
@@ -185,7 +217,7 @@ export class SourceRconClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      bufferedBytes: this.#commands.replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
+      bufferedBytes: this.#replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
     };
   }
 
@@ -229,7 +261,31 @@ export class SourceRconClient {
         new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    return this.#commands.add(text, options.timeoutMs ?? this.#commandTimeoutMs);
+    if (this.#queue.length >= this.#maxQueuedCommands) {
+      return Promise.reject(
+        new RconQueueFullError(`${this.#queue.length} RCON commands already wait for their turn on ${this.#label}: this one was not sent`),
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    return new Promise<string>((resolve, reject) => {
+      const pending: PendingCommand = {
+        text,
+        resolve,
+        reject,
+        timer: undefined,
+        quietTimer: undefined,
+        id: undefined,
+        mirrorId: undefined,
+        parts: [],
+        bytes: 0,
+        settled: false,
+      };
+      pending.timer = setTimeout(() => {
+        this.#timeOut(pending, timeoutMs);
+      }, clampTimerMs(timeoutMs));
+      this.#queue.push(pending);
+      this.#pump();
+    });
   }
 
   /**
@@ -238,10 +294,10 @@ export class SourceRconClient {
    */
   close(): Promise<void> {
     const done = this.#life.close();
-    this.#keepalive.stop();
-    this.#rate.stop();
+    clearTimeout(this.#keepaliveTimer);
+    clearTimeout(this.#rateTimer);
     const error = this.#life.closedError();
-    this.#commands.failAll(() => error);
+    this.#failAll(() => error);
     this.#strays.close();
     const session = this.#session;
     if (session !== undefined) {
@@ -269,8 +325,7 @@ export class SourceRconClient {
       authTimer: undefined,
     };
     this.#session = session;
-    // Bound per connection: the handlers stay private, and tcpSession.ts passes each the session it belongs to.
-    connectTcpSocket(session, this.#tcpPlan, { close: this.#onClose.bind(this), connect: this.#onConnect.bind(this), data: this.#onData.bind(this) });
+    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
 
   #onConnect(session: Session): void {
@@ -280,7 +335,7 @@ export class SourceRconClient {
     session.lastPacketAt = this.#clock.now();
     this.#life.authenticating();
     this.#life.callback('onConnected', () => this.#options.onConnected?.());
-    session.authId = this.#commands.newId(undefined);
+    session.authId = this.#newId();
     session.authTimer = setTimeout(() => {
       this.#authFailed(
         session,
@@ -295,7 +350,7 @@ export class SourceRconClient {
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
     // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
-    if (this.#commands.replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
+    if (this.#replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
       this.#end(
         session,
         new RconBufferLimitError(
@@ -333,14 +388,16 @@ export class SourceRconClient {
       return;
     }
     // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
-    this.#strays.beforeLogin(packet);
+    if (this.#strays.first('before_login')) {
+      this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
+    }
   }
 
   #onLoggedIn(session: Session): void {
     clearTimeout(session.authTimer);
     session.loggedIn = true;
     this.#life.loggedIn();
-    this.#keepalive.schedule();
+    this.#scheduleKeepalive();
     this.#pump();
   }
 
@@ -365,9 +422,12 @@ export class SourceRconClient {
     this.#session = undefined;
     clearTimeout(session.connectTimer);
     clearTimeout(session.authTimer);
-    this.#keepalive.stop();
-    this.#rate.stop();
-    this.#commands.sessionEnded();
+    clearTimeout(this.#keepaliveTimer);
+    clearTimeout(this.#rateTimer);
+    this.#keepaliveTimer = undefined;
+    this.#rateTimer = undefined;
+    this.#trailers.clear();
+    this.#lateIds.clear();
     const closing = this.#life.closed;
     const reason = session.endReason ?? this.#dropReason(session);
     // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
@@ -376,8 +436,10 @@ export class SourceRconClient {
     // password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the lifecycle's
     // warn line (the reason's message) says what to check.
     if (!closing) {
-      this.#replies.sessionClosed();
-      this.#commands.failAll((sent) =>
+      if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
+        for (const pending of [...this.#inFlight.values()]) if (pending.parts.length > 0) this.#finish(pending);
+      }
+      this.#failAll((sent) =>
         new RconDisconnectedError(
           `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -403,26 +465,89 @@ export class SourceRconClient {
       : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
   }
 
+  // ---- keepalive ----
+
+  #scheduleKeepalive(): void {
+    if (this.#keepaliveIntervalMs <= 0 || !this.#life.ready) return;
+    const session = this.#session;
+    if (session === undefined) return;
+    const dueIn = session.lastPacketAt + this.#keepaliveIntervalMs - this.#clock.now();
+    clearTimeout(this.#keepaliveTimer);
+    this.#keepaliveTimer = setTimeout(() => {
+      this.#keepaliveTimer = undefined;
+      this.#keepalive(session);
+    }, clampTimerMs(Math.max(1, dueIn)));
+  }
+
+  #keepalive(session: Session): void {
+    if (session !== this.#session || !this.#life.ready) return;
+    // Traffic since the last check proves the session alive: no command spent on it.
+    if (this.#clock.now() - session.lastPacketAt < this.#keepaliveIntervalMs) {
+      this.#scheduleKeepalive();
+      return;
+    }
+    this.command(this.#keepaliveCommand).then(
+      () => {
+        this.#scheduleKeepalive();
+      },
+      (error: unknown) => {
+        if (session !== this.#session) return;
+        if (error instanceof RconTimeoutError) {
+          this.#end(session, new RconTimeoutError(`the RCON server of ${this.#label} did not answer the keepalive within ${formatMs(this.#commandTimeoutMs)}: reconnecting`, error));
+        } else {
+          // queue_full means the session is busy, and so alive.
+          this.#scheduleKeepalive();
+        }
+      },
+    );
+  }
+
   // ---- commands ----
+
+  #newId(): number {
+    for (;;) {
+      const id = this.#nextId;
+      this.#nextId = id >= MAX_ID ? 1 : id + 1;
+      // Ids whose low three bytes are 0 are skipped: after an empty packet, their replies could look like Squad's junk.
+      if ((id & 0xff_ff_ff) === 0) continue;
+      if (!this.#inFlight.has(id) && !this.#byMirrorId.has(id) && !this.#trailers.has(id) && id !== this.#session?.authId) return id;
+    }
+  }
 
   #pump(): void {
     const session = this.#session;
-    while (this.#life.ready && session !== undefined && this.#commands.queued > 0 && this.#commands.inFlightCount < this.#maxInFlight) {
-      if (!this.#rate.take()) return;
-      const pending = this.#commands.next();
+    while (this.#life.ready && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+      if (this.#rateCommands > 0) {
+        const now = this.#clock.now();
+        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
+        if (this.#sendTimes.length >= this.#rateCommands) {
+          if (this.#rateTimer === undefined) {
+            const waitMs = clampTimerMs(Math.max(1, (this.#sendTimes[0] ?? now) + this.#ratePerMs - now));
+            this.#rateTimer = setTimeout(() => {
+              this.#rateTimer = undefined;
+              this.#pump();
+            }, waitMs);
+          }
+          return;
+        }
+        this.#sendTimes.push(now);
+      }
+      const pending = this.#queue.shift();
       if (pending === undefined) return;
       this.#send(session, pending);
     }
   }
 
   #send(session: Session, pending: PendingCommand): void {
-    const id = this.#commands.newId(session.authId);
-    this.#commands.sent(pending, id);
+    const id = this.#newId();
+    pending.id = id;
+    this.#inFlight.set(id, pending);
     // One packet, one write: Minecraft-derived servers fail on a packet split over writes.
     session.socket.write(encodeSourceRconPacket(id, SourceRconPacketType.EXECCOMMAND, pending.text));
-    if (this.#replies.mirrors) {
-      const mirrorId = this.#commands.newId(session.authId);
-      this.#commands.mirrorSent(pending, mirrorId);
+    if (this.#replyEnd.kind === 'mirror') {
+      const mirrorId = this.#newId();
+      pending.mirrorId = mirrorId;
+      this.#byMirrorId.set(mirrorId, pending);
       session.socket.write(encodeSourceRconPacket(mirrorId, SourceRconPacketType.RESPONSE_VALUE, ''));
     }
   }
@@ -432,32 +557,144 @@ export class SourceRconClient {
       this.#unsolicited(packet, 'pushed');
       return;
     }
-    const route = this.#replies.take(packet);
-    switch (route.kind) {
-      case 'taken':
+    const owner = this.#inFlight.get(packet.id);
+    if (owner !== undefined) {
+      if (owner.bytes + packet.body.length > this.#maxReplyBytes) {
+        this.#replyTooLarge(session, owner);
         return;
-      case 'too_large':
-        this.#replyTooLarge(session, route.owner);
-        return;
-      case 'late':
-        this.#strays.lateReply(packet);
-        this.#unsolicited(packet, 'late');
-        return;
-      case 'unknown_id':
-        this.#strays.unknownId(packet);
-        this.#unsolicited(packet, 'unknown_id');
-        return;
+      }
+      owner.parts.push(packet.body);
+      owner.bytes += packet.body.length;
+      this.#replyBytes += packet.body.length;
+      this.#onReplyPart(owner, packet);
+      return;
     }
+    const mirrored = this.#byMirrorId.get(packet.id);
+    if (mirrored !== undefined) {
+      // The mirror (or, from a server that skips the empty echo, the trailer) closes the reply before it.
+      if (!packet.body.equals(MIRROR_TRAILER)) this.#trailers.add(packet.id);
+      this.#finish(mirrored);
+      return;
+    }
+    if (this.#trailers.delete(packet.id)) return;
+    if (this.#lateIds.has(packet.id)) {
+      if (this.#strays.first('late_reply')) {
+        this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
+      }
+      this.#unsolicited(packet, 'late');
+      return;
+    }
+    if (this.#strays.first('unknown_id')) {
+      this.#logger.warn(
+        { id: packet.id, bytes: packet.body.length, code: 'protocol' },
+        `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`,
+      );
+    }
+    this.#unsolicited(packet, 'unknown_id');
   }
 
   /** The answer would pass maxReplyBytes: the command fails with reply_too_large, and the session ends (reconnect). */
   #replyTooLarge(session: Session, owner: PendingCommand): void {
     const error = new RconReplyTooLargeError(
-      `the RCON server of ${this.#label} sent more than ${formatBytes(this.#replies.maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
+      `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
     );
-    this.#commands.forget(owner);
+    this.#forget(owner);
     owner.reject(error);
     this.#end(session, error);
+  }
+
+  #summarizeStrays(report: RepeatSummaryReport<StrayPacketKind>): void {
+    const fields = { kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs };
+    const since = formatMs(report.sinceMs);
+    switch (report.kind) {
+      case 'unknown_id':
+        this.#logger.warn({ ...fields, code: 'protocol' }, `RCON ${this.#label}: ${report.repeats} more replies for unknown ids dropped in the last ${since}`);
+        return;
+      case 'late_reply':
+        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more late replies dropped in the last ${since}`);
+        return;
+      case 'before_login':
+        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more packets before the login answer ignored in the last ${since}`);
+        return;
+    }
+  }
+
+  #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
+    const rule = this.#replyEnd;
+    if (rule.kind === 'single') {
+      this.#finish(owner);
+      return;
+    }
+    if (rule.kind === 'mirror') return;
+    // Replies come back in order: a packet for this command ends every earlier one that has begun.
+    for (const earlier of this.#inFlight.values()) {
+      if (earlier === owner) break;
+      if (earlier.parts.length > 0) this.#finish(earlier);
+    }
+    if (rule.endsBelowBodyBytes !== undefined && packet.body.length < rule.endsBelowBodyBytes) {
+      this.#finish(owner);
+      return;
+    }
+    clearTimeout(owner.quietTimer);
+    owner.quietTimer = setTimeout(() => {
+      owner.quietTimer = undefined;
+      this.#finish(owner);
+    }, this.#quietMs);
+  }
+
+  #finish(pending: PendingCommand): void {
+    if (pending.settled) return;
+    this.#forget(pending);
+    pending.resolve(Buffer.concat(pending.parts).toString('utf8'));
+    this.#pump();
+  }
+
+  #timeOut(pending: PendingCommand, timeoutMs: number): void {
+    if (pending.settled) return;
+    const sent = pending.id !== undefined;
+    if (pending.id !== undefined) {
+      this.#lateIds.add(pending.id);
+      if (pending.mirrorId !== undefined) this.#lateIds.add(pending.mirrorId);
+      while (this.#lateIds.size > LATE_IDS_KEPT) {
+        const oldest = this.#lateIds.values().next().value;
+        if (oldest === undefined) break;
+        this.#lateIds.delete(oldest);
+      }
+    }
+    this.#forget(pending);
+    pending.reject(
+      new RconTimeoutError(
+        sent
+          ? `no complete answer from the RCON server of ${this.#label} within ${formatMs(timeoutMs)}; the command may have run`
+          : `the command waited ${formatMs(timeoutMs)} for its turn on ${this.#label} (rate cap or pipelining depth) and was not sent`,
+      ),
+    );
+    this.#pump();
+  }
+
+  /** Takes a command out of every table and stops its timers; marks it settled. */
+  #forget(pending: PendingCommand): void {
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    clearTimeout(pending.quietTimer);
+    if (pending.id !== undefined) this.#inFlight.delete(pending.id);
+    if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
+    this.#replyBytes -= pending.bytes;
+    pending.bytes = 0;
+    // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
+    if (pending.id === undefined) {
+      const queued = this.#queue.indexOf(pending);
+      if (queued >= 0) this.#queue.splice(queued, 1);
+    }
+  }
+
+  #failAll(errorFor: (sent: boolean) => RconError): void {
+    const all = [...this.#inFlight.values(), ...this.#queue];
+    for (const pending of all) {
+      const sent = pending.id !== undefined;
+      this.#forget(pending);
+      pending.reject(errorFor(sent));
+    }
   }
 
   #unsolicited(packet: SourceRconPacket, reason: UnsolicitedPacket['reason']): void {

@@ -4,7 +4,6 @@
 // line (`2021-09-15T20:42:00 1103.462 INF …`) to `onLine`, and runs commands one at a time: a command's answer is the
 // non-log lines that follow it, up to a terminator the caller gives (`lp`: /^Total of \d+ in the game/) or, without
 // one, until the console has been quiet for `quietMs`. Log lines keep going to `onLine` while a command waits.
-// The command queue (one at a time, answers, caps) is telnetCommands.ts's; the line framing is telnetLines.ts's.
 // The reconnect policy (backoff, the long wait after a wrong password, fail-fast for one-shot use) is
 // sessionLifecycle.ts's.
 //
@@ -23,6 +22,7 @@
 //   await client.close();
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
+import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import {
   RconAuthFailedError,
@@ -32,6 +32,9 @@ import {
   RconDisconnectedError,
   RconInvalidCommandError,
   RconNotConnectedError,
+  RconQueueFullError,
+  RconReplyTooLargeError,
+  RconTimeoutError,
   type RconError,
 } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
@@ -40,17 +43,31 @@ import type { RconLogger } from './sourceRconOptions.js';
 import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession } from './tcpSession.js';
-import { TelnetCommandQueue } from './telnetCommands.js';
+import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { TelnetLineFramer } from './telnetLines.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
+type StrayKind = 'unowned_line' | 'late_line';
 
 interface Session extends TcpSession {
   phase: Phase;
   readonly lines: TelnetLineFramer;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
+}
+
+interface PendingCommand {
+  readonly text: string;
+  readonly endsAt: RegExp | undefined;
+  readonly resolve: (text: string) => void;
+  readonly reject: (error: RconError) => void;
+  readonly timeoutMs: number;
+  timer: NodeJS.Timeout | undefined;
+  quietTimer: NodeJS.Timeout | undefined;
+  sent: boolean;
+  readonly lines: string[];
+  bytes: number;
+  settled: boolean;
 }
 
 const PROMPT = 'please enter password:';
@@ -70,13 +87,30 @@ export class TelnetClient {
   readonly #connectTimeoutMs: number;
   readonly #loginTimeoutMs: number;
   readonly #quietMs: number;
+  readonly #maxQueued: number;
   readonly #maxLineBytes: number;
+  readonly #maxReplyBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
   readonly #tcpPlan: TcpConnectPlan;
+  readonly #tcpEvents: TcpSessionEvents<Session> = {
+    close: (session) => {
+      this.#onClose(session);
+    },
+    connect: (session) => {
+      this.#onConnect(session);
+    },
+    data: (session, chunk) => {
+      this.#onData(session, chunk);
+    },
+  };
   readonly #life: SessionLifecycle;
-  readonly #commands: TelnetCommandQueue;
+  readonly #strays: RepeatSummary<StrayKind>;
   #session: Session | undefined;
+  readonly #queue: PendingCommand[] = [];
+  #inFlight: PendingCommand | undefined;
+  /** After a sent command timed out: answer lines still arriving are its, not the next command's. */
+  #drainTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TelnetClientOptions) {
     this.#options = options;
@@ -86,7 +120,9 @@ export class TelnetClient {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
     this.#quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
+    this.#maxQueued = Math.max(1, Math.floor(options.maxQueuedCommands ?? 100));
     this.#maxLineBytes = Math.max(64, options.maxLineBytes ?? 64 * 1024);
+    this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#options.host, port: this.#options.port, what: 'telnet', portName: 'telnet port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -104,23 +140,11 @@ export class TelnetClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#commands = new TelnetCommandQueue({
-      label: this.#label,
-      quietMs: this.#quietMs,
-      maxQueued: Math.max(1, Math.floor(options.maxQueuedCommands ?? 100)),
-      maxReplyBytes: Math.max(1, options.maxReplyBytes ?? 1024 * 1024),
-      repeatSummaryIntervalMs: options.repeatSummaryIntervalMs,
+    this.#strays = new RepeatSummary<StrayKind>({
+      intervalMs: options.repeatSummaryIntervalMs,
       clock: options.clock,
-      logger: this.#logger,
-      link: {
-        canSend: () => this.#life.ready && this.#session !== undefined,
-        write: (line) => {
-          this.#session?.socket.write(line);
-        },
-        hasSession: () => this.#session !== undefined,
-        drop: (error) => {
-          if (this.#session !== undefined) this.#end(this.#session, error);
-        },
+      onSummary: (report) => {
+        this.#summarizeStrays(report);
       },
     });
   }
@@ -143,7 +167,7 @@ export class TelnetClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      pendingCommands: this.#commands.pending,
+      pendingCommands: this.#queue.length + (this.#inFlight === undefined ? 0 : 1),
     };
   }
 
@@ -176,14 +200,40 @@ export class TelnetClient {
         new RconNotConnectedError(`not logged in to the telnet console of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    return this.#commands.add(text, options.endsAt, options.timeoutMs ?? this.#commandTimeoutMs);
+    if (this.#queue.length >= this.#maxQueued) {
+      return Promise.reject(new RconQueueFullError(`${this.#queue.length} telnet commands already wait for their turn on ${this.#label}: this one was not sent`));
+    }
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
+    return new Promise<string>((resolve, reject) => {
+      const pending: PendingCommand = {
+        text,
+        endsAt: options.endsAt,
+        resolve,
+        reject,
+        timeoutMs,
+        timer: undefined,
+        quietTimer: undefined,
+        sent: false,
+        lines: [],
+        bytes: 0,
+        settled: false,
+      };
+      pending.timer = setTimeout(() => {
+        this.#timeOut(pending);
+      }, clampTimerMs(timeoutMs));
+      this.#queue.push(pending);
+      this.#pump();
+    });
   }
 
   /** Stops for good: pending commands fail with `closed`, no reconnect. Resolves when the socket has closed. Idempotent. */
   close(): Promise<void> {
     const done = this.#life.close();
     const error = this.#life.closedError();
-    this.#commands.close(error);
+    this.#failAll(() => error);
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = undefined;
+    this.#strays.close();
     const session = this.#session;
     if (session !== undefined) {
       session.endReason ??= error;
@@ -217,8 +267,7 @@ export class TelnetClient {
       bannerTimer: undefined,
     };
     this.#session = session;
-    // Bound per connection: the handlers stay private, and tcpSession.ts passes each the session it belongs to.
-    connectTcpSocket(session, this.#tcpPlan, { close: this.#onClose.bind(this), connect: this.#onConnect.bind(this), data: this.#onData.bind(this) });
+    connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
 
   #onConnect(session: Session): void {
@@ -323,16 +372,52 @@ export class TelnetClient {
     clearTimeout(session.bannerTimer);
     session.phase = 'ready';
     this.#life.loggedIn();
-    this.#commands.pump();
+    this.#pump();
   }
 
   #onSessionLine(line: string): void {
     if (this.#isPushed(line)) {
-      this.#commands.onPushedLine(line);
+      const pending = this.#inFlight;
+      // The console's echo of the command proves it runs: its answer's quiet time starts again.
+      if (pending !== undefined && pending.endsAt === undefined && line.includes(`Executing command '${pending.text}'`)) this.#armQuiet(pending);
       this.#pushed(line);
       return;
     }
-    this.#commands.onAnswerLine(line);
+    const pending = this.#inFlight;
+    if (pending === undefined) {
+      if (this.#drainTimer !== undefined) {
+        this.#armDrain();
+        if (this.#strays.first('late_line')) this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a late answer line of a command that timed out, dropped`);
+        return;
+      }
+      // The banner's blank tail and answers no command waits for.
+      if (line.trim().length === 0) return;
+      if (this.#strays.first('unowned_line')) {
+        this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a console line no command waits for, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`);
+      }
+      return;
+    }
+    // Blank lines before an answer are the banner's tail or the console's spacing, not the answer.
+    if (pending.lines.length === 0 && line.trim().length === 0) return;
+    const bytes = Buffer.byteLength(line) + 1;
+    if (pending.bytes + bytes > this.#maxReplyBytes) {
+      const error = new RconReplyTooLargeError(
+        `the telnet console of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
+      );
+      this.#forget(pending);
+      pending.reject(error);
+      const session = this.#session;
+      if (session !== undefined) this.#end(session, error);
+      return;
+    }
+    pending.lines.push(line);
+    pending.bytes += bytes;
+    if (pending.endsAt !== undefined) {
+      pending.endsAt.lastIndex = 0;
+      if (pending.endsAt.test(line)) this.#finish(pending);
+      return;
+    }
+    this.#armQuiet(pending);
   }
 
   #pushed(line: string): void {
@@ -359,11 +444,12 @@ export class TelnetClient {
     clearTimeout(session.connectTimer);
     clearTimeout(session.loginTimer);
     clearTimeout(session.bannerTimer);
-    this.#commands.sessionEnded();
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = undefined;
     const wasReady = session.phase === 'ready';
     const reason = session.endReason ?? this.#dropReason(session);
     if (!this.#life.closed) {
-      this.#commands.failAll((sent) =>
+      this.#failAll((sent) =>
         new RconDisconnectedError(
           `the telnet connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -384,5 +470,80 @@ export class TelnetClient {
       return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped during the login (${detail}): trying again with the normal backoff`, false, cause);
     }
     return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped: ${detail}`, false, cause);
+  }
+
+  // ---- commands ----
+
+  #pump(): void {
+    const session = this.#session;
+    if (!this.#life.ready || session === undefined || this.#inFlight !== undefined || this.#drainTimer !== undefined) return;
+    const pending = this.#queue.shift();
+    if (pending === undefined) return;
+    this.#inFlight = pending;
+    pending.sent = true;
+    session.socket.write(`${pending.text}\r\n`);
+    if (pending.endsAt === undefined) this.#armQuiet(pending);
+  }
+
+  #armQuiet(pending: PendingCommand): void {
+    clearTimeout(pending.quietTimer);
+    pending.quietTimer = setTimeout(() => {
+      pending.quietTimer = undefined;
+      this.#finish(pending);
+    }, this.#quietMs);
+  }
+
+  #armDrain(): void {
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = setTimeout(() => {
+      this.#drainTimer = undefined;
+      this.#pump();
+    }, this.#quietMs);
+  }
+
+  #finish(pending: PendingCommand): void {
+    if (pending.settled) return;
+    this.#forget(pending);
+    pending.resolve(pending.lines.join('\n'));
+    this.#pump();
+  }
+
+  #timeOut(pending: PendingCommand): void {
+    if (pending.settled) return;
+    const sent = pending.sent;
+    this.#forget(pending);
+    pending.reject(
+      new RconTimeoutError(
+        sent
+          ? `no complete answer from the telnet console of ${this.#label} within ${formatMs(pending.timeoutMs)}; the command may have run`
+          : `the command waited ${formatMs(pending.timeoutMs)} for its turn on ${this.#label} and was not sent`,
+      ),
+    );
+    // Its answer may still come: the next command waits until the console has been quiet.
+    if (sent && this.#session !== undefined) this.#armDrain();
+    else this.#pump();
+  }
+
+  /** Takes a command out of the queue or the flight, stops its timers, marks it settled. */
+  #forget(pending: PendingCommand): void {
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    clearTimeout(pending.quietTimer);
+    if (this.#inFlight === pending) this.#inFlight = undefined;
+    const queued = this.#queue.indexOf(pending);
+    if (queued >= 0) this.#queue.splice(queued, 1);
+  }
+
+  #failAll(errorFor: (sent: boolean) => RconError): void {
+    const all = this.#inFlight === undefined ? [...this.#queue] : [this.#inFlight, ...this.#queue];
+    for (const pending of all) {
+      this.#forget(pending);
+      pending.reject(errorFor(pending.sent));
+    }
+  }
+
+  #summarizeStrays(report: RepeatSummaryReport<StrayKind>): void {
+    const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
+    this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
   }
 }
