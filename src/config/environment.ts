@@ -19,6 +19,8 @@ export const ENVIRONMENT_OVERRIDES: readonly EnvironmentOverride[] = [
   { variable: 'GSA_API_URL', section: 'api', key: 'baseUrl' },
   { variable: 'GSA_CLIENT_ID', section: 'api', key: 'clientId' },
   { variable: 'GSA_CLIENT_SECRET', section: 'api', key: 'clientSecret' },
+  // A dotted key reaches into a nested object: api.system.key.
+  { variable: 'GSA_SYSTEM_API_KEY', section: 'api', key: 'system.key' },
   { variable: 'GSA_BRIDGE_LOG_LEVEL', section: 'log', key: 'level' },
 ];
 
@@ -43,12 +45,25 @@ export function applyEnvironment(raw: unknown, env: Environment): OverlaidConfig
   for (const { variable, section, key } of ENVIRONMENT_OVERRIDES) {
     const value = environmentValue(env, variable);
     if (value === undefined) continue;
-    const current = result[section];
-    if (current !== undefined && !isPlainObject(current)) continue;
-    result[section] = { ...current, [key]: value };
+    const overlaid = overlay(result[section], key.split('.'), value);
+    if (overlaid === undefined) continue;
+    result[section] = overlaid;
     sources.set(`${section}.${key}`, variable);
   }
   return { raw: result, sources };
+}
+
+/**
+ * `current` with `value` at `path` (copies, never mutating), or undefined when something on the path is not an object:
+ * the schema then reports that value, which an overlay would hide.
+ */
+function overlay(current: unknown, path: readonly string[], value: string): Record<string, unknown> | undefined {
+  if (current !== undefined && !isPlainObject(current)) return undefined;
+  const [head, ...rest] = path;
+  if (head === undefined) return undefined;
+  if (rest.length === 0) return { ...current, [head]: value };
+  const inner = overlay(current?.[head], rest, value);
+  return inner === undefined ? undefined : { ...current, [head]: inner };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

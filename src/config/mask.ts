@@ -7,10 +7,11 @@ export const SECRET_MASK = '***';
 // Profiles may add their own keys to an rcon adapter; ones named like a credential are treated as one.
 const SECRET_KEY = /password|secret|token/i;
 
-/** A deep copy with api.clientSecret, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them) replaced by `***`. */
+/** A deep copy with api.clientSecret, api.system.key, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them) replaced by `***`. */
 export function maskSecrets(config: AnyBridgeConfig): AnyBridgeConfig {
   const copy = structuredClone(config);
   copy.api.clientSecret = mask(copy.api.clientSecret);
+  if (copy.api.system !== undefined) copy.api.system = { ...copy.api.system, key: mask(copy.api.system.key) };
   const shared = copy.api.rateLimit.shared;
   if (shared !== undefined) copy.api.rateLimit.shared = { ...shared, redis: maskUrlPassword(shared.redis) };
   for (const server of copy.servers) {
@@ -27,6 +28,7 @@ export function maskSecrets(config: AnyBridgeConfig): AnyBridgeConfig {
 export function collectSecrets(config: AnyBridgeConfig): string[] {
   const secrets = new Set<string>();
   if (config.api.clientSecret !== '') secrets.add(config.api.clientSecret);
+  if (config.api.system !== undefined && config.api.system.key !== '') secrets.add(config.api.system.key);
   for (const form of urlPasswordForms(config.api.rateLimit.shared?.redis)) secrets.add(form);
   for (const server of config.servers) {
     for (const adapter of server.adapters) {

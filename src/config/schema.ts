@@ -8,6 +8,7 @@ import { crossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
+import { periodProblem } from '../gsa/system/periods.js';
 import { count, countOrZero, host, integer, MAX_TIMER_MS, listenPort, milliseconds, nonEmpty } from '../validation/optionFields.js';
 
 // Server actions a mod may be allowed to trigger are the webhook actions; one list, owned by the client.
@@ -110,6 +111,20 @@ export const retrySchema = z.strictObject({
   maxRetryAfterMs: milliseconds().default(60_000),
 });
 
+/** GSA's System API v2 (interfaces.md "GSA's System API v2"): its own key, its own budget. */
+export const systemApiSchema = z.strictObject({
+  // A secret like clientSecret ('' means not set: then the System API is not used). GSA_SYSTEM_API_KEY overrides it.
+  key: z.string().default(''),
+  // GSA's id for publicly distributed tools, sent as the GSA-ID header when set (GSA's docs give no format).
+  gsaId: z.string().regex(/^[\x21-\x7e]{0,200}$/, 'must be printable characters without spaces').default(''),
+  rateLimit: z
+    .strictObject({
+      requests: count().default(100),
+      intervalMs: milliseconds().default(60_000),
+    })
+    .prefault({}),
+});
+
 export const apiSchema = z.strictObject({
   baseUrl: serviceRootUrl().default('https://api.gameserverapp.com'),
   flavor: z.enum(API_FLAVORS).default('v1'),
@@ -121,6 +136,7 @@ export const apiSchema = z.strictObject({
   retry: retrySchema.prefault({}),
   // The service docs list /update for wipe by mistake; /wipe is what the service answers.
   wipePath: z.string().regex(URL_SEGMENT, 'must be one URL path segment, like "wipe"').default('wipe'),
+  system: systemApiSchema.optional(),
 });
 
 /** What every entry of `servers[].adapters[]` is, whatever its type: the rest is its type's own schema. */
@@ -198,6 +214,31 @@ export const httpSchema = z.strictObject({
   readiness: readinessSchema.prefault({}),
 });
 
+/** One step of the chat filter's ladder: the n-th strike takes the n-th step (the last repeats). */
+export const ladderStepSchema = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('warn'), message: nonEmpty().optional() }),
+  z.strictObject({
+    action: z.literal('mute'),
+    period: z.string().superRefine((value, ctx) => {
+      const problem = periodProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    note: z.string().max(500).optional(),
+  }),
+], { error: 'must be {"action":"warn"} or {"action":"mute","period":"15m"}' });
+
+export const chatFilterSchema = z.strictObject({
+  // Whole words (or phrases), matched after folding case, accents, look-alikes, repeats and spacing tricks.
+  words: z.array(z.string().trim().min(1, 'must not be empty').max(100)).max(10_000).default(() => []),
+  ladder: z.array(ladderStepSchema).min(1, 'must have at least one step').default(() => [{ action: 'warn' as const }, { action: 'mute' as const, period: '15m' }, { action: 'mute' as const, period: '1d' }]),
+  strikeMemoryMs: milliseconds().default(86_400_000),
+  dryRun: z.boolean().default(false),
+});
+
+export const moderationSchema = z.strictObject({
+  filter: chatFilterSchema.optional(),
+});
+
 export const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
 });
@@ -208,6 +249,7 @@ function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
     servers: z.array(serverSchemaOf(adapter)),
     mute: muteSchema.prefault({}),
     reviews: reviewsSchema.prefault({}),
+    moderation: moderationSchema.prefault({}),
     http: httpSchema.prefault({}),
     log: logSchema.prefault({}),
   });
@@ -225,6 +267,10 @@ export type MuteConfig = AnyBridgeConfig['mute'];
 export type ReviewsConfig = AnyBridgeConfig['reviews'];
 export type HttpConfig = AnyBridgeConfig['http'];
 export type LogConfig = AnyBridgeConfig['log'];
+export type SystemApiConfig = NonNullable<ApiConfig['system']>;
+export type ModerationConfig = AnyBridgeConfig['moderation'];
+export type ChatFilterConfig = NonNullable<ModerationConfig['filter']>;
+export type LadderStep = ChatFilterConfig['ladder'][number];
 
 /** The schema of a whole config file whose adapters the catalog describes. */
 export type ConfigSchema<Options> = z.ZodType<BridgeConfigOf<Options>>;

@@ -148,6 +148,7 @@ describe('parseConfig', () => {
         gatedChannels: ['global', 'local'],
       },
       reviews: { dataDir: './data', minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 600000, chatCommand: '!review' },
+      moderation: {},
       http: { host: '127.0.0.1', port: 9464, readiness: { unreachableForMs: 60000, outboxPendingMax: 1000 } },
       log: { level: 'info' },
     } satisfies BridgeConfig);
