@@ -48,6 +48,16 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
     report(['reviews', 'minStars'], 'must not be greater than reviews.maxStars');
   }
 
+  // A mute step acts through GSA's System API: a filter that could take it with no key would fail at the worst moment.
+  if (usable(['moderation', 'filter'], ['api', 'system']) && config.moderation.filter !== undefined && config.moderation.filter.words.length > 0) {
+    const hasKey = (config.api.system?.key ?? '') !== '';
+    config.moderation.filter.ladder.forEach((step, index) => {
+      if (step.action === 'mute' && !hasKey) {
+        report(['moderation', 'filter', 'ladder', index], "a mute step needs GSA's System API key: set api.system.key (or GSA_SYSTEM_API_KEY), or make the step a warn");
+      }
+    });
+  }
+
   // Adapter id → where it was first seen and whether it was written or derived (the fix differs).
   const adapterIds = new Map<string, { readonly path: Path; readonly derived: boolean }>();
   // An adapter's id names it in the journal, logs and metrics: two adapters with one id would mix their reviews up.
