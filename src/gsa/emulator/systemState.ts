@@ -146,13 +146,13 @@ export class SystemState {
 
   /** Mutes a player dashboard-wide until `until` (Unix ms; null: for good), replacing any mute it had. */
   mute(uuid: string, until: number | null, note = ''): void {
-    const player = this.#players.get(uuid);
+    const player = this.player(uuid);
     if (player === undefined) throw new EmulatorInputError(`uuid: ${uuid} is not a known player`);
-    this.#mutes.set(uuid, { uuid, ids: player.ids, until, note });
+    this.#mutes.set(player.uuid, { uuid: player.uuid, ids: player.ids, until, note });
   }
 
   unmute(uuid: string): void {
-    this.#mutes.delete(uuid);
+    this.#mutes.delete(uuid.toLowerCase());
   }
 
   /** The player's mute in force at `wallNow`; an ended one is forgotten. */
