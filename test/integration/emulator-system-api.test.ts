@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GsaEmulator, SYSTEM_BUDGET_KEY, type EmulatorOptions } from '../../src/gsa/emulator/index.js';
 import { dateEnd, periodEnd } from '../../src/gsa/emulator/systemPeriods.js';
+import { SystemState } from '../../src/gsa/emulator/systemState.js';
 
 const ALPHA = { name: 'alpha', id: 4711 };
 const BETA = { name: 'beta', id: 4712 };
@@ -236,6 +237,23 @@ describe('players/find and player/{uuid}', () => {
     for (const missing of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       expect(await sys(`player/${missing}`, { method: 'GET' })).toMatchObject({ status: 404, json: { error: 'Player not found' } });
     }
+  });
+
+  it('keeps a bounded number of players made on sight; a forgotten one comes back with its uuid and its mute', () => {
+    const system = new SystemState(2);
+    const ids = ['76561198000000011', '76561198000000012', '76561198000000013'];
+    system.sawPlayerId(ids[0] ?? '');
+    const first = system.findByServiceId(ids[0] ?? '')[0]?.uuid ?? '';
+    system.mute(first, null);
+    system.sawPlayerId(ids[1] ?? '');
+    system.sawPlayerId(ids[2] ?? '');
+    expect(system.findByServiceId(ids[0] ?? '')).toStrictEqual([]);
+    expect(system.isMuted('steam', ids[0] ?? '', WALL0)).toBe(true); // the mute outlives the forgotten record
+    system.sawPlayerId(ids[0] ?? '');
+    expect(system.findByServiceId(ids[0] ?? '')[0]?.uuid).toBe(first);
+    expect(system.snapshot(WALL0).players).toHaveLength(2);
+    system.sawPlayerId('not an id');
+    expect(system.findByServiceId('not an id')).toStrictEqual([]);
   });
 
   it('pages: per_page and page, clamped to 1…100', async () => {

@@ -46,7 +46,7 @@ export function gameServerAction(ctx: SystemContext, req: SystemRequest, idSegme
   const system = ctx.state.system;
   if (action !== 'start' && !system.isOnline(serverId)) return SERVER_OFFLINE;
   if (system.serverWait(serverId, req.at, GAMESERVER_COOLDOWN_MS) > 0) return SERVER_COOLDOWN;
-  system.serverCalled(serverId, req.at);
+  system.serverCalled(serverId, req.at, GAMESERVER_COOLDOWN_MS);
   system.recordAction({ serverId, action, ...parsed.details, at: req.at });
   return dataReply(SUCCESS[action]);
 }
