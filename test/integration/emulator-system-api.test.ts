@@ -212,6 +212,18 @@ describe('players/find and player/{uuid}', () => {
     }
   });
 
+  it('makes a player of a reviewer only once the review is stored (a refused call changes nothing)', async () => {
+    const review = (stars: string): Promise<Answer> =>
+      send(`/mod-api/v2/gameserver/${BETA.name}/review`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-client-id': CLIENT, 'x-client-secret': SECRET },
+        body: new URLSearchParams({ eos_id: EOS, stars }).toString(),
+      });
+    expect((await review('9')).status).toBe(422);
+    expect((await sys('players/find', { json: { service_id: EOS } })).status).toBe(404);
+    expect((await review('5')).status).toBe(200);
+    expect((await sys('players/find', { json: { service_id: EOS } })).json).toMatchObject({ data: [{ service_users: [{ type: 'eos', service_id: EOS }] }] });
+  });
+
   it('finds seeded players by any linked id (Mojang too), form bodies included, and reads them back by uuid', async () => {
     const uuid = seedBoth();
     for (const id of [STEAM, EOS, 'f47ac10b-58cc-4372-a567-0e02b2c3d479']) {
