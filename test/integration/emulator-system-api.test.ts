@@ -511,7 +511,23 @@ describe('game-server actions', () => {
   it('answers 404 "Game server not found" for an id it does not know', async () => {
     for (const id of ['9999', 'alpha', '0', '4711x']) {
       expect(await sys(`gameserver/${id}/start`), id).toMatchObject({ status: 404, json: { error: 'Game server not found' } });
+      expect(await sys(`gameserver/${id}`, { method: 'GET' }), id).toMatchObject({ status: 404, json: { error: 'Game server not found' } });
     }
+  });
+
+  it('lists its game servers and shows one, with its online flag as activity.status', async () => {
+    emu.setServerOnline(BETA.id, false);
+    expect((await sys(`gameserver/${ALPHA.id}`, { method: 'GET' })).json).toStrictEqual({
+      id: ALPHA.id,
+      name: ALPHA.name,
+      display_name: ALPHA.name,
+      short_name: ALPHA.name,
+      activity: { status: true, online_characters_count: 0 },
+    });
+    expect((await sys('gameservers', { method: 'GET' })).json).toMatchObject({
+      data: [{ id: ALPHA.id, activity: { status: true } }, { id: BETA.id, activity: { status: false } }],
+      meta: { total: 2, current_page: 1 },
+    });
   });
 
   it('refuses every action but start on an offline server with 400; start goes through', async () => {
