@@ -37,6 +37,17 @@ export const SQUAD_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: f
 /** Rust: text only reaches a plugin's private-message command (notifyCommand); Unicode works. */
 export const RUST_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
 
+/**
+ * Minecraft: `tellraw` shows a chat line to one player; Unicode works. The command line is one RCON packet, and the
+ * vanilla server reads at most 1460 bytes of one: 200 code points of at most 4 UTF-8 bytes, JSON-escaped, fit.
+ */
+export const MINECRAFT_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.' };
+/**
+ * A name a Minecraft command may carry: Java names (letters, digits, `_`, at most 16), and the `.` Floodgate puts
+ * before Bedrock players' names. Nothing that starts a selector (`@`), quotes, spaces or a second argument.
+ */
+export const MINECRAFT_NAME_PATTERN = /^[A-Za-z0-9_.]{1,16}$/;
+
 /** What a name becomes when nothing printable is left of it. */
 const NAME_FALLBACK = 'player';
 
@@ -215,6 +226,18 @@ export function rustMute(steamId: string): string {
 /** Rust: lifts the server's own chat mute. `unmute <steamid>`; Steam64 only. */
 export function rustUnmute(steamId: string): string {
   return `unmute ${requirePlayerId(steamId, ['steam']).id}`;
+}
+
+/**
+ * Minecraft: a red chat line to one player. `tellraw <name> {"text":"<alert>","color":"red"}`. The name must match
+ * MINECRAFT_NAME_PATTERN as written (else UnaddressableNameError and no command: a name is never cleaned into another
+ * player's). The text is cleaned like every game's (no line breaks, controls or quotes), `§` formatting codes are
+ * dropped (they could hide or disguise the text), and the JSON is made by JSON.stringify, never by hand.
+ */
+export function minecraftTellraw(name: string, text: string, rules: CommandTextRules = MINECRAFT_TEXT_RULES): string {
+  if (!MINECRAFT_NAME_PATTERN.test(name)) throw new UnaddressableNameError(name.length);
+  const cleaned = cleanCommandText(text.replace(/\u00a7/g, ''), rules);
+  return `tellraw ${name} ${JSON.stringify({ text: cleaned, color: 'red' })}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
