@@ -13,6 +13,7 @@ import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';
 import { shutdownSignal } from './shutdownSignal.js';
+import { SignalQueue } from './signalQueue.js';
 
 export const RCON_PASSWORD_ENV = 'GSA_BRIDGE_RCON_PASSWORD';
 
@@ -103,6 +104,19 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
       `Scripted chat every ${request.chatEverySeconds} s: ${SCRIPTED_PLAYERS.map((player) => player.name).join(' and ')} join; ${MALLORY.name} (${MALLORY.steamId}) is the player gsa-bridge demo mutes. With \`gsa-bridge emulator\` as your GSA, mute her with POST /_emulator/mute {"server":"<name>","player":"${MALLORY.steamId}"}.`,
     );
   }
+  // Minecraft rolls latest.log at midnight too: SIGHUP does it now, so a host can watch the sidecar follow the roll.
+  const rolls = running.rollLog === undefined ? undefined : new SignalQueue(['SIGHUP']);
+  if (rolls !== undefined) {
+    say(`  kill -HUP ${String(process.pid)} rolls the log (as the game does at midnight)`);
+    // After close() the queue's next() never settles: the loop just ends there, holding nothing open.
+    void (async () => {
+      for (;;) {
+        await rolls.next();
+        running.rollLog?.();
+        say('  [log] rolled; a new log file begins');
+      }
+    })();
+  }
   say('Ctrl-C stops it.');
   const chat =
     request.chatEverySeconds > 0
@@ -116,6 +130,7 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
   try {
     await shutdownSignal();
   } finally {
+    rolls?.close();
     chat?.stop();
     await running.close();
   }

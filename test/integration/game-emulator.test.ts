@@ -277,6 +277,32 @@ describe('minecraft', () => {
     expect(gunzipSync(readFileSync(join(dir, 'logs', rolled[0] ?? ''))).toString('utf8')).toBe(text);
     expect(readFileSync(path, 'utf8')).toBe('');
   });
+
+  it('rolls latest.log while running on request (the midnight roll), and records tellraw', async () => {
+    const dir = await tempDir('mc-roll');
+    const path = join(dir, 'logs', 'latest.log');
+    const game = await startConsole({ game: 'minecraft', logFile: path });
+    game.join(ALICE);
+    game.say(ALICE, 'before the roll');
+    const before = readFileSync(path, 'utf8');
+    expect(game.rollLog()).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('');
+    game.say(ALICE, 'after the roll');
+    expect(readFileSync(path, 'utf8')).toMatch(/^\[\d{2}:\d{2}:\d{2}\] \[Server thread\/INFO\]: <Alice> after the roll\n$/);
+    const rolled = readdirSync(join(dir, 'logs')).filter((name) => /^\d{4}-\d{2}-\d{2}-1\.log\.gz$/.test(name));
+    expect(rolled).toHaveLength(1);
+    expect(gunzipSync(readFileSync(join(dir, 'logs', rolled[0] ?? ''))).toString('utf8')).toBe(before);
+    expect(before).toContain(`[User Authenticator #1/INFO]: UUID of player Alice is ${ALICE.uuid}\n`);
+
+    const rcon = await client(game, 'quiet');
+    const alert = JSON.stringify({ text: 'muted', color: 'red' });
+    expect(await rcon.command(`tellraw Alice ${alert}`)).toBe('');
+    expect(await rcon.command(`tellraw Nobody ${alert}`)).toBe('No player was found');
+    expect(game.commands).toContain(`tellraw Alice ${alert}`);
+    // A game whose log only rolls at a start says so.
+    const ark = await startConsole({ game: 'ark' });
+    expect(ark.rollLog()).toBe(false);
+  });
 });
 
 describe('rust (from the --game table)', () => {
