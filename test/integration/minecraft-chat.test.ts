@@ -1,0 +1,173 @@
+// Minecraft end to end, below the app layer: the shipped fake Minecraft console on loopback (Source RCON split at
+// random byte points, no mirror, `list uuids`, tellraw recorded), a real logs/latest.log written by it and rolled
+// under the reader (gzipped aside and begun anew, and a plain rename), the sidecar's RCON adapter with the minecraft
+// profile, and a real ServerBridge whose mojangLookup is the test's (the System API is wired by the app layer).
+// Shown: a muted player's line is blocked and answered with tellraw holding the escaped alert, an unmuted player's
+// line is allowed, a line after each roll is still read, the mod API client is never asked about a Minecraft player,
+// and without mojangLookup the policy decides and the host is told once.
+import { createServer, type Server } from 'node:http';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
+import { rconOptionsSchema } from '../../adapters/rcon/options.js';
+import { minecraftProfile } from '../../adapters/rcon/profiles/minecraft.js';
+import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
+import { ServerBridge } from '../../src/bridge/serverBridge.js';
+import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
+import { SourceRconConsole } from '../../src/gameEmulator/sourceRconConsole.js';
+import { GsaClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
+import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
+import { patientMs, PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
+import { tempDir } from '../fixtures/tempDir.js';
+
+const PASSWORD = 'mc-console-secret-1';
+const SERVER = 'mc-survival';
+/** What GSA says to a muted player, hostile on purpose: quotes, a backslash, a line break, a section sign, a pipe. */
+const ALERT = 'Muted by an admin: "spam" \\ appeal\r\non Discord §k|';
+/** The same after the game-rcon.md cleaning, as the player must see it. */
+const ALERT_SHOWN = "Muted by an admin: 'spam' / appeal on Discord k";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function until(condition: () => boolean, what: string, logs: readonly string[] = []): Promise<void> {
+  const deadline = performance.now() + patientMs(15_000);
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; the adapter logged:\n${logs.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The mod API's stand-in: counts every request, so a Minecraft player reaching it shows. */
+async function modApi(): Promise<{ readonly url: string; readonly requests: string[] }> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
+    response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${String(port)}`, requests };
+}
+
+type MojangLookup = (mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
+
+async function startMinecraft(mojangLookup: MojangLookup | undefined) {
+  const dir = await tempDir('mc-chat');
+  const logFile = join(dir, 'logs', 'latest.log');
+  const game = await SourceRconConsole.start({ game: 'minecraft', password: PASSWORD, logFile, writeMode: 'split' });
+  cleanups.push(() => game.close());
+
+  const api = await modApi();
+  const client = new GsaClient({ baseUrl: api.url, clientId: 'a', clientSecret: 'b', retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } });
+  cleanups.push(() => client.close());
+  const outbox = await ReviewOutbox.open({ dataDir: await tempDir('mc-chat-data'), send: () => Promise.resolve(), onResult: () => undefined, logger: silentLogger() });
+  cleanups.push(() => outbox.close());
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', secrets: [PASSWORD], destination: { write: (line: string) => logs.push(line) } });
+  const events = new BridgeEvents();
+  const verdicts: VerdictEvent[] = [];
+  events.on('verdict', (event) => verdicts.push(event));
+  const bridge = new ServerBridge({
+    server: { name: SERVER, allowActions: [] },
+    mute: { mutedTtlMs: 60_000, unmutedTtlMs: 300_000, decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, onUnknown: 'allow', defaultAlert: 'You are muted.' },
+    reviews: { minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 0 },
+    client,
+    outbox,
+    logger,
+    events,
+    mojangLookup,
+  });
+
+  const options = rconOptionsSchema.parse({ type: 'rcon', profile: 'minecraft', port: game.port, password: PASSWORD, logFile, pollPlayersMs: 60_000, alertCooldownMs: 0 });
+  const adapter = new RconAdapter({ id: 'mc', options, profile: minecraftProfile, logger });
+  cleanups.push(() => adapter.stop());
+  await adapter.start(bridge.attach(adapter));
+  await until(() => adapter.ready && game.commands.includes('list uuids'), 'the login and a first list uuids', logs);
+  const tellraws = (): string[] => game.commands.filter((command) => command.startsWith('tellraw '));
+  const verdictsOf = (name: string): VerdictEvent[] => verdicts.filter((event) => event.player.name === name);
+  return { dir, logFile, game, api, logs, tellraws, verdictsOf };
+}
+
+describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by tellraw', () => {
+  it('blocks a muted player with an escaped tellraw, allows another, and reads on after the log rolls', async () => {
+    const asked: string[] = [];
+    const mc = await startMinecraft((mojangId) => {
+      asked.push(mojangId);
+      const muted = mojangId === MALLORY.uuid;
+      return Promise.resolve({ muted, alert: muted ? ALERT : null, steamId: null, eosId: null });
+    });
+    // The log's own UUID lines come first (the adapter learns the ids), then the joins re-read the list.
+    mc.game.join(ALICE);
+    mc.game.join(MALLORY);
+    mc.game.say(MALLORY, 'BUY GOLD CHEAP');
+    await until(() => mc.tellraws().length === 1, 'the tellraw for the muted player', mc.logs);
+    const [command = ''] = mc.tellraws();
+    expect(command.startsWith('tellraw Mallory ')).toBe(true);
+    expect(JSON.parse(command.slice('tellraw Mallory '.length))).toEqual({ text: ALERT_SHOWN, color: 'red' });
+    expect(mc.verdictsOf('Mallory')[0]).toMatchObject({ verdict: 'block', reason: 'muted', player: { mojangId: MALLORY.uuid } });
+
+    // Lines are judged in the order written: Mallory's second answer proves Alice's line was judged before it.
+    mc.game.say(ALICE, 'hi all');
+    mc.game.say(MALLORY, 'still spamming');
+    await until(() => mc.tellraws().length === 2, 'the second tellraw', mc.logs);
+    expect(mc.verdictsOf('Alice').map((event) => [event.verdict, event.reason, event.player.mojangId])).toEqual([['allow', 'ok', ALICE.uuid]]);
+    expect(mc.tellraws().every((sent) => sent.startsWith('tellraw Mallory '))).toBe(true);
+
+    // The midnight roll: latest.log gzipped aside and begun anew under the reader.
+    expect(mc.game.rollLog()).toBe(true);
+    mc.game.say(MALLORY, 'after the midnight roll');
+    await until(() => mc.tellraws().length === 3, 'the tellraw for a line after the roll', mc.logs);
+
+    // A restart's roll done as a plain rename, and a new file written at once.
+    await rename(mc.logFile, join(mc.dir, 'logs', '2026-11-27-9.log.gz'));
+    await writeFile(mc.logFile, `[23:59:59] [Async Chat Thread - #0/INFO]: [Not Secure] <Mallory> after the rename\n`);
+    await until(() => mc.tellraws().length === 4, 'the tellraw for a line after the rename', mc.logs);
+    expect(mc.verdictsOf('Mallory').map((event) => event.verdict)).toEqual(['block', 'block', 'block', 'block']);
+
+    // Only the test's System API stand-in was asked; the mod API never saw a Minecraft player.
+    expect(new Set(asked)).toEqual(new Set([ALICE.uuid, MALLORY.uuid]));
+    expect(mc.api.requests).toEqual([]);
+    expect(mc.logs.join('')).not.toContain(PASSWORD);
+  });
+
+  it('never takes a player typing a join or a UUID line for another player, nor an unlisted name', async () => {
+    const asked: string[] = [];
+    const mc = await startMinecraft((mojangId) => {
+      asked.push(mojangId);
+      return Promise.resolve({ muted: mojangId === MALLORY.uuid, alert: ALERT, steamId: null, eosId: null });
+    });
+    mc.game.join(MALLORY);
+    // Mallory types a fake login for "Eve" with Alice's id, then speaks as Eve would: Eve is nobody.
+    mc.game.say(MALLORY, `UUID of player Eve is ${ALICE.uuid}`);
+    mc.game.say(MALLORY, '[00:00:00] [Server thread/INFO]: Eve joined the game');
+    await writeFile(mc.logFile, `[00:00:01] [Server thread/INFO]: <Eve> I am Alice now\n`, { flag: 'a' });
+    mc.game.say(MALLORY, 'last');
+    await until(() => mc.tellraws().length === 3, "Mallory's three answered lines", mc.logs);
+    expect(mc.verdictsOf('Eve')).toEqual([]);
+    expect(asked).not.toContain(ALICE.uuid);
+  });
+
+  it('without mojangLookup: the policy decides (unknown), no tellraw, and the host is told once', async () => {
+    const mc = await startMinecraft(undefined);
+    mc.game.join(MALLORY);
+    mc.game.say(MALLORY, 'one');
+    mc.game.say(MALLORY, 'two');
+    mc.game.say(MALLORY, 'three');
+    await until(() => mc.verdictsOf('Mallory').length === 3, 'three verdicts', mc.logs);
+    expect(mc.verdictsOf('Mallory').map((event) => [event.verdict, event.reason])).toEqual([
+      ['allow', 'unknown'],
+      ['allow', 'unknown'],
+      ['allow', 'unknown'],
+    ]);
+    expect(mc.tellraws()).toEqual([]);
+    expect(mc.logs.filter((line) => line.includes('api.system'))).toHaveLength(1);
+    expect(mc.api.requests).toEqual([]);
+  });
+});
