@@ -6,12 +6,16 @@
 // line is allowed, a line after each roll is still read, the mod API client is never asked about a Minecraft player,
 // and without mojangLookup the policy decides and the host is told once.
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
+import { MINECRAFT_TEXT_RULES, cleanCommandText, minecraftTellraw } from '../../adapters/rcon/commandText.js';
 import { rconOptionsSchema } from '../../adapters/rcon/options.js';
 import { minecraftProfile } from '../../adapters/rcon/profiles/minecraft.js';
+import { SourceRconClient } from '../../adapters/rcon/sourceRconClient.js';
+import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
@@ -19,6 +23,7 @@ import { SourceRconConsole } from '../../src/gameEmulator/sourceRconConsole.js';
 import { GsaClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
+import { createHostileTextGenerator } from '../fixtures/hostileText.js';
 import { patientMs, PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
@@ -169,5 +174,55 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
     expect(mc.tellraws()).toEqual([]);
     expect(mc.logs.filter((line) => line.includes('api.system'))).toHaveLength(1);
     expect(mc.api.requests).toEqual([]);
+  });
+});
+
+describe("minecraft: the profile's transport", () => {
+  it('sends every hostile tellraw as one EXECCOMMAND, in order, and never an empty mirror packet', async () => {
+    // Vanilla's RCON as the wire sees it: AUTH answered with its id, each command with one packet, nothing mirrored.
+    const packets: SourceRconPacket[] = [];
+    const sockets = new Set<Socket>();
+    const server = createTcpServer((socket) => {
+      sockets.add(socket);
+      const decoder = new SourceRconDecoder({ skipSquadMirrorJunk: false });
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        for (const packet of decoder.push(chunk)) {
+          packets.push(packet);
+          if (packet.type === SourceRconPacketType.AUTH) socket.write(encodeSourceRconPacket(packet.id, SourceRconPacketType.AUTH_RESPONSE, ''));
+          else if (packet.type === SourceRconPacketType.EXECCOMMAND) socket.write(encodeSourceRconPacket(packet.id, SourceRconPacketType.RESPONSE_VALUE, ''));
+          // Vanilla answers any other type with "Unknown request"; the client must never send one.
+          else socket.write(encodeSourceRconPacket(packet.id, SourceRconPacketType.RESPONSE_VALUE, `Unknown request ${packet.type.toString(16)}`));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          server.close(resolve);
+        }),
+    );
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const transport = minecraftProfile.transport;
+    if (transport.kind !== 'source') throw new Error('minecraft is a Source RCON profile');
+    const client = new SourceRconClient({ host: '127.0.0.1', port, password: PASSWORD, label: 'mc-wire', replyEnd: transport.replyEnd, maxInFlight: transport.maxInFlight, reconnect: false, commandTimeoutMs: patientMs(5_000) });
+    cleanups.push(() => client.close());
+    client.start();
+    await client.whenReady({ failFast: true });
+
+    const generator = createHostileTextGenerator(0x6d63);
+    const alerts = Array.from({ length: 200 }, () => generator.text());
+    const sent = alerts.map((alert) => minecraftTellraw('Steve', alert));
+    for (const command of sent) expect(await client.command(command)).toBe('');
+
+    const commands = packets.filter((packet) => packet.type === SourceRconPacketType.EXECCOMMAND).map((packet) => packet.body.toString('utf8'));
+    expect(commands).toEqual(sent);
+    expect(packets.filter((packet) => packet.type !== SourceRconPacketType.EXECCOMMAND && packet.type !== SourceRconPacketType.AUTH)).toEqual([]);
+    commands.forEach((command, index) => {
+      expect(JSON.parse(command.slice('tellraw Steve '.length))).toEqual({ text: cleanCommandText((alerts[index] ?? '').replace(/\u00a7/g, ''), MINECRAFT_TEXT_RULES), color: 'red' });
+    });
   });
 });
