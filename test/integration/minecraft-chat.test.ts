@@ -226,3 +226,65 @@ describe("minecraft: the profile's transport", () => {
     });
   });
 });
+
+describe('ServerBridge: who is asked about a Minecraft player', () => {
+  async function bridgeWith(mojangLookup: MojangLookup | undefined, now: () => number) {
+    const api = await modApi();
+    const client = new GsaClient({ baseUrl: api.url, clientId: 'a', clientSecret: 'b', retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } });
+    cleanups.push(() => client.close());
+    const outbox = await ReviewOutbox.open({ dataDir: await tempDir('mc-bridge-data'), send: () => Promise.resolve(), onResult: () => undefined, logger: silentLogger() });
+    cleanups.push(() => outbox.close());
+    const logs: string[] = [];
+    const bridge = new ServerBridge({
+      server: { name: SERVER, allowActions: [] },
+      mute: { mutedTtlMs: 60_000, unmutedTtlMs: 300_000, decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, onUnknown: 'block', defaultAlert: 'You are muted.' },
+      reviews: { minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 0 },
+      client,
+      outbox,
+      logger: createLogger({ level: 'debug', destination: { write: (line: string) => logs.push(line) } }),
+      clock: { now },
+      mojangLookup,
+    });
+    return { bridge, api, logs };
+  }
+
+  it('caches the System API answer under the Mojang id, and sends a player with a Steam64 to the mod API without it', async () => {
+    const asked: string[] = [];
+    const { bridge, api } = await bridgeWith((mojangId) => {
+      asked.push(mojangId);
+      return Promise.resolve({ muted: true, alert: 'muted here', steamId: null, eosId: null });
+    }, () => Date.now());
+    const steve = { mojangId: MALLORY.uuid, name: 'Steve' };
+    expect(await bridge.chat(steve, 'global', 'x')).toEqual({ allow: false, reason: 'muted', alert: 'muted here' });
+    expect(bridge.chatNow(steve, 'global', 'x')).toEqual({ allow: false, reason: 'muted', alert: 'muted here' });
+    expect(asked).toEqual([MALLORY.uuid]);
+    // An EOS id with the same hex digits is another player: not the cached Minecraft one.
+    expect(bridge.chatNow({ eosId: MALLORY.uuid.replaceAll('-', '') }, 'global', 'x')).toBeUndefined();
+
+    // A player with a Steam64 goes to the mod API (which fails here: the policy blocks), never to mojangLookup.
+    await bridge.chat({ steamId: '76561198000000007', mojangId: ALICE.uuid }, 'global', 'x');
+    expect(asked).toEqual([MALLORY.uuid]);
+    expect(api.requests.length).toBeGreaterThan(0);
+    expect(api.requests.join(' ')).not.toContain(ALICE.uuid.slice(0, 8));
+  });
+
+  it('without mojangLookup: the policy decides, the host is told once per player per minute, and a review is refused up front', async () => {
+    let now = 1_000_000;
+    const { bridge, api, logs } = await bridgeWith(undefined, () => now);
+    const steve = { mojangId: MALLORY.uuid, name: 'Steve' };
+    const alex = { mojangId: ALICE.uuid, name: 'Alex' };
+    const warnings = (): number => logs.filter((line) => line.includes('mojang_lookup_missing')).length;
+    for (let line = 0; line < 3; line++) expect(await bridge.chat(steve, 'global', 'x')).toEqual({ allow: false, reason: 'unknown', alert: 'You are muted.' });
+    expect(warnings()).toBe(1);
+    await bridge.chat(alex, 'global', 'x');
+    expect(warnings()).toBe(2);
+    now += 59_999;
+    await bridge.chat(steve, 'global', 'x');
+    expect(warnings()).toBe(2);
+    now += 1;
+    await bridge.chat(steve, 'global', 'x');
+    expect(warnings()).toBe(3);
+    expect(api.requests).toEqual([]);
+    await expect(bridge.submitReview({ player: steve, stars: 5, comment: 'nice', origin: { adapter: 'mc', ref: steve.mojangId } })).rejects.toMatchObject({ code: 'bad_input' });
+  });
+});
