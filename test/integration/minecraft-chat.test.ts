@@ -63,7 +63,7 @@ async function modApi(): Promise<{ readonly url: string; readonly requests: stri
 
 type MojangLookup = (mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
 
-async function startMinecraft(mojangLookup: MojangLookup | undefined) {
+async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOptions: Record<string, unknown> = {}) {
   const dir = await tempDir('mc-chat');
   const logFile = join(dir, 'logs', 'latest.log');
   const game = await SourceRconConsole.start({ game: 'minecraft', password: PASSWORD, logFile, writeMode: 'split' });
@@ -90,7 +90,7 @@ async function startMinecraft(mojangLookup: MojangLookup | undefined) {
     mojangLookup,
   });
 
-  const options = rconOptionsSchema.parse({ type: 'rcon', profile: 'minecraft', port: game.port, password: PASSWORD, logFile, pollPlayersMs: 60_000, alertCooldownMs: 0 });
+  const options = rconOptionsSchema.parse({ type: 'rcon', profile: 'minecraft', port: game.port, password: PASSWORD, logFile, pollPlayersMs: 60_000, alertCooldownMs: 0, ...adapterOptions });
   const adapter = new RconAdapter({ id: 'mc', options, profile: minecraftProfile, logger });
   cleanups.push(() => adapter.stop());
   await adapter.start(bridge.attach(adapter));
@@ -157,6 +157,20 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
     await until(() => mc.tellraws().length === 3, "Mallory's three answered lines", mc.logs);
     expect(mc.verdictsOf('Eve')).toEqual([]);
     expect(asked).not.toContain(ALICE.uuid);
+  });
+
+  it("runs a host's plugin templates with the name and the Mojang id as {playerId} instead of tellraw", async () => {
+    const mc = await startMinecraft(
+      (mojangId) => Promise.resolve({ muted: mojangId === MALLORY.uuid, alert: ALERT, steamId: null, eosId: null }),
+      { notifyCommand: 'msg {name} {message}', muteCommand: 'mute {playerId} 10m {message}' },
+    );
+    mc.game.join(MALLORY);
+    mc.game.say(MALLORY, 'spam');
+    const actions = (): string[] => mc.game.commands.filter((command) => command !== 'list uuids');
+    await until(() => actions().some((command) => command.startsWith('msg ')), 'the message', mc.logs);
+    // The join already muted her in game (the warm-up lookup said muted); the chat line mutes again (no cooldown here).
+    expect(new Set(actions())).toEqual(new Set([`msg Mallory ${ALERT_SHOWN}`, `mute ${MALLORY.uuid} 10m ${ALERT_SHOWN}`]));
+    expect(mc.tellraws()).toEqual([]);
   });
 
   it('without mojangLookup: the policy decides (unknown), no tellraw, and the host is told once', async () => {
