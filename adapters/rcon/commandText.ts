@@ -30,6 +30,12 @@ export interface CommandTextRules {
    * words). In a host's template and in tellraw alike. @default false
    */
   readonly stripSectionSigns?: boolean | undefined;
+  /**
+   * Replace `@` with the fullwidth `＠`: Minecraft expands target selectors (`@a`, `@e[…]`) inside a command's
+   * message argument sent from the console (`msg`, `say`, a plugin's), so an alert holding `@e` would list every
+   * entity. tellraw's JSON text is not expanded, but one rule keeps every path alike. @default false
+   */
+  readonly breakSelectors?: boolean | undefined;
 }
 
 /**
@@ -46,7 +52,7 @@ export const RUST_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: fa
  * Minecraft: `tellraw` shows a chat line to one player; Unicode works. The command line is one RCON packet, and the
  * vanilla server reads at most 1460 bytes of one: 200 code points of at most 4 UTF-8 bytes, JSON-escaped, fit.
  */
-export const MINECRAFT_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.', stripSectionSigns: true };
+export const MINECRAFT_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.', stripSectionSigns: true, breakSelectors: true };
 /**
  * A name a Minecraft command may carry: Java names (letters, digits, `_`, at most 16), and the `.` Floodgate puts
  * before Bedrock players' names. Nothing that starts a selector (`@`), quotes, spaces or a second argument.
@@ -150,6 +156,8 @@ function cleanWithoutFallback(text: string, rules: CommandTextRules): string {
   let out = text.replace(/\p{Cs}/gu, '').normalize('NFKC');
   out = out.replace(BREAKS, ' ').replace(INVISIBLE, '');
   if (rules.stripSectionSigns === true) out = out.replace(/\u00a7/g, '');
+  // After NFKC (which would fold ＠ back to @), so cleaning cleaned text changes nothing.
+  if (rules.breakSelectors === true) out = out.replace(/@/g, '\uff20');
   if (rules.asciiOnly) out = toAscii(out);
   out = out.replace(/"/g, "'").replace(/\\/g, '/');
   out = out.replace(/\|/g, '').replace(/;/g, ',');

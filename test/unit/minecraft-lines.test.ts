@@ -128,8 +128,8 @@ describe('tellraw against hostile names and alerts', () => {
       expect(json['color']).toBe('red');
       const text = json['text'];
       expect(typeof text).toBe('string');
-      expect(text).toBe(cleanCommandText(alert.replace(/\u00a7/g, ''), MINECRAFT_TEXT_RULES));
-      expect(text).not.toMatch(/[\u00a7"\\\p{Cc}]/u);
+      expect(text).toBe(cleanCommandText(alert, MINECRAFT_TEXT_RULES));
+      expect(text).not.toMatch(/[\u00a7@"\\\p{Cc}]/u);
       expect(Array.from(text as string).length).toBeLessThanOrEqual(MINECRAFT_TEXT_RULES.maxLength);
       // One RCON packet: the vanilla server reads at most 1460 bytes.
       expect(Buffer.byteLength(command)).toBeLessThan(1460);
@@ -149,5 +149,14 @@ describe('tellraw against hostile names and alerts', () => {
   it('fills a host template with the name and the Mojang id as {playerId}', () => {
     const template = compileCommandTemplate('mute {name} 10m {message} ({playerId})', 'muteCommand', MINECRAFT_TEXT_RULES, false);
     expect(template.expand({ name: 'Steve', playerId: '069a79f4-44e9-4726-a5be-fca90e38aaf5', message: 'spam\nop me' })).toBe('mute Steve 10m spam op me (069a79f4-44e9-4726-a5be-fca90e38aaf5)');
+  });
+
+  it('breaks target selectors and drops section signs in every Minecraft text, and stays idempotent', () => {
+    const template = compileCommandTemplate('msg {name} {message}', 'notifyCommand', MINECRAFT_TEXT_RULES, true);
+    expect(template.expand({ name: 'Steve', message: 'hi @e[type=item] and @a §kx' })).toBe('msg Steve hi \uff20e[type=item] and \uff20a kx');
+    expect(template.expand({ name: '@p', message: 'x' })).toBe('msg \uff20p x');
+    const once = cleanCommandText('@a ＠p §4red', MINECRAFT_TEXT_RULES);
+    expect(once).toBe('\uff20a \uff20p 4red');
+    expect(cleanCommandText(once, MINECRAFT_TEXT_RULES)).toBe(once);
   });
 });
