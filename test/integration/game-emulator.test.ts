@@ -437,4 +437,33 @@ describe('gsa-bridge emulator --game', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('stopped.');
   });
+
+  it('minecraft --log-file: prints the adapter with its latest.log, rolls the log on SIGHUP as the server does at midnight, stops on SIGINT', async () => {
+    const cwd = await tempDir('game-cli-mc');
+    const child = spawn(process.execPath, [BIN, 'emulator', '--game', 'minecraft', '--port', '0', '--chat-every', '0', '--log-file', 'logs/latest.log'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), GSA_BRIDGE_RCON_PASSWORD: PASSWORD },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = once(child, 'exit');
+    await vi.waitFor(() => {
+      expect(stdout).toContain('Ctrl-C stops it.');
+    }, { timeout: patientMs(QUIET_WAIT_MS * 2), interval: 50 });
+    expect(stdout).toContain(`"logFile":"${join(cwd, 'logs', 'latest.log')}"`);
+    expect(stdout).toContain('rolls the log');
+    writeFileSync(join(cwd, 'logs', 'latest.log'), '[12:00:00] [Server thread/INFO]: <Alice> before the roll\n');
+    child.kill('SIGHUP');
+    await vi.waitFor(() => {
+      expect(stdout).toContain('[log] rolled');
+    }, { timeout: patientMs(QUIET_WAIT_MS), interval: 50 });
+    const rolled = readdirSync(join(cwd, 'logs')).filter((name) => name.endsWith('.log.gz'));
+    expect(rolled).toHaveLength(1);
+    expect(gunzipSync(readFileSync(join(cwd, 'logs', rolled[0] ?? ''))).toString('utf8')).toContain('<Alice> before the roll');
+    expect(readFileSync(join(cwd, 'logs', 'latest.log'), 'utf8')).toBe('');
+    child.kill('SIGINT');
+    const [code] = (await exited) as [number];
+    expect(code).toBe(0);
+  });
 });
