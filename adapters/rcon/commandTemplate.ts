@@ -17,7 +17,7 @@ export type TemplatePlaceholder = (typeof TEMPLATE_PLACEHOLDERS)[number];
 export interface TemplateValues {
   readonly steamId?: string | undefined;
   readonly eosId?: string | undefined;
-  /** The id the game's own player list shows (7 Days to Die `Steam_…` / `XBL_…`; elsewhere the Steam64 or EOS id). */
+  /** The id the game's own player list shows (7 Days to Die `Steam_…` / `XBL_…`; Minecraft the Mojang UUID; elsewhere the Steam64 or EOS id). */
   readonly playerId?: string | undefined;
   readonly name?: string | undefined;
   /** 7 Days to Die's entity id (`lp`'s `id=`). */
@@ -42,9 +42,12 @@ function idOrThrow(value: string | undefined, pattern: RegExp): string {
   return value;
 }
 
-/** The game's own id: a 7 Days to Die platform id (`Steam_…`, `XBL_…`), a Steam64 or an EOS id. */
+/**
+ * The game's own id: a 7 Days to Die platform id (`Steam_…`, `XBL_…`), a Steam64, an EOS id or a Mojang UUID
+ * (Minecraft; last, so 32 bare hex digits stay an EOS id; dashed, as the adapter holds it, it cannot be one).
+ */
 function playerIdOrThrow(value: string | undefined): string {
-  const valid = checkAnyPlayerId(value ?? '', ['7dtd', 'steam', 'eos']);
+  const valid = checkAnyPlayerId(value ?? '', ['7dtd', 'steam', 'eos', 'mojang']);
   if (valid === undefined) throw new InvalidPlayerIdError(['steam', 'eos'], value?.length ?? 0);
   return valid.id;
 }

@@ -25,6 +25,17 @@ export interface CommandTextRules {
   readonly asciiOnly: boolean;
   /** What a text that cleans to nothing becomes, so no command ever has an empty argument. Cleaned itself. */
   readonly fallback: string;
+  /**
+   * Drop `§` (Minecraft's formatting-code sign: `§k` obfuscates, colours could disguise an alert as a player's
+   * words). In a host's template and in tellraw alike. @default false
+   */
+  readonly stripSectionSigns?: boolean | undefined;
+  /**
+   * Replace `@` with the fullwidth `＠`: Minecraft expands target selectors (`@a`, `@e[…]`) inside a command's
+   * message argument sent from the console (`msg`, `say`, a plugin's), so an alert holding `@e` would list every
+   * entity. tellraw's JSON text is not expanded, but one rule keeps every path alike. @default false
+   */
+  readonly breakSelectors?: boolean | undefined;
 }
 
 /**
@@ -36,6 +47,17 @@ export const ARK_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: tru
 export const SQUAD_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
 /** Rust: text only reaches a plugin's private-message command (notifyCommand); Unicode works. */
 export const RUST_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
+
+/**
+ * Minecraft: `tellraw` shows a chat line to one player; Unicode works. The command line is one RCON packet, and the
+ * vanilla server reads at most 1460 bytes of one: 200 code points of at most 4 UTF-8 bytes, JSON-escaped, fit.
+ */
+export const MINECRAFT_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.', stripSectionSigns: true, breakSelectors: true };
+/**
+ * A name a Minecraft command may carry: Java names (letters, digits, `_`, at most 16), and the `.` Floodgate puts
+ * before Bedrock players' names. Nothing that starts a selector (`@`), quotes, spaces or a second argument.
+ */
+export const MINECRAFT_NAME_PATTERN = /^[A-Za-z0-9_.]{1,16}$/;
 
 /** What a name becomes when nothing printable is left of it. */
 const NAME_FALLBACK = 'player';
@@ -133,6 +155,9 @@ function cleanWithoutFallback(text: string, rules: CommandTextRules): string {
   // Lone surrogates go before NFKC: normalize() keeps them, but the regexes below must see well-formed text.
   let out = text.replace(/\p{Cs}/gu, '').normalize('NFKC');
   out = out.replace(BREAKS, ' ').replace(INVISIBLE, '');
+  if (rules.stripSectionSigns === true) out = out.replace(/\u00a7/g, '');
+  // After NFKC (which would fold ＠ back to @), so cleaning cleaned text changes nothing.
+  if (rules.breakSelectors === true) out = out.replace(/@/g, '\uff20');
   if (rules.asciiOnly) out = toAscii(out);
   out = out.replace(/"/g, "'").replace(/\\/g, '/');
   out = out.replace(/\|/g, '').replace(/;/g, ',');
@@ -215,6 +240,18 @@ export function rustMute(steamId: string): string {
 /** Rust: lifts the server's own chat mute. `unmute <steamid>`; Steam64 only. */
 export function rustUnmute(steamId: string): string {
   return `unmute ${requirePlayerId(steamId, ['steam']).id}`;
+}
+
+/**
+ * Minecraft: a red chat line to one player. `tellraw <name> {"text":"<alert>","color":"red"}`. The name must match
+ * MINECRAFT_NAME_PATTERN as written (else UnaddressableNameError and no command: a name is never cleaned into another
+ * player's). The text is cleaned with the game's rules (no line breaks, controls or quotes; MINECRAFT_TEXT_RULES also
+ * drops `§` formatting codes), and the JSON is made by JSON.stringify, never by hand.
+ */
+export function minecraftTellraw(name: string, text: string, rules: CommandTextRules = MINECRAFT_TEXT_RULES): string {
+  if (!MINECRAFT_NAME_PATTERN.test(name)) throw new UnaddressableNameError(name.length);
+  const cleaned = cleanCommandText(text, rules);
+  return `tellraw ${name} ${JSON.stringify({ text: cleaned, color: 'red' })}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -64,7 +64,8 @@ export class PlayerAnswers {
 
   /** The game can be made to tell a player something privately (its own command, or the host's notifyCommand). */
   get canTell(): boolean {
-    return this.#config.profile.commands.tell !== undefined || this.#notify !== undefined;
+    const { tell, tellByName } = this.#config.profile.commands;
+    return tell !== undefined || tellByName !== undefined || this.#notify !== undefined;
   }
 
   /** Silences muted players in game (the game then drops their chat itself). */
@@ -210,9 +211,20 @@ export class PlayerAnswers {
   }
 
   #tellCommand(player: PlayerIdentity, text: string): string | undefined {
-    const tell = this.#config.profile.commands.tell;
+    const { tell, tellByName } = this.#config.profile.commands;
+    // The host's notifyCommand replaces a by-name message (a plugin's own), never an id-addressed one.
     if (tell !== undefined) return this.#withCommandId(player, (id) => tell(id, text));
-    return this.#notify === undefined ? undefined : this.#expand(this.#notify, player, text);
+    if (this.#notify !== undefined) return this.#expand(this.#notify, player, text);
+    if (tellByName === undefined) return undefined;
+    const name = this.#config.roster.find(player)?.name ?? player.name;
+    if (name === undefined) return undefined;
+    try {
+      return tellByName(name, text);
+    } catch (error) {
+      // A name the game's rule refuses (it could hold a selector or a second argument): no command at all.
+      this.#config.logger.debug({ err: error }, 'a player name cannot be addressed safely');
+      return undefined;
+    }
   }
 
   /** A template filled for one player; undefined when a value it needs is missing or invalid (logged at debug). */
@@ -221,7 +233,7 @@ export class PlayerAnswers {
     const values: TemplateValues = {
       steamId: player.steamId ?? listed?.steamId,
       eosId: player.eosId ?? listed?.eosId,
-      playerId: listed?.platformId ?? player.steamId ?? player.eosId,
+      playerId: listed?.platformId ?? player.steamId ?? player.eosId ?? player.mojangId ?? listed?.mojangId,
       name: player.name ?? listed?.name,
       entityId: listed?.entityId,
       message,
@@ -250,7 +262,9 @@ export class PlayerAnswers {
 
 /** The key a player is remembered by: the project's one cache key, collision-free between the id kinds. */
 export function keyOf(player: PlayerIdentity): string {
-  return player.steamId !== undefined ? playerKey({ kind: 'steam', id: player.steamId }) : playerKey({ kind: 'eos', id: player.eosId ?? '' });
+  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
+  if (player.eosId === undefined && player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
+  return playerKey({ kind: 'eos', id: player.eosId ?? '' });
 }
 
 function remember<Value>(map: Map<string, Value>, key: string, value: Value): void {

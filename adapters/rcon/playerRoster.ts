@@ -22,6 +22,9 @@ export interface PlayerRosterOptions {
   readonly extraReadGapMs?: number | undefined;
 }
 
+/** Most names remembered from the log's login lines (Minecraft's `UUID of player`); the oldest go first. */
+const MAX_LEARNED = 1_000;
+
 /** A speaker as a chat line named them. */
 export type Speaker = Extract<RconChatLine, { kind: 'player' }>;
 
@@ -40,6 +43,8 @@ export class PlayerRoster {
   /** When the list was last asked for (performance.now), for the extra reads of unknown speakers. */
   #readAt = Number.NEGATIVE_INFINITY;
   #closed = false;
+  /** Name → Mojang id, as the log said at login: used for a speaker the list does not show yet. */
+  readonly #learned = new Map<string, string>();
 
   constructor(options: PlayerRosterOptions) {
     this.#options = options;
@@ -52,6 +57,19 @@ export class PlayerRoster {
 
   knownNames(): string[] {
     return this.players.map((player) => player.name);
+  }
+
+  /**
+   * The game's log named a player's id as they logged in (Minecraft's `UUID of player <name> is <uuid>`, written by
+   * the game itself before the player can say anything). The player list wins over it whenever it shows the name.
+   */
+  learn(name: string, mojangId: string): void {
+    this.#learned.delete(name);
+    this.#learned.set(name, mojangId);
+    if (this.#learned.size > MAX_LEARNED) {
+      const oldest = this.#learned.keys().next().value;
+      if (oldest !== undefined) this.#learned.delete(oldest);
+    }
   }
 
   /** Stops reacting to answers still in flight. */
@@ -96,6 +114,9 @@ export class PlayerRoster {
       return { kind: 'found', player: { steamId: line.steamId ?? listed?.steamId, eosId: line.eosId ?? listed?.eosId, name: line.name }, listed };
     }
     let matches = this.#matching(line);
+    const learned = matches.length === 0 ? this.#learned.get(line.name) : undefined;
+    // Learned from the log's login line: no list read needed for a player who just joined.
+    if (learned !== undefined) return { kind: 'found', player: { mojangId: learned, name: line.name } };
     if (matches.length === 0) {
       const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
       if (waitMs > 0) await sleep(waitMs);
@@ -111,7 +132,7 @@ export class PlayerRoster {
     if (only !== undefined) {
       // 7 Days to Die: the list adds the EOS id (crossid) GSA knows the player by; the line keeps its own name.
       const name = line.name === '' ? only.name : line.name;
-      return { kind: 'found', player: { steamId: only.steamId ?? line.steamId, eosId: only.eosId ?? line.eosId, name }, listed: only };
+      return { kind: 'found', player: withMojangId({ steamId: only.steamId ?? line.steamId, eosId: only.eosId ?? line.eosId, name }, only.mojangId), listed: only };
     }
     if (idsOnLine) return { kind: 'found', player: { steamId: line.steamId, eosId: line.eosId, name: line.name } };
     return { kind: 'not-listed' };
@@ -133,7 +154,10 @@ export class PlayerRoster {
   find(player: PlayerIdentity): ListedPlayer | undefined {
     const eosId = player.eosId?.toLowerCase();
     return this.players.find(
-      (listed) => (player.steamId !== undefined && listed.steamId === player.steamId) || (eosId !== undefined && listed.eosId?.toLowerCase() === eosId),
+      (listed) =>
+        (player.steamId !== undefined && listed.steamId === player.steamId) ||
+        (eosId !== undefined && listed.eosId?.toLowerCase() === eosId) ||
+        (player.mojangId !== undefined && listed.mojangId === player.mojangId),
     );
   }
 
@@ -149,5 +173,10 @@ export class PlayerRoster {
 }
 
 export function identityOf(listed: ListedPlayer): PlayerIdentity {
-  return { steamId: listed.steamId, eosId: listed.eosId, name: listed.name };
+  return withMojangId({ steamId: listed.steamId, eosId: listed.eosId, name: listed.name }, listed.mojangId);
+}
+
+/** The identity with a Mojang id when there is one (the key stays absent otherwise, as every other game's). */
+function withMojangId(player: PlayerIdentity, mojangId: string | undefined): PlayerIdentity {
+  return mojangId === undefined ? player : { ...player, mojangId };
 }

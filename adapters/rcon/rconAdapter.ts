@@ -297,6 +297,7 @@ export class RconAdapter implements Adapter {
       return;
     }
     if (line.kind === 'roster') {
+      if (line.learned !== undefined) this.#roster.learn(line.learned.name, line.learned.mojangId);
       void this.#roster.refresh();
       return;
     }
@@ -344,7 +345,7 @@ export class RconAdapter implements Adapter {
   // ---- Reviews ----------------------------------------------------------------------------------------------------
 
   async #submitReview(sink: BridgeSink, player: PlayerIdentity, stars: number, comment: string): Promise<void> {
-    const ref = player.steamId ?? player.eosId ?? '';
+    const ref = player.steamId ?? player.eosId ?? player.mojangId ?? '';
     try {
       await sink.submitReview({ player, stars, comment, origin: { adapter: this.id, ref } });
     } catch (error) {

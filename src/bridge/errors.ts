@@ -47,6 +47,19 @@ export class UnavailableRefusal extends BridgeRefusal {
   readonly code = 'unavailable';
 }
 
+/**
+ * A player known only by a Mojang id (Minecraft) cannot be looked up: GSA's mod API takes no Mojang id and no System
+ * API lookup was given to the bridge. The gate's policy then decides (reason "unknown").
+ */
+export class MojangLookupMissingError extends Error {
+  readonly code = 'mojang_lookup_missing';
+
+  constructor() {
+    super("a Minecraft player (Mojang id only) cannot be checked for a mute: GSA's mod API takes no Mojang id; configure api.system (GSA's System API) for Minecraft servers");
+    this.name = 'MojangLookupMissingError';
+  }
+}
+
 export type ReviewOutboxErrorCode =
   /** The outbox was closed (the sidecar is shutting down); nothing was stored. */
   | 'closed'

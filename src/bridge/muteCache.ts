@@ -58,11 +58,12 @@ function keysOf(player: PlayerIdentity): string[] {
   const keys: string[] = [];
   if (player.steamId !== undefined) keys.push(playerKey({ kind: 'steam', id: player.steamId }));
   if (player.eosId !== undefined) keys.push(playerKey({ kind: 'eos', id: player.eosId }));
+  if (player.mojangId !== undefined) keys.push(playerKey({ kind: 'mojang', id: player.mojangId }));
   return keys;
 }
 
 function idsOf(player: PlayerIdentity): PlayerIds {
-  return { steamId: player.steamId, eosId: player.eosId };
+  return player.mojangId === undefined ? { steamId: player.steamId, eosId: player.eosId } : { steamId: player.steamId, eosId: player.eosId, mojangId: player.mojangId };
 }
 
 export class MuteCache {
@@ -120,7 +121,11 @@ export class MuteCache {
       const entry = this.#peekKey(playerKey({ kind: 'steam', id: player.steamId }), player);
       if (entry !== undefined) return entry;
     }
-    return player.eosId === undefined ? undefined : this.#peekKey(playerKey({ kind: 'eos', id: player.eosId }), player);
+    if (player.eosId !== undefined) {
+      const entry = this.#peekKey(playerKey({ kind: 'eos', id: player.eosId }), player);
+      if (entry !== undefined) return entry;
+    }
+    return player.mojangId === undefined ? undefined : this.#peekKey(playerKey({ kind: 'mojang', id: player.mojangId }), player);
   }
 
   /**
@@ -131,7 +136,7 @@ export class MuteCache {
   lookup(player: PlayerIdentity, source?: string): Promise<MuteEntry> {
     const keys = keysOf(player);
     const key = keys[0];
-    if (key === undefined) return Promise.reject(new Error('a player needs a steam_id or an eos_id'));
+    if (key === undefined) return Promise.reject(new Error('a player needs a steam_id, an eos_id or a Mojang id'));
     const cached = this.#peekKey(key, player);
     return cached === undefined ? this.#ask(keys, player, undefined, source) : Promise.resolve(cached);
   }

@@ -9,6 +9,11 @@
 export interface PlayerIdentity {
   readonly steamId?: string | undefined;
   readonly eosId?: string | undefined;
+  /**
+   * A Mojang (Minecraft Java) UUID, dashed lowercase. GSA's mod API takes no Mojang id: a player known by this id
+   * alone is looked up through the System API (ServerBridgeOptions.mojangLookup), never through the mod API.
+   */
+  readonly mojangId?: string | undefined;
   readonly name?: string | undefined;
 }
 

@@ -11,7 +11,10 @@ import type { PlayerIdentity } from './port.js';
 
 
 export function playerKey(player: PlayerIdentity): string {
-  return player.steamId !== undefined ? `steam:${player.steamId}` : `eos:${player.eosId ?? ''}`;
+  if (player.steamId !== undefined) return `steam:${player.steamId}`;
+  // A Minecraft player has a Mojang id alone: without it every such player would share the key `eos:`.
+  if (player.eosId === undefined && player.mojangId !== undefined) return `mojang:${player.mojangId}`;
+  return `eos:${player.eosId ?? ''}`;
 }
 
 /** An admitted review: its comment as stored and sent, and how to give the cooldown back if storing fails. */

@@ -9,14 +9,14 @@
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
 
 import type { Logger } from 'pino';
-import type { GsaClient } from '../gsa/index.js';
+import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
-import { UnavailableRefusal } from './errors.js';
+import { BadInputRefusal, MojangLookupMissingError, UnavailableRefusal } from './errors.js';
 import {
   type Adapter,
   type BridgeSink,
@@ -53,6 +53,13 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly clock?: Clock | undefined;
   /** Where verdicts, cache hits and misses and queued reviews are published (metrics, the host's log). Optional. */
   readonly events?: BridgeEvents | undefined;
+  /**
+   * The mute lookup of a player known only by a Mojang id (Minecraft), which GSA's mod API cannot take: the app
+   * passes the System API client's check here. Absent: such a lookup rejects (MojangLookupMissingError), the gate's
+   * policy decides with reason "unknown", and the host is told at most once a minute per player.
+   * @default none
+   */
+  readonly mojangLookup?: ((mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>) | undefined;
 }
 
 /** An adapter that has the "tell this player" capability. */
@@ -63,8 +70,13 @@ const NOT_GATED: ChatVerdict = Object.freeze({ allow: true, reason: 'not_gated' 
 const NOT_GATED_ANSWER: Promise<ChatVerdict> = Promise.resolve(NOT_GATED);
 
 function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? '?';
+  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
+
+/** The "no System API for Minecraft players" warning: at most once per player per this period. */
+const MOJANG_WARNING_EVERY_MS = 60_000;
+/** Players remembered for that warning; past it the oldest are forgotten (they may be warned about again). */
+const MOJANG_WARNING_MAX_PLAYERS = 1_000;
 
 export class ServerBridge implements BridgeSink {
   readonly serverName: string;
@@ -84,6 +96,10 @@ export class ServerBridge implements BridgeSink {
   readonly #cacheHit: MuteCacheEvent;
   readonly #cacheMiss: MuteCacheEvent;
   #closed = false;
+  readonly #mojangLookup: ServerBridgeOptions['mojangLookup'];
+  readonly #clock: Clock;
+  /** Mojang id → when the missing System API lookup was last logged for that player. */
+  readonly #mojangWarnedAt = new Map<string, number>();
 
   constructor(options: ServerBridgeOptions) {
     const { server } = options;
@@ -96,8 +112,7 @@ export class ServerBridge implements BridgeSink {
       mutedTtlMs: options.mute.mutedTtlMs,
       unmutedTtlMs: options.mute.unmutedTtlMs,
       maxEntries: options.maxCachedPlayers,
-      // Read at each lookup: a reload with a new API key swaps the client under the cache.
-      lookup: (player, kind, source) => this.#client.checkMuted(this.serverName, player, { kind, source }),
+      lookup: (player, kind, source) => this.#lookup(player, kind, source),
       onChange: (player, entry) => {
         this.#muteChanged(player, entry);
       },
@@ -105,6 +120,8 @@ export class ServerBridge implements BridgeSink {
     this.#gate = new ChatGate(this.#cache, options.mute);
     this.#gatedChannels = new Set(options.mute.gatedChannels ?? DEFAULT_GATED_CHANNELS);
     const clock = options.clock ?? systemClock;
+    this.#clock = clock;
+    this.#mojangLookup = options.mojangLookup;
     this.#policy = new ReviewPolicy(options.reviews, () => clock.now());
     // The cooldown survives restarts and reloads: the journal still knows who reviewed recently.
     for (const accepted of options.outbox.accepted) {
@@ -114,6 +131,33 @@ export class ServerBridge implements BridgeSink {
     this.#events = options.events;
     this.#cacheHit = Object.freeze({ server: server.name, hit: true });
     this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
+  }
+
+  /**
+   * One mute lookup: through the mod API client when the player has a Steam64 or an EOS id (only those ids are
+   * passed: the mod API never sees a Mojang id), else through mojangLookup for a Minecraft player.
+   */
+  #lookup(player: PlayerIds, kind: MuteLookupKind, source: string | undefined): Promise<MuteStatus> {
+    const { steamId, eosId, mojangId } = player;
+    // Read at each lookup: a reload with a new API key swaps the client under the cache.
+    if (steamId !== undefined || eosId !== undefined || mojangId === undefined) return this.#client.checkMuted(this.serverName, { steamId, eosId }, { kind, source });
+    if (this.#mojangLookup !== undefined) return this.#mojangLookup(mojangId, kind, source);
+    const error = new MojangLookupMissingError();
+    this.#warnMojangLookupMissing(mojangId, error);
+    return Promise.reject(error);
+  }
+
+  #warnMojangLookupMissing(mojangId: string, error: MojangLookupMissingError): void {
+    const now = this.#clock.now();
+    const last = this.#mojangWarnedAt.get(mojangId);
+    if (last !== undefined && now - last < MOJANG_WARNING_EVERY_MS) return;
+    this.#mojangWarnedAt.delete(mojangId);
+    this.#mojangWarnedAt.set(mojangId, now);
+    if (this.#mojangWarnedAt.size > MOJANG_WARNING_MAX_PLAYERS) {
+      const oldest = this.#mojangWarnedAt.keys().next().value;
+      if (oldest !== undefined) this.#mojangWarnedAt.delete(oldest);
+    }
+    this.#logger.warn({ player: mojangId, code: error.code }, error.message);
   }
 
   /** Players in the mute cache (for metrics and the memory benchmark). */
@@ -215,6 +259,10 @@ export class ServerBridge implements BridgeSink {
 
   async submitReview(review: ReviewRequest): Promise<void> {
     if (this.#closed) throw new UnavailableRefusal('the sidecar is shutting down; send the review again after it restarts');
+    // GSA's review endpoint takes a Steam64 or an EOS id: a Minecraft player's review could never be delivered.
+    if (review.player.steamId === undefined && review.player.eosId === undefined) {
+      throw new BadInputRefusal('reviews from this game cannot be sent to GameServerApp yet', 'player');
+    }
     // Reserves the cooldown synchronously: a second review of the same player arriving while this one is being
     // fsynced is refused, not admitted too.
     const admission = this.#policy.admit(review.player, review.stars, review.comment);

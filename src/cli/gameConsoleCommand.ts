@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GAME_CONSOLES, type GameName, type RunningGameConsole } from '../gameEmulator/gameConsoles.js';
-import { MALLORY, SCRIPTED_PLAYERS, startScriptedChat, type ScriptStep } from '../gameEmulator/scriptedChat.js';
+import { MALLORY, SCRIPTED_PLAYERS, startScriptedChat, type ScriptedPlayer, type ScriptStep } from '../gameEmulator/scriptedChat.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';
 import { shutdownSignal } from './shutdownSignal.js';
+import { SignalQueue } from './signalQueue.js';
 
 export const RCON_PASSWORD_ENV = 'GSA_BRIDGE_RCON_PASSWORD';
 
@@ -69,8 +70,13 @@ export async function choosePassword(request: Pick<GameConsoleRequest, 'game' | 
   return { password: generated, source: `${generated}   (generated for this run, shown once; set ${RCON_PASSWORD_ENV} or --config to choose it)` };
 }
 
-function describeStep(step: ScriptStep): string {
-  return step.kind === 'join' ? `${step.player.name} (${step.player.steamId}) joins` : `${step.player.name}: ${step.text}`;
+/** The id a game's players are known by at GSA: Minecraft players by their Mojang UUID, the others by Steam64. */
+function gsaIdOf(game: GameName, player: ScriptedPlayer): string {
+  return game === 'minecraft' ? player.uuid : player.steamId;
+}
+
+function describeStep(game: GameName, step: ScriptStep): string {
+  return step.kind === 'join' ? `${step.player.name} (${gsaIdOf(game, step.player)}) joins` : `${step.player.name}: ${step.text}`;
 }
 
 export async function gameConsoleCommand(request: GameConsoleRequest, context: CliContext): Promise<number> {
@@ -99,9 +105,25 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
   say('Put this in your config, under servers[].adapters[]:');
   say(`  ${JSON.stringify(adapter)}`);
   if (request.chatEverySeconds > 0) {
+    const malloryId = gsaIdOf(request.game, MALLORY);
     say(
-      `Scripted chat every ${request.chatEverySeconds} s: ${SCRIPTED_PLAYERS.map((player) => player.name).join(' and ')} join; ${MALLORY.name} (${MALLORY.steamId}) is the player gsa-bridge demo mutes. With \`gsa-bridge emulator\` as your GSA, mute her with POST /_emulator/mute {"server":"<name>","player":"${MALLORY.steamId}"}.`,
+      `Scripted chat every ${request.chatEverySeconds} s: ${SCRIPTED_PLAYERS.map((player) => player.name).join(' and ')} join; ${MALLORY.name} (${malloryId}) is the player gsa-bridge demo mutes. With \`gsa-bridge emulator\` as your GSA, mute her with POST /_emulator/mute {"server":"<name>","player":"${malloryId}"}.`,
     );
+    // GSA checks Mojang ids only through its System API: the mod API emulator's mute reaches no Minecraft player.
+    if (request.game === 'minecraft') say('  Minecraft players are looked up through GSA\'s System API (api.system); without it their lines get mute.onUnknown.');
+  }
+  // Minecraft rolls latest.log at midnight too: SIGHUP does it now, so a host can watch the sidecar follow the roll.
+  const rolls = running.rollLog === undefined ? undefined : new SignalQueue(['SIGHUP']);
+  if (rolls !== undefined) {
+    say(`  kill -HUP ${String(process.pid)} rolls the log (as the game does at midnight)`);
+    // After close() the queue's next() never settles: the loop just ends there, holding nothing open.
+    void (async () => {
+      for (;;) {
+        await rolls.next();
+        running.rollLog?.();
+        say('  [log] rolled; a new log file begins');
+      }
+    })();
   }
   say('Ctrl-C stops it.');
   const chat =
@@ -109,13 +131,14 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
       ? startScriptedChat(running, {
           everyMs: request.chatEverySeconds * 1000,
           onStep: (step) => {
-            say(`  [chat] ${describeStep(step)}`);
+            say(`  [chat] ${describeStep(request.game, step)}`);
           },
         })
       : undefined;
   try {
     await shutdownSignal();
   } finally {
+    rolls?.close();
     chat?.stop();
     await running.close();
   }

@@ -24,6 +24,8 @@ export interface RunningGameConsole extends ChatStage {
   readonly logPath: string | undefined;
   /** Every command the console received, in order (what a sidecar sent it: alerts, mutes, player lists). */
   readonly commands: readonly string[];
+  /** Rolls the game's log as it does while running (Minecraft at midnight); absent where the game does not. */
+  readonly rollLog?: (() => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ function sourceEntry(game: 'ark' | 'atlas' | 'squad' | 'conan' | 'minecraft', de
         port: started.port,
         logPath: started.log?.path,
         commands: started.commands,
+        rollLog: started.log?.roll === undefined ? undefined : () => started.rollLog(),
         close: () => started.close(),
         join: (player) => {
           started.join(player);

@@ -15,6 +15,11 @@ export interface GameLog {
   join(player: ScriptedPlayer): void;
   leave(player: ScriptedPlayer): void;
   chat(player: ScriptedPlayer, text: string): void;
+  /**
+   * The game rolls its log while running (Minecraft at midnight): the file is moved aside and a new one begun under
+   * the same name. Absent for games that only roll at a start.
+   */
+  roll?(): void;
 }
 
 export interface GameLogOptions {
@@ -125,10 +130,8 @@ export function openConanLog(path: string, options: GameLogOptions = {}): GameLo
   };
 }
 
-/** Minecraft's `logs/latest.log`: an existing one is rolled to `YYYY-MM-DD-N.log.gz` beside it, as the server does. */
-export function openMinecraftLog(path: string, options: GameLogOptions = {}): GameLog {
-  const now = options.now ?? Date.now;
-  prepareDir(path);
+/** Moves latest.log to the day's next free `YYYY-MM-DD-N.log.gz` (gzipped, as the server does) and begins it anew. */
+function rollMinecraftLog(path: string, now: () => number): void {
   if (existsSync(path)) {
     const at = new Date(now());
     const day = `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
@@ -138,6 +141,17 @@ export function openMinecraftLog(path: string, options: GameLogOptions = {}): Ga
     rmSync(path);
   }
   writeFileSync(path, '');
+}
+
+/**
+ * Minecraft's `logs/latest.log`: an existing one is rolled to `YYYY-MM-DD-N.log.gz` beside it at each start, as the
+ * server does, and again on roll() (the server's midnight roll). Chat comes from `Server thread` as vanilla writes
+ * it, a login's UUID line from `User Authenticator #1`.
+ */
+export function openMinecraftLog(path: string, options: GameLogOptions = {}): GameLog {
+  const now = options.now ?? Date.now;
+  prepareDir(path);
+  rollMinecraftLog(path, now);
   const line = (thread: string, text: string): void => {
     const at = new Date(now());
     appendFileSync(path, `[${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}] [${thread}/INFO]: ${text}\n`);
@@ -153,6 +167,9 @@ export function openMinecraftLog(path: string, options: GameLogOptions = {}): Ga
     },
     chat: (player, text) => {
       line('Server thread', `<${player.name}> ${text}`);
+    },
+    roll: () => {
+      rollMinecraftLog(path, now);
     },
   };
 }

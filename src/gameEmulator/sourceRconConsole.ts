@@ -156,6 +156,13 @@ export class SourceRconConsole implements ChatStage {
     if (this.game === 'squad') this.push(`[ChatAll] [Online IDs:EOS: ${player.eosId} steam: ${player.steamId}] ${player.name} : ${text}`);
   }
 
+  /** The game rolls its log while running (Minecraft's midnight roll); false when this game's log does not. */
+  rollLog(): boolean {
+    if (this.log?.roll === undefined) return false;
+    this.log.roll();
+    return true;
+  }
+
   /** Writes `text` as a pushed packet (type 1, id 0) to every logged-in session, as Squad pushes chat. */
   push(text: string): void {
     for (const session of this.#sessions) if (session.loggedIn) this.#write(session, [encodeSourceRconPacket(0, PUSHED_TYPE, text)]);

@@ -1,10 +1,14 @@
 // Value types shared by the service client's callers: who a player is, what the service answered.
 // Plain data only; nothing here talks to the network.
 
-/** A player as GSA knows them: a Steam64 id, an Epic Online Services id, or both. */
+/**
+ * A player as GSA knows them: a Steam64 id, an Epic Online Services id, or both; or a Mojang UUID (Minecraft), which
+ * only GSA's System API knows (the mod API's mute check and review refuse a player with no Steam64 or EOS id).
+ */
 export interface PlayerIds {
   readonly steamId?: string | undefined;
   readonly eosId?: string | undefined;
+  readonly mojangId?: string | undefined;
 }
 
 export interface MuteStatus {

@@ -29,7 +29,7 @@ interface BlockedPlayer {
 }
 
 function playerId(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? '?';
+  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
 function blockCause(event: VerdictEvent): string {

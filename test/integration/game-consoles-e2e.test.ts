@@ -79,12 +79,13 @@ describe("every game against emulator --game's consoles", () => {
 });
 
 describe('config check --connect and `gsa-bridge rcon` against each console', () => {
-  it.each(['ark', 'squad', 'rust', 'conan', '7dtd'] as const)('%s: the profile probe logs in and is answered; a wrong password fails naming the key', async (name) => {
+  it.each(['ark', 'squad', 'rust', 'conan', '7dtd', 'minecraft'] as const)('%s: the profile probe logs in and is answered; a wrong password fails naming the key', async (name) => {
     const game = await GAME_CONSOLES[name].start({ host: '127.0.0.1', port: 0, password: PASSWORD, writeMode: 'split' });
     rig.onCleanup(() => game.close());
-    // Conan reads chat only from its log: the probe also says which file it would follow.
-    const logFile = name === 'conan' ? join(await tempDir('console-probe'), 'ConanSandbox.log') : undefined;
-    if (logFile !== undefined) await writeFile(logFile, '\uFEFF');
+    // Conan and Minecraft read chat only from their logs: the probe also says which file it would follow.
+    const logName = name === 'conan' ? 'ConanSandbox.log' : name === 'minecraft' ? 'latest.log' : undefined;
+    const logFile = logName === undefined ? undefined : join(await tempDir('console-probe'), logName);
+    if (logFile !== undefined) await writeFile(logFile, name === 'conan' ? '\uFEFF' : '');
     const keys = { type: 'rcon', profile: name, port: game.port, ...(logFile === undefined ? {} : { logFile }) };
     const good = await probeRcon(rconOptionsSchema.parse({ ...keys, password: PASSWORD }), { serverName: SERVER, id: `${name}-probe` });
     expect(good).toMatchObject({ ok: true });

@@ -277,6 +277,32 @@ describe('minecraft', () => {
     expect(gunzipSync(readFileSync(join(dir, 'logs', rolled[0] ?? ''))).toString('utf8')).toBe(text);
     expect(readFileSync(path, 'utf8')).toBe('');
   });
+
+  it('rolls latest.log while running on request (the midnight roll), and records tellraw', async () => {
+    const dir = await tempDir('mc-roll');
+    const path = join(dir, 'logs', 'latest.log');
+    const game = await startConsole({ game: 'minecraft', logFile: path });
+    game.join(ALICE);
+    game.say(ALICE, 'before the roll');
+    const before = readFileSync(path, 'utf8');
+    expect(game.rollLog()).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('');
+    game.say(ALICE, 'after the roll');
+    expect(readFileSync(path, 'utf8')).toMatch(/^\[\d{2}:\d{2}:\d{2}\] \[Server thread\/INFO\]: <Alice> after the roll\n$/);
+    const rolled = readdirSync(join(dir, 'logs')).filter((name) => /^\d{4}-\d{2}-\d{2}-1\.log\.gz$/.test(name));
+    expect(rolled).toHaveLength(1);
+    expect(gunzipSync(readFileSync(join(dir, 'logs', rolled[0] ?? ''))).toString('utf8')).toBe(before);
+    expect(before).toContain(`[User Authenticator #1/INFO]: UUID of player Alice is ${ALICE.uuid}\n`);
+
+    const rcon = await client(game, 'quiet');
+    const alert = JSON.stringify({ text: 'muted', color: 'red' });
+    expect(await rcon.command(`tellraw Alice ${alert}`)).toBe('');
+    expect(await rcon.command(`tellraw Nobody ${alert}`)).toBe('No player was found');
+    expect(game.commands).toContain(`tellraw Alice ${alert}`);
+    // A game whose log only rolls at a start says so.
+    const ark = await startConsole({ game: 'ark' });
+    expect(ark.rollLog()).toBe(false);
+  });
 });
 
 describe('rust (from the --game table)', () => {
@@ -410,5 +436,34 @@ describe('gsa-bridge emulator --game', () => {
     const [code] = (await exited) as [number];
     expect(code).toBe(0);
     expect(stdout).toContain('stopped.');
+  });
+
+  it('minecraft --log-file: prints the adapter with its latest.log, rolls the log on SIGHUP as the server does at midnight, stops on SIGINT', async () => {
+    const cwd = await tempDir('game-cli-mc');
+    const child = spawn(process.execPath, [BIN, 'emulator', '--game', 'minecraft', '--port', '0', '--chat-every', '0', '--log-file', 'logs/latest.log'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), GSA_BRIDGE_RCON_PASSWORD: PASSWORD },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = once(child, 'exit');
+    await vi.waitFor(() => {
+      expect(stdout).toContain('Ctrl-C stops it.');
+    }, { timeout: patientMs(QUIET_WAIT_MS * 2), interval: 50 });
+    expect(stdout).toContain(`"logFile":"${join(cwd, 'logs', 'latest.log')}"`);
+    expect(stdout).toContain('rolls the log');
+    writeFileSync(join(cwd, 'logs', 'latest.log'), '[12:00:00] [Server thread/INFO]: <Alice> before the roll\n');
+    child.kill('SIGHUP');
+    await vi.waitFor(() => {
+      expect(stdout).toContain('[log] rolled');
+    }, { timeout: patientMs(QUIET_WAIT_MS), interval: 50 });
+    const rolled = readdirSync(join(cwd, 'logs')).filter((name) => name.endsWith('.log.gz'));
+    expect(rolled).toHaveLength(1);
+    expect(gunzipSync(readFileSync(join(cwd, 'logs', rolled[0] ?? ''))).toString('utf8')).toContain('<Alice> before the roll');
+    expect(readFileSync(join(cwd, 'logs', 'latest.log'), 'utf8')).toBe('');
+    child.kill('SIGINT');
+    const [code] = (await exited) as [number];
+    expect(code).toBe(0);
   });
 });

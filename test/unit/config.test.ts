@@ -292,14 +292,14 @@ describe('parseConfig', () => {
         problemsOf(
           minimal({
             api: { clientId: 'a', clientSecret: 'b', flavor: 'v3' },
-            servers: [{ name: 'a', allowActions: ['reboot'], adapters: [rcon({ profile: 'minecraft' }), { type: 'telnet' }, {}] }],
+            servers: [{ name: 'a', allowActions: ['reboot'], adapters: [rcon({ profile: 'palworld' }), { type: 'telnet' }, {}] }],
             mute: { onUnknown: 'maybe' },
           }),
         ),
       ).toEqual([
         { path: 'api.flavor', message: 'must be one of: v1, v2' },
         { path: 'servers[0].allowActions[0]', message: 'must be one of: start, stop, restart, update, wipe, cancel-scheduled' },
-        { path: 'servers[0].adapters[0].profile', message: 'must be one of: ark, atlas, squad, rust, conan, 7dtd' },
+        { path: 'servers[0].adapters[0].profile', message: 'must be one of: ark, atlas, squad, rust, conan, 7dtd, minecraft' },
         { path: 'servers[0].adapters[1].type', message: 'must be one of: websocket, rcon' },
         { path: 'servers[0].adapters[2].type', message: 'required (one of: websocket, rcon)' },
         { path: 'mute.onUnknown', message: 'must be one of: allow, block' },

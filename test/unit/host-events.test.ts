@@ -84,6 +84,14 @@ describe('HostEventLog', () => {
     expect(lines).toHaveLength(4);
   });
 
+  it('keeps Minecraft players (a Mojang id alone) apart and names them by it', () => {
+    const steve = '069a79f4-44e9-4726-a5be-fca90e38aaf5';
+    const alex = '853c80ef-3c37-49fd-aa49-938b674adae6';
+    events.emit('verdict', blocked({ player: { mojangId: steve, name: 'Steve' } }));
+    events.emit('verdict', blocked({ player: { mojangId: alex, name: 'Alex' } }));
+    expect(lines.map((line) => line.player)).toEqual([steve, alex]);
+  });
+
   it('logs a delivered review with its server and id; other results are the outbox\'s own warnings', () => {
     events.emit('review', { server: 'ovddykvbs', review: 'r-1', result: 'queued' });
     events.emit('review', { server: 'ovddykvbs', review: 'r-1', result: 'delivered' });

@@ -4,6 +4,7 @@
 import { arkProfile } from './ark.js';
 import { atlasProfile } from './atlas.js';
 import { conanProfile } from './conan.js';
+import { minecraftProfile } from './minecraft.js';
 import type { RconProfile } from './profile.js';
 import { rustProfile } from './rust.js';
 import { sevenDaysProfile } from './sevenDays.js';
@@ -18,6 +19,7 @@ export const RCON_PROFILE_TABLE = {
   rust: rustProfile,
   conan: conanProfile,
   '7dtd': sevenDaysProfile,
+  minecraft: minecraftProfile,
 } as const satisfies Readonly<Record<string, RconProfile>>;
 
 /** Games with a profile. */

@@ -11,6 +11,8 @@ export interface UnparsedLine {
 export interface ListedPlayer {
   readonly steamId?: string | undefined;
   readonly eosId?: string | undefined;
+  /** A Mojang UUID, dashed lowercase (Minecraft's `list uuids`). */
+  readonly mojangId?: string | undefined;
   readonly name: string;
   /** The game's own id as its list prints it, when it has one besides the above (7 Days to Die `Steam_…`, `XBL_…`). */
   readonly platformId?: string | undefined;
@@ -35,10 +37,11 @@ export interface PlayerListParse {
   readonly unparsed: readonly UnparsedLine[];
 }
 
-/** The key a player is tracked by across two lists: the EOS id when known (ASA, Squad), else the Steam64. */
+/** The key a player is tracked by across two lists: the EOS id when known (ASA, Squad), else the Steam64, else the Mojang id. */
 export function listedPlayerKey(player: ListedPlayer): string {
   if (player.eosId !== undefined) return `eos:${player.eosId.toLowerCase()}`;
   if (player.steamId !== undefined) return `steam:${player.steamId}`;
+  if (player.mojangId !== undefined) return `mojang:${player.mojangId}`;
   return `platform:${player.platformId ?? ''}`;
 }
 

@@ -38,7 +38,11 @@ export type RconChatLine =
       readonly text: string;
     }
   | { readonly kind: 'server'; readonly text: string }
-  | { readonly kind: 'roster' }
+  /**
+   * A join or leave the log saw; `learned`: the log named a player's id as they logged in (Minecraft's `UUID of
+   * player <name> is <uuid>`), kept until the player list shows them.
+   */
+  | { readonly kind: 'roster'; readonly learned?: { readonly name: string; readonly mojangId: string } | undefined }
   | { readonly kind: 'ignored' }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
@@ -75,6 +79,11 @@ export interface RconChatSources {
 export interface RconProfileCommands {
   /** A private message to one player; absent when the game has none (Rust, Conan, 7 Days to Die: notifyCommand). */
   readonly tell?: ((id: string, text: string) => string) | undefined;
+  /**
+   * A private message addressed by the player's name, for a game whose commands take names (Minecraft's `tellraw`).
+   * Used when `tell` is absent. @throws UnaddressableNameError for a name the game's name rule refuses.
+   */
+  readonly tellByName?: ((name: string, text: string) => string) | undefined;
   /** Removes a player from the server, with a reason they see: for the optional escalation (`kickAfterAlerts`). */
   readonly kick?: ((id: string, reason: string) => string) | undefined;
   /** The server's own chat mute (Rust): the game then drops the player's chat itself. Steam64 ids. */
