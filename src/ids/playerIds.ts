@@ -18,6 +18,8 @@ export const EOS_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
 export const SDTD_PLATFORM_ID_PATTERN = /^(?:Steam_\d{17}|EOS_[0-9a-fA-F]{32}|(?:XBL|PSN)_[A-Za-z0-9_-]{1,40})$/;
 /** A Mojang (Minecraft Java) UUID, dashed 8-4-4-4-12 or undashed, either case (normalised to dashed lowercase). */
 export const MOJANG_UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+/** GSA's own player uuid (System API v2 `Player.uuid`, the {uuid} of /player/{uuid}): dashed, lowercase as GSA writes it. Not a game id. */
+export const GSA_PLAYER_UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** `7dtd`: a 7 Days to Die platform id (prefix included). */
 export type PlayerIdKind = 'steam' | 'eos' | '7dtd' | 'mojang';

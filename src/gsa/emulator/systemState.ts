@@ -9,7 +9,7 @@
  * on sight are capped (the oldest forgotten first; being derived, they come back with the same uuid).
  */
 import { createHash } from 'node:crypto';
-import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
+import { EOS_ID_PATTERN, GSA_PLAYER_UUID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
 import { EmulatorInputError } from './errors.js';
 
 /** `PlayerServiceUser.type` as the System API documents it. */
@@ -122,7 +122,7 @@ export class SystemState {
       if (identity.id === '') throw new EmulatorInputError('ids: a service id must not be empty');
     }
     const uuid = input.uuid?.toLowerCase() ?? derivedUuid(`${first.type}:${first.id}`);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(uuid)) throw new EmulatorInputError(`uuid: '${uuid}' is not a uuid`);
+    if (!GSA_PLAYER_UUID_PATTERN.test(uuid)) throw new EmulatorInputError(`uuid: '${uuid}' is not a uuid`);
     const holders = new Set(keys.flatMap((key) => this.#byIdentity.get(key) ?? []));
     if (this.#players.has(uuid)) holders.add(uuid);
     for (const holder of holders) {
