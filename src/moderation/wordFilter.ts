@@ -66,29 +66,51 @@ for (let code = 0; code < 128; code++) {
   else ASCII_UNITS[code] = SEPARATOR;
 }
 
-/** Non-ASCII characters folded so far (bounded: a hostile line of distinct characters must not grow it forever). */
-const wideUnits = new Map<number, number>();
-const MAX_WIDE_UNITS = 8192;
+/** Not folded yet (BMP_UNITS starts so). */
+const UNSET = -3;
+/**
+ * Every BMP character's unit, folded the first time it is seen (256 KiB): a hostile line of thousands of distinct
+ * characters pays the fold (regular expressions, NFKD) once per character for the process's life, never per line.
+ */
+const BMP_UNITS = new Int32Array(0x10000).fill(UNSET);
+/** Astral letters that fold to ASCII: mathematical alphanumerics (𝐛𝐚𝐝) and enclosed letters (🄱🄰🄳). */
+const astralUnits = new Map<number, number>();
+
+function isAstralLetter(code: number): boolean {
+  return (code >= 0x1d400 && code <= 0x1d7ff) || (code >= 0x1f130 && code <= 0x1f189);
+}
 
 function foldWide(code: number): number {
-  const known = wideUnits.get(code);
-  if (known !== undefined) return known;
-  let unit: number;
-  const char = String.fromCodePoint(code);
-  if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(char)) unit = IGNORED;
-  else if (/[\p{Z}\p{P}\p{S}\p{Cc}]/u.test(char) && LOOK_ALIKES[char] === undefined) unit = SEPARATOR;
-  else {
-    const lowered = char.toLowerCase();
-    const direct = unitOfFolded(lowered);
-    if (direct !== -2) unit = direct;
-    else {
-      const stripped = lowered.normalize('NFKD').replace(/\p{M}/gu, '');
-      const folded = stripped.length === 1 ? unitOfFolded(stripped) : -2;
-      unit = folded === -2 ? BLOCKER : folded;
-    }
+  if (code < 0x10000) {
+    const known = BMP_UNITS[code] ?? UNSET;
+    if (known !== UNSET) return known;
+    const unit = foldCharacter(code);
+    BMP_UNITS[code] = unit;
+    return unit;
   }
-  if (wideUnits.size < MAX_WIDE_UNITS) wideUnits.set(code, unit);
+  // Other astral characters (emoji, rare scripts) separate words: folding each would let a line of distinct ones
+  // cost a regular expression a character.
+  if (!isAstralLetter(code)) return SEPARATOR;
+  let unit = astralUnits.get(code);
+  if (unit === undefined) {
+    unit = foldCharacter(code);
+    astralUnits.set(code, unit);
+  }
   return unit;
+}
+
+/** One character's unit, the slow way (see foldWide, which keeps the answers). */
+function foldCharacter(code: number): number {
+  const char = String.fromCodePoint(code);
+  if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(char)) return IGNORED;
+  const lowered = char.toLowerCase();
+  const direct = unitOfFolded(lowered);
+  if (direct !== -2) return direct;
+  // Accents, full-width, mathematical, circled and squared letters (some of them symbols) fold to their letter.
+  const stripped = lowered.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  const folded = stripped.length === 1 ? unitOfFolded(stripped) : -2;
+  if (folded !== -2) return folded;
+  return /[\p{Z}\p{P}\p{S}\p{Cc}]/u.test(char) ? SEPARATOR : BLOCKER;
 }
 
 /** The unit of one code point (see the header). */

@@ -92,6 +92,24 @@ describe('WordFilter', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
+  it('folds mathematical and enclosed letters, and reads emoji as separators', () => {
+    expect(filter.matchIndex('\u{1d41b}\u{1d41a}\u{1d41d}')).toBe(indexOf('bad')); // 𝐛𝐚𝐝
+    expect(filter.matchIndex('\u{1f131}\u{1f130}\u{1f133}')).toBe(indexOf('bad')); // 🄱🄰🄳
+    expect(filter.matchIndex('bad\u{1f600}')).toBe(indexOf('bad'));
+    expect(filter.matchIndex('\u{1f600}scamper\u{1f600}')).toBe(-1);
+  });
+
+  it('pays the slow fold once per character, not per line: lines of thousands of distinct characters stay cheap', () => {
+    const distinct = (from: number): string => Array.from({ length: 5000 }, (_, index) => String.fromCodePoint(from + index)).join('');
+    const lines = [distinct(0x4e00), distinct(0xac00), distinct(0x20000), distinct(0x1d400).slice(0, 2000)];
+    for (const line of lines) filter.matchIndex(line);
+    const started = performance.now();
+    for (let round = 0; round < 20; round++) for (const line of lines) expect(filter.matchIndex(line)).toBe(-1);
+    // 80 lines of up to 5 000 characters, already folded once: milliseconds; a regular expression a character would
+    // take seconds here.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('handles lines longer than its buffer and odd code points', () => {
     expect(filter.matchIndex(`${'x '.repeat(1000)}bad`)).toBe(indexOf('bad'));
     expect(filter.matchIndex('\ud83d\ude00 bad \ud83d')).toBe(indexOf('bad'));
