@@ -48,6 +48,8 @@ export interface ChatFilterSettings {
   /** At least one step. */
   readonly ladder: readonly FilterStep[];
   readonly dryRun: boolean;
+  /** How long a strike counts; absent: the strike book's own (StrikeBookOptions.memoryMs) stays. */
+  readonly strikeMemoryMs?: number | undefined;
   /** Text of the verdict's alert when the step is not a warn with its own message. @default BLOCKED_ALERT */
   readonly alert?: string | undefined;
 }
@@ -118,6 +120,7 @@ export class ChatFilter {
   reconfigure(settings: ChatFilterSettings): void {
     if (settings.ladder.length === 0) throw new Error('moderation.filter.ladder needs at least one step');
     this.#settings = settings;
+    if (settings.strikeMemoryMs !== undefined) this.#strikes.setMemory(settings.strikeMemoryMs);
     // The same list (a reload that changed something else) keeps the built matcher.
     if (settings.words !== this.#wordList) this.#words = new WordFilter(settings.words);
     this.#wordList = settings.words;

@@ -10,6 +10,7 @@ import type { PeriodCode } from '../../src/gsa/system/periods.js';
 import { BLOCKED_ALERT, ChatFilter, type FilterSite, type FilterStep, type MuteOutcome, type PlayerMuting } from '../../src/moderation/chatFilter.js';
 import { ModerationLog, readModerationRecords } from '../../src/moderation/moderationLog.js';
 import { StrikeBook, type ModerationLogger } from '../../src/moderation/strikeBook.js';
+import { ladderSteps, openChatFilter } from '../../src/moderation/openChatFilter.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const PLAYER: PlayerIdentity = { steamId: '76561198000000001', name: 'Rex' };
@@ -173,5 +174,27 @@ describe('ChatFilter', () => {
     expect(filter.check(PLAYER, 'bad', new RecordingSite(true))).toBeUndefined();
     expect(filter.dryRun).toBe(true);
     await filter.settled();
+  });
+
+  it('opens from config-shaped settings, strikes read back from the data directory, and refuses a period GSA does not know', async () => {
+    const dataDir = await tempDir('chat-filter');
+    const now = { value: 1_700_000_000_000 };
+    const clock = { now: () => now.value };
+    const settings = { dataDir, words: ['bad'], ladder: [{ action: 'warn' as const }, { action: 'mute' as const, period: '1h' }], strikeMemoryMs: 60_000, dryRun: false, logger, clock };
+    const first = await openChatFilter({ ...settings, muting: new RecordingMuting() });
+    first.check(PLAYER, 'bad', new RecordingSite(true));
+    await first.settled();
+    const muting = new RecordingMuting();
+    const second = await openChatFilter({ ...settings, muting });
+    expect(second.check(PLAYER, 'bad', new RecordingSite(true))).toEqual({ allow: false, reason: 'filtered', alert: BLOCKED_ALERT });
+    await second.settled();
+    expect(muting.calls.map((call) => call.period)).toEqual(['1h']);
+    // A reload that shortens the memory forgets the older strikes: this is a first strike again (a warning).
+    now.value += 30_000;
+    second.reconfigure({ words: ['bad'], ladder: ladderSteps(settings.ladder), dryRun: false, strikeMemoryMs: 10_000 });
+    expect(second.check(PLAYER, 'bad', new RecordingSite(true))).toEqual({ allow: false, reason: 'filtered', alert: BLOCKED_ALERT });
+    await second.settled();
+    expect(muting.calls).toHaveLength(1);
+    expect(() => ladderSteps([{ action: 'mute', period: '7d' }])).toThrow(/ladder\[0\]\.period "7d"/);
   });
 });
