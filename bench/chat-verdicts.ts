@@ -2,6 +2,9 @@
 // next to a bare `ws` echo server doing the same JSON round trip, in one run, each loaded by a client in a
 // separate process (bench/chatLoadClient). Then the latency at a fixed 2 000 chats/s. Ratios matter; the
 // absolute numbers on a shared 2-core machine do not.
+// A third row runs the same sidecar with the chat filter on (moderation.filter: FILTER_WORDS listed words), every
+// line clean, as the bulk of chat is: the filter's cost where it must cost almost nothing. A last line gives the
+// matcher's own cost per clean line, in this process.
 //
 //   npm run bench     or     node dist/bench/chat-verdicts.js [messages] [rounds] [metrics]
 // With `metrics`, the sidecar's events are subscribed by the Prometheus metrics, as in `run`: the cost of listening.
@@ -15,6 +18,10 @@ import { GsaEmulator } from '../src/gsa/emulator/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar } from '../src/sidecar.js';
 import { SidecarMetrics } from '../src/ops/metrics.js';
+import { ChatFilter } from '../src/moderation/chatFilter.js';
+import { ModerationLog } from '../src/moderation/moderationLog.js';
+import { StrikeBook } from '../src/moderation/strikeBook.js';
+import { WordFilter } from '../src/moderation/wordFilter.js';
 import { load as loadTarget, startEchoServer, type LoadResult } from './chatTargets.js';
 
 const messages = Number(process.argv[2] ?? 40_000);
@@ -24,6 +31,34 @@ const CONNECTIONS = 4;
 const IN_FLIGHT = 64;
 const PLAYERS = 1000;
 const TOKEN = 'bench-token';
+/** Listed words of the filtered row: a few short common ones and many made up, some sharing the clean line's prefixes. */
+const FILTER_WORDS = 1000;
+
+function filterWords(): string[] {
+  const words = ['scam', 'hell', 'ass', 'bad', 'cheater', 'go away'];
+  for (let index = 0; words.length < FILTER_WORDS; index++) {
+    let suffix = '';
+    for (let rest = index; suffix.length < 3 || rest > 0; rest = Math.floor(rest / 26)) suffix += String.fromCharCode(97 + (rest % 26));
+    words.push(`${['th', 'he', 'the', 'her', 'z'][index % 5] ?? 'z'}${suffix}`);
+  }
+  return words;
+}
+
+/** The matcher alone on the load's clean line and a longer one: ns per line, in this process. */
+function matcherCost(words: readonly string[]): { readonly short: number; readonly long: number } {
+  const matcher = new WordFilter(words);
+  const time = (line: string): number => {
+    const runs = 400_000;
+    let found = 0;
+    for (let index = 0; index < 50_000; index++) found += matcher.matchIndex(line);
+    const started = process.hrtime.bigint();
+    for (let index = 0; index < runs; index++) found += matcher.matchIndex(line);
+    const ns = Number(process.hrtime.bigint() - started) / runs;
+    if (found === 42) console.log('');
+    return ns;
+  };
+  return { short: time('hello there'), long: time('anyone up for a raid on the north base tonight? bring rockets and meds') };
+}
 
 const load = (url: string, args: (string | number)[]): Promise<LoadResult> => loadTarget(url, TOKEN, args);
 
@@ -44,6 +79,16 @@ async function main(): Promise<void> {
     {},
   );
   const sidecar = await startSidecar(config, { logger: silentLogger() });
+  const logger = silentLogger();
+  const words = filterWords();
+  const filter = new ChatFilter({
+    words,
+    ladder: [{ action: 'warn' }],
+    dryRun: false,
+    strikes: await StrikeBook.open({ dataDir, memoryMs: 86_400_000, logger }),
+    log: await ModerationLog.open(dataDir, logger),
+    logger,
+  });
   const metrics = withMetrics
     ? new SidecarMetrics({ events: sidecar.events, sources: { adapters: () => [], outboxPending: () => sidecar.outbox.pending } })
     : undefined;
@@ -63,14 +108,23 @@ async function main(): Promise<void> {
     await load(echo.url, ['closed', CONNECTIONS, IN_FLIGHT, 5000, PLAYERS]);
     const gsaCallsAfterWarmUp = emulator.calls.length;
 
-    const results = { echo: [] as LoadResult[], sidecar: [] as LoadResult[] };
+    const results = { echo: [] as LoadResult[], sidecar: [] as LoadResult[], filtered: [] as LoadResult[] };
     for (let round = 0; round < rounds; round++) {
       results.echo.push(await load(echo.url, ['closed', CONNECTIONS, IN_FLIGHT, messages, PLAYERS]));
       results.sidecar.push(await load(sidecarUrl, ['closed', CONNECTIONS, IN_FLIGHT, messages, PLAYERS]));
+      bridge?.useFilter(filter);
+      results.filtered.push(await load(sidecarUrl, ['closed', CONNECTIONS, IN_FLIGHT, messages, PLAYERS]));
+      bridge?.useFilter(undefined);
     }
     const atRate = {
       echo: await load(echo.url, ['rate', CONNECTIONS, 2000, 5, PLAYERS]),
       sidecar: await load(sidecarUrl, ['rate', CONNECTIONS, 2000, 5, PLAYERS]),
+      filtered: await (async () => {
+        bridge?.useFilter(filter);
+        const result = await load(sidecarUrl, ['rate', CONNECTIONS, 2000, 5, PLAYERS]);
+        bridge?.useFilter(undefined);
+        return result;
+      })(),
     };
     const gsaCallsDuringLoad = emulator.calls.length - gsaCallsAfterWarmUp;
 
@@ -82,7 +136,12 @@ async function main(): Promise<void> {
     console.log('|---|---:|---:|---:|---:|---:|');
     console.log(row('bare ws echo (baseline)', results.echo, atRate.echo));
     console.log(row('gsa-bridge sidecar', results.sidecar, atRate.sidecar));
+    console.log(row(`gsa-bridge sidecar + chat filter (${words.length} words, clean lines)`, results.filtered, atRate.filtered));
     console.log(`sidecar / echo throughput: ${ratio.toFixed(3)} (goal >= 0.9); p99 at 2000 chats/s: ${atRate.sidecar.p99Ms.toFixed(2)} ms (goal <= 1 ms; echo ${atRate.echo.p99Ms.toFixed(2)} ms)`);
+    const filteredRatio = median(results.filtered.map((r) => r.perSecond)) / median(results.echo.map((r) => r.perSecond));
+    const cost = matcherCost(words);
+    console.log(`sidecar + chat filter / echo throughput: ${filteredRatio.toFixed(3)}; with / without the filter: ${(filteredRatio / ratio).toFixed(3)}`);
+    console.log(`the matcher alone, ${words.length} words, clean line: ${cost.short.toFixed(0)} ns ("hello there"), ${cost.long.toFixed(0)} ns (70 characters)`);
     console.log(`GSA calls during the measured load: ${gsaCallsDuringLoad} (cache-hot: expected 0)`);
     if (metrics !== undefined) console.log(`metrics listening: ${(await metrics.text()).match(/^gsa_bridge_chat_verdicts_total\{verdict="allow"\} .*$/m)?.[0] ?? '?'}`);
   } finally {

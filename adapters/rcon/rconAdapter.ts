@@ -324,9 +324,16 @@ export class RconAdapter implements Adapter {
     }
 
     const verdict: ChatVerdict = sink.chatNow?.(player, line.channel, line.text) ?? (await sink.chat(player, line.channel, line.text));
+    if (verdict.allow || this.#isStopped()) return;
+    // The chat filter's block: the line is already shown, so the speaker is told its alert (the filter's warning)
+    // where the game can; never an in-game mute or a kick, which answer only GSA's own mute.
+    if (verdict.reason === 'filtered') {
+      await this.#answers.tellQuietly(player, verdict.alert);
+      return;
+    }
     // Only the service's own "muted": the policy's guess ("unknown") is not a reason to warn or mute anyone, and a
     // line the bridge did not gate ("not_gated": team chat, by default) is allowed like any other.
-    if (verdict.allow || verdict.reason !== 'muted' || this.#isStopped()) return;
+    if (verdict.reason !== 'muted') return;
     await this.#answers.mutedSpeaker(player, verdict.alert);
   }
 

@@ -161,7 +161,8 @@ export interface WelcomeMessage {
 
 /**
  * `alert` is present exactly when `allow` is false: the text to show the player. `not_gated`: the line's channel
- * is not in `mute.gatedChannels` (GSA's mute covers global and local chat), so it was allowed with no lookup. A mod
+ * is not in `mute.gatedChannels` (GSA's mute covers global and local chat), so it was allowed with no lookup.
+ * `filtered`: the host's chat filter blocked the line; `alert` says why (a warning's text, passed unchanged). A mod
  * treats a reason it does not know like `ok` or `muted` according to `allow`.
  */
 export type ChatVerdictMessage =
@@ -170,7 +171,7 @@ export type ChatVerdictMessage =
       readonly type: 'chat.verdict';
       readonly id?: string | undefined;
       readonly allow: false;
-      readonly reason: 'muted' | 'unknown';
+      readonly reason: 'muted' | 'unknown' | 'filtered';
       readonly alert: string;
     };
 

@@ -26,11 +26,14 @@ export interface VerdictEvent {
   readonly verdict: 'allow' | 'block';
   /**
    * ok: not muted; muted: muted; unknown: the service did not answer in time, the policy decided; not_gated: the
-   * line's channel is not in mute.gatedChannels, so it was allowed unchecked.
+   * line's channel is not in mute.gatedChannels, so it was allowed unchecked; filtered: the chat filter blocked it.
    */
-  readonly reason: 'ok' | 'muted' | 'unknown' | 'not_gated';
-  /** cache: the mute cache knew; service: asked just now; policy: mute.onUnknown decided; channel: not gated, nothing was asked. */
-  readonly source: 'cache' | 'service' | 'policy' | 'channel';
+  readonly reason: 'ok' | 'muted' | 'unknown' | 'not_gated' | 'filtered';
+  /**
+   * cache: the mute cache knew; service: asked just now; policy: mute.onUnknown decided; channel: not gated, nothing
+   * was asked; filter: the chat filter decided, nothing was asked.
+   */
+  readonly source: 'cache' | 'service' | 'policy' | 'channel' | 'filter';
   /** From the line reaching the bridge to its verdict; 0 when it was decided in the same tick (a cache hit). */
   readonly durationMs: number;
 }
@@ -67,6 +70,16 @@ export interface ReviewResentEvent {
   readonly review: string;
 }
 
+/**
+ * One step the chat filter took (moderation.filter): the line's block, a warning, a mute; or what a dry run would
+ * have done. No player: it feeds gsa_bridge_moderation_actions_total{action,result}.
+ */
+export interface ModerationEvent {
+  readonly server: string;
+  readonly action: 'block' | 'warn' | 'mute' | 'unmute';
+  readonly result: 'ok' | 'refused' | 'failed' | 'dry_run' | 'not_supported';
+}
+
 export interface BridgeEventMap {
   readonly request: RequestEvent;
   readonly verdict: VerdictEvent;
@@ -74,6 +87,7 @@ export interface BridgeEventMap {
   readonly outbox: OutboxEvent;
   readonly review: ReviewEvent;
   readonly reviewResent: ReviewResentEvent;
+  readonly moderation: ModerationEvent;
 }
 
 export type BridgeEventName = keyof BridgeEventMap;
@@ -83,7 +97,7 @@ export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEvent
 type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
-  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [] };
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [] };
   /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
   #chatHeard = false;
 

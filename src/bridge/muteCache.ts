@@ -154,6 +154,20 @@ export class MuteCache {
     else this.#refreshInBackground(keys, player, options.source);
   }
 
+  /**
+   * Stores an answer the sidecar knows without asking (a mute GSA just accepted from the chat filter), under each of
+   * the player's ids, for the usual TTL; a change of status is reported like a refresh's. A lookup in flight may
+   * still overwrite it with what GSA said before.
+   */
+  remember(player: PlayerIdentity, entry: MuteEntry): void {
+    const keys = keysOf(player);
+    if (keys.length === 0) return;
+    const previous = this.#peekAny(keys);
+    const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
+    for (const key of keys) this.#cache.set(key, entry, { ttl });
+    if (previous === undefined || previous.muted !== entry.muted) this.#options.onChange(player, entry);
+  }
+
   #peekKey(key: string, player: PlayerIdentity): MuteEntry | undefined {
     delete this.#status.get;
     const entry = this.#cache.get(key, { status: this.#status });

@@ -19,11 +19,12 @@ export interface PlayerIdentity {
 
 /**
  * May this chat line be shown? `alert` is set whenever `allow` is false: the text to show the player. `not_gated`:
- * the line's channel is not in `mute.gatedChannels`, so it was allowed with no lookup.
+ * the line's channel is not in `mute.gatedChannels`, so it was allowed with no lookup. `filtered`: the host's chat
+ * filter (moderation.filter) blocked the line itself.
  */
 export type ChatVerdict =
   | { readonly allow: true; readonly reason: 'ok' | 'unknown' | 'not_gated' }
-  | { readonly allow: false; readonly reason: 'muted' | 'unknown'; readonly alert: string };
+  | { readonly allow: false; readonly reason: 'muted' | 'unknown' | 'filtered'; readonly alert: string };
 
 export interface MuteVerdict {
   readonly muted: boolean;

@@ -4,6 +4,9 @@
 // runs allowed server actions, and routes mute changes and review results to the adapters. It imports no adapter
 // (adapters attach themselves through the AdapterPushes interface) and no config file: it takes its own options
 // (options.ts).
+// Gated lines pass the chat filter first when one is set (moderation.filter, one for the process: useFilter), so a
+// filtered line is blocked whatever the player's mute status; a mute the filter made is applied here at once
+// (rememberMute, which the app layer calls on every bridge).
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
@@ -34,6 +37,7 @@ import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from '../revi
 import { ReviewPolicy } from './reviewPolicy.js';
 import { ServerActions } from './serverActions.js';
 import { systemClock, type Clock } from '../time/clock.js';
+import type { ChatFilter } from '../moderation/chatFilter.js';
 
 /** What a reload may change in place. */
 export interface ServerBridgeSettings {
@@ -60,6 +64,11 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
    * @default none
    */
   readonly mojangLookup?: ((mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>) | undefined;
+  /**
+   * The chat filter (moderation.filter), shared by every bridge of the process: gated lines are checked against it
+   * before the mute gate. A reload swaps it with useFilter(). @default none
+   */
+  readonly filter?: ChatFilter | undefined;
 }
 
 /** An adapter that has the "tell this player" capability. */
@@ -100,6 +109,7 @@ export class ServerBridge implements BridgeSink {
   readonly #clock: Clock;
   /** Mojang id → when the missing System API lookup was last logged for that player. */
   readonly #mojangWarnedAt = new Map<string, number>();
+  #filter: ChatFilter | undefined;
 
   constructor(options: ServerBridgeOptions) {
     const { server } = options;
@@ -129,6 +139,7 @@ export class ServerBridge implements BridgeSink {
     }
     this.#actions = new ServerActions(server, this.#client);
     this.#events = options.events;
+    this.#filter = options.filter;
     this.#cacheHit = Object.freeze({ server: server.name, hit: true });
     this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
   }
@@ -215,16 +226,35 @@ export class ServerBridge implements BridgeSink {
     if (keyChanged) this.#cache.clear();
   }
 
-  chat(player: PlayerIdentity, channel: string, _text: string): Promise<ChatVerdict> {
-    return this.#chat(player, channel, this.serverName);
+  /** A reload turned the chat filter on, off or swapped it (its strikes live in the filter, not here). */
+  useFilter(filter: ChatFilter | undefined): void {
+    this.#filter = filter;
   }
 
-  chatNow(player: PlayerIdentity, channel: string, _text: string): ChatVerdict | undefined {
-    return this.#chatNow(player, channel, undefined);
+  /**
+   * A mute the sidecar made itself (the chat filter's, once GSA accepted it): this bridge blocks the player's next
+   * line at once, without asking GSA, until the muted TTL runs out and GSA is asked again. The app layer calls it on
+   * every bridge of the process. `alert`: what a blocked line shows; null for mute.defaultAlert.
+   */
+  rememberMute(player: PlayerIdentity, alert: string | null = null): void {
+    this.#cache.remember(player, { muted: true, alert });
   }
 
-  #chatNow(player: PlayerIdentity, channel: string, adapter: Adapter | undefined): ChatVerdict | undefined {
+  chat(player: PlayerIdentity, channel: string, text: string): Promise<ChatVerdict> {
+    return this.#chat(player, channel, text, this.serverName);
+  }
+
+  chatNow(player: PlayerIdentity, channel: string, text: string): ChatVerdict | undefined {
+    return this.#chatNow(player, channel, text, undefined);
+  }
+
+  #chatNow(player: PlayerIdentity, channel: string, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
     if (!this.#gatedChannels.has(channel)) return this.#notGated(player, adapter);
+    // Before the mute gate: a filtered line is blocked (and counts a strike) whatever the player's mute status.
+    if (this.#filter !== undefined) {
+      const filtered = this.#filtered(this.#filter, player, text, adapter);
+      if (filtered !== undefined) return filtered;
+    }
     const verdict = this.#gate.decideNow(player);
     // A miss is not counted here: the adapter then calls chat(), which counts it.
     if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0, adapter);
@@ -235,11 +265,15 @@ export class ServerBridge implements BridgeSink {
     return this.#checkMute(player, this.serverName);
   }
 
-  #chat(player: PlayerIdentity, channel: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
+  #chat(player: PlayerIdentity, channel: string, text: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
     // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
     if (!this.#gatedChannels.has(channel)) {
       this.#notGated(player, adapter);
       return NOT_GATED_ANSWER;
+    }
+    if (this.#filter !== undefined) {
+      const filtered = this.#filtered(this.#filter, player, text, adapter);
+      if (filtered !== undefined) return Promise.resolve(filtered);
     }
     // One check when nobody listens: the hot path measures nothing and builds no event.
     const events = this.#events;
@@ -352,8 +386,8 @@ export class ServerBridge implements BridgeSink {
   #sinkFor(source: string, adapter: Adapter): BridgeSink {
     return {
       serverName: this.serverName,
-      chat: (player, channel, _text) => this.#chat(player, channel, source, adapter),
-      chatNow: (player, channel, _text) => this.#chatNow(player, channel, adapter),
+      chat: (player, channel, text) => this.#chat(player, channel, text, source, adapter),
+      chatNow: (player, channel, text) => this.#chatNow(player, channel, text, adapter),
       checkMute: (player) => this.#checkMute(player, source),
       submitReview: (review) => this.submitReview(review),
       playerJoined: (player, options) => {
@@ -379,6 +413,15 @@ export class ServerBridge implements BridgeSink {
     return verdict;
   }
 
+  /** The chat filter's verdict for a gated line (published when someone listens), or undefined when it lets it through. */
+  #filtered(filter: ChatFilter, player: PlayerIdentity, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
+    // A mod shows the verdict's alert itself; an RCON adapter (the line already shown) tells it where it can.
+    const alertDelivered = adapter === undefined ? undefined : adapter.chatAlreadyShown !== true || this.canTellPlayers(adapter);
+    const verdict = filter.check(player, text, this, adapter?.id, alertDelivered);
+    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'filter', 0, adapter);
+    return verdict;
+  }
+
   /** A line on a channel that is not gated: published (no cache event: the cache was not read), then NOT_GATED. */
   #notGated(player: PlayerIdentity, adapter: Adapter | undefined): ChatVerdict {
     const events = this.#events;
@@ -393,11 +436,12 @@ export class ServerBridge implements BridgeSink {
     events: BridgeEvents,
     player: PlayerIdentity,
     verdict: ChatVerdict,
-    source: 'cache' | 'service' | 'policy',
+    source: 'cache' | 'service' | 'policy' | 'filter',
     durationMs: number,
     adapter: Adapter | undefined,
   ): void {
-    if (events.listens('muteCache')) events.emit('muteCache', source === 'cache' ? this.#cacheHit : this.#cacheMiss);
+    // The filter decided without reading the mute cache: no hit or miss to count.
+    if (source !== 'filter' && events.listens('muteCache')) events.emit('muteCache', source === 'cache' ? this.#cacheHit : this.#cacheMiss);
     if (!events.listens('verdict')) return;
     events.emit('verdict', {
       server: this.serverName,

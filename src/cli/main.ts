@@ -34,6 +34,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   config: async () => import('./configCheckCommand.js').then((m) => ({ run: m.configCommand, spec: m.CONFIG_COMMANDS })),
   reviews: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, spec: m.REVIEWS_COMMANDS })),
   rcon: async () => import('./rconCommand.js').then((m) => ({ run: m.rconCommand, spec: m.RCON_COMMAND })),
+  moderation: async () => import('./moderationCommand.js').then((m) => ({ run: m.moderationCommand, spec: m.MODERATION_COMMANDS })),
 };
 
 /** The full help loads every command for its table: fine once, for a person reading it. */

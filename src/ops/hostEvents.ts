@@ -33,6 +33,7 @@ function playerId(player: PlayerIdentity): string {
 }
 
 function blockCause(event: VerdictEvent): string {
+  if (event.reason === 'filtered') return 'the chat filter matched a listed word';
   return event.reason === 'muted' ? 'muted' : 'GSA did not answer in time and mute.onUnknown is "block"';
 }
 
@@ -43,6 +44,10 @@ function blockCause(event: VerdictEvent): string {
  */
 function blockEffect(event: VerdictEvent): { readonly head: string; readonly cause: string } {
   if (event.alreadyShown !== true) return { head: 'chat blocked', cause: blockCause(event) };
+  if (event.reason === 'filtered') {
+    const answer = event.tellsSpeaker === true ? ': told the player' : `, and adapter ${event.adapter ?? '?'} cannot message players`;
+    return { head: 'filtered chat seen', cause: `the chat filter matched a listed word; RCON cannot un-send chat, so the line was seen${answer}` };
+  }
   if (event.reason !== 'muted') {
     return { head: 'chat not checked in time', cause: 'GSA did not answer in time; mute.onUnknown is "block", but RCON cannot un-send chat, so the line was seen' };
   }

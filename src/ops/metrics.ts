@@ -6,7 +6,7 @@
 // It never changes what the core does and never throws into a publisher.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BridgeEvents, RequestEvent, VerdictEvent } from '../bridge/events.js';
+import type { BridgeEvents, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
 import { HotHistogram } from './hotHistogram.js';
 
 /** One adapter as readiness and the adapter gauge see it. */
@@ -39,7 +39,11 @@ export interface SidecarMetricsOptions {
 /** Why a chat line got its verdict, for gsa_bridge_chat_verdict_reasons_total{reason} (VerdictEvent.reason). */
 export type VerdictReason = VerdictEvent['reason'];
 
-export const VERDICT_REASONS: readonly VerdictReason[] = ['ok', 'muted', 'unknown', 'not_gated'];
+export const VERDICT_REASONS: readonly VerdictReason[] = ['ok', 'muted', 'unknown', 'not_gated', 'filtered'];
+
+/** A chat filter step and what it came to, for gsa_bridge_moderation_actions_total{action,result}. */
+export const MODERATION_ACTION_LABELS: readonly ModerationEvent['action'][] = ['block', 'warn', 'mute', 'unmute'];
+export const MODERATION_RESULT_LABELS: readonly ModerationEvent['result'][] = ['ok', 'refused', 'failed', 'dry_run', 'not_supported'];
 
 /** The outcome of a SIGHUP, for gsa_bridge_config_reloads_total{result}. */
 export type ReloadResult = 'success' | 'invalid' | 'failed';
@@ -93,7 +97,7 @@ export class SidecarMetrics {
     // allow and block stay the lines the mute check decided.
     const unscraped = { allow: 0, block: 0, not_gated: 0 };
     // Keyed by every reason the event can carry: a new reason that is not added here fails to compile.
-    const unscrapedReasons: Record<VerdictReason, number> = { ok: 0, muted: 0, unknown: 0, not_gated: 0 };
+    const unscrapedReasons: Record<VerdictReason, number> = { ok: 0, muted: 0, unknown: 0, not_gated: 0, filtered: 0 };
     new Counter({
       name: 'gsa_bridge_chat_verdicts_total',
       help: 'Chat lines decided, by verdict (allow, block; not_gated: on a channel outside mute.gatedChannels, allowed unchecked).',
@@ -112,7 +116,7 @@ export class SidecarMetrics {
     // they are. `unknown` is the share of chat that GSA did not answer in time for (mute.onUnknown decided).
     new Counter({
       name: 'gsa_bridge_chat_verdict_reasons_total',
-      help: 'Chat lines decided, by reason: ok (not muted), muted, unknown (GSA did not answer in time; mute.onUnknown decided), not_gated (a channel outside mute.gatedChannels, allowed unchecked).',
+      help: 'Chat lines decided, by reason: ok (not muted), muted, unknown (GSA did not answer in time; mute.onUnknown decided), not_gated (a channel outside mute.gatedChannels, allowed unchecked), filtered (blocked by the chat filter, moderation.filter).',
       labelNames: ['reason'],
       registers,
       collect() {
@@ -168,6 +172,13 @@ export class SidecarMetrics {
         for (const adapter of sources.adapters()) this.set({ server: adapter.server, adapter: adapter.id }, adapter.ready ? 1 : 0);
       },
     });
+    const moderation = new Counter({
+      name: 'gsa_bridge_moderation_actions_total',
+      help: 'Steps the chat filter took (moderation.filter), by action (block: a line blocked; warn; mute; unmute) and result (ok; refused: GSA said no; failed: no answer or an error; dry_run: only recorded; not_supported: the game or the setup cannot).',
+      labelNames: ['action', 'result'],
+      registers,
+    });
+    for (const action of MODERATION_ACTION_LABELS) for (const result of MODERATION_RESULT_LABELS) moderation.inc({ action, result }, 0);
     this.#reloads = new Counter({
       name: 'gsa_bridge_config_reloads_total',
       help: 'SIGHUP reloads by result: success (applied), invalid (refused, old config kept), failed (could not be applied, rolled back).',
@@ -199,6 +210,9 @@ export class SidecarMetrics {
       }),
       events.on('reviewResent', () => {
         resent.inc();
+      }),
+      events.on('moderation', (event: ModerationEvent) => {
+        moderation.inc({ action: event.action, result: event.result });
       }),
       events.on('verdict', (event: VerdictEvent) => {
         if (event.reason === 'not_gated') {

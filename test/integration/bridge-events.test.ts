@@ -40,13 +40,14 @@ afterAll(async () => {
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
 function record(events: BridgeEvents): Recorded {
-  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [] };
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [] };
   events.on('request', (event) => recorded.request.push(event));
   events.on('verdict', (event) => recorded.verdict.push(event));
   events.on('muteCache', (event) => recorded.muteCache.push(event));
   events.on('outbox', (event) => recorded.outbox.push(event));
   events.on('review', (event) => recorded.review.push(event));
   events.on('reviewResent', (event) => recorded.reviewResent.push(event));
+  events.on('moderation', (event) => recorded.moderation.push(event));
   return recorded;
 }
 

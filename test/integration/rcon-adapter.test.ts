@@ -18,6 +18,10 @@ import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { FakeSourceRconServer, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
 import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { tempDir } from '../fixtures/tempDir.js';
+import { ChatFilter } from '../../src/moderation/chatFilter.js';
+import { ModerationLog, readModerationRecords } from '../../src/moderation/moderationLog.js';
+import { StrikeBook } from '../../src/moderation/strikeBook.js';
+import { silentLogger } from '../../src/log/logger.js';
 
 const SERVER = 'ovddykvbs';
 const PASSWORD = 'rcon-secret-pass';
@@ -525,6 +529,33 @@ describe('rcon adapter: rust', () => {
     await until(() => fake.muteLog.length === 1, 'the mute');
     expect(rustActions(fake)).toEqual([`mute ${MUTED.steamId}`]);
     expect(muteCalls()).toBe(1);
+  });
+
+  it("tells a filtered line's speaker the filter's alert through notifyCommand, never with the server's mute", async () => {
+    const fake = await startRust([]);
+    const { adapter, sidecar } = await startRig({ profile: 'rust', port: fake.port, notifyCommand: NOTIFY, pollPlayersMs: 60_000 });
+    const dataDir = await tempDir('rcon-filter');
+    const logger = silentLogger();
+    const filter = new ChatFilter({
+      words: ['scam'],
+      ladder: [{ action: 'warn', message: 'No scams here' }],
+      dryRun: false,
+      strikes: await StrikeBook.open({ dataDir, memoryMs: 60_000, logger }),
+      log: await ModerationLog.open(dataDir, logger),
+      logger,
+    });
+    for (const bridge of sidecar.bridges.values()) bridge.useFilter(filter);
+    const verdicts = recordVerdicts(sidecar);
+    await until(() => adapter.ready && fake.commandTexts().includes('playerlist'), 'login and a player list');
+    fake.players.push({ steamId: NICE.steamId, name: NICE.name });
+    fake.pushChat({ userId: NICE.steamId, username: NICE.name, message: 'free sc@m here' });
+    await until(() => rustActions(fake).length >= 1, 'the warning');
+    expect(rustActions(fake)).toEqual([`pm ${NICE.steamId} "No scams here"`]);
+    expect(verdicts.map((event) => event.reason)).toEqual(['filtered']);
+    expect(fake.muteLog).toEqual([]);
+    await filter.settled();
+    const { records } = await readModerationRecords(dataDir);
+    expect(records.map((record) => `${record.action}:${record.result}`).sort()).toEqual(['block:ok', 'warn:ok']);
   });
 
   it('with enforceMute false, sends nothing to a muted speaker when no notifyCommand is set', async () => {

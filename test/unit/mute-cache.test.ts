@@ -41,6 +41,21 @@ function makeCache(answer: (player: PlayerIds, kind: MuteLookupKind) => Promise<
 const status = (muted: boolean): MuteStatus => ({ muted, alert: muted ? 'muted' : null, steamId: null, eosId: null });
 
 describe('MuteCache', () => {
+  it('remembers a mute the sidecar made under both ids at once, for the muted TTL, reporting the change', async () => {
+    const { cache, asked, changes } = makeCache(() => Promise.resolve(status(false)));
+    expect(await cache.lookup(BOTH)).toEqual({ muted: false, alert: null });
+    cache.remember(BOTH, { muted: true, alert: null });
+    expect(cache.peek({ eosId: BOTH.eosId })).toEqual({ muted: true, alert: null });
+    expect(cache.peek({ steamId: BOTH.steamId })).toEqual({ muted: true, alert: null });
+    expect(changes).toEqual([{ muted: true, alert: null }]);
+    expect(asked).toHaveLength(1);
+    // After the muted TTL the service is asked again (and says what it says now).
+    vi.advanceTimersByTime(60_001);
+    cache.peek(BOTH);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.map((entry) => entry.kind)).toEqual(['first', 'refresh']);
+  });
+
   it('asks a first lookup for an unknown player and a refresh once the answer is stale, by the injected clock', async () => {
     const { cache, asked } = makeCache(() => Promise.resolve(status(true)));
     expect(await cache.lookup(ALICE)).toEqual({ muted: true, alert: 'muted' });

@@ -102,6 +102,22 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_chat_verdict_duration_seconds_bucket{le="0.0005"}')).toBe(1);
   });
 
+  it('counts the chat filter\'s steps by action and result, every pair present from the start, and filtered verdicts by reason', async () => {
+    const { events, metrics } = setUp();
+    let lines = await samples(metrics);
+    expect(lines.filter((line) => line.startsWith('gsa_bridge_moderation_actions_total{'))).toHaveLength(20);
+    expect(value(lines, 'gsa_bridge_moderation_actions_total{action="mute",result="refused"}')).toBe(0);
+    events.emit('moderation', { server: 'ovddykvbs', action: 'mute', result: 'refused' });
+    events.emit('moderation', { server: 'ovddykvbs', action: 'mute', result: 'refused' });
+    events.emit('moderation', { server: 'ovddykvbs', action: 'warn', result: 'not_supported' });
+    events.emit('verdict', verdict({ verdict: 'block', reason: 'filtered', source: 'filter' }));
+    lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_moderation_actions_total{action="mute",result="refused"}')).toBe(2);
+    expect(value(lines, 'gsa_bridge_moderation_actions_total{action="warn",result="not_supported"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_chat_verdict_reasons_total{reason="filtered"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_chat_verdicts_total{verdict="block"}')).toBe(1);
+  });
+
   it('counts lines on channels that are not gated as verdict="not_gated", apart from allow and untimed', async () => {
     const { events, metrics } = setUp();
     events.emit('verdict', verdict({ reason: 'not_gated', source: 'channel' }));
@@ -121,6 +137,7 @@ describe('SidecarMetrics', () => {
       'gsa_bridge_chat_verdict_reasons_total{reason="muted"} 0',
       'gsa_bridge_chat_verdict_reasons_total{reason="unknown"} 0',
       'gsa_bridge_chat_verdict_reasons_total{reason="not_gated"} 0',
+      'gsa_bridge_chat_verdict_reasons_total{reason="filtered"} 0',
     ]);
     events.emit('verdict', verdict({}));
     events.emit('verdict', verdict({ verdict: 'block', reason: 'muted', source: 'service' }));
@@ -184,7 +201,7 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_api_requests_total{endpoint="mute",status="other"}')).toBe(715);
     // Every label value in the whole scrape comes from a fixed set or the configured servers and adapters.
     const labelValues = new Set([...text.matchAll(/(\w+)="([^"]*)"/g)].map((match) => `${match[1]}=${match[2]}`));
-    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated)|result=(success|invalid|failed)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
+    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated|filtered)|result=(success|invalid|failed|ok|refused|dry_run|not_supported)|action=(block|warn|mute|unmute)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
   });
 
   it('stops counting once closed', async () => {

@@ -1,0 +1,256 @@
+// The chat filter (moderation.filter): a gated line containing a listed word is blocked with reason "filtered" and
+// counts a strike for its speaker; the n-th strike takes the n-th step of the ladder (past its end, the last):
+// `warn` tells the player privately through the bridge the line came from (where the game cannot, the step is
+// recorded `not_supported`), `mute` asks GSA through the PlayerMuting port and, once GSA accepted, applies the mute
+// to the sidecar's own caches at once (applyMute, which the app layer fans out to every bridge of the process).
+// dryRun: the line is allowed, and what would have been done is logged, listed and counted, with nothing called.
+// check() is synchronous and allocates nothing for a clean line; the steps run in the background and the verdict
+// never waits for them. Every step is recorded in the moderation log and published as a `moderation` event.
+// It never stores or logs the chat text (only the listed word's index), and never throws into the chat path.
+
+import type { BridgeEvents } from '../bridge/events.js';
+import type { ChatVerdict, PlayerIdentity } from '../bridge/port.js';
+import { playerKey } from '../ids/playerIds.js';
+import type { PeriodCode } from '../gsa/system/periods.js';
+import type { ModerationAction, ModerationLog, ModerationResult } from './moderationLog.js';
+import type { ModerationLogger, StrikeBook } from './strikeBook.js';
+import { WordFilter } from './wordFilter.js';
+import { systemClock, type Clock } from '../time/clock.js';
+
+/** What a mute asked of GSA came to. `code`: the service client's error code (cooldown, not_found, …). */
+export type MuteOutcome = { readonly ok: true; readonly message: string } | { readonly ok: false; readonly code: string; readonly message: string };
+
+/**
+ * How the ladder mutes a player on GSA: the app layer implements it with the System API client (find the player's
+ * uuid, then POST /player/{uuid}/mute). Resolves with the outcome: `{ok:false}` with a code of no answer (network,
+ * timeout, unavailable, server_error, bad_response) is recorded `failed`, any other code `refused`; a rejection
+ * counts as `failed`.
+ */
+export interface PlayerMuting {
+  mute(player: PlayerIdentity, period: PeriodCode, note: string): Promise<MuteOutcome>;
+}
+
+/** Where a filtered line was heard: its bridge, which can tell the speaker privately (ServerBridge satisfies it). */
+export interface FilterSite {
+  readonly serverName: string;
+  /** False when no adapter can tell this player (a websocket mod shows the verdict itself); never rejects. */
+  tellPlayer(player: PlayerIdentity, text: string, adapterId?: string): Promise<boolean>;
+}
+
+/** One ladder step (config's moderation.filter.ladder, periods checked there). */
+export type FilterStep =
+  | { readonly action: 'warn'; readonly message?: string | undefined }
+  | { readonly action: 'mute'; readonly period: PeriodCode; readonly note?: string | undefined };
+
+/** What a reload may change. */
+export interface ChatFilterSettings {
+  readonly words: readonly string[];
+  /** At least one step. */
+  readonly ladder: readonly FilterStep[];
+  readonly dryRun: boolean;
+  /** How long a strike counts; absent: the strike book's own (StrikeBookOptions.memoryMs) stays. */
+  readonly strikeMemoryMs?: number | undefined;
+  /** Text of the verdict's alert when the step is not a warn with its own message. @default BLOCKED_ALERT */
+  readonly alert?: string | undefined;
+}
+
+export interface ChatFilterOptions extends ChatFilterSettings {
+  readonly strikes: StrikeBook;
+  readonly log: ModerationLog;
+  readonly logger: ModerationLogger;
+  /** Absent: a mute step is recorded `not_supported` (config refuses a mute step without api.system). */
+  readonly muting?: PlayerMuting | undefined;
+  /**
+   * A mute GSA accepted: applies it at once wherever the sidecar gates (the app layer calls rememberMute on every
+   * ServerBridge of the process). Must not throw.
+   */
+  readonly applyMute?: ((player: PlayerIdentity) => void) | undefined;
+  readonly events?: BridgeEvents | undefined;
+  /** The moderation log's times (wall clock: they are persisted). @default the system clock */
+  readonly clock?: Clock | undefined;
+}
+
+export const BLOCKED_ALERT = 'Your message was blocked by the chat filter.';
+
+/** The note sent with a mute when its step has none. */
+export const DEFAULT_MUTE_NOTE = 'gsa-bridge chat filter';
+
+/** Codes of an outcome where GSA gave no answer (the service client's): `failed`, not `refused`. */
+const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error', 'bad_response', 'failed']);
+
+/** The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id). */
+function idOf(player: PlayerIdentity): string | undefined {
+  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
+  if (player.eosId !== undefined) return playerKey({ kind: 'eos', id: player.eosId });
+  return undefined;
+}
+
+function describeFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class ChatFilter {
+  readonly #strikes: StrikeBook;
+  readonly #log: ModerationLog;
+  readonly #logger: ModerationLogger;
+  readonly #muting: PlayerMuting | undefined;
+  readonly #applyMute: ((player: PlayerIdentity) => void) | undefined;
+  readonly #events: BridgeEvents | undefined;
+  readonly #clock: Clock;
+  #settings!: ChatFilterSettings;
+  #words!: WordFilter;
+  #wordList: readonly string[] | undefined;
+  /** One frozen verdict per ladder step (the warn's message is its alert): a filtered line allocates none. */
+  #verdicts: ChatVerdict[] = [];
+  /** Steps in flight, so tests and a shutdown can wait for them. */
+  readonly #running = new Set<Promise<void>>();
+
+  constructor(options: ChatFilterOptions) {
+    this.#strikes = options.strikes;
+    this.#log = options.log;
+    this.#logger = options.logger;
+    this.#muting = options.muting;
+    this.#applyMute = options.applyMute;
+    this.#events = options.events;
+    this.#clock = options.clock ?? systemClock;
+    this.reconfigure(options);
+  }
+
+  /** A reload: new words, ladder, dry run. Strikes are kept. */
+  reconfigure(settings: ChatFilterSettings): void {
+    if (settings.ladder.length === 0) throw new Error('moderation.filter.ladder needs at least one step');
+    this.#settings = settings;
+    if (settings.strikeMemoryMs !== undefined) this.#strikes.setMemory(settings.strikeMemoryMs);
+    // The same list (a reload that changed something else) keeps the built matcher.
+    if (settings.words !== this.#wordList) this.#words = new WordFilter(settings.words);
+    this.#wordList = settings.words;
+    const alert = settings.alert ?? BLOCKED_ALERT;
+    this.#verdicts = settings.ladder.map((step) =>
+      Object.freeze({ allow: false as const, reason: 'filtered' as const, alert: step.action === 'warn' ? (step.message ?? alert) : alert }),
+    );
+    if (this.#words.ignored.length > 0) {
+      this.#logger.warn({ words: this.#words.ignored }, 'moderation.filter.words: these entries (by index) hold no letter after folding and are ignored');
+    }
+  }
+
+  /** Whether dry run is on. */
+  get dryRun(): boolean {
+    return this.#settings.dryRun;
+  }
+
+  /**
+   * The verdict for a gated line: undefined when the line is clean, or in dry run (then the steps are only
+   * recorded); else a block with reason "filtered", and the strike's step starts in the background.
+   * `adapterId`: the adapter the line came through, so a warning goes back the same way. `alertDelivered`: whether
+   * that adapter shows the verdict's alert to the speaker itself (a mod shows it; an RCON adapter tells it where the
+   * game has private messages): then a warn step is that alert, and is not sent twice; undefined (no adapter
+   * named): the warning is sent with site.tellPlayer.
+   */
+  check(player: PlayerIdentity, text: string, site: FilterSite, adapterId?: string, alertDelivered?: boolean): ChatVerdict | undefined {
+    const rule = this.#words.matchIndex(text);
+    if (rule < 0) return undefined;
+    try {
+      return this.#filtered(player, rule, site, adapterId, alertDelivered);
+    } catch (error) {
+      // A bug in the steps must not turn a chat line into a crash: the line is still blocked.
+      this.#logger.error({ err: error }, 'the chat filter could not take its step');
+      return this.#settings.dryRun ? undefined : this.#verdicts[0];
+    }
+  }
+
+  /** Resolves when every step started so far has finished (and its records are written). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running]);
+    await this.#log.settled();
+    await this.#strikes.settled();
+  }
+
+  #filtered(player: PlayerIdentity, rule: number, site: FilterSite, adapterId: string | undefined, alertDelivered: boolean | undefined): ChatVerdict | undefined {
+    const id = idOf(player);
+    const { ladder, dryRun } = this.#settings;
+    const strike = id === undefined ? 1 : this.#strikes.strike(id, rule);
+    const stepIndex = Math.min(strike, ladder.length) - 1;
+    const step = ladder[stepIndex] ?? ladder[ladder.length - 1];
+    const verdict = this.#verdicts[stepIndex];
+    if (step === undefined || verdict === undefined || verdict.allow) return undefined;
+    const base = { server: site.serverName, id: id ?? '?', player, rule, strike };
+    this.#logger.info({ server: site.serverName, player: id, rule, strike, step: step.action, dryRun }, dryRun ? 'chat filter (dry run): a line would be blocked' : 'chat filter blocked a line');
+    this.#record(base, 'block', null, dryRun ? 'dry_run' : 'ok', null);
+    this.#run(this.#takeStep(base, step, verdict.alert, site, adapterId, alertDelivered));
+    return dryRun ? undefined : verdict;
+  }
+
+  async #takeStep(base: StepBase, step: FilterStep, alert: string, site: FilterSite, adapterId: string | undefined, alertDelivered: boolean | undefined): Promise<void> {
+    if (step.action === 'warn') {
+      if (this.#settings.dryRun) {
+        this.#record(base, 'warn', null, 'dry_run', null);
+        return;
+      }
+      const told = alertDelivered ?? (await site.tellPlayer(base.player, alert, adapterId));
+      this.#record(base, 'warn', null, told ? 'ok' : 'not_supported', told ? null : 'no adapter of this server can message a player privately');
+      return;
+    }
+    if (this.#settings.dryRun) {
+      this.#record(base, 'mute', step.period, 'dry_run', null);
+      return;
+    }
+    const muting = this.#muting;
+    if (muting === undefined) {
+      this.#record(base, 'mute', step.period, 'not_supported', 'no System API key (api.system) to mute with');
+      return;
+    }
+    let outcome: MuteOutcome;
+    try {
+      outcome = await muting.mute(base.player, step.period, step.note ?? DEFAULT_MUTE_NOTE);
+    } catch (error) {
+      this.#record(base, 'mute', step.period, 'failed', describeFailure(error));
+      return;
+    }
+    if (outcome.ok) {
+      try {
+        this.#applyMute?.(base.player);
+      } catch (error) {
+        this.#logger.error({ err: error }, 'could not apply a mute to the mute caches');
+      }
+      this.#record(base, 'mute', step.period, 'ok', outcome.message);
+    } else {
+      this.#record(base, 'mute', step.period, NO_ANSWER_CODES.has(outcome.code) ? 'failed' : 'refused', `${outcome.code}: ${outcome.message}`);
+    }
+  }
+
+  #record(base: StepBase, action: ModerationAction, period: string | null, result: ModerationResult, answer: string | null): void {
+    this.#log.append({
+      at: new Date(this.#clock.now()).toISOString(),
+      server: base.server,
+      player: base.id,
+      ...(base.player.name === undefined ? {} : { player_name: base.player.name }),
+      rule: base.rule,
+      strike: base.strike,
+      action,
+      period,
+      result,
+      answer,
+      by: 'filter',
+    });
+    if (action !== 'block' && result !== 'ok' && result !== 'dry_run') {
+      this.#logger.warn({ server: base.server, player: base.id, action, result, answer }, `chat filter: the ${action} step was not done (${result})`);
+    }
+    if (this.#events?.listens('moderation') === true) this.#events.emit('moderation', { server: base.server, action, result });
+  }
+
+  #run(step: Promise<void>): void {
+    const running = step.catch((error: unknown) => {
+      this.#logger.error({ err: error }, 'a chat filter step failed');
+    });
+    this.#running.add(running);
+    void running.finally(() => this.#running.delete(running));
+  }
+}
+
+interface StepBase {
+  readonly server: string;
+  readonly id: string;
+  readonly player: PlayerIdentity;
+  readonly rule: number;
+  readonly strike: number;
+}

@@ -1,0 +1,138 @@
+// What `moderation list` shows: every step the chat filter took (a block's warn or mute, or what a dry run would
+// have done) and every `mute`/`unmute` command, one record a line in `moderation/actions.jsonl` under the data
+// directory: when, server, player id and name, the listed word's index, action, period, result, and the service's
+// answer. Appended durably; the sidecar keeps it bounded (compacted to the last KEPT_RECORDS when it holds twice
+// that). A command appends with appendModerationRecord and never compacts, so two writers never rewrite one file.
+// It must never store chat text, and a corrupt line is skipped, never fatal.
+
+import path from 'node:path';
+import { describeError } from '../reviews/durableFiles.js';
+import { appendJsonLine, isRecordObject, readJsonLines, rewriteJsonLines, type JsonLines } from './jsonLinesFile.js';
+import type { ModerationLogger } from './strikeBook.js';
+
+export const MODERATION_FILE = path.join('moderation', 'actions.jsonl');
+
+/** Records `moderation list` shows (and the file keeps after a compaction). */
+export const KEPT_RECORDS = 1_000;
+
+export const MODERATION_ACTIONS = ['block', 'warn', 'mute', 'unmute'] as const;
+export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
+/**
+ * ok: done (GSA accepted, the player was told); refused: GSA said no (its answer kept); failed: no answer or an
+ * error of ours; dry_run: moderation.filter.dryRun, nothing done; not_supported: the game cannot (no private message,
+ * no System API).
+ */
+export const MODERATION_RESULTS = ['ok', 'refused', 'failed', 'dry_run', 'not_supported'] as const;
+export type ModerationResult = (typeof MODERATION_RESULTS)[number];
+
+/** One step, as stored (snake_case: it is read by scripts through `moderation list --json`). */
+export interface ModerationRecord {
+  /** ISO date-time. */
+  readonly at: string;
+  /** The GSA container name; null for a command that acts on every server (mute/unmute). */
+  readonly server: string | null;
+  /** The player's id as the game gave it (Steam64, EOS) or the GSA uuid the command named. */
+  readonly player: string;
+  readonly player_name?: string | undefined;
+  /** The listed word's index in moderation.filter.words; null for a command. */
+  readonly rule: number | null;
+  /** The strike this step answered (1-based); null for a command. */
+  readonly strike?: number | null | undefined;
+  readonly action: ModerationAction;
+  /** A mute's period code (or `permanent`, an end date); null otherwise. */
+  readonly period: string | null;
+  readonly result: ModerationResult;
+  /** The service's words (or why it could not be asked); null when nothing was asked. */
+  readonly answer: string | null;
+  /** Who took the step: the chat filter or a command. */
+  readonly by: 'filter' | 'command';
+}
+
+function optionalString(value: unknown): value is string | null | undefined {
+  return value === undefined || value === null || typeof value === 'string';
+}
+
+export function parseModerationRecord(value: unknown): ModerationRecord | undefined {
+  if (!isRecordObject(value)) return undefined;
+  const { at, server, player, player_name: name, rule, strike, action, period, result, answer, by } = value;
+  if (typeof at !== 'string' || typeof player !== 'string') return undefined;
+  if (!optionalString(server) || !optionalString(name) || !optionalString(period) || !optionalString(answer)) return undefined;
+  if (!(rule === null || rule === undefined || (typeof rule === 'number' && Number.isInteger(rule)))) return undefined;
+  if (!(strike === null || strike === undefined || (typeof strike === 'number' && Number.isInteger(strike)))) return undefined;
+  if (!MODERATION_ACTIONS.includes(action as ModerationAction) || !MODERATION_RESULTS.includes(result as ModerationResult)) return undefined;
+  return {
+    at,
+    server: server ?? null,
+    player,
+    ...(name === undefined || name === null ? {} : { player_name: name }),
+    rule: rule ?? null,
+    ...(strike === undefined ? {} : { strike }),
+    action: action as ModerationAction,
+    period: period ?? null,
+    result: result as ModerationResult,
+    answer: answer ?? null,
+    by: by === 'command' ? 'command' : 'filter',
+  };
+}
+
+export function moderationFile(dataDir: string): string {
+  return path.join(dataDir, MODERATION_FILE);
+}
+
+/**
+ * Appends one record durably, for the `mute`/`unmute` commands (another process than the sidecar may hold the
+ * directory: this only appends, which is safe beside it). Rejects when the disk refuses.
+ */
+export async function appendModerationRecord(dataDir: string, record: ModerationRecord): Promise<void> {
+  await appendJsonLine(moderationFile(dataDir), record);
+}
+
+/** The records, oldest first, at most the last KEPT_RECORDS; a missing file is none. Read-only. */
+export async function readModerationRecords(dataDir: string): Promise<JsonLines<ModerationRecord>> {
+  const { records, skipped } = await readJsonLines(moderationFile(dataDir), parseModerationRecord);
+  return { records: records.slice(-KEPT_RECORDS), skipped };
+}
+
+/** The sidecar's writer: appends in order in the background and compacts the file to the last KEPT_RECORDS. */
+export class ModerationLog {
+  readonly #dataDir: string;
+  readonly #logger: ModerationLogger;
+  #lines: number;
+  #writes: Promise<void> = Promise.resolve();
+
+  private constructor(dataDir: string, logger: ModerationLogger, lines: number) {
+    this.#dataDir = dataDir;
+    this.#logger = logger;
+    this.#lines = lines;
+  }
+
+  static async open(dataDir: string, logger: ModerationLogger): Promise<ModerationLog> {
+    const { records, skipped } = await readJsonLines(moderationFile(dataDir), parseModerationRecord);
+    if (skipped > 0) logger.warn({ file: moderationFile(dataDir), skipped }, `skipped ${skipped} unreadable line(s) of ${moderationFile(dataDir)}`);
+    return new ModerationLog(dataDir, logger, records.length + skipped);
+  }
+
+  /** Queues the record's append (and a compaction when due); never throws, never waits. */
+  append(record: ModerationRecord): void {
+    this.#lines++;
+    this.#writes = this.#writes
+      .then(async () => {
+        await appendModerationRecord(this.#dataDir, record);
+        if (this.#lines >= 2 * KEPT_RECORDS) {
+          const { records } = await readJsonLines(moderationFile(this.#dataDir), parseModerationRecord);
+          const kept = records.slice(-KEPT_RECORDS);
+          await rewriteJsonLines(moderationFile(this.#dataDir), kept);
+          this.#lines = kept.length;
+        }
+      })
+      .catch((error: unknown) => {
+        this.#logger.error({ err: error }, `could not write to ${moderationFile(this.#dataDir)} (${describeError(error)}); this step is missing from moderation list`);
+      });
+  }
+
+  /** Resolves when every append started so far has finished. */
+  settled(): Promise<void> {
+    return this.#writes;
+  }
+}
