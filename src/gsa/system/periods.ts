@@ -27,7 +27,7 @@ export const PERIOD_CODES_TEXT = '15m 30m 45m, 1h–6h 12h, 1d–6d, 1w–3w, 1m
 export function periodProblem(value: string): string | undefined {
   if (isPeriodCode(value)) return undefined;
   const days = /^(\d+)d$/.exec(value);
-  const hint = days !== undefined && days !== null && Number(days[1]) === 7 ? ' (a week is 1w)' : '';
+  const hint = days !== null && Number(days[1]) === 7 ? ' (a week is 1w)' : '';
   return `is not one of GSA's period codes${hint}: ${PERIOD_CODES_TEXT}`;
 }
 
