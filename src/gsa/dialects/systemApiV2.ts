@@ -191,7 +191,8 @@ export type SystemSubject =
  * strings ("Please wait 120\n     *     second(s)").
  */
 export function normalisedServiceText(text: string): string {
-  return text.replace(/\s*\n\s*\*\s*/g, ' ').replace(/\s+/g, ' ').trim();
+  // After a newline, or once whitespace was already folded (serviceMessageOf does): a lone `*` between words.
+  return text.replace(/\s*\n\s*\*\s*/g, ' ').replace(/\s+\*\s+/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** `ms` as an ISO date to the second: "2026-11-27T23:12:04Z". */

@@ -126,11 +126,11 @@ export class SystemApiClient implements SystemApi {
     this.#notFoundTtlMs = Math.max(0, options.notFoundTtlMs ?? DEFAULT_NOT_FOUND_TTL_MS);
   }
 
-  findPlayer(serviceId: string, options: CallOptions = {}): Promise<SystemPlayerRef> {
+  async findPlayer(serviceId: string, options: CallOptions = {}): Promise<SystemPlayerRef> {
     return this.#find(serviceId, 'lookup', options);
   }
 
-  player(uuid: string, options: CallOptions = {}): Promise<SystemPlayerState> {
+  async player(uuid: string, options: CallOptions = {}): Promise<SystemPlayerState> {
     return this.#player(uuid, 'lookup', options);
   }
 
@@ -141,7 +141,7 @@ export class SystemApiClient implements SystemApi {
     return { muted: state.muted, alert: null, steamId: null, eosId: null };
   }
 
-  mute(uuid: string, duration: MuteDuration, note?: string, options: CallOptions = {}): Promise<SystemReceipt> {
+  async mute(uuid: string, duration: MuteDuration, note?: string, options: CallOptions = {}): Promise<SystemReceipt> {
     checkUuid(uuid);
     checkText('note', note, false);
     if (duration.type === 'period' && !isPeriodCode(duration.period)) check({ period: ["is not one of GSA's period codes"] });
@@ -150,13 +150,13 @@ export class SystemApiClient implements SystemApi {
     return this.#playerAction(uuid, subject, systemApiV2.muteRequest(this.#context, uuid, duration, note), `mute of player ${uuid}`, options);
   }
 
-  unmute(uuid: string, note?: string, options: CallOptions = {}): Promise<SystemReceipt> {
+  async unmute(uuid: string, note?: string, options: CallOptions = {}): Promise<SystemReceipt> {
     checkUuid(uuid);
     checkText('note', note, false);
     return this.#playerAction(uuid, { kind: 'player', uuid }, systemApiV2.unmuteRequest(this.#context, uuid, note), `unmute of player ${uuid}`, options);
   }
 
-  serverAction(gameServerId: number, action: SystemServerAction, details: SystemActionOptions = {}, options: CallOptions = {}): Promise<SystemReceipt> {
+  async serverAction(gameServerId: number, action: SystemServerAction, details: SystemActionOptions = {}, options: CallOptions = {}): Promise<SystemReceipt> {
     checkServerId(gameServerId);
     if (!(SYSTEM_SERVER_ACTIONS as readonly string[]).includes(action)) check({ action: [`must be one of ${SYSTEM_SERVER_ACTIONS.join(', ')}`] });
     const { countdown } = details;
@@ -166,7 +166,7 @@ export class SystemApiClient implements SystemApi {
     return this.#serverCall(gameServerId, systemApiV2.serverActionRequest(this.#context, gameServerId, action, details), `${action} of game server ${gameServerId}`, options);
   }
 
-  broadcast(gameServerId: number, message: string, type?: BroadcastType, options: CallOptions = {}): Promise<SystemReceipt> {
+  async broadcast(gameServerId: number, message: string, type?: BroadcastType, options: CallOptions = {}): Promise<SystemReceipt> {
     checkServerId(gameServerId);
     checkText('message', message, true);
     if (type !== undefined && !(BROADCAST_TYPES as readonly string[]).includes(type)) check({ type: [`must be one of ${BROADCAST_TYPES.join(', ')}`] });
