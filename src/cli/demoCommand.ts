@@ -107,6 +107,7 @@ export async function demoCommand(args: readonly string[], context: CliContext):
     say(`  token:   ${token}   (header "Authorization: Bearer <token>", or ${modUrl}?token=<token>)`);
     say(`  server:  ${SERVER.name}; Mallory (${MALLORY.steam_id ?? ''}) is muted; mods may trigger "restart"`);
     say(`  GSA emulator: ${emulator.url} (mute players with POST ${emulator.url}/_emulator/mute)`);
+    say(`  System API v2: ${emulator.url}/system-api/v2/ with "Authorization: Bearer ${emulator.systemKey}" (demo key); Mallory is findable by her Steam id`);
     say('The protocol is in docs/mod-protocol.md; adapters/websocket/referenceClient.ts is a client to copy.');
     await shutdownSignal();
     return EXIT_OK;

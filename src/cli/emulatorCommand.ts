@@ -1,6 +1,7 @@
 // `gsa-bridge emulator [--host H] [--port P] [--config FILE] [--rate-limit N/MS]`: the GSA-compatible emulator alone,
 // for mod authors and tests. With `--game NAME [--log-file PATH]` it starts a fake game console instead
-// (gameConsoleCommand.ts). Credentials come from the config or environment (never argv), else demo defaults.
+// (gameConsoleCommand.ts). Credentials (the mod API's client id and secret, the System API key) come from the config
+// or environment (never argv), else demo defaults.
 // `--rate-limit` makes it enforce the service's API budget per key (off by default, as in tests and the demo).
 
 import { ConfigError, loadConfig } from '../app/config.js';
@@ -26,6 +27,7 @@ export const EMULATOR_COMMAND = defineCommand({
     'Its RCON password comes from --config (the first rcon adapter with that profile) or GSA_BRIDGE_RCON_PASSWORD, else one is generated and printed once. Never on the command line.',
     '--log-file is where the fake writes the game\'s log: required for chat on conan (ConanSandbox.log) and minecraft (logs/latest.log), optional on ark/atlas (a file, or ServerGame.*.log for a new numbered file per start).',
     'Its credentials and servers come from --config, else GSA_CLIENT_ID / GSA_CLIENT_SECRET, else demo defaults (printed).',
+    "It also serves GSA's System API v2 under /system-api/v2/ (players/find, player/{uuid}, mute/unmute, game-server actions and broadcast, with GSA's cooldowns): its key comes from api.system.key in --config, else GSA_SYSTEM_API_KEY, else the demo key (printed).",
     '--rate-limit 100/60000 enforces the service\'s budget per API key: at most 100 calls in any 60000 ms (a strict sliding window), 429 with Retry-After past it, X-RateLimit-Limit / -Remaining on every answer.',
   ],
   options: {
@@ -58,17 +60,25 @@ export const EMULATOR_COMMAND = defineCommand({
 
 async function optionsFromConfig(path: string, context: CliContext): Promise<EmulatorOptions> {
   const { config } = await loadConfig({ path, env: context.env, requireFile: true });
+  const systemKey = config.api.system?.key ?? '';
   return {
     clientId: config.api.clientId,
     clientSecret: config.api.clientSecret,
+    ...(systemKey !== '' ? { systemKey } : {}),
     servers: config.servers.map((server) => (server.id === undefined ? { name: server.name } : { name: server.name, id: server.id })),
   };
 }
 
-function optionsFromEnvironment(context: CliContext): EmulatorOptions {
+/** The emulator's keys from GSA_CLIENT_ID / GSA_CLIENT_SECRET / GSA_SYSTEM_API_KEY; an unset or empty one keeps its demo default. */
+export function optionsFromEnvironment(context: Pick<CliContext, 'env'>): EmulatorOptions {
   const clientId = context.env.GSA_CLIENT_ID ?? '';
   const clientSecret = context.env.GSA_CLIENT_SECRET ?? '';
-  return { ...(clientId !== '' ? { clientId } : {}), ...(clientSecret !== '' ? { clientSecret } : {}) };
+  const systemKey = context.env.GSA_SYSTEM_API_KEY ?? '';
+  return {
+    ...(clientId !== '' ? { clientId } : {}),
+    ...(clientSecret !== '' ? { clientSecret } : {}),
+    ...(systemKey !== '' ? { systemKey } : {}),
+  };
 }
 
 /** `--rate-limit REQUESTS/INTERVAL_MS`, two whole numbers of 1 or more. @throws UsageError quoting the value. */
@@ -108,15 +118,17 @@ export async function emulatorCommand(args: readonly string[], context: CliConte
   }
   const emulator = await GsaEmulator.start({ ...options, host, port, ...(enforceBudget === undefined ? {} : { enforceBudget }) });
   const secretSource = options.clientSecret === undefined ? `${emulator.clientSecret} (demo default)` : '(from your config or GSA_CLIENT_SECRET)';
+  const systemKeySource = options.systemKey === undefined ? `${emulator.systemKey} (demo default)` : '(from your config or GSA_SYSTEM_API_KEY)';
   context.stdout.write(
     [
       `GSA emulator listening on ${emulator.url}`,
       `  client id:     ${emulator.clientId}`,
       `  client secret: ${secretSource}`,
+      `  system key:    ${systemKeySource}   (System API v2: Authorization: Bearer <key>)`,
       `  servers:       ${emulator.servers.map((server) => (server.id === undefined ? server.name : `${server.name} (id ${server.id})`)).join(', ')}`,
       ...(enforceBudget === undefined
         ? []
-        : [`  rate limit:    ${enforceBudget.requests} calls per ${enforceBudget.intervalMs} ms per API key (429 with Retry-After past it)`]),
+        : [`  rate limit:    ${enforceBudget.requests} calls per ${enforceBudget.intervalMs} ms per API key, the system key apart (429 with Retry-After past it)`]),
       `  control:       ${emulator.url}/_emulator/state (local testing only)`,
       'Set api.baseUrl (or GSA_API_URL) to this URL. Ctrl-C stops it.',
       '',

@@ -614,7 +614,7 @@ describe('control surface over HTTP', () => {
     expect((await v1('review', { steam_id: STEAM, stars: '5' })).text).toBe(CAPTIVE_PORTAL_PAGE);
     const stats = await control('GET', 'stats');
     expect(stats.json).toStrictEqual({
-      counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, other: 0 }, byStatus: { '200': 1 } },
+      counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, system: 0, other: 0 }, byStatus: { '200': 1 } },
       window: { requests: 100, intervalMs: 60_000, arrivals: 1, maxInWindow: 1, maxAt: expect.any(Number) as unknown, minSpanMs: null, violations: 0 },
       budget: null,
     });
@@ -637,6 +637,8 @@ describe('control surface over HTTP', () => {
       actions: {},
       locks: [SERVER_ID],
       faults: [{ kind: 'drop', count: -1, remaining: -1 }],
+      // The players the controls made on sight; the System API's state is asserted in emulator-system-api.test.ts.
+      system: { players: expect.any(Array) as unknown, mutes: [], offline: [], actions: [] },
     });
     emu.clearFaults();
 
@@ -693,9 +695,9 @@ describe('long runs: a capped call log, counters and the window watch', () => {
       for (let i = 0; i < 7; i += 1) await v1('mute', { steam_id: STEAM }, { target: capped });
       await send('/nowhere', { method: 'GET' }, capped);
       expect(capped.calls.map((c) => c.endpoint)).toStrictEqual(['mute', 'mute', 'other']);
-      expect(capped.counters()).toStrictEqual({ total: 8, byEndpoint: { mute: 7, review: 0, webhook: 0, other: 1 }, byStatus: { '200': 5, '404': 1, '503': 2 } });
+      expect(capped.counters()).toStrictEqual({ total: 8, byEndpoint: { mute: 7, review: 0, webhook: 0, system: 0, other: 1 }, byStatus: { '200': 5, '404': 1, '503': 2 } });
       capped.reset();
-      expect(capped.counters()).toStrictEqual({ total: 0, byEndpoint: { mute: 0, review: 0, webhook: 0, other: 0 }, byStatus: {} });
+      expect(capped.counters()).toStrictEqual({ total: 0, byEndpoint: { mute: 0, review: 0, webhook: 0, system: 0, other: 0 }, byStatus: {} });
     } finally {
       await capped.close();
     }
@@ -764,6 +766,8 @@ describe('reset', () => {
       actions: {},
       locks: [],
       faults: [],
+      // System API players are identities, like servers: reset keeps them (emulator-system-api.test.ts).
+      system: { players: expect.any(Array) as unknown, mutes: [], offline: [], actions: [] },
     });
     expect(emu.calls).toStrictEqual([]);
     expect((await v1('mute', { steam_id: STEAM })).json).toMatchObject({ muted: false });

@@ -171,5 +171,5 @@ export class ArrivalWindow {
 }
 
 function emptyEndpoints(): Record<CallEndpoint, number> {
-  return { mute: 0, review: 0, webhook: 0, other: 0 };
+  return { mute: 0, review: 0, webhook: 0, system: 0, other: 0 };
 }

@@ -1,7 +1,7 @@
 /**
- * Checks the client id and secret a request presents against the emulator's keys, and holds the one
- * answer every failure gets.
- * Must never reveal the secret, nor which of the two was wrong: every failure looks the same.
+ * Checks the client id and secret a request presents against the emulator's keys (and the System API key a
+ * `Authorization: Bearer` header presents), and holds the one answer every failure gets.
+ * Must never reveal a secret, nor which of the two was wrong: every failure looks the same.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { messageReply } from './httpIo.js';
@@ -24,6 +24,23 @@ export class AcceptedCredentials {
     const idOk = timingSafeEqual(digest(clientId ?? ''), this.#idDigest);
     const secretOk = timingSafeEqual(digest(clientSecret ?? ''), this.#secretDigest);
     return clientId !== undefined && clientSecret !== undefined && idOk && secretOk;
+  }
+}
+
+/** The one System API v2 key the emulator accepts, presented as `Authorization: Bearer <key>`. */
+export class AcceptedSystemKey {
+  readonly #digest: Buffer;
+
+  constructor(key: string) {
+    this.#digest = digest(key);
+  }
+
+  /** A missing header, another scheme or an empty key never match; the scheme is case-insensitive as in RFC 9110. */
+  matches(authorization: string | undefined): boolean {
+    const match = /^bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+    const presented = match?.[1];
+    const ok = timingSafeEqual(digest(presented ?? ''), this.#digest);
+    return presented !== undefined && ok;
   }
 }
 

@@ -1,7 +1,14 @@
 /**
  * The control surface under `/_emulator/`: lets tests, the demo and other processes read the emulator's
  * state and change it (mutes, eligibility, locks, servers, faults, the window watch, the enforced API budget,
- * reset) over HTTP.
+ * reset) over HTTP. For the System API v2 (JSON bodies, strict: unknown keys are a 400):
+ *   POST /_emulator/player          {ids: [{type: 'steam'|'eos'|'mojang'|…, id}], name?, uuid?} → {uuid}: seeds a player
+ *                                   (uuid default: derived from the first id, the one it has when seen by the mod API)
+ *   POST /_emulator/server-online   {id, online}: an offline server answers its actions (start excepted) with 400
+ *   POST /_emulator/system-mute     {uuid, until?: ISO date-time | null, note?}: a dashboard-wide mute, no cooldown
+ *   POST /_emulator/system-unmute   {uuid}
+ *   GET  /_emulator/system-actions  the accepted game-server actions and broadcasts, oldest first
+ * `reset` clears System API mutes, cooldowns, offline marks and actions, and keeps its players.
  * It takes no credentials, so it is for local use only: never expose an emulator beyond loopback.
  * Must never record its own calls, take faults, or answer with the client secret.
  */
@@ -10,6 +17,7 @@ import { describeIssues, EmulatorInputError } from './errors.js';
 import { parseFaultSpec, parseWindowSpec } from './faults.js';
 import { jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
+import { SERVICE_TYPES } from './systemState.js';
 
 export const CONTROL_PREFIX = '/_emulator/';
 
@@ -17,6 +25,8 @@ export interface ControlContext {
   readonly state: EmulatorState;
   /** The emulator's clock: the budget report counts what is inside its window now. */
   readonly now: () => number;
+  /** Unix ms: which System API mutes the state snapshot still shows. */
+  readonly wallClock: () => number;
 }
 
 export interface ControlRequest {
@@ -31,6 +41,14 @@ const unmuteBody = z.strictObject({ server: z.string(), player: z.string() });
 const ineligibleBody = z.strictObject({ server: z.string(), player: z.string(), message: z.string().nullable() });
 const lockBody = z.strictObject({ serverId: z.int(), locked: z.boolean() });
 const serverBody = z.strictObject({ name: z.string(), id: z.int().optional() });
+const playerBody = z.strictObject({
+  ids: z.array(z.strictObject({ type: z.enum(SERVICE_TYPES), id: z.string().min(1) })).min(1),
+  name: z.string().min(1).optional(),
+  uuid: z.string().optional(),
+});
+const serverOnlineBody = z.strictObject({ id: z.int(), online: z.boolean() });
+const systemMuteBody = z.strictObject({ uuid: z.string(), until: z.iso.datetime({ offset: true }).nullable().optional(), note: z.string().optional() });
+const systemUnmuteBody = z.strictObject({ uuid: z.string() });
 
 const OK: Reply = jsonReply(200, { ok: true });
 
@@ -38,7 +56,7 @@ type Handler = (ctx: ControlContext, body: () => unknown) => Reply;
 
 /** route → method → handler; `body()` parses lazily so GETs ignore whatever body they carry. */
 const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
-  state: { GET: (ctx) => jsonReply(200, ctx.state.snapshot()) },
+  state: { GET: (ctx) => jsonReply(200, ctx.state.snapshot(ctx.wallClock())) },
   calls: { GET: (ctx) => jsonReply(200, ctx.state.calls) },
   // Counters for every call since start or reset, and the window watch; bounded however long the run.
   stats: {
@@ -112,6 +130,34 @@ const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
       return OK;
     },
   },
+  player: {
+    POST: (ctx, body) => {
+      const { ids, name, uuid } = parse(playerBody, body());
+      return jsonReply(200, { uuid: ctx.state.system.addPlayer({ ids, name, uuid }) });
+    },
+  },
+  'server-online': {
+    POST: (ctx, body) => {
+      const { id, online } = parse(serverOnlineBody, body());
+      if (ctx.state.serverById(id) === undefined) throw new EmulatorInputError(`id: ${id} is not the id of a known server`);
+      ctx.state.system.setOnline(id, online);
+      return OK;
+    },
+  },
+  'system-mute': {
+    POST: (ctx, body) => {
+      const { uuid, until, note } = parse(systemMuteBody, body());
+      ctx.state.system.mute(uuid.toLowerCase(), until === undefined || until === null ? null : Date.parse(until), note);
+      return OK;
+    },
+  },
+  'system-unmute': {
+    POST: (ctx, body) => {
+      ctx.state.system.unmute(parse(systemUnmuteBody, body()).uuid.toLowerCase());
+      return OK;
+    },
+  },
+  'system-actions': { GET: (ctx) => jsonReply(200, ctx.state.system.actions) },
   reset: {
     POST: (ctx) => {
       ctx.state.reset();

@@ -8,7 +8,7 @@ import type { WindowSpec } from './arrivals.js';
 import { describeIssues, EmulatorInputError } from './errors.js';
 
 /** The service endpoints a fault can be aimed at. */
-export type Endpoint = 'mute' | 'review' | 'webhook';
+export type Endpoint = 'mute' | 'review' | 'webhook' | 'system';
 
 /** What a recorded request was; 'other' is any non-control route that is not a service endpoint. */
 export type CallEndpoint = Endpoint | 'other';
@@ -49,7 +49,7 @@ export const CAPTIVE_PORTAL_PAGE =
   '<!DOCTYPE html><html><head><title>Sign in to the network</title></head>' +
   '<body><h1>Welcome</h1><p>Please accept the terms of use to continue.</p></body></html>';
 
-const endpointSchema = z.enum(['mute', 'review', 'webhook']);
+const endpointSchema = z.enum(['mute', 'review', 'webhook', 'system']);
 // -1 is the JSON spelling of Infinity, which JSON cannot carry.
 const countSchema = z.union([z.literal(-1), z.int().min(1)], { error: 'must be a positive integer, or -1 for "until cleared"' });
 // Node throws on control characters in header values; rejecting them here keeps that throw out of request handling.

@@ -5,6 +5,7 @@
 export {
   DEFAULT_EMULATOR_CLIENT_ID,
   DEFAULT_EMULATOR_CLIENT_SECRET,
+  DEFAULT_EMULATOR_SYSTEM_KEY,
   DEFAULT_EMULATOR_SERVERS,
   GsaEmulator,
   type EmulatorOptions,
@@ -24,6 +25,17 @@ export type { BudgetKeyReport, BudgetReport } from './keyBudget.js';
 export type { AlertKey } from './modApi.js';
 export { MAX_BODY_BYTES } from './httpIo.js';
 export { CONTROL_PREFIX } from './controlApi.js';
+export { SYSTEM_BUDGET_KEY, SYSTEM_PREFIX } from './systemApi.js';
+export {
+  SERVICE_TYPES,
+  SYSTEM_GAMESERVER_ACTIONS,
+  type ServiceIdentity,
+  type ServiceType,
+  type SystemActionRecord,
+  type SystemGameServerAction,
+  type SystemPlayer,
+  type SystemSnapshot,
+} from './systemState.js';
 export {
   DEFAULT_CALL_LOG_LIMIT,
   WEBHOOK_ACTIONS,

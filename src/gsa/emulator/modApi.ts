@@ -2,6 +2,8 @@
  * The mod ("in-game") API, v1 (credentials in the body) and v2 (credentials in x-client-id /
  * x-client-secret headers): mute lookups and reviews, with the service's checks in its order —
  * 401 credentials, the key's API budget (when enforced: 429), 404 server, 422 validation, 403 review eligibility.
+ * A player is muted on a server when muted there (the controls) or dashboard-wide through the System API; every
+ * well-formed id it is asked about becomes a System API player (findable by players/find).
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -21,6 +23,8 @@ export interface ModApiContext {
   readonly state: EmulatorState;
   readonly credentials: AcceptedCredentials;
   readonly alertKey: AlertKey;
+  /** Unix ms: whether a System API mute is still in force. */
+  readonly wallClock: () => number;
 }
 
 export interface ModRequest {
@@ -64,6 +68,7 @@ function authenticatedReply(ctx: ModApiContext, req: ModRequest, fields: InputFi
 
   const errors = new ValidationErrors();
   const player = validatePlayer(fields, errors);
+  if (player !== undefined) ctx.state.system.sawPlayerId(player.id, player.kind);
   if (req.op === 'mute') {
     if (player === undefined) return errors.toReply();
     return muteReply(ctx, req.server, player);
@@ -85,7 +90,8 @@ function authenticatedReply(ctx: ModApiContext, req: ModRequest, fields: InputFi
 }
 
 function muteReply(ctx: ModApiContext, server: string, player: Player): Reply {
-  const alert = ctx.state.muteAlert(server, player.id);
+  // A dashboard-wide mute carries no alert text: clients show their own default.
+  const alert = ctx.state.muteAlert(server, player.id) ?? (ctx.state.system.isMuted(player.kind, player.id, ctx.wallClock()) ? '' : undefined);
   const text = alert ?? '';
   const alertFields =
     ctx.alertKey === 'both' ? { 'muted-alert-tex': text, 'muted-alert-text': text } : { [ctx.alertKey]: text };

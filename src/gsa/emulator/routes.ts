@@ -1,22 +1,26 @@
 /**
  * Request handling for the emulator: classifies each request, logs it, reads its body, applies the
- * next matching fault, and hands it to the mod, webhook or control API.
+ * next matching fault, and hands it to the mod, webhook, System API v2 or control API.
  * Must never let a request crash the process, and never record or fault control calls.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AcceptedCredentials } from './auth.js';
+import type { AcceptedCredentials, AcceptedSystemKey } from './auth.js';
 import { CONTROL_PREFIX, handleControl } from './controlApi.js';
 import { CAPTIVE_PORTAL_PAGE, type FaultSpec } from './faults.js';
-import { MAX_BODY_BYTES, messageReply, readBody, sendHtml, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
+import { firstHeader, MAX_BODY_BYTES, messageReply, readBody, sendHtml, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
 import { handleModApi, type AlertKey } from './modApi.js';
 import { WEBHOOK_ACTIONS, type CallHandle, type EmulatorState, type RecordedCall, type WebhookAction } from './state.js';
+import { handleSystemApi, SYSTEM_PREFIX } from './systemApi.js';
 import { handleWebhook } from './webhookApi.js';
 
 export interface RequestHandlerOptions {
   readonly state: EmulatorState;
   readonly credentials: AcceptedCredentials;
+  readonly systemKey: AcceptedSystemKey;
   readonly alertKey: AlertKey;
   readonly now: () => number;
+  /** Unix ms, for when System API mutes end (see EmulatorOptions.wallClock). */
+  readonly wallClock: () => number;
   /** Runs `fn` after `ms`; owned by the server so closing it can cancel pending latency. */
   readonly defer: (ms: number, fn: () => void) => void;
 }
@@ -24,6 +28,7 @@ export interface RequestHandlerOptions {
 type Route =
   | { readonly kind: 'mod'; readonly flavor: 'v1' | 'v2'; readonly op: 'mute' | 'review'; readonly server: string }
   | { readonly kind: 'webhook'; readonly serverSegment: string; readonly action: WebhookAction }
+  | { readonly kind: 'system'; readonly route: string; readonly server: string | null }
   | { readonly kind: 'control'; readonly route: string }
   | { readonly kind: 'other' };
 
@@ -62,7 +67,13 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
   }
 
   const described = describe(route);
-  const call = options.state.recordCall({ at, method, path, ...described });
+  const call = options.state.recordCall({
+    at,
+    method,
+    path,
+    ...described,
+    ...(route.kind === 'system' ? { gsaId: firstHeader(req.headers, 'gsa-id') !== undefined } : {}),
+  });
   const read = await readBody(req, MAX_BODY_BYTES);
   if (read.kind === 'aborted') return;
   if (read.kind === 'too-large') {
@@ -111,6 +122,18 @@ function processRequest(
   at: number,
 ): Reply {
   if (route.kind === 'other') return messageReply(404, 'Not found.');
+  if (route.kind === 'system') {
+    return handleSystemApi(options, {
+      method,
+      route: route.route,
+      query,
+      authorization: firstHeader(req.headers, 'authorization'),
+      contentType: firstHeader(req.headers, 'content-type'),
+      body,
+      origin: `http://${firstHeader(req.headers, 'host') ?? '127.0.0.1'}`,
+      at,
+    });
+  }
   if (method !== 'POST') {
     // Laravel's wording for a known route hit with the wrong method.
     return messageReply(405, `The ${method} method is not supported for this route. Supported methods: POST.`, { allow: 'POST' });
@@ -138,6 +161,11 @@ function statusFaultReply(fault: Extract<FaultSpec, { kind: 'status' }>): Reply 
 
 function classify(path: string): Route {
   if (path.startsWith(CONTROL_PREFIX)) return { kind: 'control', route: path.slice(CONTROL_PREFIX.length) };
+  if (path.startsWith(SYSTEM_PREFIX)) {
+    const route = path.slice(SYSTEM_PREFIX.length);
+    const [collection, target] = route.split('/');
+    return { kind: 'system', route, server: collection === 'gameserver' && target !== undefined && target !== '' ? target : null };
+  }
   const segments = path.split('/');
   if (segments.length !== 6 || segments[0] !== '') return { kind: 'other' };
   const [, root, version, collection, rawTarget, leaf] = segments;
@@ -162,6 +190,8 @@ function describe(route: Exclude<Route, { kind: 'control' }>): Pick<RecordedCall
       return { endpoint: route.op, flavor: route.flavor, server: route.server };
     case 'webhook':
       return { endpoint: 'webhook', flavor: 'webhook', server: route.serverSegment };
+    case 'system':
+      return { endpoint: 'system', flavor: 'system', server: route.server };
     case 'other':
       return { endpoint: 'other', flavor: null, server: null };
   }

@@ -2,13 +2,13 @@
  * `GsaEmulator`: a local, stateful stand-in for the GameServerApp service on a node:http server, with
  * an in-process control surface for tests and demos (the same controls exist over HTTP under /_emulator/).
  * It has no authentication on its controls: bind it to loopback only. Must never log or answer with
- * the client secret, and closing must never wait on idle keep-alive sockets or pending latency.
+ * the client secret or the System API key, and closing must never wait on idle keep-alive sockets or pending latency.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
-import { AcceptedCredentials } from './auth.js';
+import { AcceptedCredentials, AcceptedSystemKey } from './auth.js';
 import { EmulatorInputError } from './errors.js';
 import { parseFaultSpec, parseWindowSpec, type FaultSpec } from './faults.js';
 import type { BudgetReport } from './keyBudget.js';
@@ -22,6 +22,7 @@ import {
   type ServerEntry,
   type StoredReview,
 } from './state.js';
+import type { ServiceIdentity, SystemActionRecord } from './systemState.js';
 
 export interface EmulatorOptions {
   /** Interface to listen on. Default '127.0.0.1'; the control surface is unauthenticated, keep it local. */
@@ -32,12 +33,22 @@ export interface EmulatorOptions {
   clientId?: string;
   /** Default 'demo-secret'. */
   clientSecret?: string;
+  /**
+   * The one System API v2 key accepted (`Authorization: Bearer <key>` on `/system-api/v2/…`); its calls count in the
+   * enforced budget apart from the client id's. Default 'demo-system-key'. @example process.env.GSA_SYSTEM_API_KEY
+   */
+  systemKey?: string;
   /** Known servers: container `name` for the mod API, numeric `id` for webhooks. Default [{ name: 'ovddykvbs', id: 4711 }]. */
   servers?: readonly { name: string; id?: number }[];
   /** Key(s) of the mute alert text. Default 'muted-alert-tex', as the service documents. */
   alertKey?: AlertKey;
-  /** Clock for `at` timestamps in ms. Default: performance.now() (monotonic, fractional). */
+  /** Clock for `at` timestamps in ms, and for the System API's cooldowns. Default: performance.now() (monotonic, fractional). */
   now?: () => number;
+  /**
+   * Unix ms: when System API mutes end (period codes, `eod`…, dates) and what `until` reads. Default: the wall time at
+   * start plus however far `now` has moved since, so a test that moves `now` moves this with it.
+   */
+  wallClock?: () => number;
   /** How many calls `calls` keeps, latest first to go; older calls only count in `counters()`. Default 10,000. */
   callLogLimit?: number;
   /** Watch this strict window from the start (see `watchWindow`). */
@@ -52,6 +63,7 @@ export interface EmulatorOptions {
 
 export const DEFAULT_EMULATOR_CLIENT_ID = 'demo-client';
 export const DEFAULT_EMULATOR_CLIENT_SECRET = 'demo-secret';
+export const DEFAULT_EMULATOR_SYSTEM_KEY = 'demo-system-key';
 export const DEFAULT_EMULATOR_SERVERS: readonly { readonly name: string; readonly id: number }[] = [{ name: 'ovddykvbs', id: 4711 }];
 
 const ALERT_KEYS: readonly AlertKey[] = ['muted-alert-tex', 'muted-alert-text', 'both'];
@@ -61,22 +73,27 @@ export class GsaEmulator {
   readonly url: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  readonly systemKey: string;
   readonly #server: Server;
   readonly #state: EmulatorState;
   readonly #timers: Set<NodeJS.Timeout>;
   readonly #now: () => number;
+  readonly #wallClock: () => number;
   #closed: Promise<void> | undefined;
 
   private constructor(
     url: string,
     clientId: string,
     clientSecret: string,
+    systemKey: string,
     server: Server,
     state: EmulatorState,
     timers: Set<NodeJS.Timeout>,
-    now: () => number,
+    clocks: { readonly now: () => number; readonly wallClock: () => number },
   ) {
-    this.#now = now;
+    this.#now = clocks.now;
+    this.#wallClock = clocks.wallClock;
+    this.systemKey = systemKey;
     this.url = url;
     this.clientId = clientId;
     this.clientSecret = clientSecret;
@@ -96,6 +113,9 @@ export class GsaEmulator {
     const alertKey = options.alertKey ?? 'muted-alert-tex';
     if (clientId === '') throw new EmulatorInputError('clientId: must not be empty');
     if (clientSecret === '') throw new EmulatorInputError('clientSecret: must not be empty');
+    const systemKey = options.systemKey ?? DEFAULT_EMULATOR_SYSTEM_KEY;
+    // A bearer token is one run of visible characters; a key with spaces could never be presented.
+    if (!/^[\x21-\x7e]+$/.test(systemKey)) throw new EmulatorInputError('systemKey: must be non-empty printable ASCII without spaces');
     if (!ALERT_KEYS.includes(alertKey)) throw new EmulatorInputError(`alertKey: must be one of ${ALERT_KEYS.join(', ')}`);
 
     const state = new EmulatorState(options.callLogLimit);
@@ -112,8 +132,17 @@ export class GsaEmulator {
       timers.add(timer);
     };
     const now = options.now ?? (() => performance.now());
+    const wallClock = options.wallClock ?? wallClockFollowing(now);
     const server = createServer(
-      createRequestHandler({ state, credentials: new AcceptedCredentials(clientId, clientSecret), alertKey, now, defer }),
+      createRequestHandler({
+        state,
+        credentials: new AcceptedCredentials(clientId, clientSecret),
+        systemKey: new AcceptedSystemKey(systemKey),
+        alertKey,
+        now,
+        wallClock,
+        defer,
+      }),
     );
 
     await new Promise<void>((resolve, reject) => {
@@ -125,7 +154,7 @@ export class GsaEmulator {
     });
     const { port } = server.address() as AddressInfo;
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    return new GsaEmulator(`http://${urlHost}:${port}`, clientId, clientSecret, server, state, timers, now);
+    return new GsaEmulator(`http://${urlHost}:${port}`, clientId, clientSecret, systemKey, server, state, timers, { now, wallClock });
   }
 
   /** The known servers, in the order they were added. */
@@ -217,11 +246,45 @@ export class GsaEmulator {
 
   /** Everything `GET /_emulator/state` answers. */
   snapshot(): EmulatorSnapshot {
-    return this.#state.snapshot();
+    return this.#state.snapshot(this.#wallClock());
   }
 
-  /** Clears mutes, reviews, calls, counters, faults, actions, locks and ineligibility; keeps servers, credentials
-   * and the watched window's spec (its count starts over). */
+  /**
+   * Seeds a System API player with its linked accounts; answers its uuid (default: derived from the first id, the
+   * uuid a Steam/EOS id gets when the mod API sees it). A player made on sight of one of these ids is replaced.
+   * @throws EmulatorInputError when a seeded player already holds an id or the uuid.
+   */
+  addPlayer(player: { ids: readonly ServiceIdentity[]; name?: string; uuid?: string }): string {
+    return this.#state.system.addPlayer(player);
+  }
+
+  /** Marks a game server (by id) offline or back online: offline, its System API actions but `start` get 400. */
+  setServerOnline(serverId: number, online: boolean): void {
+    this.#requireServerId(serverId);
+    this.#state.system.setOnline(serverId, online);
+  }
+
+  /** Mutes a System API player dashboard-wide without the API (no cooldown): until `until` (Unix ms), or for good. */
+  systemMute(uuid: string, until: number | null = null, note = ''): void {
+    this.#state.system.mute(uuid, until, note);
+  }
+
+  systemUnmute(uuid: string): void {
+    this.#state.system.unmute(uuid);
+  }
+
+  /** The System API game-server actions and broadcasts accepted, oldest first. */
+  systemActions(): readonly SystemActionRecord[] {
+    return this.#state.system.actions;
+  }
+
+  #requireServerId(serverId: number): void {
+    if (this.#state.serverById(serverId) === undefined) throw new EmulatorInputError(`serverId: ${serverId} is not the id of a known server`);
+  }
+
+  /** Clears mutes, reviews, calls, counters, faults, actions, locks and ineligibility, and the System API's mutes,
+   * cooldowns, offline marks and actions; keeps servers, System API players, credentials and the watched window's
+   * spec (its count starts over). */
   reset(): void {
     this.#state.reset();
   }
@@ -238,4 +301,11 @@ export class GsaEmulator {
     });
     return this.#closed;
   }
+}
+
+/** Wall time that moves with `now`: Date.now() at start plus `now`'s progress since (monotonic, test-controllable). */
+function wallClockFollowing(now: () => number): () => number {
+  const wallAtStart = Date.now();
+  const nowAtStart = now();
+  return () => wallAtStart + (now() - nowAtStart);
 }

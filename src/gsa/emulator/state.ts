@@ -1,7 +1,7 @@
 /**
  * Everything the emulator remembers: known servers, mutes, review eligibility, stored reviews, queued
- * server actions, locks, pending faults, the log of the latest calls, counters for all of them, and the API
- * budget it enforces per key (when set).
+ * server actions, locks, pending faults, the log of the latest calls, counters for all of them, the API
+ * budget it enforces per key (when set), and the System API's players, mutes and actions (`system`, systemState.ts).
  * Must never do I/O or know about HTTP; request handlers read and change it through these methods.
  * Must never grow without bound per request: the call log keeps the latest `callLogLimit` calls, and
  * counters (ArrivalWatch) cover the rest, so an emulator can serve a soak for hours.
@@ -10,6 +10,7 @@ import { ArrivalWatch } from './arrivals.js';
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { KeyBudget } from './keyBudget.js';
+import { SystemState, type SystemSnapshot } from './systemState.js';
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
 
 /** The webhook actions the service knows: the same list the client sends. */
@@ -60,9 +61,12 @@ export interface RecordedCall {
   /** The path without the query string. */
   readonly path: string;
   readonly endpoint: CallEndpoint;
-  readonly flavor: 'v1' | 'v2' | 'webhook' | null;
-  /** The container name for the mod API, the id segment (as written) for webhooks, null otherwise. */
+  readonly flavor: 'v1' | 'v2' | 'webhook' | 'system' | null;
+  /** The container name for the mod API, the id segment (as written) for webhooks and System API game-server
+   * routes, null otherwise. */
   readonly server: string | null;
+  /** System API calls only: whether a `GSA-ID` header came with it (GSA asks distributed tools for one). */
+  readonly gsaId?: boolean;
   /** Status sent; 0 while unanswered, and stays 0 when dropped or the client went away first. */
   readonly status: number;
 }
@@ -78,6 +82,8 @@ export interface EmulatorSnapshot {
   /** Ids of locked servers. */
   readonly locks: number[];
   readonly faults: PendingFault[];
+  /** The System API's players, dashboard-wide mutes in force, offline servers and accepted actions. */
+  readonly system: SystemSnapshot;
 }
 
 /** A call whose status is filled in once the answer goes out. */
@@ -105,6 +111,8 @@ export class EmulatorState {
   readonly arrivals = new ArrivalWatch();
   /** The API budget enforced per key, when one is set (off by default). */
   readonly budget = new KeyBudget();
+  /** What the System API v2 models: players, dashboard-wide mutes, cooldowns, online flags, accepted actions. */
+  readonly system = new SystemState();
 
   /** @throws EmulatorInputError when `callLogLimit` is not a positive integer. */
   constructor(callLogLimit = DEFAULT_CALL_LOG_LIMIT) {
@@ -150,6 +158,7 @@ export class EmulatorState {
     this.#requireServer(server);
     requirePlayer(player);
     entryMap(this.#mutes, server).set(player, alert);
+    this.system.sawPlayerId(player);
   }
 
   unmute(server: string, player: string): void {
@@ -169,6 +178,7 @@ export class EmulatorState {
     requirePlayer(player);
     if (message === null) this.#ineligible.get(server)?.delete(player);
     else entryMap(this.#ineligible, server).set(player, message);
+    this.system.sawPlayerId(player);
   }
 
   /** The refusal message for a player who may not review, undefined when they may. */
@@ -229,8 +239,9 @@ export class EmulatorState {
     return this.#calls.slice(-this.#callLogLimit).map((call) => ({ ...call }));
   }
 
-  /** Forgets everything but the servers, the watched window's spec and the enforced budget (their counts start over),
-   * and, outside this class, the credentials. */
+  /** Forgets everything but the servers, the System API's players, the watched window's spec and the enforced budget
+   * (their counts start over), and, outside this class, the credentials. System mutes, cooldowns, offline marks and
+   * recorded System API actions go. */
   reset(): void {
     this.#mutes.clear();
     this.#ineligible.clear();
@@ -241,9 +252,11 @@ export class EmulatorState {
     this.arrivals.reset();
     this.budget.reset();
     this.faults.clear();
+    this.system.reset();
   }
 
-  snapshot(): EmulatorSnapshot {
+  /** `wallNow`: the emulator's wall clock, for which System API mutes are still in force. */
+  snapshot(wallNow: number = Date.now()): EmulatorSnapshot {
     return {
       servers: this.servers,
       mutes: flatten(this.#mutes).map(([server, player, alert]) => ({ server, player, alert })),
@@ -252,6 +265,7 @@ export class EmulatorState {
       actions: Object.fromEntries([...this.#actions].map(([id, list]) => [String(id), [...list]])),
       locks: [...this.#locks].sort((a, b) => a - b),
       faults: this.faults.list(),
+      system: this.system.snapshot(wallNow),
     };
   }
 
