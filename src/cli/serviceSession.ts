@@ -138,7 +138,9 @@ export async function withServiceSession(
     return await run({ client, config, logger, callOptions: (what) => call.options(what) });
   } catch (error) {
     if (!(error instanceof GsaError)) throw error;
-    context.stderr.write(`${call.expiredLine() ?? `error (${error.code}): ${error.message}`}\n`);
+    // A cooldown the deadline cut short says when the call can be made, which the timeout line would not.
+    const expired = error.code === 'cooldown' ? undefined : call.expiredLine();
+    context.stderr.write(`${expired ?? `error (${error.code}): ${error.message}`}\n`);
     return error.code === 'invalid_input' ? EXIT_USAGE : EXIT_REFUSED;
   } finally {
     call.close();

@@ -286,11 +286,13 @@ export class RedisWebhookSpacing implements WebhookSpacing {
 
   /**
    * The later of this process's own answer and the key's last departure in Redis (measured on Redis's clock, turned
-   * into a wait, then added to this process's now): another sidecar's call counts too. Redis away: the local answer.
+   * into a wait, then added to this process's now): another sidecar's call counts too. Redis away (or not connected
+   * within connectTimeoutMs): the local answer.
    */
   async freeAt(key: string): Promise<number | undefined> {
     const local = await this.#local.freeAt(key);
-    if (this.#closed || !this.#redis.isReady) return local;
+    // A one-shot command asks first thing: a connection still being made is waited for (at most connectTimeoutMs).
+    if (!(await this.#connected(new AbortController().signal))) return local;
     const wait = await this.#ask(key, SCRIPTS.freeIn, this.#base + key, [String(this.#spacingMs)]);
     if (wait === undefined || wait <= 0) return local;
     const shared = this.#clock.now() + wait;
