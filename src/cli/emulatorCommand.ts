@@ -58,7 +58,8 @@ export const EMULATOR_COMMAND = defineCommand({
   },
 });
 
-async function optionsFromConfig(path: string, context: CliContext): Promise<EmulatorOptions> {
+/** The emulator's keys and servers from a config file (the environment overlaid); an empty `api.system.key` keeps the demo key. */
+export async function optionsFromConfig(path: string, context: Pick<CliContext, 'env'>): Promise<EmulatorOptions> {
   const { config } = await loadConfig({ path, env: context.env, requireFile: true });
   const systemKey = config.api.system?.key ?? '';
   return {

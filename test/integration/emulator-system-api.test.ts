@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GsaEmulator, SYSTEM_BUDGET_KEY, type EmulatorOptions } from '../../src/gsa/emulator/index.js';
 import { dateEnd, periodEnd } from '../../src/gsa/emulator/systemPeriods.js';
+import { SystemState } from '../../src/gsa/emulator/systemState.js';
 
 const ALPHA = { name: 'alpha', id: 4711 };
 const BETA = { name: 'beta', id: 4712 };
@@ -211,6 +212,18 @@ describe('players/find and player/{uuid}', () => {
     }
   });
 
+  it('makes a player of a reviewer only once the review is stored (a refused call changes nothing)', async () => {
+    const review = (stars: string): Promise<Answer> =>
+      send(`/mod-api/v2/gameserver/${BETA.name}/review`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-client-id': CLIENT, 'x-client-secret': SECRET },
+        body: new URLSearchParams({ eos_id: EOS, stars }).toString(),
+      });
+    expect((await review('9')).status).toBe(422);
+    expect((await sys('players/find', { json: { service_id: EOS } })).status).toBe(404);
+    expect((await review('5')).status).toBe(200);
+    expect((await sys('players/find', { json: { service_id: EOS } })).json).toMatchObject({ data: [{ service_users: [{ type: 'eos', service_id: EOS }] }] });
+  });
+
   it('finds seeded players by any linked id (Mojang too), form bodies included, and reads them back by uuid', async () => {
     const uuid = seedBoth();
     for (const id of [STEAM, EOS, 'f47ac10b-58cc-4372-a567-0e02b2c3d479']) {
@@ -236,6 +249,23 @@ describe('players/find and player/{uuid}', () => {
     for (const missing of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       expect(await sys(`player/${missing}`, { method: 'GET' })).toMatchObject({ status: 404, json: { error: 'Player not found' } });
     }
+  });
+
+  it('keeps a bounded number of players made on sight; a forgotten one comes back with its uuid and its mute', () => {
+    const system = new SystemState(2);
+    const ids = ['76561198000000011', '76561198000000012', '76561198000000013'];
+    system.sawPlayerId(ids[0] ?? '');
+    const first = system.findByServiceId(ids[0] ?? '')[0]?.uuid ?? '';
+    system.mute(first, null);
+    system.sawPlayerId(ids[1] ?? '');
+    system.sawPlayerId(ids[2] ?? '');
+    expect(system.findByServiceId(ids[0] ?? '')).toStrictEqual([]);
+    expect(system.isMuted('steam', ids[0] ?? '', WALL0)).toBe(true); // the mute outlives the forgotten record
+    system.sawPlayerId(ids[0] ?? '');
+    expect(system.findByServiceId(ids[0] ?? '')[0]?.uuid).toBe(first);
+    expect(system.snapshot(WALL0).players).toHaveLength(2);
+    system.sawPlayerId('not an id');
+    expect(system.findByServiceId('not an id')).toStrictEqual([]);
   });
 
   it('pages: per_page and page, clamped to 1…100', async () => {
@@ -481,7 +511,23 @@ describe('game-server actions', () => {
   it('answers 404 "Game server not found" for an id it does not know', async () => {
     for (const id of ['9999', 'alpha', '0', '4711x']) {
       expect(await sys(`gameserver/${id}/start`), id).toMatchObject({ status: 404, json: { error: 'Game server not found' } });
+      expect(await sys(`gameserver/${id}`, { method: 'GET' }), id).toMatchObject({ status: 404, json: { error: 'Game server not found' } });
     }
+  });
+
+  it('lists its game servers and shows one, with its online flag as activity.status', async () => {
+    emu.setServerOnline(BETA.id, false);
+    expect((await sys(`gameserver/${ALPHA.id}`, { method: 'GET' })).json).toStrictEqual({
+      id: ALPHA.id,
+      name: ALPHA.name,
+      display_name: ALPHA.name,
+      short_name: ALPHA.name,
+      activity: { status: true, online_characters_count: 0 },
+    });
+    expect((await sys('gameservers', { method: 'GET' })).json).toMatchObject({
+      data: [{ id: ALPHA.id, activity: { status: true } }, { id: BETA.id, activity: { status: false } }],
+      meta: { total: 2, current_page: 1 },
+    });
   });
 
   it('refuses every action but start on an offline server with 400; start goes through', async () => {

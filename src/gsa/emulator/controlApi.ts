@@ -147,13 +147,13 @@ const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   'system-mute': {
     POST: (ctx, body) => {
       const { uuid, until, note } = parse(systemMuteBody, body());
-      ctx.state.system.mute(uuid.toLowerCase(), until === undefined || until === null ? null : Date.parse(until), note);
+      ctx.state.system.mute(uuid, until === undefined || until === null ? null : Date.parse(until), note);
       return OK;
     },
   },
   'system-unmute': {
     POST: (ctx, body) => {
-      ctx.state.system.unmute(parse(systemUnmuteBody, body()).uuid.toLowerCase());
+      ctx.state.system.unmute(parse(systemUnmuteBody, body()).uuid);
       return OK;
     },
   },

@@ -11,7 +11,7 @@
  * window (Laravel's cache key lives `decaySeconds` from its first hit), which any such interval covers, so whatever
  * passes here passes the service; the reverse does not hold (a burst across a fixed window's edge passes there).
  * Must never do I/O, never count a refused call, and keep memory bounded: only accepted keys (the emulator accepts
- * one pair) and the arrivals inside the window are kept.
+ * client id and one System API key, counted apart) and the arrivals inside the window are kept.
  */
 import { ArrivalWindow, type WindowSpec } from './arrivals.js';
 import { messageReply, type Reply } from './httpIo.js';

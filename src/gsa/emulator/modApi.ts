@@ -3,7 +3,7 @@
  * x-client-secret headers): mute lookups and reviews, with the service's checks in its order —
  * 401 credentials, the key's API budget (when enforced: 429), 404 server, 422 validation, 403 review eligibility.
  * A player is muted on a server when muted there (the controls) or dashboard-wide through the System API; every
- * well-formed id it is asked about becomes a System API player (findable by players/find).
+ * id of an answered mute check or a stored review becomes a System API player (findable by players/find).
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -68,9 +68,9 @@ function authenticatedReply(ctx: ModApiContext, req: ModRequest, fields: InputFi
 
   const errors = new ValidationErrors();
   const player = validatePlayer(fields, errors);
-  if (player !== undefined) ctx.state.system.sawPlayerId(player.id, player.kind);
   if (req.op === 'mute') {
     if (player === undefined) return errors.toReply();
+    ctx.state.system.sawPlayerId(player.id, player.kind);
     return muteReply(ctx, req.server, player);
   }
 
@@ -86,6 +86,7 @@ function authenticatedReply(ctx: ModApiContext, req: ModRequest, fields: InputFi
     comment,
     at: req.at,
   });
+  ctx.state.system.sawPlayerId(player.id, player.kind);
   return jsonReply(200, { data: 'Done!' });
 }
 

@@ -5,6 +5,7 @@
  * (counted apart from the mod API's client id, under SYSTEM_BUDGET_KEY), then the route:
  *   POST players/find · GET player/{uuid} · POST player/{uuid}/mute|unmute      (systemPlayers.ts)
  *   POST gameserver/{id}/start|update|shutdown|restart|cancel|backup|broadcast|command   (systemServers.ts)
+ *   GET gameservers · GET gameserver/{id} (id, names, activity.status = online flag)     (systemServers.ts)
  *   GET game/available (a one-game list); any other path: 404 `{"error":"Not found"}`.
  * Must never echo the key (not even into the budget report), and never change state on a refused call.
  */
@@ -14,7 +15,7 @@ import { jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
 import { findPlayers, mutePlayer, showPlayer, unmutePlayer } from './systemPlayers.js';
 import { NOT_FOUND_REPLY } from './systemReplies.js';
-import { gameServerAction } from './systemServers.js';
+import { gameServerAction, listGameServers, showGameServer } from './systemServers.js';
 import { SYSTEM_GAMESERVER_ACTIONS } from './systemState.js';
 
 export const SYSTEM_PREFIX = '/system-api/v2/';
@@ -73,6 +74,8 @@ function route(ctx: SystemContext, req: SystemRequest): Reply {
     if (leaf === 'mute') return onlyFor(req, 'POST', () => mutePlayer(ctx, req, target));
     if (leaf === 'unmute') return onlyFor(req, 'POST', () => unmutePlayer(ctx, req, target));
   }
+  if (collection === 'gameservers' && target === undefined) return onlyFor(req, 'GET', () => listGameServers(ctx));
+  if (collection === 'gameserver' && target !== undefined && leaf === undefined) return onlyFor(req, 'GET', () => showGameServer(ctx, target));
   if (collection === 'gameserver' && target !== undefined) {
     const action = SYSTEM_GAMESERVER_ACTIONS.find((known) => known === leaf);
     if (action !== undefined) return onlyFor(req, 'POST', () => gameServerAction(ctx, req, target, action));

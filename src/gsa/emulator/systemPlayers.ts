@@ -50,7 +50,7 @@ export function mutePlayer(ctx: SystemContext, req: SystemRequest, uuid: string)
   const end = muteEnd(read.fields.get('type'), textField(read.fields, 'period'), textField(read.fields, 'date'), ctx.wallClock());
   if (!end.ok) return INVALID_PERIOD;
   if (ctx.state.system.playerWait(player.uuid, req.at, PLAYER_COOLDOWN_MS) > 0) return PLAYER_COOLDOWN;
-  ctx.state.system.playerCalled(player.uuid, req.at);
+  ctx.state.system.playerCalled(player.uuid, req.at, PLAYER_COOLDOWN_MS);
   ctx.state.system.mute(player.uuid, end.until, textField(read.fields, 'note') ?? '');
   return dataReply('Player will be muted shortly.');
 }
@@ -62,7 +62,7 @@ export function unmutePlayer(ctx: SystemContext, req: SystemRequest, uuid: strin
   const read = readFields(req.contentType, req.body);
   if (!read.ok) return read.reply;
   if (ctx.state.system.playerWait(player.uuid, req.at, PLAYER_COOLDOWN_MS) > 0) return PLAYER_COOLDOWN;
-  ctx.state.system.playerCalled(player.uuid, req.at);
+  ctx.state.system.playerCalled(player.uuid, req.at, PLAYER_COOLDOWN_MS);
   ctx.state.system.unmute(player.uuid);
   return dataReply('Player will be unmuted shortly.');
 }

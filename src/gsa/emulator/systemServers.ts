@@ -6,7 +6,7 @@
  * Checks run in this order [inference]: 404 server, 400 body, 400 offline (start excepted), 429 cooldown; only an
  * accepted call starts the cooldown. Must never change state on a refused call.
  */
-import type { Reply } from './httpIo.js';
+import { jsonReply, type Reply } from './httpIo.js';
 import type { SystemContext, SystemRequest } from './systemApi.js';
 import { dataReply, errorReply, readFields, textField } from './systemReplies.js';
 import type { SystemActionRecord, SystemGameServerAction } from './systemState.js';
@@ -36,6 +36,33 @@ const SUCCESS: Readonly<Record<SystemGameServerAction, string>> = {
 type Details = Omit<SystemActionRecord, 'serverId' | 'action' | 'at'>;
 type Parsed = { readonly ok: true; readonly details: Details } | { readonly ok: false; readonly reply: Reply };
 
+/** GET gameserver/{id}: the `GameServer` object itself, no `data` wrapper (§2.16), as far as the emulator models it. */
+export function showGameServer(ctx: SystemContext, idSegment: string): Reply {
+  const serverId = /^\d{1,15}$/.test(idSegment) ? Number(idSegment) : undefined;
+  const server = serverId === undefined ? undefined : ctx.state.serverById(serverId);
+  if (serverId === undefined || server === undefined) return SERVER_NOT_FOUND;
+  return jsonReply(200, gameServerJson(ctx, serverId, server.name));
+}
+
+/** GET gameservers: the servers with an id, `{data, meta}` (the docs show no `links` here); one page of up to 100. */
+export function listGameServers(ctx: SystemContext): Reply {
+  const data = ctx.state.servers.flatMap((server) => (server.id === undefined ? [] : [gameServerJson(ctx, server.id, server.name)]));
+  return jsonReply(200, {
+    data,
+    meta: { current_page: 1, from: data.length === 0 ? null : 1, last_page: 1, per_page: 100, to: data.length === 0 ? null : data.length, total: data.length },
+  });
+}
+
+function gameServerJson(ctx: SystemContext, id: number, name: string): unknown {
+  return {
+    id,
+    name,
+    display_name: name,
+    short_name: name,
+    activity: { status: ctx.state.system.isOnline(id), online_characters_count: 0 },
+  };
+}
+
 export function gameServerAction(ctx: SystemContext, req: SystemRequest, idSegment: string, action: SystemGameServerAction): Reply {
   const serverId = /^\d{1,15}$/.test(idSegment) ? Number(idSegment) : undefined;
   if (serverId === undefined || ctx.state.serverById(serverId) === undefined) return SERVER_NOT_FOUND;
@@ -46,7 +73,7 @@ export function gameServerAction(ctx: SystemContext, req: SystemRequest, idSegme
   const system = ctx.state.system;
   if (action !== 'start' && !system.isOnline(serverId)) return SERVER_OFFLINE;
   if (system.serverWait(serverId, req.at, GAMESERVER_COOLDOWN_MS) > 0) return SERVER_COOLDOWN;
-  system.serverCalled(serverId, req.at);
+  system.serverCalled(serverId, req.at, GAMESERVER_COOLDOWN_MS);
   system.recordAction({ serverId, action, ...parsed.details, at: req.at });
   return dataReply(SUCCESS[action]);
 }

@@ -146,13 +146,13 @@ export class SystemState {
 
   /** Mutes a player dashboard-wide until `until` (Unix ms; null: for good), replacing any mute it had. */
   mute(uuid: string, until: number | null, note = ''): void {
-    const player = this.#players.get(uuid);
+    const player = this.player(uuid);
     if (player === undefined) throw new EmulatorInputError(`uuid: ${uuid} is not a known player`);
-    this.#mutes.set(uuid, { uuid, ids: player.ids, until, note });
+    this.#mutes.set(player.uuid, { uuid: player.uuid, ids: player.ids, until, note });
   }
 
   unmute(uuid: string): void {
-    this.#mutes.delete(uuid);
+    this.#mutes.delete(uuid.toLowerCase());
   }
 
   /** The player's mute in force at `wallNow`; an ended one is forgotten. */
@@ -181,16 +181,19 @@ export class SystemState {
     return remaining(this.#playerCalls.get(uuid), at, windowMs);
   }
 
-  playerCalled(uuid: string, at: number): void {
+  /** Starts the player's cooldown at `at`; cooldowns over by then (older than `windowMs`) are swept now and then. */
+  playerCalled(uuid: string, at: number, windowMs: number): void {
     this.#playerCalls.set(uuid, at);
+    sweep(this.#playerCalls, at, windowMs);
   }
 
   serverWait(serverId: number, at: number, windowMs: number): number {
     return remaining(this.#serverCalls.get(serverId), at, windowMs);
   }
 
-  serverCalled(serverId: number, at: number): void {
+  serverCalled(serverId: number, at: number, windowMs: number): void {
     this.#serverCalls.set(serverId, at);
+    sweep(this.#serverCalls, at, windowMs);
   }
 
   setOnline(serverId: number, online: boolean): void {
@@ -257,6 +260,14 @@ export function serviceUserUuid(identity: ServiceIdentity): string {
 
 function identityKey(type: ServiceType, id: string): string {
   return `${type}:${id}`;
+}
+
+/** Past SWEEP_AT entries, forgets the ones whose cooldown is over, so the maps hold only live cooldowns (plus slack). */
+const SWEEP_AT = 1_000;
+
+function sweep<K>(calls: Map<K, number>, at: number, windowMs: number): void {
+  if (calls.size < SWEEP_AT) return;
+  for (const [key, last] of calls) if (last + windowMs <= at) calls.delete(key);
 }
 
 function remaining(last: number | undefined, at: number, windowMs: number): number {
