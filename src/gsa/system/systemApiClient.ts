@@ -15,6 +15,7 @@ import type { ApiBudget } from '../apiBudget.js';
 import { CallPipeline, type CallOptions } from '../callPipeline.js';
 import type { CheckMutedOptions } from '../client.js';
 import { SecretKey } from '../credentials.js';
+import type { ApiRequest } from '../dialects/dialect.js';
 import { classifySystemFailure, cooldownMessage, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
 import { CooldownError, InvalidInputError, NotFoundError, type GsaError } from '../errors.js';
 import type { CallKind, RateLimitOptions } from '../rateLimiter.js';
@@ -262,7 +263,7 @@ export class SystemApiClient implements SystemApi {
     });
   }
 
-  #playerAction(uuid: string, subject: SystemSubject, request: ReturnType<typeof systemApiV2.muteRequest>, what: string, options: CallOptions): Promise<SystemReceipt> {
+  #playerAction(uuid: string, subject: SystemSubject, request: ApiRequest, what: string, options: CallOptions): Promise<SystemReceipt> {
     const spacing = this.#cooldowns.players;
     const key = playerCooldownKey(uuid);
     return this.#pipeline.call({
@@ -277,7 +278,7 @@ export class SystemApiClient implements SystemApi {
     });
   }
 
-  #serverCall(gameServerId: number, request: ReturnType<typeof systemApiV2.broadcastRequest>, what: string, options: CallOptions): Promise<SystemReceipt> {
+  #serverCall(gameServerId: number, request: ApiRequest, what: string, options: CallOptions): Promise<SystemReceipt> {
     const spacing = this.#cooldowns.servers;
     const key = serverCooldownKey(gameServerId);
     const subject: SystemSubject = { kind: 'server', gameServerId };
