@@ -231,6 +231,8 @@ export class CallPipeline {
       try {
         response = await sendRequest(this.#transport, request, options.signal);
       } catch (error) {
+        // A request that surely never left must not cost its target a whole spacing before a retry.
+        if (error instanceof GsaError && error.code === 'network' && !error.maybeProcessed) turn?.unsent?.();
         if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
         report(undefined, error);
         throw error;

@@ -26,6 +26,12 @@ export interface WebhookTurn {
   leaving(): void;
   /** The call is over, sent or not; the next call with the key may take its turn. Idempotent. */
   release(): void;
+  /**
+   * The call that left surely never reached the service (its connection was never made): its departure is forgotten
+   * where the spacing can (a retry need not wait a whole spacing for a call GSA never saw). Optional: a shared
+   * spacing that already told its store keeps the departure, which only costs a wait.
+   */
+  unsent?(): void;
 }
 
 export interface WebhookSpacing {
@@ -140,13 +146,20 @@ export class LocalWebhookSpacing implements WebhookSpacing {
       throw error;
     }
     const current = state;
+    const before = state.leftAt;
+    let departure: number | undefined;
     return {
       leaving: () => {
-        current.leftAt = this.#clock.now();
+        departure = this.#clock.now();
+        current.leftAt = departure;
         // The next call need not wait for this one's answer, only for the spacing from now.
         release();
       },
       release,
+      unsent: () => {
+        // Only while no later call has left since: then the key is as it was before this one.
+        if (departure !== undefined && current.leftAt === departure) current.leftAt = before;
+      },
     };
   }
 }

@@ -148,6 +148,21 @@ describe('cooldowns kept before sending', () => {
   });
 });
 
+it('a mute whose connection was never made is retried at once, not a whole 121 s later', async () => {
+  vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const r = rig({ retries: 1 });
+  r.agent
+    .get(ORIGIN)
+    .intercept({ path: `/system-api/v2/player/${UUID}/mute`, method: 'POST' })
+    .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+  answer(r, 'POST', `/system-api/v2/player/${UUID}/mute`, 200, { data: 'Player will be muted shortly.' });
+  const muted = r.client.mute(UUID, { type: 'permanent' });
+  await vi.advanceTimersByTimeAsync(10);
+  expect((await muted).message).toBe('Player will be muted shortly.');
+  expect(r.arrivals.map((a) => a.at)).toEqual([1]);
+  expect(await r.client.playerFreeAt(UUID)).toBe(121_001);
+});
+
 describe("GSA's answers", () => {
   it('a 429 "You cannot do this yet" is a cooldown: not retried, and the key is not held', async () => {
     const r = rig({ retries: 5 });
