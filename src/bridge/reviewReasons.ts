@@ -9,6 +9,8 @@
 const RENAMED: Readonly<Record<string, string>> = {
   forbidden: 'not_eligible',
   invalid_input: 'invalid',
+  // A System API per-player or per-server cooldown: to a mod, the same "come back later" as a rate limit.
+  cooldown: 'rate_limited',
 };
 
 /**

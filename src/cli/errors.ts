@@ -4,7 +4,7 @@
 
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 
-export type CliErrorCode = 'usage' | 'unknown_server' | 'server_without_id' | 'not_confirmed';
+export type CliErrorCode = 'usage' | 'unknown_server' | 'server_without_id' | 'not_confirmed' | 'no_system_key';
 
 export abstract class CliError extends Error {
   abstract readonly code: CliErrorCode;
@@ -51,4 +51,14 @@ export class ServerWithoutIdError extends CliError {
 export class NotConfirmedError extends CliError {
   readonly code = 'not_confirmed';
   readonly exitCode = EXIT_REFUSED;
+}
+
+/** A command that only GSA's System API can do, run without its key: a configuration problem, nothing was sent. */
+export class NoSystemKeyError extends CliError {
+  readonly code = 'no_system_key';
+  readonly exitCode = EXIT_USAGE;
+
+  constructor(command: string) {
+    super(`${command} needs GSA's System API key: set api.system.key or GSA_SYSTEM_API_KEY`);
+  }
 }

@@ -35,6 +35,9 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   reviews: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, spec: m.REVIEWS_COMMANDS })),
   rcon: async () => import('./rconCommand.js').then((m) => ({ run: m.rconCommand, spec: m.RCON_COMMAND })),
   moderation: async () => import('./moderationCommand.js').then((m) => ({ run: m.moderationCommand, spec: m.MODERATION_COMMANDS })),
+  mute: async () => import('./muteCommand.js').then((m) => ({ run: m.muteCommand, spec: m.MUTE_COMMAND })),
+  unmute: async () => import('./unmuteCommand.js').then((m) => ({ run: m.unmuteCommand, spec: m.UNMUTE_COMMAND })),
+  broadcast: async () => import('./broadcastCommand.js').then((m) => ({ run: m.broadcastCommand, spec: m.BROADCAST_COMMAND })),
 };
 
 /** The full help loads every command for its table: fine once, for a person reading it. */
@@ -49,7 +52,8 @@ async function helpText(): Promise<string> {
     `  ${PRODUCT_NAME} --version | --help`,
     '',
     `Every command's flags and their defaults: ${PRODUCT_NAME} <command> --help.`,
-    'Environment (overrides the config file): GSA_API_URL, GSA_CLIENT_ID, GSA_CLIENT_SECRET, GSA_BRIDGE_CONFIG, GSA_BRIDGE_LOG_LEVEL.',
+    'Environment (overrides the config file): GSA_API_URL, GSA_CLIENT_ID, GSA_CLIENT_SECRET, GSA_SYSTEM_API_KEY, GSA_BRIDGE_CONFIG,',
+    'GSA_BRIDGE_LOG_LEVEL.',
     'Secrets are read from the config file or the environment, never from arguments.',
     'Logs go to stderr: JSON, or human-readable when stderr is a terminal or with --pretty. Commands other than run log',
     'at warn unless GSA_BRIDGE_LOG_LEVEL asks for more.',

@@ -35,6 +35,8 @@ export interface ServiceSessionOptions {
   readonly pretty: boolean;
   /** --timeout: the call's overall deadline in seconds, retries included. */
   readonly timeoutSeconds: number;
+  /** Whether api.clientId and api.clientSecret must be set. Default true; the System API commands need only its key. */
+  readonly requireCredentials?: boolean | undefined;
 }
 
 /** "no answer (timeout)", "answered 503": why an attempt failed, in a few words. */
@@ -48,7 +50,7 @@ export function retryLine(what: string, notice: RetryNotice): string {
 }
 
 /** The command's call as the session tracks it: its name, its deadline, and how many attempts it made. */
-class DeadlineCall {
+export class DeadlineCall {
   readonly #seconds: number;
   readonly #stderr: CliContext['stderr'];
   readonly #controller = new AbortController();
@@ -108,7 +110,7 @@ export async function withServiceSession(
     // One-shot commands need no file when the environment supplies the URL and credentials; a file the host
     // named (flag or GSA_BRIDGE_CONFIG) must exist, though.
     const named = options.configPath !== undefined || (context.env.GSA_BRIDGE_CONFIG ?? '') !== '';
-    ({ config } = await loadConfig({ path: options.configPath, env: context.env, requireFile: named, cwd: context.cwd }));
+    ({ config } = await loadConfig({ path: options.configPath, env: context.env, requireFile: named, cwd: context.cwd, requireCredentials: options.requireCredentials }));
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(context, error);
     throw error;
@@ -136,7 +138,9 @@ export async function withServiceSession(
     return await run({ client, config, logger, callOptions: (what) => call.options(what) });
   } catch (error) {
     if (!(error instanceof GsaError)) throw error;
-    context.stderr.write(`${call.expiredLine() ?? `error (${error.code}): ${error.message}`}\n`);
+    // A cooldown the deadline cut short says when the call can be made, which the timeout line would not.
+    const expired = error.code === 'cooldown' ? undefined : call.expiredLine();
+    context.stderr.write(`${expired ?? `error (${error.code}): ${error.message}`}\n`);
     return error.code === 'invalid_input' ? EXIT_USAGE : EXIT_REFUSED;
   } finally {
     call.close();

@@ -41,5 +41,5 @@ export {
   type ServerAction,
   type ServerConfigOf,
 } from './schema.js';
-export { serviceClientOptions, sharedApiKeyOptions } from './serviceClientOptions.js';
+export { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions } from './serviceClientOptions.js';
 export { changedSettings } from './settingsChanges.js';

@@ -3,24 +3,23 @@
 // retried by the policy for its kind, and answered with a typed result or a GsaError with a stable code.
 // It knows nothing of games, chat or adapters, and never logs or throws a credential.
 
-import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { silentLogger } from '../log/logger.js';
+import type { Dispatcher } from 'undici';
 import { Credentials } from './credentials.js';
-import { SharedDeadlines } from './deadlines.js';
-import { systemClock, type Clock } from '../time/clock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
-import { GsaError, RateLimitedError, RetryLaterError, TimeoutError } from './errors.js';
-import { LONG_HOLD_MS, type ApiBudget } from './apiBudget.js';
-import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
+import type { Clock } from '../time/clock.js';
+import { TimeoutError } from './errors.js';
+import type { ApiBudget } from './apiBudget.js';
+import type { CallKind, RateLimitOptions } from './rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
-import { muteCheckRequest, reviewRequest, serverActionRequest, type ApiRequest, type RequestContext } from './requests.js';
-import { errorFromResponse, parseMuteStatus, parseReviewReceipt, serviceMessageOf, serviceRateCount } from './responses.js';
-import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
-import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
+import { CallPipeline, type CallOptions, type PlannedCall } from './callPipeline.js';
+import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
+import { serviceMessageOf } from './responses.js';
+import type { RetryOptions } from './retryPolicy.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
-import { LocalWebhookSpacing, webhookKey, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
+import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from './webhookSpacing.js';
+
+export type { CallOptions, RetryNotice } from './callPipeline.js';
 
 export interface GsaClientOptions {
   /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
@@ -63,35 +62,6 @@ export interface GsaClientOptions {
   readonly webhookSpacing?: WebhookSpacing | undefined;
 }
 
-/** What the client tells a call's onRetry before it waits for the next attempt. */
-export interface RetryNotice {
-  /** The attempt that just failed, from 1. */
-  readonly attempt: number;
-  /** The most attempts this call makes (1 + the retries). */
-  readonly maxAttempts: number;
-  /** How long the client waits before the next attempt, in ms. */
-  readonly delayMs: number;
-  /** Why the attempt failed. */
-  readonly error: GsaError;
-}
-
-/** Per-call options every call takes. */
-export interface CallOptions {
-  /**
-   * Ends the call when it aborts: retry waits and webhook spacing stop at once, and a request on the wire is
-   * abandoned with a `timeout` error (maybeProcessed: it may have reached the service). Default none.
-   * @example AbortSignal.timeout(15_000) for one overall deadline, retries included
-   */
-  readonly signal?: AbortSignal | undefined;
-  /** Told before each wait for another attempt (a terminal can show progress). Must not throw. Default none. */
-  readonly onRetry?: ((notice: RetryNotice) => void) | undefined;
-  /**
-   * Further attempts after the first, for this call only (at most the client's `retry.retries`). Default the
-   * client's. @example 0 for a check that must cost exactly one request of the budget
-   */
-  readonly retries?: number | undefined;
-}
-
 export interface CheckMutedOptions extends CallOptions {
   /**
    * `first` (default): nobody has an answer for this player yet, so a chat line may be waiting on it.
@@ -107,94 +77,27 @@ export interface CheckMutedOptions extends CallOptions {
   readonly source?: string | undefined;
 }
 
-/** One call as the client plans it: what is sent, how it is counted and read, and what the caller asked for. */
-interface PlannedCall<T> {
-  readonly request: ApiRequest;
-  readonly kind: CallKind;
-  /** For log lines and errors: "mute check ovddykvbs/7656…". */
-  readonly what: string;
-  readonly parse: (response: RawResponse) => T;
-  /** The server name or id, for the request observer. */
-  readonly target: string;
-  readonly options: CallOptions & { readonly source?: string | undefined };
-  /** Set for webhooks: calls with the same key are spaced (webhookSpacing.ts). */
-  readonly spacingKey?: string | undefined;
-}
-
-const DEFAULT_TIMEOUT_MS = 5000;
-const POOL_CONNECTIONS = 16;
-
-/** Waits `ms` (clamped to Node's timer limit); rejects at once when `signal` aborts (the client closed, the call's deadline). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new Error('the wait was ended'));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new Error('the wait was ended'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, clampTimerMs(ms));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 function describePlayer(player: PlayerIds): string {
   return player.steamId ?? player.eosId ?? '?';
 }
 
 export class GsaClient {
-  readonly #context: RequestContext;
+  readonly #context: ModApiContext;
+  readonly #dialect: ModApiDialect;
   readonly #credentials: Credentials;
-  readonly #transport: TransportOptions;
-  readonly #ownsDispatcher: boolean;
-  readonly #limiter: RateLimiter;
-  readonly #retry: RetryOptions;
+  readonly #pipeline: CallPipeline;
   readonly #reviewLimits: ReviewLimits;
-  readonly #logger: Logger;
-  readonly #random: () => number;
-  readonly #clock: Clock;
-  /** Cancels retry waits on close(), so a closed client keeps no timer alive. */
-  readonly #closing = new AbortController();
-  readonly #onRequest: RequestObserver | undefined;
   readonly #webhookSpacing: WebhookSpacing;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
   constructor(options: GsaClientOptions) {
-    const url = new URL(options.baseUrl);
     this.#credentials = new Credentials(options.clientId, options.clientSecret);
-    this.#context = {
-      flavor: options.flavor ?? 'v1',
-      credentials: this.#credentials,
-      basePath: url.pathname.replace(/\/+$/, ''),
-      wipePath: options.wipePath ?? 'wipe',
-    };
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    const connections = options.rateLimit?.maxInFlight ?? POOL_CONNECTIONS;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#transport = {
-      origin: url.origin,
-      dispatcher: options.dispatcher ?? new Pool(url.origin, { connections, maxResponseSize: MAX_RESPONSE_BYTES, connect: notSentMarkingConnector() }),
-      timeoutMs,
-      deadlines: new SharedDeadlines(timeoutMs),
-    };
-    this.#clock = options.clock ?? systemClock;
-    // Only as many calls leave as there are connections, so each is counted when it really goes out. An injected
-    // dispatcher (tests, a host's own agent) brings its own queueing; there the limiter does not bound the wire.
-    const maxInFlight = options.dispatcher === undefined ? connections : options.rateLimit?.maxInFlight;
-    this.#limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit, maxInFlight }, this.#clock, options.budget);
-    const retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.#retry = { ...retry, maxRetryAfterMs: clampTimerMs(retry.maxRetryAfterMs) };
+    this.#dialect = modApiDialectOf(options.flavor ?? 'v1');
+    this.#pipeline = new CallPipeline({ ...options, scrub: this.#scrub });
+    this.#context = { credentials: this.#credentials, basePath: this.#pipeline.basePath, wipePath: options.wipePath ?? 'wipe' };
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
-    this.#logger = options.logger ?? silentLogger();
-    this.#random = options.random ?? Math.random;
-    this.#onRequest = options.onRequest;
-    this.#webhookSpacing = options.webhookSpacing ?? new LocalWebhookSpacing({ clock: this.#clock });
+    this.#webhookSpacing = options.webhookSpacing ?? new LocalWebhookSpacing({ clock: this.#pipeline.clock });
   }
 
   /**
@@ -205,10 +108,11 @@ export class GsaClient {
     validateMuteCheck(server, player);
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
     return this.#call({
-      request: muteCheckRequest(this.#context, server, player),
+      request: this.#dialect.muteCheckRequest(this.#context, server, player),
       kind,
       what: `mute check ${server}/${describePlayer(player)}`,
-      parse: (response) => parseMuteStatus(response, player),
+      parse: (response) => this.#dialect.parseMuteStatus(response, player),
+      classify: this.#dialect.classify,
       target: server,
       options,
     });
@@ -224,10 +128,11 @@ export class GsaClient {
     const cleaned = cleanComment(comment);
     validateReview(server, player, stars, cleaned, this.#reviewLimits);
     return this.#call({
-      request: reviewRequest(this.#context, server, player, stars, cleaned),
+      request: this.#dialect.reviewRequest(this.#context, server, player, stars, cleaned),
       kind: 'review',
       what: `review ${server}/${describePlayer(player)}`,
-      parse: (response) => parseReviewReceipt(response, this.#scrub),
+      parse: (response) => this.#dialect.parseReviewReceipt(response, this.#scrub),
+      classify: this.#dialect.classify,
       target: server,
       options,
     });
@@ -240,7 +145,7 @@ export class GsaClient {
   async serverAction(serverId: number, action: ServerAction, countdownMinutes?: number, options: CallOptions = {}): Promise<ServerActionResult> {
     validateServerAction(serverId, countdownMinutes);
     return this.#call({
-      request: serverActionRequest(this.#context, serverId, action, countdownMinutes),
+      request: this.#dialect.serverActionRequest(this.#context, serverId, action, countdownMinutes),
       kind: 'action',
       what: `${action} server ${serverId}`,
       parse: (response) => ({
@@ -249,9 +154,19 @@ export class GsaClient {
         body: this.#scrub(response.text.trim()),
         message: serviceMessageOf(response.text, this.#scrub),
       }),
+      classify: this.#dialect.classify,
       target: String(serverId),
       options,
-      spacingKey: webhookKey(serverId, action),
+      spacedBy: {
+        spacing: this.#webhookSpacing,
+        key: webhookKey(serverId, action),
+        gaveUp: () =>
+          Promise.resolve(
+            new TimeoutError(`${action} server ${serverId}: given up while waiting for 3 s to pass since the previous ${action} server ${serverId} (GSA's webhook spacing); nothing was sent`, {
+              maybeProcessed: false,
+            }),
+          ),
+      },
     });
   }
 
@@ -281,12 +196,12 @@ export class GsaClient {
 
   /** Calls waiting for the rate limit. */
   get queuedCalls(): number {
-    return this.#limiter.waiting;
+    return this.#pipeline.queuedCalls;
   }
 
   /** Ms no call on the key may start for (a Retry-After hold, this client's or shared by another sidecar); 0 when none. */
   get heldForMs(): number {
-    return this.#limiter.heldForMs;
+    return this.#pipeline.heldForMs;
   }
 
   /**
@@ -294,126 +209,10 @@ export class GsaClient {
    * connection pool the client opened (not an injected dispatcher).
    */
   async close(): Promise<void> {
-    this.#closing.abort();
-    const budgetClosed = this.#limiter.close();
-    if (this.#ownsDispatcher) await this.#transport.dispatcher.close();
-    await budgetClosed;
+    await this.#pipeline.close();
   }
 
-  async #call<T>(call: PlannedCall<T>): Promise<T> {
-    const { request, what, options } = call;
-    let attempt = 0;
-    // Retries keep the call's source: a retried lookup waits for its own source's turn again.
-    // A per-call signal costs an AbortSignal.any per call: only calls that brought one pay it (not the chat path).
-    const ended = options.signal === undefined ? this.#closing.signal : AbortSignal.any([this.#closing.signal, options.signal]);
-    // Only a call that asks for fewer retries pays for its own copy of the policy (not the chat path).
-    const retry = options.retries === undefined ? this.#retry : { ...this.#retry, retries: Math.max(0, Math.min(options.retries, this.#retry.retries)) };
-    return withRetry(() => this.#attempt(call, ++attempt, ended), request.endpoint, retry, {
-      random: this.#random,
-      sleep: (ms) => sleep(ms, ended),
-      ended,
-      onRetry: (error, attemptNumber, delayMs) => {
-        // Debug only: an outage is told once by the sidecar's health tracker (onRequest), not once per retry.
-        this.#logger.debug({ endpoint: request.endpoint, code: error.code, status: error.status, attempt: attemptNumber, delayMs }, `${what} failed (${error.message}); retrying in ${delayMs} ms`);
-        try {
-          options.onRetry?.({ attempt: attemptNumber, maxAttempts: retry.retries + 1, delayMs, error });
-        } catch {
-          // A caller's progress line must not change the call's outcome.
-        }
-      },
-    });
-  }
-
-  async #attempt<T>(call: PlannedCall<T>, attempt: number, ended: AbortSignal): Promise<T> {
-    const { what } = call;
-    // Waited for before the limiter, so a webhook waiting for its spacing holds no connection and no budget.
-    let turn: WebhookTurn | undefined;
-    if (call.spacingKey !== undefined) {
-      try {
-        turn = await this.#webhookSpacing.turn(call.spacingKey, ended);
-      } catch {
-        throw new TimeoutError(`${what}: given up while waiting for 3 s to pass since the previous ${what} (GSA's webhook spacing); nothing was sent`, { maybeProcessed: false });
-      }
-    }
-    try {
-      return await this.#send(call, attempt, turn);
-    } finally {
-      turn?.release();
-    }
-  }
-
-  async #send<T>(call: PlannedCall<T>, attempt: number, turn: WebhookTurn | undefined): Promise<T> {
-    const { request, what, parse, target, options } = call;
-    return this.#limiter.schedule(call.kind, async (start) => {
-      turn?.leaving();
-      // Checked once per request: building log records for a disabled level is measurable on the chat path.
-      const debug = this.#logger.isLevelEnabled('debug');
-      const started = debug || this.#onRequest !== undefined ? performance.now() : 0;
-      const report = (status: number | undefined, error?: unknown): void => {
-        this.#report(request, target, attempt, started, status, error);
-      };
-      let response: RawResponse;
-      try {
-        response = await sendRequest(this.#transport, request, options.signal);
-      } catch (error) {
-        if (debug) this.#logger.debug({ endpoint: request.endpoint, code: (error as GsaError).code }, `${what}: no answer`);
-        report(undefined, error);
-        throw error;
-      }
-      const count = serviceRateCount(response);
-      if (count !== undefined) this.#limiter.observeServiceCount(count.limit, count.remaining, start);
-      if (debug) {
-        const durationMs = Math.round(performance.now() - started);
-        this.#logger.debug({ endpoint: request.endpoint, status: response.status, durationMs }, `${what}: ${response.status}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
-        let parsed: T;
-        try {
-          parsed = parse(response);
-        } catch (error) {
-          report(response.status, error);
-          throw error;
-        }
-        report(response.status);
-        return parsed;
-      }
-      let error = errorFromResponse(response, this.#scrub, this.#clock.now());
-      // Capped here, once, so the limiter's hold, the retry wait and the outbox (which reads retryAfterMs) agree.
-      if (error instanceof RetryLaterError) error = error.withRetryAfterAtMost(this.#retry.maxRetryAfterMs);
-      report(response.status, error);
-      if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) this.#hold(error.retryAfterMs, response.status);
-      throw error;
-    }, options.source);
-  }
-
-  /** Holds every call on the key (capped already); a hold of over a minute that starts now is a warning line. */
-  #hold(ms: number, status: number): void {
-    const before = this.#limiter.heldForMs;
-    this.#limiter.holdFor(ms);
-    if (ms <= LONG_HOLD_MS || ms <= before + 1000) return;
-    const until = new Date(this.#clock.now() + ms).toISOString();
-    this.#logger.warn(
-      { status, holdMs: ms, until },
-      `GSA answered ${status} with a Retry-After of ${Math.round(ms / 1000)} s (at most api.retry.maxRetryAfterMs): no call on this API key starts until ${until}`,
-    );
-  }
-
-  #report(request: ApiRequest, target: string, attempt: number, started: number, status: number | undefined, error?: unknown): void {
-    const observer = this.#onRequest;
-    if (observer === undefined) return;
-    const failure = error instanceof GsaError ? error : undefined;
-    try {
-      observer({
-        endpoint: request.endpoint,
-        target,
-        status,
-        code: error === undefined ? undefined : (failure?.code ?? 'bad_response'),
-        message: error === undefined ? undefined : this.#scrub(error instanceof Error ? error.message : 'unexpected failure'),
-        durationMs: Math.round(performance.now() - started),
-        attempt,
-      });
-    } catch {
-      // An observer's bug must not turn an answered call into a failure.
-    }
+  #call<T>(call: PlannedCall<T>): Promise<T> {
+    return this.#pipeline.call(call);
   }
 }

@@ -35,3 +35,35 @@ export class Credentials {
     return `Credentials { clientId: ${JSON.stringify(this.clientId)}, clientSecret: '***' }`;
   }
 }
+
+/**
+ * The System API key (a bearer token), held like Credentials' secret: a private field that JSON.stringify,
+ * util.inspect and pino skip. Never add a getter, toJSON or toString that returns it.
+ */
+export class SecretKey {
+  readonly #key: string;
+  readonly #forms: readonly string[];
+
+  constructor(key: string) {
+    this.#key = key;
+    this.#forms = scrubbableForms([key]);
+  }
+
+  /** Lends the key to a request builder; the only way to read it. */
+  useSecret<T>(build: (key: string) => T): T {
+    return build(this.#key);
+  }
+
+  /** Replaces every occurrence of the key, in any encoding, in text that came from elsewhere. */
+  scrub(text: string): string {
+    return replaceForms(text, this.#forms, '***');
+  }
+
+  toJSON(): string {
+    return '***';
+  }
+
+  [inspect.custom](): string {
+    return "SecretKey { '***' }";
+  }
+}

@@ -10,6 +10,7 @@ export type GsaErrorCode =
   | 'invalid'
   | 'refused'
   | 'rate_limited'
+  | 'cooldown'
   | 'unavailable'
   | 'server_error'
   | 'network'
@@ -132,6 +133,26 @@ export class RateLimitedError extends RetryLaterError {
  * not put it straight back into the queue that just refused it.
  */
 export class QueueFullError extends RateLimitedError {}
+
+/**
+ * Not now for this one player or game server: GSA's documented per-target cooldown (120 s per player for mute and
+ * unmute, 60 s per game server for its actions), either kept by the sidecar before sending (nothing was sent) or
+ * GSA's own 429 "You cannot do this yet". It holds one target, never the API key, and is never retried inside the
+ * call: the caller decides whether to come back at `availableAt`.
+ */
+export class CooldownError extends GsaError {
+  static override readonly errorCode = 'cooldown';
+  /** How long from when the error was made until the call can be made, in ms. */
+  readonly retryAfterMs: number;
+  /** When the call can be made, epoch ms. */
+  readonly availableAt: number;
+
+  constructor(message: string, retryAfterMs: number, availableAt: number, details: GsaErrorDetails = {}) {
+    super(message, details);
+    this.retryAfterMs = retryAfterMs;
+    this.availableAt = availableAt;
+  }
+}
 
 /** 503: maintenance. */
 export class UnavailableError extends RetryLaterError {

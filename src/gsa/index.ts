@@ -13,3 +13,8 @@ export { SharedApiKey, type SharedApiKeyOptions } from './sharedApiKey.js';
 export { BUDGET_WEIGHTS, CALL_KINDS, reviewConcurrency, worstCaseWaitMs, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retryPolicy.js';
 export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './validation.js';
+export { SystemApiClient, type SystemApiClientOptions } from './system/systemApiClient.js';
+export { SharedSystemApiKey, systemKeyName, type SharedSystemApiKeyOptions } from './system/sharedSystemApiKey.js';
+export { PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, type SystemCooldowns } from './system/cooldowns.js';
+export * from './system/types.js';
+export { PERIOD_CODES, PERIOD_CODES_TEXT, isPeriodCode, periodProblem, type MuteDuration, type PeriodCode } from './system/periods.js';

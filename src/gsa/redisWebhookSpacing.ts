@@ -188,7 +188,19 @@ const RELEASE = `if redis.call('TYPE', KEYS[1])['ok'] == 'hash' and redis.call('
 end
 return 0`;
 
-const SCRIPTS = { claim: redisScript(CLAIM), renew: redisScript(RENEW), leave: redisScript(LEAVE), release: redisScript(RELEASE) };
+/** ARGV: spacingMs. Ms until a call may leave by the last departure alone (0 when now); a bad value counts as none. */
+const FREE_IN = `if redis.call('TYPE', KEYS[1])['ok'] ~= 'hash' then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local spacing = tonumber(ARGV[1])
+local left = tonumber(redis.call('HGET', KEYS[1], 'left') or '')
+if left == nil or left ~= left or left > now + spacing then return 0 end
+local wait = left + spacing - now
+if wait < 0 then return 0 end
+if wait > spacing then return spacing end
+return math.floor(wait)`;
+
+const SCRIPTS = { freeIn: redisScript(FREE_IN), claim: redisScript(CLAIM), renew: redisScript(RENEW), leave: redisScript(LEAVE), release: redisScript(RELEASE) };
 
 /** What a problem named by a script means, for the one line logged about it. */
 const PROBLEMS: Readonly<Record<string, string>> = {
@@ -270,6 +282,21 @@ export class RedisWebhookSpacing implements WebhookSpacing {
   /** True while Redis answers (the spacing holds across sidecars); false on the local fallback. */
   get shared(): boolean {
     return this.#shared;
+  }
+
+  /**
+   * The later of this process's own answer and the key's last departure in Redis (measured on Redis's clock, turned
+   * into a wait, then added to this process's now): another sidecar's call counts too. Redis away (or not connected
+   * within connectTimeoutMs): the local answer.
+   */
+  async freeAt(key: string): Promise<number | undefined> {
+    const local = await this.#local.freeAt(key);
+    // A one-shot command asks first thing: a connection still being made is waited for (at most connectTimeoutMs).
+    if (!(await this.#connected(new AbortController().signal))) return local;
+    const wait = await this.#ask(key, SCRIPTS.freeIn, this.#base + key, [String(this.#spacingMs)]);
+    if (wait === undefined || wait <= 0) return local;
+    const shared = this.#clock.now() + wait;
+    return local === undefined || shared > local ? shared : local;
   }
 
   async turn(key: string, signal: AbortSignal): Promise<WebhookTurn> {

@@ -39,13 +39,15 @@ const RETRYABLE_STATUSES = new Set([502, 504]);
  * - mute checks (read-only): network, timeout, 429, 503, 502, 504.
  * - reviews (not idempotent, see gsa-api.md): only when surely not processed: 429, 503, or a connection
  *   that never carried the request.
- * - webhooks: never once the request was sent; only a connection that never carried it.
+ * - webhooks and System API actions: never once the request was sent; only a connection that never carried it.
+ * - System API reads: as mute checks. A `cooldown` (GSA's per-target 429) is never retried: it holds one target.
  * A call the local rate limiter refused (QueueFullError) is never retried here: its queue just said no.
  */
 export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
   if (!(error instanceof GsaError) || error instanceof QueueFullError) return false;
   switch (endpoint) {
     case 'mute':
+    case 'system-read':
       return (
         error.code === 'network' ||
         error.code === 'timeout' ||
@@ -56,6 +58,7 @@ export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
     case 'review':
       return !error.maybeProcessed && (error.code === 'network' || error.code === 'rate_limited' || error.code === 'unavailable');
     case 'webhook':
+    case 'system-write':
       return error.code === 'network' && !error.maybeProcessed;
   }
 }

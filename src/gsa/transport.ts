@@ -106,7 +106,7 @@ export async function sendRequest(transport: TransportOptions, request: ApiReque
       path: request.path,
       method: request.method,
       headers: request.headers,
-      body: request.body,
+      body: request.body ?? null,
       signal,
     });
     const text = await response.body.text();

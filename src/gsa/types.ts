@@ -42,7 +42,11 @@ export interface ServerActionResult {
  */
 export type MuteLookupKind = 'first' | 'refresh';
 
-/** Which call a request is: decides its share of the API budget and its retry rule. */
-export type Endpoint = 'mute' | 'review' | 'webhook';
+/**
+ * Which call a request is: decides its retry rule (and labels metrics). `system-read` is a System API read
+ * (players/find, player/{uuid}: retried like a mute check), `system-write` a System API action (mute, unmute, a game
+ * server's action or broadcast: like a webhook, re-sent only when surely not sent).
+ */
+export type Endpoint = 'mute' | 'review' | 'webhook' | 'system-read' | 'system-write';
 
 export type ApiFlavor = 'v1' | 'v2';

@@ -5,6 +5,8 @@
 // The client takes the small WebhookSpacing interface; LocalWebhookSpacing (one process) is the default, and a
 // shared one (Redis, across sidecars on one key) can replace it. It never sends anything and never decides
 // whether a call is allowed: only when.
+// The mechanism is not webhook-specific: any "one call per key every N ms" rule takes it with its own `spacingMs`
+// (the System API's cooldowns, 120 s per player and 60 s per game server, are two more instances).
 
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
@@ -24,6 +26,12 @@ export interface WebhookTurn {
   leaving(): void;
   /** The call is over, sent or not; the next call with the key may take its turn. Idempotent. */
   release(): void;
+  /**
+   * The call that left surely never reached the service (its connection was never made): its departure is forgotten
+   * where the spacing can (a retry need not wait a whole spacing for a call GSA never saw). Optional: a shared
+   * spacing that already told its store keeps the departure, which only costs a wait.
+   */
+  unsent?(): void;
 }
 
 export interface WebhookSpacing {
@@ -32,6 +40,13 @@ export interface WebhookSpacing {
    * spacing since it left has passed. Rejects with `signal.reason` when `signal` aborts first (nothing is recorded).
    */
   turn(key: string, signal: AbortSignal): Promise<WebhookTurn>;
+  /**
+   * When a call keyed `key` could next leave by the spacing alone (epoch ms on this process's clock), or undefined
+   * when it could leave now. A call still waiting or in flight is not counted: this is a lower bound, for a caller
+   * that must know before it waits whether its turn comes before its deadline. Never rejects (a shared spacing that
+   * cannot ask its store answers with what this process knows).
+   */
+  freeAt(key: string): Promise<number | undefined>;
 }
 
 /** The key of a webhook call: same action on the same server is "the same webhook". */
@@ -99,6 +114,12 @@ export class LocalWebhookSpacing implements WebhookSpacing {
     this.#clock = options.clock ?? systemClock;
   }
 
+  freeAt(key: string): Promise<number | undefined> {
+    const leftAt = this.#keys.get(key)?.leftAt;
+    const at = leftAt === undefined ? undefined : leftAt + this.#spacingMs;
+    return Promise.resolve(at !== undefined && at > this.#clock.now() ? at : undefined);
+  }
+
   async turn(key: string, signal: AbortSignal): Promise<WebhookTurn> {
     let state = this.#keys.get(key);
     if (state === undefined) {
@@ -125,13 +146,20 @@ export class LocalWebhookSpacing implements WebhookSpacing {
       throw error;
     }
     const current = state;
+    const before = state.leftAt;
+    let departure: number | undefined;
     return {
       leaving: () => {
-        current.leftAt = this.#clock.now();
+        departure = this.#clock.now();
+        current.leftAt = departure;
         // The next call need not wait for this one's answer, only for the spacing from now.
         release();
       },
       release,
+      unsent: () => {
+        // Only while no later call has left since: then the key is as it was before this one.
+        if (departure !== undefined && current.leftAt === departure) current.leftAt = before;
+      },
     };
   }
 }

@@ -14,6 +14,7 @@ const CLIENT_CODES: Record<GsaErrorCode, true> = {
   invalid: true,
   refused: true,
   rate_limited: true,
+  cooldown: true,
   unavailable: true,
   server_error: true,
   network: true,

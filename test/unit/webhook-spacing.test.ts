@@ -120,3 +120,21 @@ describe('LocalWebhookSpacing', () => {
     expect(Date.now()).toBe(0);
   });
 });
+
+describe('LocalWebhookSpacing.freeAt', () => {
+  it('is undefined before any call, the last departure plus the spacing after one, undefined again once passed', async () => {
+    const spacing = new LocalWebhookSpacing({ spacingMs: 60_000 });
+    const never = new AbortController().signal;
+    expect(await spacing.freeAt('server:7')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1000);
+    const turn = await spacing.turn('server:7', never);
+    expect(await spacing.freeAt('server:7')).toBeUndefined();
+    turn.leaving();
+    expect(await spacing.freeAt('server:7')).toBe(61_000);
+    expect(await spacing.freeAt('server:8')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(await spacing.freeAt('server:7')).toBe(61_000);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await spacing.freeAt('server:7')).toBeUndefined();
+  });
+});

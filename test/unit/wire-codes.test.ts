@@ -44,6 +44,7 @@ describe('service codes → result codes', () => {
     not_found: 'not_found',
     refused: 'refused',
     rate_limited: 'rate_limited',
+    cooldown: 'rate_limited',
     unavailable: 'unavailable',
     server_error: 'server_error',
     network: 'network',
