@@ -21,6 +21,9 @@ import { PRODUCT_NAME, VERSION } from './version.js';
 import { AdapterSlots } from './app/adapterSlots.js';
 import { planReload, plannedAdapters } from './app/reloadPlan.js';
 import { ServiceConnection } from './app/serviceConnection.js';
+import { systemPlayerMuting } from './app/systemPlayerMuting.js';
+import type { ChatFilter } from './moderation/chatFilter.js';
+import { ladderSteps, openChatFilter } from './moderation/openChatFilter.js';
 
 export interface SidecarOptions {
   readonly logger: Logger;
@@ -163,8 +166,45 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const service = new ServiceConnection(config, { logger, events, credentialSources: options.credentialSources });
   const bridges = new Map<string, ServerBridge>();
   const outbox = await openOutbox(config, { logger, events, credentialSources, service, bridges });
+  // One chat filter for the process (strikes count across servers); opened on the first config that has words.
+  let filter: ChatFilter | undefined;
+  /** The filter the config asks for now: the open one reconfigured, or a new one; undefined when the config has none. */
+  const filterFor = async (next: BridgeConfig, filterLogger: Logger): Promise<ChatFilter | undefined> => {
+    const settings = next.moderation.filter;
+    if (settings === undefined || settings.words.length === 0) return undefined;
+    if (filter !== undefined) {
+      filter.reconfigure({ words: settings.words, ladder: ladderSteps(settings.ladder), dryRun: settings.dryRun, strikeMemoryMs: settings.strikeMemoryMs });
+      return filter;
+    }
+    filter = await openChatFilter({
+      dataDir: next.reviews.dataDir,
+      words: settings.words,
+      ladder: settings.ladder,
+      strikeMemoryMs: settings.strikeMemoryMs,
+      dryRun: settings.dryRun,
+      logger: filterLogger.child({ component: 'moderation' }),
+      events,
+      muting: systemPlayerMuting(() => service.system),
+      // GSA took the mute: every server this sidecar gates blocks the player's next line at once.
+      applyMute: (player) => {
+        for (const bridge of bridges.values()) bridge.rememberMute(player);
+      },
+    });
+    return filter;
+  };
+  let activeFilter = await filterFor(config, logger);
   const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>
-    new ServerBridge({ ...bridgeSettingsOf(next, server), client: service.client, outbox, logger: bridgeLogger, events });
+    new ServerBridge({
+      ...bridgeSettingsOf(next, server),
+      client: service.client,
+      outbox,
+      logger: bridgeLogger,
+      events,
+      filter: activeFilter,
+      // Read at each lookup and action: a reload may bring, replace or drop the System API key.
+      mojangLookup: (mojangId, kind, source) => service.system?.checkMuted(mojangId, { kind, source }),
+      systemApi: () => service.system,
+    });
 
   const slots = new AdapterSlots({
     bridgeOf: (server) => bridges.get(server),
@@ -190,6 +230,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),
       // so the outbox waits only for sends really on the wire instead of its whole grace period.
       await service.close(() => outbox.close());
+      // The filter's strikes and records are on disk (its mutes were refused by the closed client, and recorded).
+      await filter?.settled();
     })());
 
   try {
@@ -205,6 +247,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     const nextLogger = reloadOptions.logger ?? logger;
     const plan = planReload({ config: current, adapters: slots.slots }, { config: next, adapters: plannedAdapters(next, options.portOverrides) });
 
+    // The filter first, so new bridges start with it (its settings apply to every bridge at once).
+    activeFilter = await filterFor(next, nextLogger);
     // New servers get their bridge first (adapters start against it); it joins `bridges` once the reload holds.
     const newBridges = new Map<string, ServerBridge>();
     for (const server of next.servers) {
@@ -213,6 +257,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     const applied = await slots.apply(plan, nextLogger, (server) => newBridges.get(server) ?? bridges.get(server), logger);
     if (!applied.ok) {
       for (const bridge of newBridges.values()) bridge.close();
+      // The old config runs again: so do its filter settings.
+      activeFilter = await filterFor(current, logger);
       const { error, down } = applied;
       const reason = error instanceof Error ? error.message : String(error);
       if (down.length > 0) {
@@ -228,8 +274,10 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     }
     for (const [name, bridge] of newBridges) bridges.set(name, bridge);
     for (const server of next.servers) bridges.get(server.name)?.reconfigure(bridgeSettingsOf(next, server));
+    for (const bridge of bridges.values()) bridge.useFilter(activeFilter);
     const client = service.reconfigure(next, plan.service, nextLogger);
-    if (client !== undefined) for (const bridge of bridges.values()) bridge.useClient(client, plan.service.clearMuteCache);
+    // A new System API key alone also empties the caches (a Minecraft player's answer came from it).
+    if (client !== undefined || plan.service.clearMuteCache) for (const bridge of bridges.values()) bridge.useClient(service.client, plan.service.clearMuteCache);
     loggers.add(nextLogger);
     logger = nextLogger;
     for (const root of loggers) setLoggerLevel(root, next.log.level);

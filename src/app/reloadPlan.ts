@@ -4,7 +4,7 @@
 // Must never start, stop or build anything (adapterSlots.ts and serviceConnection.ts apply the plan), and never
 // compare by array position: ids survive a reordering of the file.
 import { adapterIdOf, withListenPort, type AdapterOptions } from '../../adapters/index.js';
-import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from './config.js';
+import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from './config.js';
 import type { GsaClientOptions } from '../gsa/index.js';
 
 /** One adapter a config asks for, not built yet. */
@@ -27,6 +27,8 @@ export interface ServiceSettings {
   readonly client: GsaClientOptions;
   /** api.rateLimit.shared with what it shares, or undefined without one. */
   readonly sharedKey: unknown;
+  /** The System API client's settings and its shared budget's (api.system), or undefined without a key. */
+  readonly system: unknown;
 }
 
 export interface ServicePlan {
@@ -34,6 +36,8 @@ export interface ServicePlan {
   readonly replaceClient: boolean;
   /** The shared budget's settings changed too (only looked at when the client is replaced, as before). */
   readonly replaceSharedKey: boolean;
+  /** A new System API client (api.system, or what it shares, changed; or it came or went). */
+  readonly replaceSystem: boolean;
   /** The API key or the service it is for changed: what the mute caches learned no longer holds. */
   readonly clearMuteCache: boolean;
 }
@@ -81,7 +85,8 @@ export function plannedAdapters(config: BridgeConfig, portOverrides?: ReadonlyMa
 }
 
 export function serviceSettingsOf(config: BridgeConfig): ServiceSettings {
-  return { client: serviceClientOptions(config), sharedKey: sharedApiKeyOptions(config) };
+  const system = systemClientOptions(config);
+  return { client: serviceClientOptions(config), sharedKey: sharedApiKeyOptions(config), system: system === undefined ? undefined : [system, sharedSystemApiKeyOptions(config)] };
 }
 
 /** The API key and the service it is for: when these change, what the cache learned no longer holds. */
@@ -89,12 +94,22 @@ function apiKeyOf(options: GsaClientOptions): string {
   return JSON.stringify([options.baseUrl, options.flavor, options.clientId, options.clientSecret]);
 }
 
+/** The System API key and the service it is for, from ServiceSettings.system. */
+function systemKeyOf(system: unknown): string {
+  if (!Array.isArray(system)) return '';
+  const options = system[0] as { readonly baseUrl?: unknown; readonly key?: unknown } | undefined;
+  return JSON.stringify([options?.baseUrl, options?.key]);
+}
+
 export function planService(running: ServiceSettings, next: ServiceSettings): ServicePlan {
   const replaceClient = fingerprint(next.client) !== fingerprint(running.client);
+  const replaceSystem = fingerprint(next.system) !== fingerprint(running.system);
   return {
     replaceClient,
     replaceSharedKey: replaceClient && fingerprint(next.sharedKey) !== fingerprint(running.sharedKey),
-    clearMuteCache: apiKeyOf(next.client) !== apiKeyOf(running.client),
+    replaceSystem,
+    // A Minecraft player's answer came from the System API key: another key (or none) may not see the same.
+    clearMuteCache: apiKeyOf(next.client) !== apiKeyOf(running.client) || systemKeyOf(next.system) !== systemKeyOf(running.system),
   };
 }
 

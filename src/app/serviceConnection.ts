@@ -1,12 +1,14 @@
 // The sidecar's connection to the service: the client for the API key, the budget shared with other sidecars on that
-// key (api.rateLimit.shared), and the health that watches what the client hears. A reload whose API settings changed
+// key (api.rateLimit.shared), the System API client when api.system has a key (its own budget, shared the same way),
+// and the health that watches what both clients hear. A reload whose API settings changed
 // replaces the client (and the shared key when its own settings changed) in one step; the health and the local
 // webhook spacing live as long as the sidecar. Must never touch the mute caches or the bridges (the assembly hands
 // the new client to them) and never wait for the replaced client to close.
 import type { Logger } from 'pino';
 import type { BridgeEvents } from '../bridge/events.js';
-import { serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from './config.js';
-import { GsaClient, LocalWebhookSpacing, SharedApiKey } from '../gsa/index.js';
+import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from './config.js';
+import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient } from '../gsa/index.js';
+import { localSystemCooldowns, type SystemCooldowns } from '../gsa/system/cooldowns.js';
 import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
 import type { ServicePlan } from './reloadPlan.js';
 
@@ -28,6 +30,17 @@ function openSharedKey(config: BridgeConfig, logger: Logger): SharedApiKey | und
   return settings === undefined ? undefined : new SharedApiKey({ ...settings, logger: logger.child({ component: 'budget' }) });
 }
 
+function openSharedSystemKey(config: BridgeConfig, logger: Logger): SharedSystemApiKey | undefined {
+  const settings = sharedSystemApiKeyOptions(config);
+  return settings === undefined ? undefined : new SharedSystemApiKey({ ...settings, logger: logger.child({ component: 'system-budget' }) });
+}
+
+/** The System API client with what it shares, or none without a key. */
+interface SystemConnection {
+  readonly client: SystemApiClient;
+  readonly shared: SharedSystemApiKey | undefined;
+}
+
 export class ServiceConnection {
   /** What is wrong with the service connection right now, for /readyz: kept across replacements. */
   readonly health: ServiceHealth;
@@ -37,6 +50,10 @@ export class ServiceConnection {
   readonly #webhookSpacing = new LocalWebhookSpacing();
   #sharedKey: SharedApiKey | undefined;
   #client: GsaClient;
+  // One for the life of the sidecar, like the webhook spacing: a reload must not forget GSA's per-player and
+  // per-server cooldowns.
+  readonly #systemCooldowns: SystemCooldowns = localSystemCooldowns();
+  #system: SystemConnection | undefined;
 
   constructor(config: BridgeConfig, options: ServiceConnectionOptions) {
     this.#events = options.events;
@@ -44,10 +61,16 @@ export class ServiceConnection {
     this.health = new ServiceHealth({ logger: options.logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
     this.#sharedKey = openSharedKey(config, options.logger);
     this.#client = this.#newClient(config, options.logger);
+    this.#system = this.#newSystem(config, options.logger);
   }
 
   get client(): GsaClient {
     return this.#client;
+  }
+
+  /** GSA's System API client; undefined without api.system.key. A reload may replace it: read it at each use. */
+  get system(): SystemApiClient | undefined {
+    return this.#system?.client;
   }
 
   /** Whether Redis decides the budget right now (false on the local fallback and without `shared`). */
@@ -78,6 +101,11 @@ export class ServiceConnection {
           this.#logger.warn({ err: error }, 'the replaced service client did not close cleanly');
         });
     }
+    if (plan.replaceSystem) {
+      const old = this.#system;
+      this.#system = this.#newSystem(next, logger);
+      this.#closeSystem(old);
+    }
     this.health.setServers(watchedServersOf(next));
     return replaced;
   }
@@ -88,10 +116,40 @@ export class ServiceConnection {
    */
   async close(drain: () => Promise<void>): Promise<void> {
     const clientClosed = this.#client.close();
+    const systemClosed = this.#system?.client.close();
     await drain();
     await clientClosed;
+    await systemClosed;
+    await this.#system?.shared?.close();
     await this.#sharedKey?.close();
     this.health.close();
+  }
+
+  #newSystem(config: BridgeConfig, logger: Logger): SystemConnection | undefined {
+    const options = systemClientOptions(config);
+    if (options === undefined) return undefined;
+    const shared = openSharedSystemKey(config, logger);
+    const client = new SystemApiClient({
+      ...options,
+      budget: shared?.budget,
+      cooldowns: shared?.cooldowns ?? this.#systemCooldowns,
+      logger: logger.child({ component: 'gsa-system' }),
+      onRequest: (event) => {
+        this.#events.emit('request', event);
+      },
+    });
+    return { client, shared };
+  }
+
+  /** Closes a replaced System API client in the background (what waits for its budget is refused). */
+  #closeSystem(old: SystemConnection | undefined): void {
+    if (old === undefined) return;
+    old.client
+      .close()
+      .then(() => old.shared?.close())
+      .catch((error: unknown) => {
+        this.#logger.warn({ err: error }, 'the replaced System API client did not close cleanly');
+      });
   }
 
   #newClient(config: BridgeConfig, logger: Logger): GsaClient {

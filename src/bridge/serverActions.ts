@@ -1,21 +1,29 @@
-// Runs a server action (webhook) on behalf of a mod, only when the server's options allow that action.
+// Runs a server action on behalf of a mod, only when the server's options allow that action: through GSA's System
+// API when it has a key (every action but wipe, which has no System API path), else through the seed's webhook.
 // It never lets a mod trigger an action the host did not allow, and never shows a mod the service's words for the
 // host's own setup problem (hostSideErrors.ts). It never names a config key: the host-facing context is added by
 // the composition root.
 
-import { GsaError, type GsaClient } from '../gsa/index.js';
+import { GsaError, type GsaClient, type SystemApi, type SystemServerAction } from '../gsa/index.js';
 import { messageForPlayers } from './hostSideErrors.js';
 import type { ServerOptions } from './options.js';
 import { ActionNotAllowedRefusal, NoGameserverIdRefusal } from './errors.js';
 import type { ServerActionName, ServerActionOutcome } from './port.js';
 
+/** The actions the System API has a path for (wipe has none). */
+function systemActionOf(action: ServerActionName): SystemServerAction | undefined {
+  return action === 'wipe' ? undefined : action;
+}
+
 export class ServerActions {
   #server: ServerOptions;
   #client: GsaClient;
+  readonly #systemApi: (() => SystemApi | undefined) | undefined;
 
-  constructor(server: ServerOptions, client: GsaClient) {
+  constructor(server: ServerOptions, client: GsaClient, systemApi?: () => SystemApi | undefined) {
     this.#server = server;
     this.#client = client;
+    this.#systemApi = systemApi;
   }
 
   /** A config reload: new allowed actions or GAMESERVER_ID, or a new client (the API key changed). */
@@ -33,8 +41,15 @@ export class ServerActions {
     if (serverId === undefined) {
       throw new NoGameserverIdRefusal('this server has no GAMESERVER_ID configured; server actions need it');
     }
+    const countdown = action === 'update' ? countdownMinutes : undefined;
     try {
-      const result = await this.#client.serverAction(serverId, action, action === 'update' ? countdownMinutes : undefined);
+      const systemAction = systemActionOf(action);
+      const system = systemAction === undefined ? undefined : this.#systemApi?.();
+      if (system !== undefined && systemAction !== undefined) {
+        const receipt = await system.serverAction(serverId, systemAction, { countdown });
+        return { ok: true, status: receipt.status, message: receipt.message };
+      }
+      const result = await this.#client.serverAction(serverId, action, countdown);
       return { ok: true, status: result.status, message: result.message };
     } catch (error) {
       if (!(error instanceof GsaError)) throw error;

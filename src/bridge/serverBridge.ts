@@ -12,7 +12,7 @@
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
 
 import type { Logger } from 'pino';
-import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds } from '../gsa/index.js';
+import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds, SystemApi } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
@@ -59,11 +59,17 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly events?: BridgeEvents | undefined;
   /**
    * The mute lookup of a player known only by a Mojang id (Minecraft), which GSA's mod API cannot take: the app
-   * passes the System API client's check here. Absent: such a lookup rejects (MojangLookupMissingError), the gate's
-   * policy decides with reason "unknown", and the host is told at most once a minute per player.
+   * passes the System API client's check here. Absent, or answering undefined (no System API key right now, a reload
+   * may bring one): such a lookup rejects (MojangLookupMissingError), the gate's policy decides with reason
+   * "unknown", and the host is told at most once a minute per player.
    * @default none
    */
-  readonly mojangLookup?: ((mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>) | undefined;
+  readonly mojangLookup?: ((mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus> | undefined) | undefined;
+  /**
+   * GSA's System API, read at each server action (a reload may bring or drop a key): with one, a mod's actions other
+   * than wipe go through it; without, through the seed's webhooks. @default none
+   */
+  readonly systemApi?: (() => SystemApi | undefined) | undefined;
   /**
    * The chat filter (moderation.filter), shared by every bridge of the process: gated lines are checked against it
    * before the mute gate. A reload swaps it with useFilter(). @default none
@@ -137,7 +143,7 @@ export class ServerBridge implements BridgeSink {
     for (const accepted of options.outbox.accepted) {
       if (accepted.server === server.name) this.#policy.restore(accepted.player, accepted.at);
     }
-    this.#actions = new ServerActions(server, this.#client);
+    this.#actions = new ServerActions(server, this.#client, options.systemApi);
     this.#events = options.events;
     this.#filter = options.filter;
     this.#cacheHit = Object.freeze({ server: server.name, hit: true });
@@ -152,7 +158,8 @@ export class ServerBridge implements BridgeSink {
     const { steamId, eosId, mojangId } = player;
     // Read at each lookup: a reload with a new API key swaps the client under the cache.
     if (steamId !== undefined || eosId !== undefined || mojangId === undefined) return this.#client.checkMuted(this.serverName, { steamId, eosId }, { kind, source });
-    if (this.#mojangLookup !== undefined) return this.#mojangLookup(mojangId, kind, source);
+    const answer = this.#mojangLookup?.(mojangId, kind, source);
+    if (answer !== undefined) return answer;
     const error = new MojangLookupMissingError();
     this.#warnMojangLookupMissing(mojangId, error);
     return Promise.reject(error);

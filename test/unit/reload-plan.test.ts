@@ -33,7 +33,7 @@ describe('the plan of a reload', () => {
     expect(keys(planned.changed)).toEqual(['alpha/changed']);
     expect(keys(planned.unchanged)).toEqual(['alpha/kept']);
     expect(keys(planned.next)).toEqual(['alpha/changed', 'alpha/new', 'alpha/kept']);
-    expect(planned.service).toEqual({ replaceClient: false, replaceSharedKey: false, clearMuteCache: false });
+    expect(planned.service).toEqual({ replaceClient: false, replaceSharedKey: false, replaceSystem: false, clearMuteCache: false });
   });
 
   it('does not count the order of keys in the file as a change', () => {
@@ -78,11 +78,11 @@ describe('the plan of a reload', () => {
   it('replaces the client when the api section changes, and empties the mute cache only for another key or service', () => {
     const servers = [{ name: 'alpha', adapters: [] }];
     const before = config(servers);
-    expect(plan(before, config(servers, { api: { ...API, timeoutMs: 1234 } })).service).toEqual({ replaceClient: true, replaceSharedKey: false, clearMuteCache: false });
-    expect(plan(before, config(servers, { api: { ...API, clientSecret: 'other' } })).service).toEqual({ replaceClient: true, replaceSharedKey: false, clearMuteCache: true });
+    expect(plan(before, config(servers, { api: { ...API, timeoutMs: 1234 } })).service).toEqual({ replaceClient: true, replaceSharedKey: false, replaceSystem: false, clearMuteCache: false });
+    expect(plan(before, config(servers, { api: { ...API, clientSecret: 'other' } })).service).toEqual({ replaceClient: true, replaceSharedKey: false, replaceSystem: false, clearMuteCache: true });
     expect(plan(before, config(servers, { api: { ...API, baseUrl: 'http://127.0.0.1:2' } })).service).toMatchObject({ clearMuteCache: true });
     // Settings outside api the client does not read leave it alone.
-    expect(plan(before, config(servers, { mute: { defaultAlert: 'Quiet.' } })).service).toEqual({ replaceClient: false, replaceSharedKey: false, clearMuteCache: false });
+    expect(plan(before, config(servers, { mute: { defaultAlert: 'Quiet.' } })).service).toEqual({ replaceClient: false, replaceSharedKey: false, replaceSystem: false, clearMuteCache: false });
   });
 
   it('replaces the shared budget only when its own settings change', () => {
@@ -92,5 +92,16 @@ describe('the plan of a reload', () => {
     expect(plan(before, config(servers, { api: { ...API, timeoutMs: 1234, rateLimit: { shared } } })).service).toMatchObject({ replaceClient: true, replaceSharedKey: false });
     expect(plan(before, config(servers, { api: { ...API, rateLimit: { shared: { ...shared, nodes: 3 } } } })).service).toMatchObject({ replaceClient: true, replaceSharedKey: true });
     expect(plan(before, config(servers, { api: API })).service).toMatchObject({ replaceClient: true, replaceSharedKey: true });
+  });
+
+  it('replaces the System API client when api.system changes, and empties the mute cache only for another System API key', () => {
+    const servers = [{ name: 'alpha', adapters: [] }];
+    const withKey = (system: Record<string, unknown>) => config(servers, { api: { ...API, system } });
+    const before = withKey({ key: 'sys-1' });
+    expect(plan(before, withKey({ key: 'sys-1' })).service).toEqual({ replaceClient: false, replaceSharedKey: false, replaceSystem: false, clearMuteCache: false });
+    expect(plan(before, withKey({ key: 'sys-1', rateLimit: { requests: 50 } })).service).toEqual({ replaceClient: false, replaceSharedKey: false, replaceSystem: true, clearMuteCache: false });
+    expect(plan(before, withKey({ key: 'sys-2' })).service).toMatchObject({ replaceSystem: true, clearMuteCache: true });
+    expect(plan(before, config(servers)).service).toMatchObject({ replaceSystem: true, clearMuteCache: true });
+    expect(plan(config(servers), before).service).toMatchObject({ replaceSystem: true, clearMuteCache: true });
   });
 });

@@ -5,7 +5,8 @@
 // Names and numbers only; it never sends and never waits itself.
 
 import { GSA_PLAYER_COOLDOWN_MS, GSA_SERVER_COOLDOWN_MS } from '../dialects/systemApiV2.js';
-import type { WebhookSpacing } from '../webhookSpacing.js';
+import { LocalWebhookSpacing, type WebhookSpacing } from '../webhookSpacing.js';
+import type { Clock } from '../../time/clock.js';
 
 /** The margin over GSA's own figure: a slower first trip must not make the second arrive early. */
 export const COOLDOWN_MARGIN_MS = 1000;
@@ -26,4 +27,12 @@ export function playerCooldownKey(uuid: string): string {
 
 export function serverCooldownKey(gameServerId: number): string {
   return `server:${String(gameServerId)}`;
+}
+
+/** Spacings within this process: the client's default, and what a long-lived sidecar keeps across reloads. */
+export function localSystemCooldowns(clock?: Clock): SystemCooldowns {
+  return {
+    players: new LocalWebhookSpacing({ spacingMs: PLAYER_COOLDOWN_MS, ...(clock === undefined ? {} : { clock }) }),
+    servers: new LocalWebhookSpacing({ spacingMs: SERVER_COOLDOWN_MS, ...(clock === undefined ? {} : { clock }) }),
+  };
 }

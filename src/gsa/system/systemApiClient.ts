@@ -23,8 +23,8 @@ import type { RequestObserver } from '../requestEvent.js';
 import type { RetryOptions } from '../retryPolicy.js';
 import type { Clock } from '../../time/clock.js';
 import type { MuteStatus } from '../types.js';
-import { LocalWebhookSpacing, type WebhookSpacing } from '../webhookSpacing.js';
-import { COOLDOWN_MARGIN_MS, PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, playerCooldownKey, serverCooldownKey, type SystemCooldowns } from './cooldowns.js';
+import type { WebhookSpacing } from '../webhookSpacing.js';
+import { COOLDOWN_MARGIN_MS, PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, localSystemCooldowns, playerCooldownKey, serverCooldownKey, type SystemCooldowns } from './cooldowns.js';
 import { isPeriodCode, type MuteDuration } from './periods.js';
 import {
   BROADCAST_TYPES,
@@ -119,10 +119,7 @@ export class SystemApiClient implements SystemApi {
     this.#pipeline = new CallPipeline({ ...options, scrub: this.#scrub });
     this.#context = { key: this.#key, basePath: this.#pipeline.basePath, gsaId: options.gsaId };
     const clock = this.#pipeline.clock;
-    this.#cooldowns = options.cooldowns ?? {
-      players: new LocalWebhookSpacing({ spacingMs: PLAYER_COOLDOWN_MS, clock }),
-      servers: new LocalWebhookSpacing({ spacingMs: SERVER_COOLDOWN_MS, clock }),
-    };
+    this.#cooldowns = options.cooldowns ?? localSystemCooldowns(clock);
     this.#findCacheSize = Math.max(1, options.findCacheSize ?? DEFAULT_FIND_CACHE_SIZE);
     this.#notFoundTtlMs = Math.max(0, options.notFoundTtlMs ?? DEFAULT_NOT_FOUND_TTL_MS);
   }
