@@ -65,6 +65,11 @@ export function withListenPort(options: AdapterOptions, port: number): AdapterOp
   return type.withListenPort === undefined ? options : type.withListenPort(options, port);
 }
 
+/** Why an adapter needs GSA's System API to gate its players (registryTypes.ts); undefined when it does not. */
+export function adapterNeedsSystemApi(options: AdapterOptions): string | undefined {
+  return adapterTypeOf(options).needsSystemApi?.(options);
+}
+
 /** How the startup line names a running adapter of this type (`mod WebSocket`, `rcon adapter`). */
 export function adapterTitleOf(options: AdapterOptions): string {
   return adapterTypeOf(options).title;

@@ -70,6 +70,11 @@ export interface AdapterType<Options extends CommonAdapterOptions> {
   /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */
   create(options: Options, context: AdapterContext): Adapter | undefined;
   /**
+   * Why an adapter with these options needs GSA's System API to gate its players (their ids are of a kind the mod
+   * API cannot check); undefined when it does not. Absent: never.
+   */
+  needsSystemApi?(options: Options): string | undefined;
+  /**
    * Checks, without starting the adapter, that it could run (`config check --connect`): a listener's port is free,
    * an RCON endpoint accepts the password. Never leaves anything open; never rejects. Absent: nothing to check.
    */

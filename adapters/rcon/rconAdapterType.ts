@@ -22,5 +22,6 @@ export const rconAdapterType: AdapterType<RconOptions> = {
       reviewCommand: context.reviewCommand,
     });
   },
+  needsSystemApi: (options) => RCON_PROFILE_TABLE[options.profile].needsSystemApi,
   probe: probeRcon,
 };

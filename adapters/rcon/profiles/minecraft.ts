@@ -48,6 +48,7 @@ export const minecraftProfile: RconProfile = {
   },
   // Commands address names (tellraw); the Mojang id is for the service and a host's {playerId}.
   commandIds: [],
+  needsSystemApi: "Minecraft players have Mojang ids, which GSA's mod API cannot check for a mute; only GSA's System API can",
   commands: {
     tellByName: (name, text) => minecraftTellraw(name, text),
   },

@@ -112,4 +112,10 @@ export interface RconProfile {
   readonly commands: RconProfileCommands;
   /** How free text (an alert, a name) is cleaned for this game's console, also inside a host's templates. */
   readonly textRules: CommandTextRules;
+  /**
+   * Why this game's players can only be checked through GSA's System API (their ids are of a kind the mod API's mute
+   * check cannot take: Minecraft's Mojang ids); absent when the mod API can check them. `config check` and `run`
+   * warn with it when api.system has no key.
+   */
+  readonly needsSystemApi?: string | undefined;
 }
