@@ -412,7 +412,7 @@ describe('the binary', () => {
         reject(new Error(`emulator exited early: ${stdout}`));
       });
     });
-    expect(stdout).toContain('rate limit:    2 calls per 60000 ms per API key (429 with Retry-After past it)');
+    expect(stdout).toContain('rate limit:    2 calls per 60000 ms per API key, the system key apart (429 with Retry-After past it)');
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
       const response = await fetch(`${url}/api/v1/gameserver/ovddykvbs/mute`, {
