@@ -187,7 +187,7 @@ export class FrameDispatch {
         return JSON.stringify({ type: 'review.queued', id: message.id });
       }
       case 'server.action': {
-        const outcome = await sink.serverAction(message.action, message.countdown);
+        const outcome = await sink.serverAction(message.action, message.countdown, message.message);
         return JSON.stringify(
           outcome.ok
             ? { type: 'server.action.result', id: message.id, ok: true, status: outcome.status, message: outcome.message }

@@ -18,6 +18,7 @@ const SERVER_ACTION_SET: Readonly<Record<ServerActionName, true>> = {
   update: true,
   wipe: true,
   'cancel-scheduled': true,
+  broadcast: true,
 };
 /** Server actions a mod may ask for; whether one is allowed is the bridge's decision (servers[].allowActions). */
 export const MOD_SERVER_ACTIONS = Object.keys(SERVER_ACTION_SET) as [ServerActionName, ...ServerActionName[]];
@@ -87,10 +88,20 @@ const serverActionSchema = z
     id: idSchema.optional(),
     action: z.enum(MOD_SERVER_ACTIONS, { error: requiredOr(`one of ${MOD_SERVER_ACTIONS.join(', ')}`) }),
     countdown: z.int({ error: 'must be a whole number of minutes, 0 or more' }).min(0, 'must be a whole number of minutes, 0 or more').optional(),
+    // The broadcast's text (required for broadcast); for update, restart and stop the in-game message GSA's System API shows.
+    message: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(500, 'must be at most 500 characters').optional(),
   })
   .refine((message) => message.countdown === undefined || message.action === 'update', {
     message: 'applies to the update action only',
     path: ['countdown'],
+  })
+  .refine((message) => message.action !== 'broadcast' || message.message !== undefined, {
+    message: 'required for broadcast: the text to show in game',
+    path: ['message'],
+  })
+  .refine((message) => message.message === undefined || ['broadcast', 'update', 'restart', 'stop'].includes(message.action), {
+    message: 'applies to broadcast, update, restart and stop only',
+    path: ['message'],
   });
 
 const pingSchema = z.object({

@@ -26,7 +26,7 @@ import type {
 
 /** A player as the protocol names them: at least one of steam_id (17 digits) / eos_id (32 hex). */
 export type Player = ModPlayer;
-export type ServerAction = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled';
+export type ServerAction = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled' | 'broadcast';
 
 // Omit that keeps each member of a union apart (plain Omit would merge `{ok: true}` and `{ok: false, error}`).
 type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -176,9 +176,12 @@ export class ModClient {
     this.#fireAndForget({ type: 'player.leave', player });
   }
 
-  /** Rejects with code `forbidden` unless the host allowed the action; `countdown` (minutes) is for update only. */
-  async serverAction(action: ServerAction, countdown?: number): Promise<ServerActionResult> {
-    const message = countdown === undefined ? { type: 'server.action', action } : { type: 'server.action', action, countdown };
+  /**
+   * Rejects with code `forbidden` unless the host allowed the action; `countdown` (minutes) is for update only; `text`
+   * is the broadcast (required for broadcast) or the in-game notice of update, restart and stop.
+   */
+  async serverAction(action: ServerAction, countdown?: number, text?: string): Promise<ServerActionResult> {
+    const message = { type: 'server.action', action, ...(countdown === undefined ? {} : { countdown }), ...(text === undefined ? {} : { message: text }) };
     const reply = await this.#request<ServerActionResultMessage>('server.action.result', message);
     return reply.ok ? { ok: true, status: reply.status, message: reply.message } : { ok: false, error: reply.error };
   }

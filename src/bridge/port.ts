@@ -58,7 +58,14 @@ export type ReviewOutcome =
   | { readonly ok: true }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
-export type ServerActionName = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled';
+/** What a mod may ask a server for: the webhook actions, and `broadcast` (GSA's System API only). */
+export type ServerActionName = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled' | 'broadcast';
+
+/** The text that goes with an action: the broadcast itself, or the in-game message of update/restart/stop (System API). */
+export interface ServerActionDetails {
+  readonly countdownMinutes?: number | undefined;
+  readonly message?: string | undefined;
+}
 
 export type ServerActionOutcome =
   | { readonly ok: true; readonly status: number; readonly message: string }
@@ -107,7 +114,7 @@ export interface BridgeSink {
   playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void;
   playerLeft(player: PlayerIdentity): void;
   /** Rejects with ActionNotAllowedRefusal unless the server's allowActions lists the action. */
-  serverAction(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome>;
+  serverAction(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome>;
 }
 
 /** What the bridge calls on an adapter. Both must return at once and never throw. */

@@ -10,10 +10,13 @@ import type { ServerOptions } from './options.js';
 import { ActionNotAllowedRefusal, NoGameserverIdRefusal } from './errors.js';
 import type { ServerActionName, ServerActionOutcome } from './port.js';
 
-/** The actions the System API has a path for (wipe has none). */
+/** The actions the System API has a path for (wipe has none; broadcast is its own call). */
 function systemActionOf(action: ServerActionName): SystemServerAction | undefined {
-  return action === 'wipe' ? undefined : action;
+  return action === 'wipe' || action === 'broadcast' ? undefined : action;
 }
+
+/** update, restart and stop carry an in-game message on the System API. */
+const ACTIONS_WITH_MESSAGE: ReadonlySet<ServerActionName> = new Set(['update', 'restart', 'stop']);
 
 export class ServerActions {
   #server: ServerOptions;
@@ -33,7 +36,7 @@ export class ServerActions {
   }
 
   /** Rejects with BridgeRefusal when the action is not allowed; otherwise resolves with the service's answer. */
-  async run(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome> {
+  async run(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome> {
     if (!this.#server.allowActions.includes(action)) {
       throw new ActionNotAllowedRefusal(`the host does not allow mods to ${action} this server`, 'action');
     }
@@ -42,11 +45,16 @@ export class ServerActions {
       throw new NoGameserverIdRefusal('this server has no GAMESERVER_ID configured; server actions need it');
     }
     const countdown = action === 'update' ? countdownMinutes : undefined;
+    const system = this.#systemApi?.();
     try {
+      if (action === 'broadcast') {
+        if (system === undefined) throw new ActionNotAllowedRefusal("broadcast needs GSA's System API, which the host has not set up", 'action');
+        const receipt = await system.broadcast(serverId, message ?? '');
+        return { ok: true, status: receipt.status, message: receipt.message };
+      }
       const systemAction = systemActionOf(action);
-      const system = systemAction === undefined ? undefined : this.#systemApi?.();
       if (system !== undefined && systemAction !== undefined) {
-        const receipt = await system.serverAction(serverId, systemAction, { countdown });
+        const receipt = await system.serverAction(serverId, systemAction, { countdown, message: ACTIONS_WITH_MESSAGE.has(action) ? message : undefined });
         return { ok: true, status: receipt.status, message: receipt.message };
       }
       const result = await this.#client.serverAction(serverId, action, countdown);

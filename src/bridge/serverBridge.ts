@@ -337,10 +337,10 @@ export class ServerBridge implements BridgeSink {
     this.#logger.debug({ player: describePlayer(player) }, 'player left');
   }
 
-  serverAction(action: ServerActionName, countdownMinutes?: number): Promise<ServerActionOutcome> {
+  serverAction(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome> {
     if (this.#closed) return Promise.reject(new UnavailableRefusal('the sidecar is shutting down'));
     this.#logger.info({ action, countdownMinutes }, 'server action requested by a mod');
-    return this.#actions.run(action, countdownMinutes);
+    return this.#actions.run(action, countdownMinutes, message);
   }
 
   /** Whether an adapter can send a player a private message (the "tell this player" capability). */
@@ -403,7 +403,7 @@ export class ServerBridge implements BridgeSink {
       playerLeft: (player) => {
         this.playerLeft(player);
       },
-      serverAction: (action, countdownMinutes) => this.serverAction(action, countdownMinutes),
+      serverAction: (action, countdownMinutes, message) => this.serverAction(action, countdownMinutes, message),
     };
   }
 

@@ -167,7 +167,8 @@ const serverFields = {
     .regex(URL_SEGMENT, 'must be non-empty and use only letters, digits, ".", "_", "~" and "-" (it is part of the service URL)'),
   // GAMESERVER_ID, used by the webhook endpoints.
   id: count().optional(),
-  allowActions: z.array(z.enum(SERVER_ACTIONS)).default(() => []),
+  // The webhook actions, and broadcast (GSA's System API only: without api.system a mod's broadcast is refused).
+  allowActions: z.array(z.enum([...SERVER_ACTIONS, 'broadcast'])).default(() => []),
 };
 
 export function serverSchemaOf<Options>(adapter: z.ZodType<Options>) {
