@@ -298,7 +298,7 @@ describe('parseConfig', () => {
         ),
       ).toEqual([
         { path: 'api.flavor', message: 'must be one of: v1, v2' },
-        { path: 'servers[0].allowActions[0]', message: 'must be one of: start, stop, restart, update, wipe, cancel-scheduled' },
+        { path: 'servers[0].allowActions[0]', message: 'must be one of: start, stop, restart, update, wipe, cancel-scheduled, broadcast' },
         { path: 'servers[0].adapters[0].profile', message: 'must be one of: ark, atlas, squad, rust, conan, 7dtd, minecraft' },
         { path: 'servers[0].adapters[1].type', message: 'must be one of: websocket, rcon' },
         { path: 'servers[0].adapters[2].type', message: 'required (one of: websocket, rcon)' },

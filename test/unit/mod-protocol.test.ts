@@ -61,8 +61,19 @@ describe('parseModMessage: valid messages', () => {
     expect(parse({ type: 'player.leave', player: PLAYER })).toEqual({ ok: true, message: { type: 'player.leave', player: PLAYER } });
   });
 
-  it.each(MOD_SERVER_ACTIONS)('parses server.action %s', (action) => {
+  it.each(MOD_SERVER_ACTIONS.filter((action) => action !== 'broadcast'))('parses server.action %s', (action) => {
     expect(parse({ type: 'server.action', id: 'a', action })).toEqual({ ok: true, message: { type: 'server.action', id: 'a', action } });
+  });
+
+  it('parses server.action broadcast with its text, and a notice on update, restart and stop', () => {
+    expect(parse({ type: 'server.action', id: 'a', action: 'broadcast', message: 'Restart soon' })).toEqual({
+      ok: true,
+      message: { type: 'server.action', id: 'a', action: 'broadcast', message: 'Restart soon' },
+    });
+    for (const action of ['update', 'restart', 'stop']) expect(parse({ type: 'server.action', id: 'a', action, message: 'Back in 5' })).toMatchObject({ ok: true, message: { message: 'Back in 5' } });
+    expect(parse({ type: 'server.action', id: 'a', action: 'broadcast' })).toMatchObject({ ok: false, error: { code: 'bad_message', path: 'message' } });
+    expect(parse({ type: 'server.action', id: 'a', action: 'wipe', message: 'x' })).toMatchObject({ ok: false, error: { code: 'bad_message', path: 'message' } });
+    expect(parse({ type: 'server.action', id: 'a', action: 'broadcast', message: 'x'.repeat(501) })).toMatchObject({ ok: false, error: { code: 'bad_message', path: 'message' } });
   });
 
   it('parses server.action update with a countdown, 0 included', () => {
@@ -206,7 +217,7 @@ describe('parseModMessage: fields of each message', () => {
   it('says "required" for a missing field and "must be" for a wrong one', () => {
     expect(errorOf({ type: 'review', player: PLAYER, comment: '' }).message).toBe('required (a whole number)');
     expect(errorOf({ type: 'review', player: PLAYER, stars: 'five', comment: '' }).message).toBe('must be a whole number');
-    expect(errorOf({ type: 'server.action', action: 'reboot' }).message).toBe('must be one of start, stop, restart, update, wipe, cancel-scheduled');
+    expect(errorOf({ type: 'server.action', action: 'reboot' }).message).toBe('must be one of start, stop, restart, update, wipe, cancel-scheduled, broadcast');
   });
 
   it('reports one error, the first problem in field order (id, player, then the rest)', () => {
