@@ -99,7 +99,7 @@ function fullConfig(raw: Record<string, unknown>, withSystemKey: boolean, dataDi
 const systemPaths = (): string[] => emulator.calls.filter((call) => call.flavor === 'system').map((call) => `${call.method} ${call.path}`);
 const modApiCalls = () => emulator.calls.filter((call) => call.flavor === 'v1' || call.flavor === 'v2');
 
-async function startMinecraft(withSystemKey: boolean) {
+async function startMinecraft(withSystemKey: boolean, extra: Record<string, unknown> = {}) {
   const dir = await tempDir('system-e2e-mc');
   const logFile = join(dir, 'logs', 'latest.log');
   const game = await GAME_CONSOLES.minecraft.start({ host: '127.0.0.1', port: 0, password: PASSWORD, logFile, writeMode: 'split' });
@@ -113,6 +113,7 @@ async function startMinecraft(withSystemKey: boolean) {
           adapters: [{ type: 'rcon', id: 'mc', profile: 'minecraft', port: game.port, password: PASSWORD, logFile, pollPlayersMs: 1_000, alertCooldownMs: 0 }],
         },
       ],
+      ...extra,
     },
     withSystemKey,
   );
@@ -148,6 +149,31 @@ describe('minecraft through the System API', () => {
     expect(modApiCalls()).toEqual([]);
     expect(mc.logs.join('')).not.toContain(SYSTEM_KEY);
     expect(mc.logs.join('')).not.toContain(PASSWORD);
+  });
+
+  it("the chat filter's mute of a Minecraft player goes to GSA by their Mojang id and blocks their next line at once", async () => {
+    const mc = await startMinecraft(true, { moderation: { filter: { words: ['scam'], ladder: [{ action: 'warn', message: 'No scams here.' }, { action: 'mute', period: '1h' }] } } });
+    mc.game.join(ALICE);
+    mc.game.say(ALICE, 'hello');
+    await until(() => mc.verdictsOf('Alice').length === 1, "Alice's first verdict", mc.logs);
+    expect(mc.verdictsOf('Alice')[0]).toMatchObject({ verdict: 'allow', reason: 'ok' });
+    mc.game.say(ALICE, 'free sc4m here');
+    mc.game.say(ALICE, 'scam again');
+    // The second offence is a second strike (counted by the Mojang id, her only one): the ladder's mute, at GSA.
+    await until(() => mc.moderation.some((event) => event.action === 'mute'), "the ladder's mute", mc.logs);
+    expect(mc.moderation.filter((event) => event.action === 'mute')).toEqual([{ server: SERVER_A, action: 'mute', result: 'ok' }]);
+    expect(emulator.snapshot().system.mutes.map((mute) => mute.uuid)).toEqual([aliceUuid]);
+    expect(systemPaths()).toContain(`POST /system-api/v2/player/${aliceUuid}/mute`);
+
+    const callsBefore = emulator.calls.length;
+    mc.game.say(ALICE, 'just a clean line');
+    await until(() => mc.verdictsOf('Alice').length === 4, "Alice's clean line after the mute", mc.logs);
+    expect(mc.verdictsOf('Alice')[3]).toMatchObject({ verdict: 'block', reason: 'muted' });
+    // Warned once (the first offence), then told she is muted.
+    await until(() => mc.tellraws().some((command) => command.includes(ALERT)), 'the muted alert by tellraw', mc.logs);
+    expect(mc.tellraws().filter((command) => command.includes('No scams here.'))).toHaveLength(1);
+    expect(emulator.calls.length).toBe(callsBefore);
+    expect(modApiCalls()).toEqual([]);
   });
 
   it("without api.system: the policy decides (unknown), no tellraw, and the host is told once that Minecraft needs it", async () => {
