@@ -14,7 +14,7 @@ import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
-import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { startSidecar } from '../../src/sidecar.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
@@ -60,15 +60,8 @@ async function until(condition: () => boolean, what: string, logs: readonly stri
   }
 }
 
-interface Started {
-  readonly sidecar: Sidecar;
-  readonly logs: string[];
-  readonly verdicts: VerdictEvent[];
-  readonly moderation: ModerationEvent[];
-}
-
 /** The real sidecar on `raw` (api and reviews filled in), its log captured, its verdicts and filter steps listened to. */
-async function start(raw: Record<string, unknown>, withSystemKey: boolean): Promise<Started> {
+async function start(raw: Record<string, unknown>, withSystemKey: boolean) {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', secrets: [PASSWORD, SYSTEM_KEY], destination: { write: (line: string) => logs.push(line) } });
   const config = parseConfig(fullConfig(raw, withSystemKey, await tempDir('system-e2e-data')), {});
@@ -78,7 +71,7 @@ async function start(raw: Record<string, unknown>, withSystemKey: boolean): Prom
   const moderation: ModerationEvent[] = [];
   sidecar.events.on('verdict', (event) => verdicts.push(event));
   sidecar.events.on('moderation', (event) => moderation.push(event));
-  return { sidecar, logs, verdicts, moderation };
+  return { sidecar, logs, verdicts, moderation, reload: async (withKey: boolean) => sidecar.reconfigure(parseConfig(fullConfig(raw, withKey, config.reviews.dataDir), {})) };
 }
 
 function fullConfig(raw: Record<string, unknown>, withSystemKey: boolean, dataDir: string): Record<string, unknown> {
@@ -174,6 +167,35 @@ describe('minecraft through the System API', () => {
     expect(mc.tellraws().filter((command) => command.includes('No scams here.'))).toHaveLength(1);
     expect(emulator.calls.length).toBe(callsBefore);
     expect(modApiCalls()).toEqual([]);
+  });
+
+  it('a reload that brings the System API key makes the next lookup of a Minecraft player go to GSA', async () => {
+    emulator.systemMute(malloryUuid);
+    const mc = await startMinecraft(false);
+    mc.game.join(MALLORY);
+    mc.game.say(MALLORY, 'before the key');
+    await until(() => mc.verdictsOf('Mallory').length === 1, 'the verdict without a key', mc.logs);
+    expect(mc.verdictsOf('Mallory')[0]).toMatchObject({ verdict: 'allow', reason: 'unknown' });
+    await mc.reload(true);
+    mc.game.say(MALLORY, 'after the key');
+    await until(() => mc.tellraws().length === 1, 'the tellraw once the key is there', mc.logs);
+    expect(mc.verdictsOf('Mallory')[1]).toMatchObject({ verdict: 'block', reason: 'muted' });
+    expect(systemPaths()).toContain(`GET /system-api/v2/player/${malloryUuid}`);
+    expect(modApiCalls()).toEqual([]);
+  });
+
+  it('a Minecraft player GSA does not know costs one players/find, not one a line', async () => {
+    const mc = await startMinecraft(true);
+    const stranger = { ...ALICE, name: 'Stranger', uuid: '11111111-2222-4333-8444-555555555555' };
+    mc.game.join(stranger);
+    mc.game.say(stranger, 'one');
+    mc.game.say(stranger, 'two');
+    mc.game.say(stranger, 'three');
+    await until(() => mc.verdictsOf('Stranger').length === 3, "the stranger's three verdicts", mc.logs);
+    expect(mc.verdictsOf('Stranger').every((event) => event.verdict === 'allow')).toBe(true);
+    // GSA's 404 is remembered (notFoundTtlMs): a chat flood from an unknown id does not spend the key's budget.
+    expect(systemPaths()).toEqual(['POST /system-api/v2/players/find']);
+    expect(mc.tellraws()).toEqual([]);
   });
 
   it("without api.system: the policy decides (unknown), no tellraw, and the host is told once that Minecraft needs it", async () => {
