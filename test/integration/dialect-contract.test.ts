@@ -39,8 +39,8 @@ function modClient(flavor: ApiFlavor): GsaClient {
   return client;
 }
 
-function systemClient(): SystemApiClient {
-  const client = new SystemApiClient({ baseUrl: emulator.url, key: SYSTEM_KEY, retry: RETRY });
+function systemClient(gsaId?: string): SystemApiClient {
+  const client = new SystemApiClient({ baseUrl: emulator.url, key: SYSTEM_KEY, gsaId, retry: RETRY });
   clients.push(client);
   return client;
 }
@@ -105,6 +105,15 @@ describe('System API v2', () => {
       expect(await client.player(uuid)).toMatchObject({ uuid, muted: false });
     }
     expectAll2xx(ids.length * 2);
+  });
+
+  it('takes the GSA-ID header a distributed tool sends', async () => {
+    const client = systemClient('gsa-bridge-contract');
+    const id = steamId();
+    emulator.addPlayer({ ids: [{ type: 'steam', id }] });
+    expect(await client.checkMuted(id)).toMatchObject({ muted: false });
+    expectAll2xx(2);
+    expect(emulator.calls.map((call) => call.gsaId)).toEqual([true, true]);
   });
 
   it('takes a mute for every period code, an end date and for good, and an unmute', async () => {
