@@ -1,7 +1,9 @@
 // GSA's System API through the running sidecar (startSidecar) against the GSA emulator with a System API key, end to
 // end: a Minecraft player's mute check (the shipped fake Minecraft console and its latest.log), the same without
-// api.system, the chat filter's mute step (real mod WebSockets on two servers, `moderation list` in-process, the
-// metrics), and a mod's server actions (System API, wipe on the webhook, the 60 s spacing, an offline server).
+// api.system and after a reload brings it, the chat filter's mute step (of a Minecraft player; and over real mod
+// WebSockets on two servers, with `moderation list` in-process and the metrics), and a mod's server actions (System
+// API, wipe on the webhook, the 60 s spacing, an offline server). game-consoles-e2e.test.ts has no Minecraft case:
+// its `!review` step cannot hold there (the mod API takes no Mojang id), so Minecraft's end to end lives here.
 // Nothing of the project is mocked; no test waits for a cooldown: a spaced call is shown not sent, then the sidecar
 // stops.
 import { writeFile } from 'node:fs/promises';
