@@ -14,6 +14,7 @@ import type { ModerationEvent, VerdictEvent } from '../../src/bridge/events.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { SystemApiClient } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar } from '../../src/sidecar.js';
@@ -348,6 +349,22 @@ describe("a mod's server actions with a System API key", () => {
     await mod.waitFor((frame) => frame.type === 'pong');
     expect(emulator.calls.filter((call) => call.path === `/system-api/v2/gameserver/${ID_A}/restart`)).toHaveLength(1);
     expect(mod.received.some((frame) => frame.id === 'r2')).toBe(false);
+    expect(emulator.systemActions()).toHaveLength(1);
+  });
+
+  it("GSA's own 60 s cooldown (another tool restarted the server) reaches the mod as ok:false rate_limited, never retried", async () => {
+    // Another tool on the same key calls first: the sidecar's own spacing knows nothing of it, GSA does.
+    const other = new SystemApiClient({ baseUrl: emulator.url, key: SYSTEM_KEY, retry: { retries: 0 } });
+    cleanups.push(() => other.close());
+    await other.serverAction(ID_A, 'restart');
+    const { mods } = await startMods({}, [{ name: SERVER_A, id: ID_A, allowActions: ['restart'] }]);
+    const [mod] = mods;
+    if (mod === undefined) throw new Error('a mod expected');
+    const result = await action(mod, 'c1', 'restart');
+    // The mod protocol's word for a cooldown is rate_limited (wireCodes.ts).
+    expect(result).toMatchObject({ type: 'server.action.result', ok: false, error: { code: 'rate_limited' } });
+    expect(JSON.stringify(result)).toContain('Please wait 60 second(s)');
+    expect(emulator.calls.filter((call) => call.path === `/system-api/v2/gameserver/${String(ID_A)}/restart`).map((call) => call.status)).toEqual([200, 429]);
     expect(emulator.systemActions()).toHaveLength(1);
   });
 
