@@ -78,10 +78,15 @@ export const DEFAULT_MUTE_NOTE = 'gsa-bridge chat filter';
 /** Codes of an outcome where GSA gave no answer (the service client's): `failed`, not `refused`. */
 const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error', 'bad_response', 'failed']);
 
-/** The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id). */
+/**
+ * The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id, else the Mojang id).
+ * A Minecraft player has only the Mojang id: without it every offence would count as a first strike, and the
+ * ladder would never reach its mute.
+ */
 function idOf(player: PlayerIdentity): string | undefined {
   if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
   if (player.eosId !== undefined) return playerKey({ kind: 'eos', id: player.eosId });
+  if (player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
   return undefined;
 }
 
