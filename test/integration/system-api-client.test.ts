@@ -101,6 +101,16 @@ describe('what reaches the wire', () => {
     expect((await failureOf(r.client.findPlayer(STEAM))).code).toBe('not_found');
     expect(r.arrivals).toHaveLength(2);
   });
+
+  it('a mute check of a player GSA says it has no record of is "not muted"; a 404 without its words stays an error', async () => {
+    const r = rig();
+    answer(r, 'POST', '/system-api/v2/players/find', 404, { error: 'No players found matching the criteria' });
+    expect(await r.client.checkMuted(STEAM)).toEqual({ muted: false, alert: null, steamId: null, eosId: null });
+    const other = rig();
+    // A wrong base URL or a proxy answers 404 too, without GSA's words: not a verdict on the player.
+    answer(other, 'POST', '/system-api/v2/players/find', 404, '<html>Not Found</html>');
+    expect(await failureOf(other.client.checkMuted(STEAM))).toMatchObject({ code: 'not_found', status: 404 });
+  });
 });
 
 describe('cooldowns kept before sending', () => {

@@ -224,6 +224,15 @@ function describe(what: string, serviceMessage: string): string {
   return serviceMessage.length > 0 ? `${what}: ${serviceMessage}` : what;
 }
 
+/**
+ * GSA's own word that it has no such player (players/find's "No players found matching the criteria", the player
+ * paths' "Player not found"): a player who never joined a server of the dashboard, whom nobody can have muted there.
+ * A 404 without those words (a wrong base URL, a proxy) is not this.
+ */
+export function isUnknownPlayerAnswer(error: unknown): boolean {
+  return error instanceof NotFoundError && /^(No players found matching the criteria|Player not found)/i.test(error.serviceMessage ?? '');
+}
+
 /** How the System API's failures read for a call on `subject` (reference: every documented 400, 401, 403, 404, 429). */
 export function classifySystemFailure(subject: SystemSubject): ClassifyFailure {
   return (response, scrub, nowMs): GsaError => {

@@ -16,7 +16,7 @@ import { CallPipeline, type CallOptions } from '../callPipeline.js';
 import type { CheckMutedOptions } from '../client.js';
 import { SecretKey } from '../credentials.js';
 import type { ApiRequest } from '../dialects/dialect.js';
-import { classifySystemFailure, cooldownMessage, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
+import { classifySystemFailure, cooldownMessage, isUnknownPlayerAnswer, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
 import { CooldownError, InvalidInputError, NotFoundError, type GsaError } from '../errors.js';
 import type { CallKind, RateLimitOptions } from '../rateLimiter.js';
 import type { RequestObserver } from '../requestEvent.js';
@@ -134,9 +134,16 @@ export class SystemApiClient implements SystemApi {
 
   async checkMuted(serviceId: string, options: CheckMutedOptions = {}): Promise<MuteStatus> {
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
-    const found = await this.#find(serviceId, kind, options);
-    const state = await this.#player(found.uuid, kind, options);
-    return { muted: state.muted, alert: null, steamId: null, eosId: null };
+    try {
+      const found = await this.#find(serviceId, kind, options);
+      const state = await this.#player(found.uuid, kind, options);
+      return { muted: state.muted, alert: null, steamId: null, eosId: null };
+    } catch (error) {
+      // GSA says it has no such player: nobody can have muted them there, as the mod API answers "not muted" for a
+      // player it never saw. Anything else (a 404 without GSA's words included) stays an error: the policy decides.
+      if (isUnknownPlayerAnswer(error)) return { muted: false, alert: null, steamId: null, eosId: null };
+      throw error;
+    }
   }
 
   async mute(uuid: string, duration: MuteDuration, note?: string, options: CallOptions = {}): Promise<SystemReceipt> {
