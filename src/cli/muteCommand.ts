@@ -10,6 +10,8 @@ import { UsageError } from './errors.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { cooldownPastDeadline, withSystemSession } from './systemSession.js';
+import { recordCommandStep, recordingFailure, type CommandStep } from './commandModerationRecord.js';
+import type { ModerationResult } from '../moderation/moderationLog.js';
 import { SYSTEM_PLAYER_OPTIONS, describePlayerRef, playerChoice, resolvePlayer } from './systemPlayerOptions.js';
 
 export const MUTE_COMMAND = defineCommand({
@@ -59,20 +61,29 @@ function durationOf(options: { readonly period: string | undefined; readonly unt
   return { type: 'permanent' };
 }
 
+/** The duration as the moderation log shows it: the period code, the end date, or `permanent`. */
+function periodText(duration: MuteDuration): string {
+  return duration.type === 'period' ? duration.period : duration.type === 'date' ? duration.date : 'permanent';
+}
+
 export async function muteCommand(args: readonly string[], context: CliContext): Promise<number> {
   const { options } = parseCommandLine(MUTE_COMMAND, args);
   const choice = playerChoice(options);
   const duration = durationOf(options, Date.now());
-  return withSystemSession(context, 'mute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions }) => {
+  return withSystemSession(context, 'mute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions, config }) => {
+    const step: CommandStep = { action: 'mute', player: 'uuid' in choice ? choice.uuid : choice.serviceId, period: periodText(duration) };
+    const record = (result: ModerationResult, answer: string): Promise<void> => recordCommandStep(context, config.reviews.dataDir, step, result, answer);
     const deadlineAt = Date.now() + options.timeout * 1000;
     const call = callOptions('mute');
-    const player = await resolvePlayer(system, choice, call);
+    const player = await recordingFailure(record, () => resolvePlayer(system, choice, call));
     const late = cooldownPastDeadline({ kind: 'player', uuid: player.uuid }, GSA_PLAYER_COOLDOWN_MS, await system.playerFreeAt(player.uuid), deadlineAt, options.timeout);
     if (late !== undefined) {
       context.stderr.write(`error (cooldown): ${late}\n`);
+      await record('refused', late);
       return EXIT_REFUSED;
     }
-    const receipt = await system.mute(player.uuid, duration, options.note, call);
+    const receipt = await recordingFailure(record, () => system.mute(player.uuid, duration, options.note, call));
+    await record('ok', receipt.message);
     context.stdout.write(`mute ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
     return EXIT_OK;
   });

@@ -7,6 +7,8 @@ import type { CliContext } from './context.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine } from './options.js';
 import { cooldownPastDeadline, withSystemSession } from './systemSession.js';
+import { recordCommandStep, recordingFailure, type CommandStep } from './commandModerationRecord.js';
+import type { ModerationResult } from '../moderation/moderationLog.js';
 import { SYSTEM_PLAYER_OPTIONS, describePlayerRef, playerChoice, resolvePlayer } from './systemPlayerOptions.js';
 
 export const UNMUTE_COMMAND = defineCommand({
@@ -29,16 +31,20 @@ export const UNMUTE_COMMAND = defineCommand({
 export async function unmuteCommand(args: readonly string[], context: CliContext): Promise<number> {
   const { options } = parseCommandLine(UNMUTE_COMMAND, args);
   const choice = playerChoice(options);
-  return withSystemSession(context, 'unmute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions }) => {
+  return withSystemSession(context, 'unmute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions, config }) => {
+    const step: CommandStep = { action: 'unmute', player: 'uuid' in choice ? choice.uuid : choice.serviceId, period: null };
+    const record = (result: ModerationResult, answer: string): Promise<void> => recordCommandStep(context, config.reviews.dataDir, step, result, answer);
     const deadlineAt = Date.now() + options.timeout * 1000;
     const call = callOptions('unmute');
-    const player = await resolvePlayer(system, choice, call);
+    const player = await recordingFailure(record, () => resolvePlayer(system, choice, call));
     const late = cooldownPastDeadline({ kind: 'player', uuid: player.uuid }, GSA_PLAYER_COOLDOWN_MS, await system.playerFreeAt(player.uuid), deadlineAt, options.timeout);
     if (late !== undefined) {
       context.stderr.write(`error (cooldown): ${late}\n`);
+      await record('refused', late);
       return EXIT_REFUSED;
     }
-    const receipt = await system.unmute(player.uuid, options.note, call);
+    const receipt = await recordingFailure(record, () => system.unmute(player.uuid, options.note, call));
+    await record('ok', receipt.message);
     context.stdout.write(`unmute ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
     return EXIT_OK;
   });

@@ -12,7 +12,7 @@ import type { BridgeEvents } from '../bridge/events.js';
 import type { ChatVerdict, PlayerIdentity } from '../bridge/port.js';
 import { playerKey } from '../ids/playerIds.js';
 import type { PeriodCode } from '../gsa/system/periods.js';
-import type { ModerationAction, ModerationLog, ModerationResult } from './moderationLog.js';
+import { resultOfCode, type ModerationAction, type ModerationLog, type ModerationResult } from './moderationLog.js';
 import type { ModerationLogger, StrikeBook } from './strikeBook.js';
 import { WordFilter } from './wordFilter.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -75,8 +75,6 @@ export const BLOCKED_ALERT = 'Your message was blocked by the chat filter.';
 /** The note sent with a mute when its step has none. */
 export const DEFAULT_MUTE_NOTE = 'gsa-bridge chat filter';
 
-/** Codes of an outcome where GSA gave no answer (the service client's): `failed`, not `refused`. */
-const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error', 'bad_response', 'failed']);
 
 /**
  * The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id, else the Mojang id).
@@ -219,7 +217,7 @@ export class ChatFilter {
       }
       this.#record(base, 'mute', step.period, 'ok', outcome.message);
     } else {
-      this.#record(base, 'mute', step.period, NO_ANSWER_CODES.has(outcome.code) ? 'failed' : 'refused', `${outcome.code}: ${outcome.message}`);
+      this.#record(base, 'mute', step.period, resultOfCode(outcome.code), `${outcome.code}: ${outcome.message}`);
     }
   }
 

@@ -26,6 +26,14 @@ export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 export const MODERATION_RESULTS = ['ok', 'refused', 'failed', 'dry_run', 'not_supported'] as const;
 export type ModerationResult = (typeof MODERATION_RESULTS)[number];
 
+/** Codes of an outcome where GSA gave no answer (the service client's, and a rejected step's `failed`). */
+const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network', 'timeout', 'unavailable', 'server_error', 'bad_response', 'failed']);
+
+/** A refused or failed step's result by its error code: `failed` when GSA gave no answer, else `refused`. */
+export function resultOfCode(code: string): 'failed' | 'refused' {
+  return NO_ANSWER_CODES.has(code) ? 'failed' : 'refused';
+}
+
 /** One step, as stored (snake_case: it is read by scripts through `moderation list --json`). */
 export interface ModerationRecord {
   /** ISO date-time. */

@@ -2,7 +2,7 @@
 // unmute, broadcast, and server actions through the System API when a key is set (wipe still on the webhook); the
 // refusals a host must read (unknown player, cooldown, offline server, wrong key) and usage errors (period codes,
 // dates, no key); the key never printed; and, with a shared Redis, a server call that would wait past --timeout.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -85,6 +85,32 @@ describe('mute and unmute', () => {
     expect((await cli(['mute', '--player', UUID, '--until', '2099-12-31'])).code).toBe(0);
     emulator.reset();
     expect((await cli(['mute', '--player', UUID, '--permanent'])).code).toBe(0);
+  });
+
+  it('writes each mute and unmute, accepted or refused, to the moderation log that moderation list shows', async () => {
+    const dir = await tempDir('cli-moderation');
+    const dataDir = join(dir, 'data');
+    await mkdir(dataDir);
+    const config = join(dir, 'config.json');
+    await writeFile(config, JSON.stringify({ api: { baseUrl: emulator.url, clientId: 'cli-client', clientSecret: SECRET, system: { key: KEY } }, servers: [], reviews: { dataDir } }));
+    const withFile = { GSA_BRIDGE_LOG_LEVEL: 'debug' };
+    expect((await cli(['mute', '--steam-id', STEAM, '--period', '30m', '--config', config], withFile)).code).toBe(0);
+    expect((await cli(['unmute', '--steam-id', STEAM, '--config', config], withFile)).code).toBe(1);
+    expect((await cli(['mute', '--steam-id', '76561198999999999', '--period', '1d', '--config', config], withFile)).code).toBe(1);
+    const listed = await cli(['moderation', 'list', '--json', '--config', config], withFile);
+    expect(listed.code).toBe(0);
+    const records = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records).toMatchObject([
+      { by: 'command', server: null, player: STEAM, action: 'mute', period: '30m', result: 'ok', answer: 'Player will be muted shortly.' },
+      { by: 'command', player: STEAM, action: 'unmute', period: null, result: 'refused', answer: expect.stringContaining('120 s') as unknown },
+      { by: 'command', player: '76561198999999999', action: 'mute', period: '1d', result: 'refused', answer: expect.stringContaining('GSA does not know this player') as unknown },
+    ]);
+  });
+
+  it('records nothing when the data directory does not exist (a command run from elsewhere makes no ./data)', async () => {
+    const run = await cli(['mute', '--steam-id', STEAM, '--period', '15m']);
+    expect(run.code).toBe(0);
+    expect(await readdir(workDir)).toEqual([]);
   });
 
   it('a player GSA does not know: exit 1, "GSA does not know this player"', async () => {
