@@ -4,15 +4,11 @@
 // GSA's 120 s per player, are refusals (exit 1) with the service's words. It never takes or prints the key.
 
 import { periodProblem, type MuteDuration, type PeriodCode } from '../gsa/index.js';
-import { GSA_PLAYER_COOLDOWN_MS } from '../gsa/dialects/systemApiV2.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
-import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine } from './options.js';
-import { cooldownPastDeadline, withSystemSession } from './systemSession.js';
-import { recordCommandStep, recordingFailure, type CommandStep } from './commandModerationRecord.js';
-import type { ModerationResult } from '../moderation/moderationLog.js';
-import { SYSTEM_PLAYER_OPTIONS, describePlayerRef, playerChoice, resolvePlayer } from './systemPlayerOptions.js';
+import { runPlayerModeration } from './playerModeration.js';
+import { SYSTEM_PLAYER_OPTIONS, playerChoice } from './systemPlayerOptions.js';
 
 export const MUTE_COMMAND = defineCommand({
   name: 'mute',
@@ -70,21 +66,11 @@ export async function muteCommand(args: readonly string[], context: CliContext):
   const { options } = parseCommandLine(MUTE_COMMAND, args);
   const choice = playerChoice(options);
   const duration = durationOf(options, Date.now());
-  return withSystemSession(context, 'mute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions, config }) => {
-    const step: CommandStep = { action: 'mute', player: 'uuid' in choice ? choice.uuid : choice.serviceId, period: periodText(duration) };
-    const record = (result: ModerationResult, answer: string): Promise<void> => recordCommandStep(context, config.reviews.dataDir, step, result, answer);
-    const deadlineAt = Date.now() + options.timeout * 1000;
-    const call = callOptions('mute');
-    const player = await recordingFailure(record, () => resolvePlayer(system, choice, call));
-    const late = cooldownPastDeadline({ kind: 'player', uuid: player.uuid }, GSA_PLAYER_COOLDOWN_MS, await system.playerFreeAt(player.uuid), deadlineAt, options.timeout);
-    if (late !== undefined) {
-      context.stderr.write(`error (cooldown): ${late}\n`);
-      await record('refused', late);
-      return EXIT_REFUSED;
-    }
-    const receipt = await recordingFailure(record, () => system.mute(player.uuid, duration, options.note, call));
-    await record('ok', receipt.message);
-    context.stdout.write(`mute ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
-    return EXIT_OK;
+  return runPlayerModeration(context, {
+    action: 'mute',
+    choice,
+    period: periodText(duration),
+    options,
+    send: (system, uuid, call) => system.mute(uuid, duration, options.note, call),
   });
 }

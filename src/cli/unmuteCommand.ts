@@ -2,14 +2,10 @@
 // System API. As `mute`: a player GSA does not know, and a call within GSA's 120 s per player, are refusals (exit 1).
 // It never takes or prints the key.
 
-import { GSA_PLAYER_COOLDOWN_MS } from '../gsa/dialects/systemApiV2.js';
 import type { CliContext } from './context.js';
-import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, TIMEOUT_OPTION, defineCommand, parseCommandLine } from './options.js';
-import { cooldownPastDeadline, withSystemSession } from './systemSession.js';
-import { recordCommandStep, recordingFailure, type CommandStep } from './commandModerationRecord.js';
-import type { ModerationResult } from '../moderation/moderationLog.js';
-import { SYSTEM_PLAYER_OPTIONS, describePlayerRef, playerChoice, resolvePlayer } from './systemPlayerOptions.js';
+import { runPlayerModeration } from './playerModeration.js';
+import { SYSTEM_PLAYER_OPTIONS, playerChoice } from './systemPlayerOptions.js';
 
 export const UNMUTE_COMMAND = defineCommand({
   name: 'unmute',
@@ -30,22 +26,11 @@ export const UNMUTE_COMMAND = defineCommand({
 
 export async function unmuteCommand(args: readonly string[], context: CliContext): Promise<number> {
   const { options } = parseCommandLine(UNMUTE_COMMAND, args);
-  const choice = playerChoice(options);
-  return withSystemSession(context, 'unmute', { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ system, callOptions, config }) => {
-    const step: CommandStep = { action: 'unmute', player: 'uuid' in choice ? choice.uuid : choice.serviceId, period: null };
-    const record = (result: ModerationResult, answer: string): Promise<void> => recordCommandStep(context, config.reviews.dataDir, step, result, answer);
-    const deadlineAt = Date.now() + options.timeout * 1000;
-    const call = callOptions('unmute');
-    const player = await recordingFailure(record, () => resolvePlayer(system, choice, call));
-    const late = cooldownPastDeadline({ kind: 'player', uuid: player.uuid }, GSA_PLAYER_COOLDOWN_MS, await system.playerFreeAt(player.uuid), deadlineAt, options.timeout);
-    if (late !== undefined) {
-      context.stderr.write(`error (cooldown): ${late}\n`);
-      await record('refused', late);
-      return EXIT_REFUSED;
-    }
-    const receipt = await recordingFailure(record, () => system.unmute(player.uuid, options.note, call));
-    await record('ok', receipt.message);
-    context.stdout.write(`unmute ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
-    return EXIT_OK;
+  return runPlayerModeration(context, {
+    action: 'unmute',
+    choice: playerChoice(options),
+    period: null,
+    options,
+    send: (system, uuid, call) => system.unmute(uuid, options.note, call),
   });
 }
