@@ -73,12 +73,20 @@ export interface PlannedCall<T> {
   readonly spacedBy?: SpacedBy | undefined;
 }
 
-export interface CallPipelineOptions {
+/** What every façade on the pipeline takes (the mod API's GsaClient, the SystemApiClient), besides its credential. */
+export interface ServiceCallOptions {
+  /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
   readonly baseUrl: string;
   /** Per-request timeout in ms, covering connect, headers and body. Default 5000. */
   readonly timeoutMs?: number | undefined;
+  /** The key's window. Default 100 a minute. */
   readonly rateLimit?: Partial<RateLimitOptions> | undefined;
-  /** Who decides when each call may start (see GsaClientOptions.budget). Default a LocalBudget of `rateLimit`. */
+  /**
+   * Who decides when each call may start: the window, the class shares, the Retry-After hold. Default a LocalBudget
+   * of `rateLimit.requests` per `rateLimit.intervalMs`, for this client alone (closed with it). A shared one
+   * (RedisBudget) counts every sidecar on the key; it belongs to whoever made it, so close() leaves it open and
+   * several clients in turn (a reload) may use it.
+   */
   readonly budget?: ApiBudget | undefined;
   readonly retry?: Partial<RetryOptions> | undefined;
   /** Silent by default. */
@@ -87,10 +95,16 @@ export interface CallPipelineOptions {
   readonly dispatcher?: Dispatcher | undefined;
   /** Jitter source; default Math.random. */
   readonly random?: (() => number) | undefined;
-  /** Time source of the rate limiter and of Retry-After dates; default the system clock. */
+  /** Time source of the rate limiter, the spacings and Retry-After dates; default the system clock. Tests pass fake time. */
   readonly clock?: Clock | undefined;
-  /** Told after every attempt (endpoint, target, status, code, duration, attempt). Must not throw. Default none. */
+  /**
+   * Told after every attempt at a request (endpoint, target, status, code, duration, attempt number), for health
+   * tracking and metrics: the client itself has no logging policy. Must not throw. Default none.
+   */
   readonly onRequest?: RequestObserver | undefined;
+}
+
+export interface CallPipelineOptions extends ServiceCallOptions {
   /** Masks the façade's credential in text from the service. */
   readonly scrub: Scrub;
 }

@@ -3,58 +3,26 @@
 // retried by the policy for its kind, and answered with a typed result or a GsaError with a stable code.
 // It knows nothing of games, chat or adapters, and never logs or throws a credential.
 
-import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import { Credentials } from './credentials.js';
-import type { Clock } from '../time/clock.js';
 import { TimeoutError } from './errors.js';
-import type { ApiBudget } from './apiBudget.js';
-import type { CallKind, RateLimitOptions } from './rateLimiter.js';
-import type { RequestObserver } from './requestEvent.js';
-import { CallPipeline, type CallOptions, type PlannedCall } from './callPipeline.js';
+import type { CallKind } from './rateLimiter.js';
+import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
-import type { RetryOptions } from './retryPolicy.js';
 import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from './webhookSpacing.js';
 
 export type { CallOptions, RetryNotice } from './callPipeline.js';
 
-export interface GsaClientOptions {
-  /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
-  readonly baseUrl: string;
+export interface GsaClientOptions extends ServiceCallOptions {
   /** v1: /api/v1 with credentials in the form body; v2: /mod-api/v2 with x-client-id / x-client-secret headers. Default 'v1'. */
   readonly flavor?: ApiFlavor | undefined;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** Per-request timeout in ms, covering connect, headers and body. Default 5000. */
-  readonly timeoutMs?: number | undefined;
-  readonly rateLimit?: Partial<RateLimitOptions> | undefined;
-  /**
-   * Who decides when each call may start: the window, the class shares, the Retry-After hold. Default a LocalBudget
-   * of `rateLimit.requests` per `rateLimit.intervalMs`, for this client alone (closed with it). A shared one
-   * (RedisBudget) counts every sidecar on the key; it belongs to whoever made it, so close() leaves it open and
-   * several clients in turn (a reload) may use it.
-   */
-  readonly budget?: ApiBudget | undefined;
-  readonly retry?: Partial<RetryOptions> | undefined;
   /** Path segment of the wipe webhook. Default 'wipe'. */
   readonly wipePath?: string | undefined;
   readonly reviewLimits?: Partial<ReviewLimits> | undefined;
-  /** Silent by default. */
-  readonly logger?: Logger | undefined;
-  /** Where requests go; default one undici Pool for the base URL's origin. Tests pass a MockAgent. */
-  readonly dispatcher?: Dispatcher | undefined;
-  /** Jitter source; default Math.random. */
-  readonly random?: (() => number) | undefined;
-  /** Time source of the rate limiter and of Retry-After dates; default the system clock. Tests pass fake time. */
-  readonly clock?: Clock | undefined;
-  /**
-   * Told after every attempt at a request (endpoint, target, status, code, duration, attempt number), for health
-   * tracking and metrics: the client itself has no logging policy. Must not throw. Default none.
-   */
-  readonly onRequest?: RequestObserver | undefined;
   /**
    * Keeps two calls of one webhook (same action, same server) at least 3 s apart, GSA's rule. Default a
    * LocalWebhookSpacing on `clock`, for this client alone; a shared one spaces calls across processes.

@@ -9,19 +9,13 @@
 // shares of the budget cycle (budgetShares.ts) then keep a chat flood's lookups from starving a moderator's mute or
 // a host's restart: each class keeps its places in every cycle.
 
-import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
-import type { ApiBudget } from '../apiBudget.js';
-import { CallPipeline, type CallOptions } from '../callPipeline.js';
+import { CallPipeline, type CallOptions, type ServiceCallOptions } from '../callPipeline.js';
 import type { CheckMutedOptions } from '../client.js';
 import { SecretKey } from '../credentials.js';
 import type { ApiRequest } from '../dialects/dialect.js';
 import { classifySystemFailure, cooldownMessage, isUnknownPlayerAnswer, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
 import { CooldownError, InvalidInputError, NotFoundError, type GsaError } from '../errors.js';
-import type { CallKind, RateLimitOptions } from '../rateLimiter.js';
-import type { RequestObserver } from '../requestEvent.js';
-import type { RetryOptions } from '../retryPolicy.js';
-import type { Clock } from '../../time/clock.js';
+import type { CallKind } from '../rateLimiter.js';
 import type { MuteStatus } from '../types.js';
 import type { WebhookSpacing } from '../webhookSpacing.js';
 import { COOLDOWN_MARGIN_MS, PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, localSystemCooldowns, playerCooldownKey, serverCooldownKey, type SystemCooldowns } from './cooldowns.js';
@@ -38,32 +32,14 @@ import {
   type SystemServerAction,
 } from './types.js';
 
-export interface SystemApiClientOptions {
-  /** Service root, e.g. https://api.gameserverapp.com or the emulator's URL. */
-  readonly baseUrl: string;
+/** `rateLimit` is the key's own window (api.system.rateLimit); `budget` a shared one comes from SharedSystemApiKey. */
+export interface SystemApiClientOptions extends ServiceCallOptions {
   /** The System API key (api.system.key): a secret, sent only as `Authorization: Bearer`. */
   readonly key: string;
   /** GSA's id for publicly distributed tools, sent as the GSA-ID header. Default none. */
   readonly gsaId?: string | undefined;
-  /** Per-request timeout in ms. Default 5000. */
-  readonly timeoutMs?: number | undefined;
-  /** The key's own window (api.system.rateLimit). Default 100 a minute. */
-  readonly rateLimit?: Partial<RateLimitOptions> | undefined;
-  /** The key's budget; default a LocalBudget of `rateLimit`. A shared one comes from SharedApiKey.forSystemApi. */
-  readonly budget?: ApiBudget | undefined;
   /** The per-player and per-server spacings. Default local ones (PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS) on `clock`. */
   readonly cooldowns?: SystemCooldowns | undefined;
-  readonly retry?: Partial<RetryOptions> | undefined;
-  /** Silent by default. */
-  readonly logger?: Logger | undefined;
-  /** Where requests go; default one undici Pool. Tests pass a MockAgent. */
-  readonly dispatcher?: Dispatcher | undefined;
-  /** Default the system clock. */
-  readonly clock?: Clock | undefined;
-  /** Jitter source; default Math.random. */
-  readonly random?: (() => number) | undefined;
-  /** Told after every attempt; must not throw. Default none. */
-  readonly onRequest?: RequestObserver | undefined;
   /** Most players/find answers kept. Default 10 000 (a uuid and a name each). */
   readonly findCacheSize?: number | undefined;
   /**
