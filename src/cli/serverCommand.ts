@@ -123,7 +123,8 @@ export async function serverCommand(args: readonly string[], context: CliContext
   if (!isServerAction(action)) throw new UsageError(`unknown action "${action}"; use one of: ${SERVER_ACTIONS.join(', ')}`);
   if (options.id !== undefined && options.server !== undefined) throw new UsageError('give --id GAMESERVER_ID or --server NAME, not both');
 
-  return withServiceSession(context, { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout }, async ({ client, config, logger, callOptions }) => {
+  const session = { configPath: options.config, pretty: options.pretty, timeoutSeconds: options.timeout, requireCredentials: action === 'wipe' ? true : ('unlessSystemKey' as const) };
+  return withServiceSession(context, session, async ({ client, config, logger, callOptions }) => {
     const viaSystemApi = action !== 'wipe' && hasSystemKey(config);
     checkDetails(action, options.countdown, options.message, viaSystemApi);
     const target = resolveTarget(config, options.id, options.server);

@@ -35,8 +35,11 @@ export interface ServiceSessionOptions {
   readonly pretty: boolean;
   /** --timeout: the call's overall deadline in seconds, retries included. */
   readonly timeoutSeconds: number;
-  /** Whether api.clientId and api.clientSecret must be set. Default true; the System API commands need only its key. */
-  readonly requireCredentials?: boolean | undefined;
+  /**
+   * Whether api.clientId and api.clientSecret must be set. Default true; the System API commands need only its key
+   * (false), and `server` needs them only without one (`unlessSystemKey`: every action but wipe then goes through it).
+   */
+  readonly requireCredentials?: boolean | 'unlessSystemKey' | undefined;
 }
 
 /** "no answer (timeout)", "answered 503": why an attempt failed, in a few words. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
-import { parseConfigWith } from './parse.js';
+import { parseConfigWith, type ParseConfigOptions } from './parse.js';
 import type { AnyBridgeConfig, BridgeConfigOf, ConfigSchema, ConfiguredAdapter } from './schema.js';
 
 export interface LoadConfigOptions {
@@ -16,7 +16,7 @@ export interface LoadConfigOptions {
    * exist, the configuration comes from the environment alone, with no servers. A named file must always exist. */
   readonly requireFile?: boolean | undefined;
   /** Default true: api.clientId and api.clientSecret must be non-empty after the environment overlay. */
-  readonly requireCredentials?: boolean | undefined;
+  readonly requireCredentials?: ParseConfigOptions['requireCredentials'];
   /** Directory a relative path is read from; defaults to process.cwd(). Messages still show the path as given. */
   readonly cwd?: string | undefined;
 }

@@ -6,8 +6,11 @@ import { configErrorMap, issuesToProblems } from './format.js';
 import type { BridgeConfigOf, ConfigSchema } from './schema.js';
 
 export interface ParseConfigOptions {
-  /** Whether api.clientId and api.clientSecret must be non-empty after the overlay. Default true. */
-  readonly requireCredentials?: boolean | undefined;
+  /**
+   * Whether api.clientId and api.clientSecret must be non-empty after the overlay. Default true. `unlessSystemKey`:
+   * only when api.system.key is empty (a command that GSA's System API can serve alone, like `server restart`).
+   */
+  readonly requireCredentials?: boolean | 'unlessSystemKey' | undefined;
   /** The file `raw` came from, recorded on a ConfigError. */
   readonly file?: string | null | undefined;
 }
@@ -25,7 +28,8 @@ export function parseConfigWith<Options>(schema: ConfigSchema<Options>, raw: unk
   const { raw: overlaid, sources } = applyEnvironment(raw, env);
   const result = schema.safeParse(overlaid, { error: configErrorMap });
   const problems = result.success ? [] : issuesToProblems(result.error.issues, schema);
-  if (options.requireCredentials ?? true) problems.push(...missingCredentials(overlaid));
+  const requireCredentials = options.requireCredentials ?? true;
+  if (requireCredentials === true || (requireCredentials === 'unlessSystemKey' && !hasSystemKey(overlaid))) problems.push(...missingCredentials(overlaid));
   if (!result.success || problems.length > 0) {
     // Naming the variable matters: a host who never edited the file would otherwise search it for the bad value.
     const traced = problems.map((problem) => {
@@ -49,6 +53,13 @@ function missingCredentials(overlaid: unknown): ConfigProblem[] {
     path: `api.${key}`,
     message: `required: set it in the config file or the ${variable} environment variable`,
   }));
+}
+
+/** Whether the raw config (environment applied) has a non-empty api.system.key; its type is the schema's to report. */
+function hasSystemKey(overlaid: unknown): boolean {
+  if (!isRecord(overlaid) || !isRecord(overlaid['api'])) return false;
+  const system = overlaid['api']['system'];
+  return isRecord(system) && typeof system['key'] === 'string' && system['key'].trim() !== '';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

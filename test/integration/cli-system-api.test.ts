@@ -191,6 +191,17 @@ describe('broadcast and server actions', () => {
     expect(message.stderr).toMatch(/--message needs GSA's System API key/);
   });
 
+  it('with only a System API key (no client id or secret), server actions work; wipe, on the webhook, asks for the credentials', async () => {
+    const onlyKey = { GSA_API_URL: emulator.url, GSA_SYSTEM_API_KEY: KEY };
+    const restart = await cli(['server', 'restart', '--id', String(SERVER_ID)], onlyKey);
+    expect(restart.code, restart.stderr).toBe(0);
+    expect(emulator.systemActions().map((record) => record.action)).toEqual(['restart']);
+    const wipe = await cli(['server', 'wipe', '--id', String(SERVER_ID), '--yes'], onlyKey);
+    expect(wipe.code).toBe(2);
+    expect(wipe.stderr).toContain('api.clientId: required: set it in the config file or the GSA_CLIENT_ID environment variable');
+    expect(emulator.actions(SERVER_ID)).toEqual([]);
+  });
+
   it('--help says wipe stays on the webhook', async () => {
     expect((await cli(['server', '--help'])).stdout).toMatch(/wipe always uses the webhook/);
     expect((await cli(['--help'])).stdout).toMatch(/gsa-bridge mute .*\n.*gsa-bridge unmute .*\n.*gsa-bridge broadcast /s);
