@@ -54,7 +54,7 @@ import {
   type FilterLine,
 } from './soak/filterRows.js';
 import { SERVER_COOLDOWN_MS } from '../src/gsa/system/cooldowns.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, faultStep, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
 import {
   actionOutcomes,
   fmt,
@@ -305,6 +305,18 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     // at fixed points of the first half, whatever fault is under way.
     const holdFaults: HoldFault[] = [];
     const rotation = faultRotation(clientSecret, options, holdFaults);
+    // The System API key echoed back, as the client secret is: the leak row then shows it scrubbed, not only unsaid.
+    // After the fifth step, so the 45-second run keeps the faults it had (it reaches it only on a quick machine).
+    rotation.splice(
+      5,
+      0,
+      faultStep(
+        'a System API answer echoes its key (500, 2)',
+        { kind: 'status', status: 500, message: `upstream said: Authorization: Bearer ${systemKey}`, endpoint: 'system', count: 2 },
+        options.windowMs,
+        holdFaults,
+      ),
+    );
     const faultCounts = new Map<string, number>();
     const count = (name: string): void => {
       faultCounts.set(name, (faultCounts.get(name) ?? 0) + 1);
