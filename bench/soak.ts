@@ -393,15 +393,22 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const window = worstWindow(windowReports);
     const counters = emulator.counters();
     const calls = emulator.calls;
-    // A Retry-After on a System API call holds that key, not the mod API's: the holds are the mod API's calls'.
-    const holds = serviceHolds(
-      holdFaults,
-      calls.filter((call) => call.endpoint !== 'system'),
-      retry.maxRetryAfterMs,
-    );
+    // A Retry-After on a System API call holds that key, not the mod API's: the mod API's and webhooks' calls hold as
+    // before, and a System API game-server call's hold is the actions' alone (they are that key's only class here
+    // besides the filter's few mutes).
+    const systemActionCall = (call: { readonly endpoint: string; readonly path: string }): boolean => call.endpoint === 'system' && call.path.includes('/gameserver/');
+    const holds = [
+      ...serviceHolds(
+        holdFaults,
+        calls.filter((call) => call.endpoint !== 'system'),
+        retry.maxRetryAfterMs,
+      ),
+      ...serviceHolds(holdFaults, calls.filter(systemActionCall), retry.maxRetryAfterMs).map((hold) => ({ ...hold, scope: 'action' as const })),
+    ];
     const actionList = allActions();
     const outcomes = actionOutcomes(actionList);
-    const webhook429s = calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
+    // The actions' 429s from GSA, whichever path they took (webhooks without a System API key, the System API with one).
+    const webhook429s = calls.filter((call) => (call.endpoint === 'webhook' || systemActionCall(call)) && call.status === 429).length;
     const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
     const logText = sidecar.output();
     const leaks = [clientSecret, systemKey, modToken, quietToken, rconPassword].flatMap(secretForms).filter((form) => logText.includes(form));
