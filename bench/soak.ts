@@ -28,20 +28,33 @@ import {
   parseSoakOptions,
   quietLookupBoundMs,
   reviewShareCapacityPerSecond,
+  SOAK_API_TIMEOUT_MS,
   SOAK_USAGE,
   soakRetry,
   SoakUsageError,
   starvationBoundMs,
   type SoakOptions,
 } from './soak/options.js';
-import { ModFleet } from './soak/modFleet.js';
+import { ModFleet, type SentAction } from './soak/modFleet.js';
 import { auditReviews, contentKey } from './soak/reviewAudit.js';
 import { SoakSidecar } from './soak/sidecarProcess.js';
 import { HostileGameProcess } from './soak/hostileGameProcess.js';
 import { IdleSocketFlood, QuietMod, RightTokenProbe, WrongTokenLoop } from './soak/localNeighbours.js';
 import { listedFatesRow, quietBlockedRow, rightTokenRow, rssBoundRow } from './soak/neighbourRows.js';
 import { soakNodes } from './soak/multiNode.js';
-import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
+import {
+  FILTER_LADDER,
+  FILTER_LINE_EVERY_MS,
+  FILTER_PLAYERS,
+  FILTER_WORD,
+  filterLineText,
+  filterPlayer,
+  filterRows,
+  systemBudgetRow,
+  type FilterLine,
+} from './soak/filterRows.js';
+import { SERVER_COOLDOWN_MS } from '../src/gsa/system/cooldowns.js';
+import { ACTIONS, chatPlayer, CLIENT_ID, faultRotation, faultStep, listenerPort, listReviews, reviewer, secretForms, seededRandom, writeSoakConfig } from './soak/common.js';
 import {
   actionOutcomes,
   fmt,
@@ -64,6 +77,14 @@ const SERVER = { name: 'ovddykvbs', id: 4711 };
 const FLOOD_SERVER = { name: 'floodsrv' };
 /** The game server of the quiet mod, whose port the local neighbours also hammer. */
 const QUIET_SERVER = { name: 'quietsrv' };
+/**
+ * With a System API key every server action but wipe goes through GSA's System API, which takes one call per game
+ * server per 60 s (the sidecar spaces them 61 s). One action every few seconds on one server would queue without end,
+ * so the actions go to game servers of their own in turn, each with its own mod: a server's next action comes later
+ * than its cooldown (actionServerCount), across kill -9 too (the spacing is not kept on disk).
+ */
+const actionServer = (index: number): { name: string; id: number } => ({ name: `actsrv${index}`, id: 4800 + index });
+const actionServerCount = (actionEverySeconds: number): number => Math.ceil(SERVER_COOLDOWN_MS / (actionEverySeconds * 1000)) + 1;
 const QUIET_CHAT_EVERY_MS = 500;
 const RIGHT_TOKEN_EVERY_MS = 2000;
 const TICK_MS = 10;
@@ -86,6 +107,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const modToken = `soak-mod-token-${randomBytes(12).toString('hex')}`;
   const quietToken = `soak-quiet-token-${randomBytes(12).toString('hex')}`;
   const rconPassword = `soak-rcon-${randomBytes(12).toString('hex')}`;
+  // GSA's System API key (api.system.key): the same kind of spelling, so its JSON and form encodings differ too.
+  const systemKey = `soak+System/${randomBytes(12).toString('hex')}="&`;
+  const systemBudget = { requests: options.windowRequests, intervalMs: options.windowMs };
+  const actionServers = Array.from({ length: actionServerCount(options.actionEverySeconds) }, (_, index) => actionServer(index));
   const boundMs = starvationBoundMs(options);
   const retry = soakRetry(options);
   const loadMs = options.minutes * 60_000;
@@ -93,7 +118,8 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const emulator = await GsaEmulator.start({
     clientId: CLIENT_ID,
     clientSecret,
-    servers: [SERVER, FLOOD_SERVER, QUIET_SERVER],
+    systemKey,
+    servers: [SERVER, FLOOD_SERVER, QUIET_SERVER, ...actionServers],
     window: { requests: options.windowRequests, intervalMs: options.windowMs },
     // Every call of the run: the judgement finds the Retry-After answers in it (a 10-minute run makes ~10k).
     callLogLimit: 1_000_000,
@@ -102,6 +128,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   const quietPort = await listenerPort();
   const quietPlayers = Array.from({ length: options.quietPlayers }, (_, index) => quietPlayer(index));
   for (const player of quietPlayers) emulator.mute(QUIET_SERVER.name, player, 'Muted while the flood goes on');
+  // The filter's players are known to GSA (players/find answers them); their uuids are where the mutes are looked for.
+  const filterUuids = Array.from({ length: FILTER_PLAYERS }, (_, index) => emulator.addPlayer({ ids: [{ type: 'steam', id: filterPlayer(index) }] }));
+  const actionPorts = await Promise.all(actionServers.map(() => listenerPort()));
   const hostileGame = await HostileGameProcess.start(rconPassword, options.floodLinesPerSecond, options.endlessKibPerSecond);
   const rcon = (id: string, port: number): Record<string, unknown> => ({ type: 'rcon', id, profile: 'squad', host: '127.0.0.1', port, password: rconPassword });
   const dataDir = join(dir, 'data');
@@ -115,7 +144,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       { ...SERVER, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: modPort, token: modToken }] },
       { ...FLOOD_SERVER, adapters: [rcon('flood', hostileGame.floodPort), rcon('endless', hostileGame.endlessPort)] },
       { ...QUIET_SERVER, adapters: [{ type: 'websocket', id: 'quiet', port: quietPort, token: quietToken }] },
+      ...actionServers.map((server, index) => ({ ...server, allowActions: [...ACTIONS], adapters: [{ type: 'websocket', port: actionPorts[index], token: modToken }] })),
     ],
+    system: { key: systemKey, rateLimit: systemBudget },
+    filter: { words: [FILTER_WORD], ladder: FILTER_LADDER },
     decisionTimeoutMs: options.decisionTimeoutMs,
     dataDir,
     // Debug logs the most; a secret that survives it survives every level.
@@ -140,6 +172,10 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   if (loopProbeDir !== undefined) await mkdir(loopProbeDir);
   const sidecar = new SoakSidecar(configPath, join(dir, 'sidecar.log'), now, loopProbeDir);
   const fleet = new ModFleet(`ws://127.0.0.1:${modPort}/`, modToken, options.connections, now);
+  // One mod per action server, sending only its server's actions.
+  const actionFleets = actionPorts.map((port) => new ModFleet(`ws://127.0.0.1:${port}/`, modToken, 1, now));
+  const allActions = (): SentAction[] => actionFleets.flatMap((mods) => [...mods.actions.values()]);
+  const filterLines: FilterLine[] = [];
   const quietUrl = `ws://127.0.0.1:${quietPort}/`;
   const quiet = new QuietMod(quietUrl, quietToken, quietPlayers, now);
   const wrongTokens = new WrongTokenLoop(quietUrl);
@@ -180,6 +216,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
   try {
     await sidecar.start();
     fleet.start();
+    for (const mods of actionFleets) mods.start();
     for (let i = 0; i < 500 && fleet.openConnections < options.connections; i += 1) await sleep(10);
     quiet.start(QUIET_CHAT_EVERY_MS);
     rightToken.start(RIGHT_TOKEN_EVERY_MS);
@@ -194,6 +231,11 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     let lastPing = 0;
     let lastSample = 0;
     let lastFlip = 0;
+    // The filter's players speak in the second half only: the kills are all in the first half, so a mute the
+    // sidecar asks for is never cut by one (a step in flight at kill -9 is not resumed; docs/soak.md).
+    const filterFrom = loadMs / 2;
+    let filterSent = 0;
+    const filterSpoken = Array.from({ length: FILTER_PLAYERS }, () => 0);
     let lastRestartTry = 0;
     let loadOn = true;
     const muted = new Set<number>();
@@ -212,7 +254,23 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           reviews += 1;
         }
         if (t - actions * options.actionEverySeconds * 1000 >= options.actionEverySeconds * 1000) {
-          if (fleet.action(`a${actions}`, ACTIONS[actions % ACTIONS.length] ?? 'restart')) actions += 1;
+          const mods = actionFleets[actions % actionFleets.length];
+          if (mods?.action(`a${actions}`, ACTIONS[actions % ACTIONS.length] ?? 'restart') === true) actions += 1;
+        }
+        while (t >= filterFrom && filterSent < (t - filterFrom) / FILTER_LINE_EVERY_MS) {
+          const player = filterSent % FILTER_PLAYERS;
+          const n = filterSpoken[player] ?? 0;
+          const { disguised, text } = filterLineText(player, n);
+          const line: FilterLine = { player, disguised, text, sentAt: now() };
+          const sent = fleet.chat(filterPlayer(player), text, (reason, at) => {
+            line.reason = reason;
+            line.verdictAt = at;
+          });
+          // A line the mods could not send (the sidecar is down) is said again at the next turn.
+          if (!sent) break;
+          filterLines.push(line);
+          filterSpoken[player] = n + 1;
+          filterSent += 1;
         }
         if (t - lastFlip >= 2000) {
           lastFlip = t;
@@ -247,6 +305,18 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     // at fixed points of the first half, whatever fault is under way.
     const holdFaults: HoldFault[] = [];
     const rotation = faultRotation(clientSecret, options, holdFaults);
+    // The System API key echoed back, as the client secret is: the leak row then shows it scrubbed, not only unsaid.
+    // After the fifth step, so the 45-second run keeps the faults it had (it reaches it only on a quick machine).
+    rotation.splice(
+      5,
+      0,
+      faultStep(
+        'a System API answer echoes its key (500, 2)',
+        { kind: 'status', status: 500, message: `upstream said: Authorization: Bearer ${systemKey}`, endpoint: 'system', count: 2 },
+        options.windowMs,
+        holdFaults,
+      ),
+    );
     const faultCounts = new Map<string, number>();
     const count = (name: string): void => {
       faultCounts.set(name, (faultCounts.get(name) ?? 0) + 1);
@@ -288,15 +358,22 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       const open = [...fleet.reviews.values()].filter(
         (r) => r.ackAt !== undefined && r.resultAt === undefined && !stored.has(contentKey(r.steamId, r.comment)),
       ).length;
-      const unanswered = [...fleet.actions.values()].filter((a) => a.answeredAt === undefined && a.orphaned !== true).length;
-      if ((open === 0 && unanswered === 0) || now() - drainStarted > drainMs) {
-        say(`drained: ${open} review(s) and ${unanswered} action(s) still open after ${fmt(now() - drainStarted)}`);
+      const unanswered = allActions().filter((a) => a.answeredAt === undefined && a.orphaned !== true).length;
+      // A filter player's second strike asks GSA for a mute in the background: wait for it too.
+      const mutedNow = new Set(emulator.snapshot().system.mutes.map((m) => m.uuid));
+      const unmuted = filterUuids.filter(
+        (uuid, player) => filterLines.filter((l) => l.player === player && l.reason === 'filtered').length >= 2 && !mutedNow.has(uuid),
+      ).length;
+      if ((open === 0 && unanswered === 0 && unmuted === 0) || now() - drainStarted > drainMs) {
+        say(`drained: ${open} review(s), ${unanswered} action(s) and ${unmuted} filter mute(s) still open after ${fmt(now() - drainStarted)}`);
         break;
       }
       await sleep(250);
     }
     clearInterval(tick);
     await fleet.stop();
+    await Promise.all(actionFleets.map((mods) => mods.stop()));
+    const mutedAtEnd = new Set(emulator.snapshot().system.mutes.map((m) => m.uuid));
     const shutdownCode = await sidecar.stop();
     const gameStats = hostileGame.stats;
     await hostileGame.close();
@@ -316,13 +393,25 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     const window = worstWindow(windowReports);
     const counters = emulator.counters();
     const calls = emulator.calls;
-    const holds = serviceHolds(holdFaults, calls, retry.maxRetryAfterMs);
-    const actionList = [...fleet.actions.values()];
+    // A Retry-After on a System API call holds that key, not the mod API's: the mod API's and webhooks' calls hold as
+    // before, and a System API game-server call's hold is the actions' alone (they are that key's only class here
+    // besides the filter's few mutes).
+    const systemActionCall = (call: { readonly endpoint: string; readonly path: string }): boolean => call.endpoint === 'system' && call.path.includes('/gameserver/');
+    const holds = [
+      ...serviceHolds(
+        holdFaults,
+        calls.filter((call) => call.endpoint !== 'system'),
+        retry.maxRetryAfterMs,
+      ),
+      ...serviceHolds(holdFaults, calls.filter(systemActionCall), retry.maxRetryAfterMs).map((hold) => ({ ...hold, scope: 'action' as const })),
+    ];
+    const actionList = allActions();
     const outcomes = actionOutcomes(actionList);
-    const webhook429s = calls.filter((call) => call.endpoint === 'webhook' && call.status === 429).length;
+    // The actions' 429s from GSA, whichever path they took (webhooks without a System API key, the System API with one).
+    const webhook429s = calls.filter((call) => (call.endpoint === 'webhook' || systemActionCall(call)) && call.status === 429).length;
     const crashes = sidecar.exits.filter((exit) => !exit.deliberate);
     const logText = sidecar.output();
-    const leaks = [clientSecret, modToken, quietToken, rconPassword].flatMap(secretForms).filter((form) => logText.includes(form));
+    const leaks = [clientSecret, systemKey, modToken, quietToken, rconPassword].flatMap(secretForms).filter((form) => logText.includes(form));
     const leakingLines = logText.split('\n').filter((line) => leaks.some((form) => line.includes(form)));
 
     const rows: InvariantRow[] = [
@@ -335,6 +424,12 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
       rightTokenRow(rightToken.probes),
       rssBoundRow(sidecar.samples),
       listedFatesRow(audit, listed),
+      ...filterRows({ lines: filterLines, uuids: filterUuids, mutedAtEnd, calls, fleetReasons: fleet.counters.reasons, graceMs: SOAK_API_TIMEOUT_MS }),
+      systemBudgetRow(
+        calls,
+        holdFaults.filter((fault) => fault.status === 429),
+        systemBudget,
+      ),
       {
         name: '0 crashes',
         ok: crashes.length === 0 && startFailures === 0 && shutdownCode === 0,
@@ -347,7 +442,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
         name: 'no secret in any log line',
         ok: leakingLines.length === 0 && logText.length > 0,
         measured: `${logText.split('\n').length} lines, ${(logText.length / 1024).toFixed(0)} KiB; ${leakingLines.length} with a secret`,
-        bound: '0 lines (raw, JSON, URL and form encodings)',
+        bound: '0 lines with the client secret, the System API key, a mod token or the RCON password (raw, JSON, URL and form encodings)',
       },
     ];
 
@@ -359,6 +454,9 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
           `${fleet.counters.chatsOrphaned} cut by a closed connection; ${fleet.counters.joins} joins; ${fleet.counters.connects} mod connects`,
         `  reviews: ${fleet.reviews.size} sent, ${audit.acknowledged} acknowledged, ` +
           `${[...fleet.reviews.values()].filter((r) => r.refusedCode !== undefined).length} refused by the sidecar; server actions: ${actionList.length} sent (${[...outcomes].map(([o, n]) => `${o} ${n}`).join(', ')})`,
+        `  chat filter ("${FILTER_WORD}", warn then mute 15m): ${filterLines.length} lines from its ${FILTER_PLAYERS} players in the second half ` +
+          `(${filterLines.filter((l) => l.disguised).length} disguised); System API: ${calls.filter((c) => c.endpoint === 'system').length} calls, ` +
+          `${emulator.systemActions().length} server actions accepted over ${actionServers.length} game servers, ${mutedAtEnd.size} player(s) muted at the end`,
         `  emulator: ${counters.total} calls ${JSON.stringify(counters.byEndpoint)}, statuses ${JSON.stringify(counters.byStatus)}`,
         `  faults: ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join('; ')}`,
         `  neighbours: flood ${gameStats.floodLines} chat lines from as many speakers; endless replies ${(gameStats.endlessBytes / 1048576).toFixed(1)} MiB; ` +
@@ -382,6 +480,7 @@ async function soak(options: SoakOptions, dir: string): Promise<number> {
     loopDelay.disable();
     for (const neighbour of [quiet, rightToken, wrongTokens, idleSockets]) neighbour.stop();
     await fleet.stop();
+    await Promise.all(actionFleets.map((mods) => mods.stop()));
     await hostileGame.close();
     if (sidecar.alive()) await sidecar.kill9();
     await sidecar.close();

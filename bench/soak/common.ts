@@ -72,13 +72,27 @@ export interface SoakConfig {
   /** Not created here: the sidecar creates it 0700, as it would for a host. */
   readonly dataDir: string;
   readonly logLevel: 'debug' | 'info';
+  /** api.system: GSA's System API key and its own window; none: the sidecar uses the mod API and webhooks only. */
+  readonly system?: { readonly key: string; readonly rateLimit: { readonly requests: number; readonly intervalMs: number } } | undefined;
+  /** moderation.filter, as the config file spells it. */
+  readonly filter?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Writes a sidecar's config file, 0600 as a host would keep a file with a secret in it. */
 export async function writeSoakConfig(path: string, config: SoakConfig): Promise<void> {
   const file = {
-    api: { baseUrl: config.baseUrl, flavor: 'v1', clientId: CLIENT_ID, clientSecret: config.clientSecret, timeoutMs: SOAK_API_TIMEOUT_MS, rateLimit: config.rateLimit, retry: config.retry },
+    api: {
+      baseUrl: config.baseUrl,
+      flavor: 'v1',
+      clientId: CLIENT_ID,
+      clientSecret: config.clientSecret,
+      timeoutMs: SOAK_API_TIMEOUT_MS,
+      rateLimit: config.rateLimit,
+      retry: config.retry,
+      ...(config.system === undefined ? {} : { system: config.system }),
+    },
     servers: config.servers,
+    ...(config.filter === undefined ? {} : { moderation: { filter: config.filter } }),
     mute: { decisionTimeoutMs: config.decisionTimeoutMs },
     reviews: { dataDir: config.dataDir },
     http: { port: 0 },

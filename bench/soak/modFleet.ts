@@ -52,8 +52,12 @@ export interface FleetCounters {
   disconnects: number;
 }
 
+/** Told of one chat line's verdict: its reason (ok, muted, unknown, filtered …) and when it arrived. */
+export type VerdictListener = (reason: string, at: number) => void;
+
 interface Pending {
   readonly sentAt: number;
+  readonly onVerdict?: VerdictListener | undefined;
 }
 
 class ModConnection {
@@ -127,9 +131,9 @@ class ModConnection {
     });
   }
 
-  sendChat(id: string, steamId: string, text: string, now: number): boolean {
+  sendChat(id: string, steamId: string, text: string, now: number, onVerdict?: VerdictListener): boolean {
     if (!this.open) return false;
-    this.#chats.set(id, { sentAt: now });
+    this.#chats.set(id, { sentAt: now, onVerdict });
     this.#socket?.send(`{"type":"chat","id":"${id}","player":{"steam_id":"${steamId}"},"channel":"global","text":${JSON.stringify(text)}}`);
     return true;
   }
@@ -175,7 +179,9 @@ class ModConnection {
         const pending = id === undefined ? undefined : this.#chats.get(id);
         if (id === undefined || pending === undefined) return;
         this.#chats.delete(id);
-        this.#fleet.recordVerdict({ connection: this.#index, sentAt: pending.sentAt, ms: now - pending.sentAt }, typeof frame.reason === 'string' ? frame.reason : '?');
+        const reason = typeof frame.reason === 'string' ? frame.reason : '?';
+        this.#fleet.recordVerdict({ connection: this.#index, sentAt: pending.sentAt, ms: now - pending.sentAt }, reason);
+        pending.onVerdict?.(reason, now);
         return;
       }
       case 'pong':
@@ -256,9 +262,12 @@ export class ModFleet {
     return undefined;
   }
 
-  chat(steamId: string, text: string): void {
+  /** Sends a chat line when a connection is open (true); `onVerdict` hears its verdict, if one comes. */
+  chat(steamId: string, text: string, onVerdict?: VerdictListener): boolean {
     const id = `c${this.counters.chatsSent}`;
-    if (this.#pick()?.sendChat(id, steamId, text, this.now()) === true) this.counters.chatsSent += 1;
+    if (this.#pick()?.sendChat(id, steamId, text, this.now(), onVerdict) !== true) return false;
+    this.counters.chatsSent += 1;
+    return true;
   }
 
   join(steamId: string): void {

@@ -51,7 +51,8 @@ export class ArrivalWatch {
   arrived(endpoint: CallEndpoint, at: number): void {
     this.#total += 1;
     this.#byEndpoint[endpoint] += 1;
-    this.#window?.arrived(at);
+    // The watched window is the mod API key's: a System API call is another key's, with its own budget.
+    if (endpoint !== 'system') this.#window?.arrived(at);
   }
 
   answered(status: number): void {

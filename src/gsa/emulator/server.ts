@@ -207,7 +207,8 @@ export class GsaEmulator {
 
   /**
    * Starts (or restarts) checking a strict window on arrival: at most `requests` non-control requests in any
-   * `intervalMs`, as the service counts one API key. Read the result with `windowReport()`.
+   * `intervalMs`, as the service counts one API key: the mod API's (System API calls count against their own key, not
+   * here). Read the result with `windowReport()`.
    * @throws EmulatorInputError for a non-positive `requests` or `intervalMs`.
    */
   watchWindow(spec: WindowSpec): void {
