@@ -1,21 +1,13 @@
 // The configuration of GSA's System API (api.system, GSA_SYSTEM_API_KEY) and of the chat filter (moderation.filter):
 // defaults, the period codes, the rule that a mute step needs a key, and the key as a secret.
 import { describe, expect, it } from 'vitest';
-import { collectSecrets, ConfigError, maskSecrets, parseConfig, type ConfigProblem } from '../../src/app/config.js';
+import { collectSecrets, maskSecrets, parseConfig } from '../../src/app/config.js';
+import { problemsOf } from '../fixtures/configProblems.js';
 
 function minimal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { api: { clientId: 'client-1', clientSecret: 'file-secret' }, servers: [{ name: 'ovddykvbs', adapters: [] }], ...overrides };
 }
 
-function problemsOf(raw: unknown, env: Record<string, string | undefined> = {}): ConfigProblem[] {
-  try {
-    parseConfig(raw, env);
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  throw new Error('expected the configuration to be rejected');
-}
 
 const filter = (ladder: unknown[], words: string[] = ['scam']) => ({ moderation: { filter: { words, ladder } } });
 

@@ -14,10 +14,10 @@ import {
   maskSecrets,
   parseConfig,
   type BridgeConfig,
-  type ConfigProblem,
 } from '../../src/app/config.js';
 import { adapterIdOf } from '../../adapters/index.js';
 import { sharedApiKeyOptions } from '../../src/config/serviceClientOptions.js';
+import { problemsOf } from '../fixtures/configProblems.js';
 
 const CREDENTIALS = { GSA_CLIENT_ID: 'id-from-env', GSA_CLIENT_SECRET: 'secret-from-env' };
 
@@ -29,16 +29,6 @@ function minimal(overrides: Record<string, unknown> = {}): Record<string, unknow
   };
 }
 
-/** The problems parseConfig reports, failing the test when it does not throw. */
-function problemsOf(raw: unknown, env: Record<string, string | undefined> = {}): ConfigProblem[] {
-  try {
-    parseConfig(raw, env);
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  throw new Error('expected the configuration to be rejected');
-}
 
 function withServers(...servers: unknown[]): Record<string, unknown> {
   return minimal({ servers });
