@@ -10,6 +10,7 @@ import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, s
 import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient } from '../gsa/index.js';
 import { localSystemCooldowns, type SystemCooldowns } from '../gsa/system/cooldowns.js';
 import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
+import { SystemKeyHealth } from './systemKeyHealth.js';
 import type { ServicePlan } from './reloadPlan.js';
 
 export interface ServiceConnectionOptions {
@@ -129,12 +130,14 @@ export class ServiceConnection {
     const options = systemClientOptions(config);
     if (options === undefined) return undefined;
     const shared = openSharedSystemKey(config, logger);
+    const keyHealth = new SystemKeyHealth(logger.child({ component: 'gsa-system' }));
     const client = new SystemApiClient({
       ...options,
       budget: shared?.budget,
       cooldowns: shared?.cooldowns ?? this.#systemCooldowns,
       logger: logger.child({ component: 'gsa-system' }),
       onRequest: (event) => {
+        keyHealth.observe(event);
         this.#events.emit('request', event);
       },
     });

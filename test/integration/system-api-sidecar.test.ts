@@ -206,6 +206,22 @@ describe('minecraft through the System API', () => {
     expect(mc.tellraws()).toEqual([]);
   });
 
+  it('a refused System API key is one error line naming the key, however many players speak; the policy decides meanwhile', async () => {
+    const wrongKey = 'wrong-system-key-5b2c';
+    const api = { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 }, system: { key: wrongKey } };
+    const mc = await startMinecraft(false, { api });
+    mc.game.join(ALICE);
+    mc.game.join(MALLORY);
+    mc.game.say(ALICE, 'one');
+    mc.game.say(MALLORY, 'two');
+    await until(() => mc.verdictsOf('Alice').length + mc.verdictsOf('Mallory').length === 2, 'two verdicts', mc.logs);
+    expect([...mc.verdictsOf('Alice'), ...mc.verdictsOf('Mallory')].map((event) => event.reason)).toEqual(['unknown', 'unknown']);
+    const refusals = mc.logs.filter((line) => line.includes('GSA refused the System API key (401)'));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toContain('check api.system.key or GSA_SYSTEM_API_KEY');
+    expect(mc.logs.join('')).not.toContain(wrongKey);
+  });
+
   it("without api.system: the policy decides (unknown), no tellraw, and the host is told once that Minecraft needs it", async () => {
     const mc = await startMinecraft(false);
     mc.game.join(MALLORY);
