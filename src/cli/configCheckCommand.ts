@@ -21,7 +21,8 @@ export const CONFIG_CHECK_COMMAND = defineCommand({
   summary: 'validate the config and print it with secrets masked; --connect also tries the service and the ports',
   details: [
     'With --connect: one line per check. The credentials and each server name cost one read-only mute lookup per server',
-    '(of the 100/min budget); each listener port (WebSocket adapters, http) is bound and released; each RCON adapter logs in',
+    "(of the 100/min budget); a System API key, one GET game/available (of its own budget); each listener port (WebSocket",
+    'adapters, http) is bound and released; each RCON adapter logs in',
     'once and sends one read-only command (ark and squad ListPlayers, rust serverinfo), then disconnects.',
     'Exit 0 valid (and, with --connect, every check passed), 1 a check failed, 2 invalid: one line per problem with its path.',
   ],

@@ -1,4 +1,5 @@
-// The checks of `gsa-bridge config check --connect`, one line each: that the service accepts the credentials, that it
+// The checks of `gsa-bridge config check --connect`, one line each: that the service accepts the credentials (and the
+// System API key, with one GET game/available of its own budget, when one is set), that it
 // knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
 // free; RCON: one login and one read-only command), plus the operations endpoint's port. The service is asked one mute
 // lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
@@ -8,8 +9,8 @@
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
 import { describeEndpoint } from '../net/endpoint.js';
-import { serviceClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
-import { fallbackShare, GsaClient, GsaError, type CheckMutedOptions } from '../gsa/index.js';
+import { serviceClientOptions, systemClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
+import { fallbackShare, GsaClient, GsaError, SystemApiClient, type CheckMutedOptions } from '../gsa/index.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';
 
@@ -148,6 +149,31 @@ export async function serviceChecks(config: BridgeConfig, logger: Logger, option
   }
 }
 
+/**
+ * api.system.key: one read-only call of the System API key's own budget (GET game/available), so a host learns a
+ * wrong key now rather than from the first Minecraft player or filter mute. None without a key.
+ */
+export async function systemApiChecks(config: BridgeConfig, logger: Logger): Promise<CheckLine[]> {
+  const options = systemClientOptions(config);
+  if (options === undefined) return [];
+  const subject = 'System API key';
+  const client = new SystemApiClient({ ...options, retry: { ...config.api.retry, retries: 0 }, logger });
+  const budget = `1 read-only call of its ${options.rateLimit?.requests ?? 100} per ${(options.rateLimit?.intervalMs ?? 60_000) / 1000} s`;
+  try {
+    const games = await client.checkKey({ retries: 0 });
+    return [{ outcome: 'ok', subject, detail: `accepted by ${config.api.baseUrl} (GET /system-api/v2/game/available listed ${games} ${games === 1 ? 'game' : 'games'}; ${budget})` }];
+  } catch (error) {
+    if (!(error instanceof GsaError)) throw error;
+    const detail =
+      error.code === 'unauthorized'
+        ? `refused (${answerOf(error)}): check api.system.key or GSA_SYSTEM_API_KEY against the dashboard's API page`
+        : `no usable answer from ${config.api.baseUrl} (${error.code}: ${answerOf(error)}); check api.baseUrl and the network`;
+    return [{ outcome: 'fail', subject, detail }];
+  } finally {
+    await client.close();
+  }
+}
+
 /** Every listener the sidecar would open, and whatever each adapter type probes. Nothing on the service. */
 export async function localChecks(config: BridgeConfig): Promise<CheckLine[]> {
   const lines: CheckLine[] = [];
@@ -202,7 +228,10 @@ export async function sharedBudgetChecks(config: BridgeConfig): Promise<CheckLin
 /** Every check, service first. Exit 1 when any line failed; skipped lines are not failures. */
 export async function connectionChecks(config: BridgeConfig, logger: Logger, options: ConnectionCheckOptions = {}): Promise<ConnectionReport> {
   const service = await serviceChecks(config, logger, options);
-  return { lines: [...service.lines, ...(await sharedBudgetChecks(config)), ...(await localChecks(config))], serviceCalls: service.serviceCalls };
+  return {
+    lines: [...service.lines, ...(await systemApiChecks(config, logger)), ...(await sharedBudgetChecks(config)), ...(await localChecks(config))],
+    serviceCalls: service.serviceCalls,
+  };
 }
 
 const TAGS: Readonly<Record<CheckOutcome, string>> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };

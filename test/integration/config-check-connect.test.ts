@@ -96,6 +96,20 @@ describe('config check --connect', () => {
     expect(emulator.calls.map((call) => call.path)).toEqual([`/api/v1/gameserver/${SERVER}/mute`]);
   });
 
+  it("a System API key: one read-only check of its own budget; a refused one FAILs naming the key, which appears nowhere", async () => {
+    const path = await writeConfig('system.json');
+    const good = await check(['--config', path, '--connect'], { GSA_SYSTEM_API_KEY: emulator.systemKey });
+    expect(good.code).toBe(0);
+    expect(good.checks[2]).toMatch(new RegExp(`^ok {4}System API key: accepted by ${emulator.url.replace(/[.]/g, '\\.')} \\(GET /system-api/v2/game/available listed \\d+ games?; 1 read-only call of its 100 per 60 s\\)$`));
+    expect(emulator.calls.filter((call) => call.path === '/system-api/v2/game/available')).toHaveLength(1);
+    emulator.reset();
+    const wrongKey = 'wrong-system-key-9c1d';
+    const refused = await check(['--config', path, '--connect'], { GSA_SYSTEM_API_KEY: wrongKey });
+    expect(refused.code).toBe(1);
+    expect(refused.checks[2]).toBe('FAIL  System API key: refused (401: Unauthenticated.): check api.system.key or GSA_SYSTEM_API_KEY against the dashboard\'s API page');
+    expect(refused.stdout + refused.stderr).not.toContain(wrongKey);
+  });
+
   it('a wrong secret: credentials FAIL, servers not checked, exit 1, and the secret appears nowhere', async () => {
     const path = await writeConfig('wrong.json', { secret: WRONG_SECRET });
     const run = await check(['--config', path, '--connect']);

@@ -107,6 +107,11 @@ describe('System API v2', () => {
     expectAll2xx(ids.length * 2);
   });
 
+  it("takes the key check (game/available), config check --connect's one call", async () => {
+    expect(await systemClient().checkKey()).toBeGreaterThanOrEqual(1);
+    expectAll2xx(1);
+  });
+
   it('takes the GSA-ID header a distributed tool sends', async () => {
     const client = systemClient('gsa-bridge-contract');
     const id = steamId();

@@ -85,6 +85,11 @@ function playerRequest(context: SystemApiContext, uuid: string): ApiRequest {
   return { endpoint: 'system-read', method: 'GET', path: `${context.basePath}${PREFIX}${playerPath(uuid)}`, headers: headers(context, undefined), body: undefined };
 }
 
+/** GET game/available: GSA's list of games, read-only and bare (§2.17); the cheapest proof that the key works. */
+function availableGamesRequest(context: SystemApiContext): ApiRequest {
+  return { endpoint: 'system-read', method: 'GET', path: `${context.basePath}${PREFIX}/game/available`, headers: headers(context, undefined), body: undefined };
+}
+
 function muteRequest(context: SystemApiContext, uuid: string, duration: MuteDuration, note?: string): ApiRequest {
   const body: Record<string, string> = { type: duration.type };
   if (duration.type === 'period') body.period = duration.period;
@@ -153,6 +158,13 @@ function parseFoundPlayer(response: RawResponse, serviceId: string): SystemPlaye
   const found = players.find((candidate) => (candidate.service_users ?? []).some((user) => String(user.service_id) === serviceId)) ?? players[0];
   if (found === undefined) throw new NotFoundError('GSA does not know this player (an empty players/find answer)', { status: response.status });
   return { uuid: found.uuid, name: nameOf(found, serviceId) };
+}
+
+/** game/available: a bare array of games; how many there are is all a key check needs. */
+function parseAvailableGames(response: RawResponse): number {
+  const parsed = z.array(z.unknown()).safeParse(parseJson(response.text));
+  if (!parsed.success) throw unreadable('game/available', response, parsed.error.issues);
+  return parsed.data.length;
 }
 
 function parsePlayer(response: RawResponse): SystemPlayerState {
@@ -277,12 +289,14 @@ export function classifySystemFailure(subject: SystemSubject): ClassifyFailure {
 export const systemApiV2 = {
   findPlayerRequest,
   playerRequest,
+  availableGamesRequest,
   muteRequest,
   unmuteRequest,
   serverActionRequest,
   broadcastRequest,
   parseFoundPlayer,
   parsePlayer,
+  parseAvailableGames,
   parseReceipt,
   classify: classifySystemFailure,
 } as const;

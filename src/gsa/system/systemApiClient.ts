@@ -108,6 +108,22 @@ export class SystemApiClient implements SystemApi {
     return this.#player(uuid, 'lookup', options);
   }
 
+  /**
+   * One read-only call that proves the key works (`config check --connect`): GET game/available, never retried by
+   * the caller's choice. Resolves with how many games GSA lists; rejects as any call (401: the key is refused).
+   */
+  async checkKey(options: CallOptions = {}): Promise<number> {
+    return this.#pipeline.call({
+      request: systemApiV2.availableGamesRequest(this.#context),
+      kind: 'lookup',
+      what: 'the System API key check (game/available)',
+      parse: (response) => systemApiV2.parseAvailableGames(response),
+      classify: classifySystemFailure({ kind: 'player' }),
+      target: 'game/available',
+      options,
+    });
+  }
+
   async checkMuted(serviceId: string, options: CheckMutedOptions = {}): Promise<MuteStatus> {
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
     try {
