@@ -18,8 +18,8 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would compile before the sources are copied; the build runs below.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN npm run build \
- && npm pack --ignore-scripts --pack-destination /tmp \
+# `npm pack` runs prepack: the build, and a packed package.json without the clone's install-time scripts.
+RUN npm pack --pack-destination /tmp \
  && mv /tmp/gsa-bridge-*.tgz /tmp/gsa-bridge.tgz
 
 # 2. The package with its production dependencies only, from the same lockfile.
