@@ -18,6 +18,7 @@ export { loadConfigWith, type LoadConfigOptions, type LoadedConfigOf } from './l
 export { isLoopbackHost } from '../net/loopback.js';
 export { collectSecrets, maskSecrets, SECRET_MASK } from './mask.js';
 export { parseConfigWith, type ParseConfigOptions } from './parse.js';
+export { absoluteDataDir, backslashIsLiteral } from './platformPaths.js';
 export {
   API_FLAVORS,
   configSchema,

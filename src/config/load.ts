@@ -1,10 +1,11 @@
 // Finds and reads the config file, then hands its JSON to parseConfig.
 // Must never echo file content in an error (a syntax error may sit inside a secret) and never log.
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
 import { parseConfigWith, type ParseConfigOptions } from './parse.js';
+import { absoluteDataDir } from './platformPaths.js';
 import type { AnyBridgeConfig, BridgeConfigOf, ConfigSchema, ConfiguredAdapter } from './schema.js';
 
 export interface LoadConfigOptions {
@@ -61,7 +62,8 @@ export async function loadConfigWith<Options extends ConfiguredAdapter>(schema: 
  */
 function withAbsoluteDataDir<Config extends AnyBridgeConfig>(config: Config, base: string): Config {
   const { dataDir } = config.reviews;
-  return isAbsolute(dataDir) ? config : { ...config, reviews: { ...config.reviews, dataDir: resolve(base, dataDir) } };
+  const absolute = absoluteDataDir(dataDir, base);
+  return absolute === dataDir ? config : { ...config, reviews: { ...config.reviews, dataDir: absolute } };
 }
 
 /** The file's text, or null when it does not exist. `shown` is the path as the host wrote it. */
@@ -76,7 +78,7 @@ async function readConfigText(absolute: string, shown: string): Promise<string |
 }
 
 async function parseJson(text: string, path: string): Promise<unknown> {
-  // Editors on Windows save a byte-order mark that JSON.parse rejects.
+  // Editors on Windows save a byte-order mark that JSON.parse rejects. CRLF line ends are JSON whitespace already.
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
     return JSON.parse(json) as unknown;
