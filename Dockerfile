@@ -2,7 +2,9 @@
 # gsa-bridge as a container: the npm package exactly as `npm pack` makes it, with only its production
 # dependencies (pinned by the lockfile), on a slim Node LTS image, run by a non-root user under tini.
 # Configuration comes from a mounted file, the client secret from the environment; the review outbox lives in a
-# volume. Recipe and the config keys a container needs: docs/operations.md ("Docker").
+# volume (reviews.dataDir must be /var/lib/gsa-bridge, absolute). Recipe, the config keys a container needs, and how
+# an rcon adapter reaches a game server on the Docker host (--network host, host.docker.internal, or a shared
+# network): docs/operations.md ("Docker"); a Compose file: deploy/docker-compose.example.yml.
 #
 #   docker build -t gsa-bridge .
 #   docker run -d --name gsa-bridge --stop-timeout 20 \
@@ -54,7 +56,9 @@ USER node
 # 8787: the mod WebSocket (a websocket adapter with host 0.0.0.0 and a token of 16+ characters);
 # 9464: /healthz, /readyz, /metrics (http.host 0.0.0.0 in the config, or they answer only inside the container).
 EXPOSE 8787 9464
-# No curl in the image: Node's own fetch. HEALTHCHECK_URL follows http.port if the config changes it.
+# No curl in the image: Node's own fetch. HEALTHCHECK_URL is fixed here, not read from the config: a config that moves
+# http.port, or binds http.host to one address other than 0.0.0.0, needs `-e HEALTHCHECK_URL=http://ADDRESS:PORT/healthz`
+# too, or the container turns unhealthy while the sidecar runs well.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL,{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/gsa-bridge.js"]
