@@ -1,5 +1,6 @@
-// The operations side of a long-lived `run`: metrics fed by the core's events, the host's info lines, readiness,
-// and the endpoints that serve them, started once and kept across reloads. It reads the sidecar only through the
+// The operations side of a long-lived `run`: metrics fed by the core's events, the host's info lines (and the
+// summary of chat decided by mute.onUnknown), readiness, and the endpoints that serve them, started once and kept
+// across reloads. It reads the sidecar only through the
 // functions it is given (OperationsSources), so whatever a reload rebuilds, it answers for the current one.
 // It never changes the sidecar and is closed last, after the sidecar has drained.
 
@@ -9,6 +10,7 @@ import { systemClock, type Clock } from '../time/clock.js';
 import { HostEventLog } from './hostEvents.js';
 import { SidecarMetrics, type AdapterState, type MetricsSources, type ReloadResult } from './metrics.js';
 import { startOpsServer, type OpsServer } from './opsServer.js';
+import { UnknownVerdictSummary } from './unknownVerdictSummary.js';
 import { assessReadiness, DEFAULT_READINESS_RULES, type LifecyclePhase, type Readiness, type ReadinessRules } from './readiness.js';
 import type { ServiceProblem } from './serviceHealth.js';
 
@@ -80,6 +82,17 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   };
   const metrics = new SidecarMetrics({ events, sources: { ...sources, unreachableSeconds }, processDefaults: options.processDefaults });
   const hostLog = new HostEventLog({ events, logger });
+  const unknownSummary = new UnknownVerdictSummary({
+    events,
+    logger,
+    clock,
+    causes: {
+      credentialsRefused: sources.credentialsRefused,
+      reachable: () => sources.unreachableSince?.() === undefined,
+      holdSeconds: sources.budgetHoldSeconds,
+      budget: sources.budgetState,
+    },
+  });
   let server: OpsServer;
   try {
     server = await startOpsServer({
@@ -92,6 +105,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   } catch (error) {
     metrics.close();
     hostLog.close();
+    unknownSummary.close();
     throw error;
   }
   logger.info({ url: server.url }, `operations endpoints on ${server.url} (/healthz, /readyz, /metrics)`);
@@ -110,6 +124,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       (closing ??= (async () => {
         metrics.close();
         hostLog.close();
+        unknownSummary.close();
         await server.close();
       })()),
   };
