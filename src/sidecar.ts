@@ -104,6 +104,8 @@ export interface Sidecar {
   readonly client: GsaClient;
   /** What is wrong with the service connection right now (wrong keys, unknown server, outage): for /readyz. */
   readonly health: ServiceHealth;
+  /** The clients and what is known of their keys (refused, identity, budget state), for the operations side to read. */
+  readonly service: ServiceConnection;
   readonly outbox: ReviewOutbox;
   /** Current bridges by server name. */
   readonly bridges: ReadonlyMap<string, ServerBridge>;
@@ -308,6 +310,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       return service.client;
     },
     health: service.health,
+    service,
     outbox,
     bridges,
     get adapters() {

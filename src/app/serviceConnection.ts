@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { BridgeEvents } from '../bridge/events.js';
 import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from './config.js';
-import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient } from '../gsa/index.js';
+import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient, apiKeyDigest, systemKeyName } from '../gsa/index.js';
 import { localSystemCooldowns, type SystemCooldowns } from '../gsa/system/cooldowns.js';
 import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
 import { SystemKeyHealth } from './systemKeyHealth.js';
@@ -40,6 +40,15 @@ function openSharedSystemKey(config: BridgeConfig, logger: Logger): SharedSystem
 interface SystemConnection {
   readonly client: SystemApiClient;
   readonly shared: SharedSystemApiKey | undefined;
+  readonly keyHealth: SystemKeyHealth;
+  /** apiKeyDigest of the key's systemKeyName: its name in Redis and in /metrics, never the key. */
+  readonly keyDigest: string;
+}
+
+/** Which API a key is for, and a non-secret name of it (gsa_bridge_api_key_info{api,key}). */
+export interface ApiKeyIdentity {
+  readonly api: 'mod' | 'system';
+  readonly key: string;
 }
 
 export class ServiceConnection {
@@ -51,6 +60,8 @@ export class ServiceConnection {
   readonly #webhookSpacing = new LocalWebhookSpacing();
   #sharedKey: SharedApiKey | undefined;
   #client: GsaClient;
+  /** apiKeyDigest of the current client id. */
+  #modKeyDigest: string;
   // One for the life of the sidecar, like the webhook spacing: a reload must not forget GSA's per-player and
   // per-server cooldowns.
   readonly #systemCooldowns: SystemCooldowns = localSystemCooldowns();
@@ -62,6 +73,7 @@ export class ServiceConnection {
     this.health = new ServiceHealth({ logger: options.logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
     this.#sharedKey = openSharedKey(config, options.logger);
     this.#client = this.#newClient(config, options.logger);
+    this.#modKeyDigest = apiKeyDigest(config.api.clientId);
     this.#system = this.#newSystem(config, options.logger);
   }
 
@@ -72,6 +84,17 @@ export class ServiceConnection {
   /** GSA's System API client; undefined without api.system.key. A reload may replace it: read it at each use. */
   get system(): SystemApiClient | undefined {
     return this.#system?.client;
+  }
+
+  /** True while GSA refuses the System API key (a 401 until its next 2xx); false without one. */
+  get systemKeyRefused(): boolean {
+    return this.#system?.keyHealth.refused ?? false;
+  }
+
+  /** The keys in use, each by a hash that names it in Redis too (never the key or the secret). */
+  get apiKeys(): readonly ApiKeyIdentity[] {
+    const mod: ApiKeyIdentity = { api: 'mod', key: this.#modKeyDigest };
+    return this.#system === undefined ? [mod] : [mod, { api: 'system', key: this.#system.keyDigest }];
   }
 
   /** Whether Redis decides the budget right now (false on the local fallback and without `shared`). */
@@ -92,6 +115,7 @@ export class ServiceConnection {
       const oldSharedKey = plan.replaceSharedKey ? this.#sharedKey : undefined;
       if (plan.replaceSharedKey) this.#sharedKey = openSharedKey(next, logger);
       this.#client = this.#newClient(next, logger);
+      this.#modKeyDigest = apiKeyDigest(next.api.clientId);
       replaced = this.#client;
       this.health.forgetProblems();
       // Reviews the old client still held for its budget are refused by close() and stay pending on disk.
@@ -141,7 +165,7 @@ export class ServiceConnection {
         this.#events.emit('request', event);
       },
     });
-    return { client, shared };
+    return { client, shared, keyHealth, keyDigest: apiKeyDigest(systemKeyName(options.key)) };
   }
 
   /** Closes a replaced System API client in the background (what waits for its budget is refused). */

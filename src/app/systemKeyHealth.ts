@@ -14,6 +14,11 @@ export class SystemKeyHealth {
     this.#logger = logger;
   }
 
+  /** True from a 401 of the System API until its next 2xx (gsa_bridge_credentials_refused{api="system"}). */
+  get refused(): boolean {
+    return this.#refused;
+  }
+
   observe(event: RequestEvent): void {
     if (event.code === 'unauthorized') {
       if (this.#refused) return;

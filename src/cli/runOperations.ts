@@ -20,6 +20,14 @@ export function sidecarOperationsSources(current: () => { readonly sidecar: Side
     outboxPending: () => current().sidecar?.outbox.pending ?? 0,
     budgetShared: () => current().sidecar?.budgetShared ?? false,
     budgetHoldSeconds: () => current().sidecar?.budgetHoldSeconds ?? 0,
+    credentialsRefused: (api) => {
+      const sidecar = current().sidecar;
+      if (sidecar === undefined) return false;
+      return api === 'mod' ? sidecar.health.credentialsRefused : sidecar.service.systemKeyRefused;
+    },
+    unreachableSince: () => current().sidecar?.health.unreachableSince,
+    apiKeys: () => current().sidecar?.service.apiKeys ?? [],
+    budgetState: () => current().sidecar?.client.budgetState(),
   };
 }
 

@@ -37,6 +37,11 @@ export interface ApiBudget {
   observeServiceCount(limit: number, remaining: number, unseen?: number): void;
   /** Ms the Retry-After hold in force still runs (this process's own, or one shared and believed); 0 when none. */
   readonly heldForMs: number;
+  /**
+   * Starts the window has room for now, as this process sees it (for gsa_bridge_budget_window_free; nothing decides
+   * on it). Absent when the budget cannot tell.
+   */
+  readonly freeStarts?: number | undefined;
   /** Lets go of what the budget holds (timers, a connection). Idempotent. */
   close(): Promise<void>;
 }
@@ -110,6 +115,11 @@ export class LocalBudget implements ApiBudget {
   /** Ms the hold still has to run; 0 when none. */
   get heldForMs(): number {
     return Math.max(0, this.#holdUntil - this.#clock.now());
+  }
+
+  /** Starts left in the window now (the service's own count included). */
+  get freeStarts(): number {
+    return Math.max(0, this.#requests - this.#window.used);
   }
 
   observeServiceCount(limit: number, remaining: number, unseen = 0): void {

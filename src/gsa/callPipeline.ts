@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { GsaError, RateLimitedError, RetryLaterError } from './errors.js';
 import { LONG_HOLD_MS, type ApiBudget } from './apiBudget.js';
-import { RateLimiter, DEFAULT_RATE_LIMIT, type CallKind, type RateLimitOptions } from './rateLimiter.js';
+import { RateLimiter, DEFAULT_RATE_LIMIT, type BudgetState, type CallKind, type RateLimitOptions } from './rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialects/dialect.js';
 import { serviceRateCount } from './responses.js';
@@ -179,6 +179,11 @@ export class CallPipeline {
   /** Ms no call on the key may start for (a Retry-After hold); 0 when none. */
   get heldForMs(): number {
     return this.#limiter.heldForMs;
+  }
+
+  /** Calls waiting per budget class and the window's room (RateLimiter.state). */
+  get budgetState(): BudgetState {
+    return this.#limiter.state;
   }
 
   /** Refuses the calls still waiting for the budget, ends retry waits, closes the pool it opened (not an injected dispatcher). */

@@ -5,7 +5,7 @@
 
 import { Credentials } from './credentials.js';
 import { TimeoutError } from './errors.js';
-import type { CallKind } from './rateLimiter.js';
+import type { BudgetState, CallKind } from './rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
@@ -170,6 +170,11 @@ export class GsaClient {
   /** Ms no call on the key may start for (a Retry-After hold, this client's or shared by another sidecar); 0 when none. */
   get heldForMs(): number {
     return this.#pipeline.heldForMs;
+  }
+
+  /** Calls waiting for the budget per class, and the starts the window has room for now: read-only, for the gauges. */
+  budgetState(): BudgetState {
+    return this.#pipeline.budgetState;
   }
 
   /**

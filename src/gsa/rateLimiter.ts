@@ -17,7 +17,7 @@
 import { systemClock, type Clock } from '../time/clock.js';
 import { clampTimerMs } from '../time/timerLimit.js';
 import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
-import { CALL_KINDS, type CallKind, type WaitingCalls } from './budgetShares.js';
+import { CALL_KINDS, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 import { QueueFullError } from './errors.js';
 import { RingDeque } from './ringDeque.js';
 import { SourceTurns } from './sourceTurns.js';
@@ -64,6 +64,14 @@ export const DEFAULT_MAX_QUEUED_PER_SOURCE = 250;
 export interface StartTicket {
   /** This process's starts on the key before and including this one. */
   readonly seq: number;
+}
+
+/** What the limiter holds and the budget allows now, for the operations side (gauges, log lines); nothing decides on it. */
+export interface BudgetState {
+  /** Calls waiting for a start, per budget class (mute: first lookups and refreshes together). */
+  readonly waiting: Readonly<Record<BudgetClass, number>>;
+  /** Starts the window has room for now, as this process sees it; Infinity when the limit is lifted, undefined when the budget cannot tell. */
+  readonly windowFree: number | undefined;
 }
 
 /** The source of calls scheduled without one: every such caller shares it. */
@@ -162,6 +170,14 @@ export class RateLimiter {
   /** Ms the budget's Retry-After hold still runs; 0 when none (or when the limit is lifted). */
   get heldForMs(): number {
     return this.#budget?.heldForMs ?? 0;
+  }
+
+  /** Calls waiting per class and the window's room, read at once (BudgetState). */
+  get state(): BudgetState {
+    return {
+      waiting: { mute: this.#lookups.size + this.#queues.refresh.size, review: this.#queues.review.size, action: this.#queues.action.size },
+      windowFree: this.#budget === undefined ? Infinity : this.#budget.freeStarts,
+    };
   }
 
   /** Calls of one kind waiting for a slot. */

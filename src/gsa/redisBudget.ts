@@ -90,6 +90,8 @@ export class RedisBudget implements ApiBudget {
   /** The end of the last long hold a warning line was written for (local clock). */
   #warnedHoldUntil = 0;
   #fallback: LocalBudget | undefined;
+  /** Until when (local clock) Redis's last answer said nothing on the key may start: freeStarts is 0 meanwhile. */
+  #sharedWaitUntil = 0;
   #lastError: string | undefined;
   /** Other sidecars' window settings this one does not share with (logged once), while that lasts. */
   #mismatch: string | undefined;
@@ -176,6 +178,17 @@ export class RedisBudget implements ApiBudget {
   get heldForMs(): number {
     const now = this.#clock.now();
     return Math.max(0, this.#holdUntil - now, this.#mode === 'shared' ? this.#sharedHoldUntil - now : (this.#fallback?.heldForMs ?? 0));
+  }
+
+  /**
+   * Starts left in the window as this sidecar sees it: on the local fallback, the fallback's; while shared, 0 until a
+   * "wait" from Redis has passed, else the key's requests less this sidecar's own starts of the last window (other
+   * sidecars' starts are in Redis, not seen here: an upper bound). For gsa_bridge_budget_window_free only.
+   */
+  get freeStarts(): number {
+    if (this.#mode === 'local' || this.#mode === 'closed') return this.#fallback?.freeStarts ?? Math.max(0, this.#share - this.#recentStarts().length);
+    if (this.#sharedWaitUntil > this.#clock.now()) return 0;
+    return Math.max(0, this.#requests - this.#recentStarts().length);
   }
 
   decide(waiting: WaitingCalls): BudgetDecision | Promise<BudgetDecision> {
@@ -299,6 +312,7 @@ export class RedisBudget implements ApiBudget {
       }
       case 'wait':
         this.#sawSharedHold(reply.holdMs, now);
+        this.#sharedWaitUntil = now + reply.waitMs;
         return { waitMs: reply.waitMs };
       case 'rejoin':
         // The state is not the one this node joined: wiped, or rebuilt by another sidecar. Put this node's starts

@@ -7,6 +7,8 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BridgeEvents, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
+import { BUDGET_CLASSES } from '../gsa/budgetShares.js';
+import type { BudgetState } from '../gsa/rateLimiter.js';
 import { HotHistogram } from './hotHistogram.js';
 
 /** One adapter as readiness and the adapter gauge see it. */
@@ -27,6 +29,26 @@ export interface MetricsSources {
   readonly budgetShared?: (() => boolean) | undefined;
   /** Seconds the Retry-After hold in force on the key still runs; absent: never held (0). */
   readonly budgetHoldSeconds?: (() => number) | undefined;
+  /** Whether GSA refuses the key of `api` right now (a 401 on the key, not a player's 403); absent: never (0). */
+  readonly credentialsRefused?: ((api: ApiName) => boolean) | undefined;
+  /** Seconds since the outage in force began; 0 while GSA answers (absent: always 0). */
+  readonly unreachableSeconds?: (() => number) | undefined;
+  /** The API keys in use, each named by a hash (never the key or a secret); absent: none exposed. */
+  readonly apiKeys?: (() => readonly ApiKeyLabel[]) | undefined;
+  /** The mod API key's limiter: calls waiting per class and the window's room; absent or undefined: no series. */
+  readonly budgetState?: (() => BudgetState | undefined) | undefined;
+}
+
+/** The two APIs whose keys a sidecar may hold: the mod API (client id and secret) and the System API (api.system.key). */
+export type ApiName = 'mod' | 'system';
+
+export const API_NAMES: readonly ApiName[] = ['mod', 'system'];
+
+/** One key as gsa_bridge_api_key_info labels it. */
+export interface ApiKeyLabel {
+  readonly api: ApiName;
+  /** A short hash naming the key (apiKeyDigest): the same on every sidecar using the key. */
+  readonly key: string;
 }
 
 export interface SidecarMetricsOptions {
@@ -159,6 +181,53 @@ export class SidecarMetrics {
       registers,
       collect() {
         this.set(Math.max(0, sources.budgetHoldSeconds?.() ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_credentials_refused',
+      help: 'Whether GSA refuses the API key right now (1), by api: mod (a 401 to a mute lookup or a review, until one succeeds; api.clientId / api.clientSecret), system (a 401 of the System API; api.system.key). A player refused on their own account (a 403, a review not_eligible) never sets it.',
+      labelNames: ['api'],
+      registers,
+      collect() {
+        for (const api of API_NAMES) this.set({ api }, sources.credentialsRefused?.(api) === true ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_gsa_unreachable_seconds',
+      help: 'Seconds since GSA stopped answering (network errors, timeouts, 5xx; counted from the first failure of the outage); 0 while it answers.',
+      registers,
+      collect() {
+        this.set(Math.max(0, sources.unreachableSeconds?.() ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_api_key_info',
+      help: 'Always 1: the API keys this sidecar uses, by api (mod, system) and key (16 hex digits of a SHA-256 of the client id, or of the System API key: the name of its shared budget in Redis, never the key or the secret). Sidecars with the same key spend one budget.',
+      labelNames: ['api', 'key'],
+      registers,
+      collect() {
+        // Reset first: a reload that changes the key must drop the old one.
+        this.reset();
+        for (const { api, key } of sources.apiKeys?.() ?? []) this.set({ api, key }, 1);
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_budget_waiting',
+      help: "Calls on the mod API key waiting for the budget, by class (mute: first lookups and refreshes; review; action). Chat lines whose lookup waits past mute.decisionTimeoutMs are decided by mute.onUnknown.",
+      labelNames: ['class'],
+      registers,
+      collect() {
+        const state = sources.budgetState?.();
+        for (const budgetClass of BUDGET_CLASSES) this.set({ class: budgetClass }, state?.waiting[budgetClass] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'gsa_bridge_budget_window_free',
+      help: "Calls the mod API key's window has room for now, as this sidecar sees it (with api.rateLimit.shared: 0 while Redis says wait, else an upper bound: other sidecars' calls are not counted here); NaN when unknown.",
+      registers,
+      collect() {
+        // NaN (unknown) when the budget cannot tell (a budget of another kind): better than a wrong number.
+        this.set(sources.budgetState?.()?.windowFree ?? Number.NaN);
       },
     });
     new Gauge({

@@ -1,5 +1,6 @@
-// The operations side of a long-lived `run`: metrics fed by the core's events, the host's info lines, readiness,
-// and the endpoints that serve them, started once and kept across reloads. It reads the sidecar only through the
+// The operations side of a long-lived `run`: metrics fed by the core's events, the host's info lines (and the
+// summary of chat decided by mute.onUnknown), readiness, and the endpoints that serve them, started once and kept
+// across reloads. It reads the sidecar only through the
 // functions it is given (OperationsSources), so whatever a reload rebuilds, it answers for the current one.
 // It never changes the sidecar and is closed last, after the sidecar has drained.
 
@@ -7,8 +8,9 @@ import type { Logger } from 'pino';
 import type { BridgeEvents } from '../bridge/events.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { HostEventLog } from './hostEvents.js';
-import { SidecarMetrics, type AdapterState, type ReloadResult } from './metrics.js';
+import { SidecarMetrics, type AdapterState, type MetricsSources, type ReloadResult } from './metrics.js';
 import { startOpsServer, type OpsServer } from './opsServer.js';
+import { UnknownVerdictSummary } from './unknownVerdictSummary.js';
 import { assessReadiness, DEFAULT_READINESS_RULES, type LifecyclePhase, type Readiness, type ReadinessRules } from './readiness.js';
 import type { ServiceProblem } from './serviceHealth.js';
 
@@ -24,6 +26,14 @@ export interface OperationsSources {
   readonly budgetShared: () => boolean;
   /** Seconds the Retry-After hold in force still runs (gsa_bridge_budget_hold_seconds). */
   readonly budgetHoldSeconds: () => number;
+  /** Whether GSA refuses the key of an API right now (gsa_bridge_credentials_refused{api}). */
+  readonly credentialsRefused?: MetricsSources['credentialsRefused'];
+  /** ServiceHealth.unreachableSince: when the outage in force began, on `clock` (gsa_bridge_gsa_unreachable_seconds). */
+  readonly unreachableSince?: (() => number | undefined) | undefined;
+  /** The API keys in use, by hash (gsa_bridge_api_key_info). */
+  readonly apiKeys?: MetricsSources['apiKeys'];
+  /** The mod API key's limiter (gsa_bridge_budget_waiting, gsa_bridge_budget_window_free). */
+  readonly budgetState?: MetricsSources['budgetState'];
 }
 
 export interface OperationsOptions {
@@ -66,8 +76,23 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       rules,
       clock.now(),
     );
-  const metrics = new SidecarMetrics({ events, sources, processDefaults: options.processDefaults });
+  const unreachableSeconds = (): number => {
+    const since = sources.unreachableSince?.();
+    return since === undefined ? 0 : Math.max(0, (clock.now() - since) / 1000);
+  };
+  const metrics = new SidecarMetrics({ events, sources: { ...sources, unreachableSeconds }, processDefaults: options.processDefaults });
   const hostLog = new HostEventLog({ events, logger });
+  const unknownSummary = new UnknownVerdictSummary({
+    events,
+    logger,
+    clock,
+    causes: {
+      credentialsRefused: sources.credentialsRefused,
+      reachable: () => sources.unreachableSince?.() === undefined,
+      holdSeconds: sources.budgetHoldSeconds,
+      budget: sources.budgetState,
+    },
+  });
   let server: OpsServer;
   try {
     server = await startOpsServer({
@@ -80,6 +105,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   } catch (error) {
     metrics.close();
     hostLog.close();
+    unknownSummary.close();
     throw error;
   }
   logger.info({ url: server.url }, `operations endpoints on ${server.url} (/healthz, /readyz, /metrics)`);
@@ -98,6 +124,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       (closing ??= (async () => {
         metrics.close();
         hostLog.close();
+        unknownSummary.close();
         await server.close();
       })()),
   };

@@ -159,6 +159,23 @@ export class ServiceHealth {
     return this.#outage === undefined;
   }
 
+  /**
+   * Clock time of the first failure of the outage in force (so the outage is counted from when it began, not from
+   * when it was declared); undefined while GSA answers. For gsa_bridge_gsa_unreachable_seconds.
+   */
+  get unreachableSince(): number | undefined {
+    return this.#outage?.since;
+  }
+
+  /**
+   * True while GSA refuses the mod API credentials: a 401 to a mute lookup or a review, until a 2xx of the mod API.
+   * A player's own refusal (a 403, such as a review `not_eligible`) and a server action's 401 (a server not bound
+   * to the key) never set it. For gsa_bridge_credentials_refused{api="mod"}.
+   */
+  get credentialsRefused(): boolean {
+    return this.#problems.has('credentials');
+  }
+
   /** Stops the outage summary timer; later events are ignored. */
   close(): void {
     this.#closed = true;

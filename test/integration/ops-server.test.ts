@@ -1,7 +1,7 @@
 // The operations endpoints in-process, on a real loopback server: /readyz says "starting" until the sidecar runs and
 // "stopping" once the drain begins, HEAD works, a failing metrics source is a 500 and a log line (never a crash),
 // and close() is idempotent. startOperations reads the sidecar only through the sources it is given.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BridgeEvents } from '../../src/bridge/events.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startOperations, type OperationsSources } from '../../src/ops/operations.js';
@@ -20,6 +20,50 @@ function sources(overrides: Partial<OperationsSources> = {}): OperationsSources 
 }
 
 describe('startOperations', () => {
+  it("feeds the key gauges and the onUnknown summary from its sources, the outage's length on its own clock", async () => {
+    const lines: { level: number; msg: string; cause?: string }[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) } });
+    const clock = { at: 1_000_000, now: () => clock.at };
+    const outage: { since?: number } = {};
+    const events = new BridgeEvents();
+    const operations = await startOperations({
+      host: '127.0.0.1',
+      port: 0,
+      events,
+      logger,
+      clock,
+      processDefaults: false,
+      sources: sources({
+        unreachableSince: () => outage.since,
+        credentialsRefused: (api) => api === 'system',
+        apiKeys: () => [{ api: 'mod', key: '00112233aabbccdd' }],
+        budgetState: () => ({ waiting: { mute: 7, review: 1, action: 0 }, windowFree: 0 }),
+      }),
+    });
+    const metrics = async (): Promise<string> => (await fetch(`${operations.server.url}/metrics`)).text();
+    let text = await metrics();
+    expect(text).toContain('gsa_bridge_gsa_unreachable_seconds 0\n');
+    expect(text).toContain('gsa_bridge_credentials_refused{api="system"} 1\n');
+    expect(text).toContain('gsa_bridge_api_key_info{api="mod",key="00112233aabbccdd"} 1\n');
+    expect(text).toContain('gsa_bridge_budget_waiting{class="mute"} 7\n');
+    outage.since = clock.at - 301_000;
+    text = await metrics();
+    expect(text).toContain('gsa_bridge_gsa_unreachable_seconds 301\n');
+
+    // The summary's minute on fake timers (only setTimeout: the server's sockets keep real time).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let index = 0; index < 3; index++) {
+        events.emit('verdict', { server: 'ovddykvbs', player: { steamId: '76561198000000001' }, verdict: 'allow', reason: 'unknown', source: 'policy', durationMs: 300 });
+      }
+      vi.advanceTimersByTime(60_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(lines.filter((line) => line.level === 40)).toMatchObject([{ cause: 'unreachable', msg: '3 chat lines decided by mute.onUnknown in the last minute: GSA is unreachable; 7 lookups waiting' }]);
+    await operations.close();
+  });
+
   it('answers /readyz by phase and by its sources, on any free port, and closes once', async () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(line) } });

@@ -353,4 +353,22 @@ describeWithRedis('the API budget shared on Redis', () => {
     expect(one.budget.redisLabel).toBe(`redis://127.0.0.1:${redis.port}/0`);
     expect(JSON.stringify([...one.lines, ...two.lines])).not.toContain('pw-7c1e');
   });
+  it('tells the room it sees for gsa_bridge_budget_window_free: the key less its own starts, 0 once Redis said wait', async () => {
+    redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const lookup = { lookup: 1, refresh: 0, review: 0, action: 0 };
+    const first = node(redis, 'aaaaaaaaaaaa', { requests: 3, nodes: 1, intervalMs: 60_000 });
+    const second = node(redis, 'bbbbbbbbbbbb', { requests: 3, nodes: 1, intervalMs: 60_000 });
+    // Until the window is full (a start granted late is counted and not used: the loop asks again).
+    let decision = await first.budget.decide(lookup);
+    for (let ask = 0; ask < 20 && !(decision.waitMs !== undefined && decision.waitMs > 0); ask++) decision = await first.budget.decide(lookup);
+    expect(decision.waitMs).toBeGreaterThan(0);
+    expect(first.budget.shared).toBe(true);
+    expect(first.budget.freeStarts).toBe(0);
+    // The other sidecar's starts are in Redis, not seen here until Redis answers: an upper bound.
+    expect(second.budget.freeStarts).toBe(3);
+    expect((await second.budget.decide(lookup)).waitMs).toBeGreaterThan(0);
+    expect(second.budget.shared).toBe(true);
+    expect(second.budget.freeStarts).toBe(0);
+  });
 });

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
 import type { RequestEvent } from '../../src/gsa/index.js';
-import { SidecarMetrics, statusLabel, type AdapterState } from '../../src/ops/metrics.js';
+import type { BudgetState } from '../../src/gsa/rateLimiter.js';
+import { SidecarMetrics, statusLabel, type AdapterState, type ApiName } from '../../src/ops/metrics.js';
 
 const CONTRACT_METRICS = [
   'gsa_bridge_api_requests_total',
@@ -201,7 +202,7 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_api_requests_total{endpoint="mute",status="other"}')).toBe(715);
     // Every label value in the whole scrape comes from a fixed set or the configured servers and adapters.
     const labelValues = new Set([...text.matchAll(/(\w+)="([^"]*)"/g)].map((match) => `${match[1]}=${match[2]}`));
-    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated|filtered)|result=(success|invalid|failed|ok|refused|dry_run|not_supported)|action=(block|warn|mute|unmute)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other))$/);
+    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated|filtered)|result=(success|invalid|failed|ok|refused|dry_run|not_supported)|action=(block|warn|mute|unmute)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other)|api=(mod|system)|class=(mute|review|action))$/);
   });
 
   it('stops counting once closed', async () => {
@@ -210,6 +211,68 @@ describe('SidecarMetrics', () => {
     events.emit('verdict', verdict({}));
     expect(value(await samples(metrics), 'gsa_bridge_chat_verdicts_total{verdict="allow"}')).toBe(0);
     expect(events.listens('verdict')).toBe(false);
+  });
+});
+
+describe('the key and budget gauges', () => {
+  it('read credentials refused per api, the outage, the keys and the limiter at scrape time, and drop what went away', async () => {
+    const events = new BridgeEvents();
+    const state = {
+      refused: { mod: false, system: false },
+      unreachable: 0,
+      keys: [
+        { api: 'mod', key: '0123456789abcdef' },
+        { api: 'system', key: 'fedcba9876543210' },
+      ] as { api: ApiName; key: string }[],
+      budget: { waiting: { mute: 0, review: 0, action: 0 }, windowFree: 100 } as BudgetState | undefined,
+    };
+    const metrics = new SidecarMetrics({
+      events,
+      processDefaults: false,
+      sources: {
+        adapters: () => [],
+        outboxPending: () => 0,
+        credentialsRefused: (api) => state.refused[api],
+        unreachableSeconds: () => state.unreachable,
+        apiKeys: () => state.keys,
+        budgetState: () => state.budget,
+      },
+    });
+    let lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_credentials_refused{api="mod"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_credentials_refused{api="system"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_gsa_unreachable_seconds')).toBe(0);
+    expect(value(lines, 'gsa_bridge_api_key_info{api="mod",key="0123456789abcdef"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_api_key_info{api="system",key="fedcba9876543210"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_budget_waiting{class="mute"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_budget_window_free')).toBe(100);
+
+    state.refused.mod = true;
+    state.unreachable = 312.5;
+    state.keys = [{ api: 'mod', key: 'aaaaaaaaaaaaaaaa' }];
+    state.budget = { waiting: { mute: 42, review: 3, action: 1 }, windowFree: 0 };
+    lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_credentials_refused{api="mod"}')).toBe(1);
+    expect(value(lines, 'gsa_bridge_credentials_refused{api="system"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_gsa_unreachable_seconds')).toBe(312.5);
+    expect(lines.filter((line) => line.startsWith('gsa_bridge_api_key_info'))).toEqual(['gsa_bridge_api_key_info{api="mod",key="aaaaaaaaaaaaaaaa"} 1']);
+    expect([value(lines, 'gsa_bridge_budget_waiting{class="mute"}'), value(lines, 'gsa_bridge_budget_waiting{class="review"}'), value(lines, 'gsa_bridge_budget_waiting{class="action"}')]).toEqual([42, 3, 1]);
+    expect(value(lines, 'gsa_bridge_budget_window_free')).toBe(0);
+
+    // A budget that cannot tell its room: NaN (unknown) rather than a wrong number.
+    state.budget = { waiting: { mute: 0, review: 0, action: 0 }, windowFree: undefined };
+    lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_budget_window_free')).toBeNaN();
+  });
+
+  it('are 0 (or absent) when their sources are not given', async () => {
+    const { metrics } = setUp();
+    const lines = await samples(metrics);
+    expect(value(lines, 'gsa_bridge_credentials_refused{api="mod"}')).toBe(0);
+    expect(value(lines, 'gsa_bridge_gsa_unreachable_seconds')).toBe(0);
+    expect(value(lines, 'gsa_bridge_budget_waiting{class="review"}')).toBe(0);
+    expect(lines.filter((line) => line.startsWith('gsa_bridge_api_key_info'))).toEqual([]);
+    expect(value(lines, 'gsa_bridge_budget_window_free')).toBeNaN();
   });
 });
 

@@ -481,3 +481,31 @@ describe('holds', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('the state the gauges read', () => {
+  it('counts calls waiting per class (mute: lookups and refreshes) and the starts left in the window', async () => {
+    const limiter = new RateLimiter({ requests: 3, intervalMs: 1000, maxQueued: 100 }, { now: () => Date.now() });
+    const { add } = harness(limiter);
+    expect(limiter.state).toEqual({ waiting: { mute: 0, review: 0, action: 0 }, windowFree: 3 });
+    void add('lookup', 'a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(limiter.state.windowFree).toBe(2);
+    for (const label of ['b', 'c', 'd']) void add('lookup', label);
+    void add('refresh');
+    void add('review');
+    void add('action');
+    await vi.advanceTimersByTimeAsync(0);
+    // b and c took the window's last two starts; d and the refresh (mute), the review and the action wait.
+    expect(limiter.state).toEqual({ waiting: { mute: 2, review: 1, action: 1 }, windowFree: 0 });
+    await vi.advanceTimersByTimeAsync(guardedIntervalMs(1000));
+    // A new window: three more started, one waits.
+    const { waiting } = limiter.state;
+    expect(waiting.mute + waiting.review + waiting.action).toBe(1);
+    await limiter.close();
+  });
+
+  it('has room without bound when the limit is lifted', () => {
+    const limiter = new RateLimiter({ requests: Infinity, intervalMs: 1000, maxQueued: 100 });
+    expect(limiter.state.windowFree).toBe(Infinity);
+  });
+});

@@ -60,6 +60,8 @@ describe('the fallback share', () => {
     }
     expect(started).toBe(6);
     expect(budget.shared).toBe(false);
+    // What gsa_bridge_budget_window_free shows on the fallback: its own share, spent.
+    expect(budget.freeStarts).toBe(0);
     expect(changes).toEqual([false]);
     const warnings = lines.filter((line) => line.level === 'warn');
     expect(warnings).toHaveLength(1);
@@ -71,6 +73,8 @@ describe('the fallback share', () => {
     expect(JSON.stringify(lines)).not.toContain('hunter2');
     // One window later (on the injected clock) the fallback window has room again: it is a window, not a quota.
     now += 1025;
+    expect(budget.freeStarts).toBe(6);
     expect((await budget.decide(LOOKUP)).start).toBe('lookup');
+    expect(budget.freeStarts).toBe(5);
   });
 });

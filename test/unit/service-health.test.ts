@@ -154,3 +154,38 @@ describe('an outage', () => {
     expect(lines).toHaveLength(1);
   });
 });
+
+describe('the state the gauges read', () => {
+  it('credentialsRefused: set by a 401 of the mod API, cleared by its next success', () => {
+    expect(health.credentialsRefused).toBe(false);
+    health.observe(unauthorized);
+    expect(health.credentialsRefused).toBe(true);
+    health.observe(event({ endpoint: 'review', status: 201 }));
+    expect(health.credentialsRefused).toBe(false);
+  });
+
+  it("credentialsRefused: never set by a player's own 403 (a review not_eligible) or a server action's 401", () => {
+    health.observe(event({ endpoint: 'review', status: 403, code: 'forbidden', message: 'not_eligible: Play 2 hours before reviewing' }));
+    health.observe(event({ endpoint: 'webhook', target: '4711', status: 401, code: 'unauthorized', message: 'the service refused the API credentials (401)' }));
+    expect(health.credentialsRefused).toBe(false);
+    expect(health.problems.map((problem) => problem.key)).toEqual(['webhook-credentials:4711']);
+  });
+
+  it('unreachableSince: the first failure of the outage, from when it is declared until an answer', () => {
+    expect(health.unreachableSince).toBeUndefined();
+    vi.advanceTimersByTime(10_000);
+    health.observe(down);
+    vi.advanceTimersByTime(2_000);
+    health.observe(down);
+    // Two failures are no outage yet.
+    expect(health.unreachableSince).toBeUndefined();
+    vi.advanceTimersByTime(2_000);
+    health.observe(down);
+    expect(health.unreachableSince).toBe(10_000);
+    vi.advanceTimersByTime(300_000);
+    health.observe(down);
+    expect(health.unreachableSince).toBe(10_000);
+    health.observe(ok);
+    expect(health.unreachableSince).toBeUndefined();
+  });
+});
