@@ -121,6 +121,23 @@ describe('notifications to webhooks', () => {
     expect(warnings(lines())).toEqual([]);
   });
 
+  it('spaces the next post by Discord’s bucket headers (X-RateLimit-Remaining 0), before a 429 happens', async () => {
+    const fake = await fakeDiscord();
+    const { logger } = capture();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const webhook = sender(fake, logger);
+    fake.answerNext({ kind: 'ok', bucketEmptyForSeconds: 2.5 });
+    webhook.send({ content: 'one' });
+    webhook.send({ content: 'two' });
+    await waitForIo(() => webhook.sent === 1, 'the first post');
+    await vi.advanceTimersByTimeAsync(2499);
+    await settleIo();
+    expect(fake.posts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await waitForIo(() => webhook.sent === 2, 'the second post');
+    expect(fake.posts.map((post) => post.status)).toEqual([204, 204]);
+  });
+
   it('retries a 5xx with backoff, then drops it: one warning for a run of drops, one line when posts get through again', async () => {
     const fake = await fakeDiscord();
     const { logger, lines } = capture();
