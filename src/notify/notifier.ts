@@ -80,10 +80,7 @@ export class Notifier {
     if (this.#closed) return;
     this.#started = true;
     this.#follow();
-    if (this.#webhooks.length > 0) {
-      const hosts = this.#webhooks.map(({ sender, format }, index) => `notify.webhooks[${String(index)}] (${format}, ${sender.host})`);
-      this.#options.logger.info({ webhooks: this.#webhooks.length }, `notifications go to ${hosts.join(', ')}`);
-    }
+    if (this.#webhooks.length > 0) this.#describe();
   }
 
   /** A reload's `notify` section: unchanged webhooks keep their sender (and queue); the rules apply at once. */
@@ -93,6 +90,8 @@ export class Notifier {
     this.#webhooks = this.#sendersFor(config, previous);
     const kept = new Set(this.#webhooks);
     for (const webhook of previous) if (!kept.has(webhook)) void webhook.sender.close(0);
+    const changed = previous.length !== this.#webhooks.length || previous.some((webhook) => !kept.has(webhook));
+    if (changed && this.#started) this.#describe();
     this.#watch.setRules({ afterMs: config?.afterMs ?? DEFAULT_AFTER_MS, moderation: config?.moderation ?? false });
     if (this.#started) this.#follow();
   }
@@ -115,6 +114,16 @@ export class Notifier {
     this.#watch.close();
     this.#watching = false;
     await Promise.all(this.#webhooks.map((webhook) => webhook.sender.close(deadlineMs)));
+  }
+
+  /** Where notifications go, by config key, format and host (never the URL: it is a secret). */
+  #describe(): void {
+    if (this.#webhooks.length === 0) {
+      this.#options.logger.info('notifications off: notify.webhooks is empty');
+      return;
+    }
+    const where = this.#webhooks.map(({ sender, format }, index) => `notify.webhooks[${String(index)}] (${format}, ${sender.host})`);
+    this.#options.logger.info({ webhooks: this.#webhooks.length }, `notifications go to ${where.join(', ')}`);
   }
 
   /** The watch runs while there is someone to tell. */

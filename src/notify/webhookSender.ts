@@ -190,11 +190,14 @@ export class WebhookSender {
     this.#closed = true;
     const pumping = this.#pumping;
     if (pumping !== undefined) await withDeadline(pumping, deadlineMs, () => undefined, true);
-    const left = this.#queue.length + (this.#pumping === undefined ? 0 : 1);
+    const waiting = this.#queue.splice(0).length;
+    const sentBefore = this.#sent;
+    const inFlight = this.#pumping;
     this.#stop.abort(new Error('the notifier closed'));
-    this.#queue.length = 0;
-    if (this.#pumping !== undefined) await this.#pumping;
-    if (left > 0) this.#logger.warn({ webhook: this.#name, notifications: left }, `${String(left)} notifications to ${this.#name} were not sent before the sidecar stopped`);
+    if (inFlight !== undefined) await inFlight;
+    // The one in flight may still have been answered 2xx before the abort reached it.
+    const left = waiting + (inFlight !== undefined && this.#sent === sentBefore ? 1 : 0);
+    if (left > 0) this.#logger.warn({ webhook: this.#name, notifications: left }, `${String(left)} notifications to ${this.#name} were not sent: it was closed (the sidecar stopped, or a reload changed notify.webhooks)`);
     await this.#pool.destroy().catch(() => undefined);
   }
 
@@ -222,6 +225,8 @@ export class WebhookSender {
       if (spacing > 0 && !(await this.#wait(spacing))) return;
       if (this.#stop.signal.aborted) return;
       const outcome = await this.#post(body);
+      // Closed meanwhile: close() counts what was not sent; no warning for a post it cut short.
+      if (this.#closing()) return;
       switch (outcome.kind) {
         case 'sent':
           this.#succeeded(outcome.resumeInMs);
@@ -279,6 +284,11 @@ export class WebhookSender {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** True once close() gave up waiting (read through a method: a field read is narrowed by the checks before it). */
+  #closing(): boolean {
+    return this.#stop.signal.aborted;
   }
 
   /** Waits `ms`; false when the sender closed meanwhile. */

@@ -85,7 +85,7 @@ describe('notifications to webhooks', () => {
 
     // Text from outside cannot ping: the body Discord receives carries no live mention.
     notifier.notify(notification('GSA said: @everyone look <@123>', '@here'));
-    await waitForIo(() => discord.accepted.length === 2 && json.accepted.length === 2, 'the second notification');
+    await waitForIo(() => notifier.senders.every((webhook) => webhook.sent === 2), 'the second notification');
     const received = JSON.stringify(discord.accepted[1]);
     expect(received).not.toMatch(/@(everyone|here)|<@1/);
     expect(discord.accepted[1]).toMatchObject({ allowed_mentions: { parse: [] } });
@@ -97,6 +97,7 @@ describe('notifications to webhooks', () => {
     await settleIo();
     expect(json.posts).toHaveLength(2);
     expect(notifier.senders).toHaveLength(1);
+    expect(lines().map((line) => line.msg).at(-1)).toBe(`notifications go to notify.webhooks[0] (discord, ${new URL(discord.url).host})`);
   });
 
   it('honours a 429’s retry_after: no post before 1.5 s passed, then the same body again', async () => {
@@ -184,7 +185,7 @@ describe('notifications to webhooks', () => {
       `notifications to notify.webhooks[0] (${new URL(fake.url).host}) are piling up (the receiver is slow or down): the oldest waiting ones are dropped beyond 5`,
     ]);
     await webhook.close(0);
-    expect(warnings(lines()).at(-1)).toBe(`6 notifications to notify.webhooks[0] (${new URL(fake.url).host}) were not sent before the sidecar stopped`);
+    expect(warnings(lines()).at(-1)).toBe(`6 notifications to notify.webhooks[0] (${new URL(fake.url).host}) were not sent: it was closed (the sidecar stopped, or a reload changed notify.webhooks)`);
     // Nothing is taken after close, and nothing throws.
     webhook.send({ content: 'late' });
     expect(webhook.queued).toBe(0);
