@@ -100,6 +100,40 @@ describe('notifications to webhooks', () => {
     expect(lines().map((line) => line.msg).at(-1)).toBe(`notifications go to notify.webhooks[0] (discord, ${new URL(discord.url).host})`);
   });
 
+  it('does nothing at all without a webhook: no subscription, no sampling; a reload that adds one starts it, one that empties the list stops it', async () => {
+    const fake = await fakeDiscord();
+    const { logger, lines } = capture();
+    const events = new BridgeEvents();
+    let samples = 0;
+    const sources = {
+      adapters: () => {
+        samples += 1;
+        return [];
+      },
+      serviceProblems: () => [],
+      budgetHoldSeconds: () => 0,
+    };
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'Date'] });
+    const notifier = new Notifier({ config: undefined, sources, events, logger });
+    closers.push(() => notifier.close(0));
+    notifier.start();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(samples).toBe(0);
+    expect(events.listens('review') || events.listens('moderation')).toBe(false);
+    expect(lines()).toEqual([]);
+
+    notifier.reconfigure({ webhooks: [{ url: fake.url, format: 'discord' }], afterMs: 10_000, moderation: false });
+    expect(events.listens('review')).toBe(true);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(samples).toBe(5);
+
+    notifier.reconfigure({ webhooks: [], afterMs: 10_000, moderation: false });
+    expect(events.listens('review')).toBe(false);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(samples).toBe(5);
+    expect(lines().map((line) => line.msg).at(-1)).toBe('notifications off: notify.webhooks is empty');
+  });
+
   it('honours a 429’s retry_after: no post before 1.5 s passed, then the same body again', async () => {
     const fake = await fakeDiscord();
     const { logger, lines } = capture();
