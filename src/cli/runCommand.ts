@@ -242,10 +242,11 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       operations.setPhase('stopping');
       stopping.abort();
       exitOnSecondStopSignal(signals, () => logger);
+      // Beside the drain, not after it: queued notifications get a second, and a dead receiver adds nothing to the 10 s.
+      const notifierClosed = notifier.close();
       await stopWithin(sidecar, logger);
       await lock.release();
-      // Queued notifications get a second to go out; a dead receiver cannot hold the exit longer.
-      await notifier.close();
+      await notifierClosed;
       // Last: /healthz answers until the drain is over.
       await operations.close();
       uninstallCrashHandlers();
