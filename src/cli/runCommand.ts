@@ -31,6 +31,7 @@ import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 import { checkCredentialsOnce } from './runCredentialsCheck.js';
 import { scavengeOnMainThread } from './scavengeOnMainThread.js';
+import { Notifier } from '../notify/notifier.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
 export const RUN_COMMAND = defineCommand({
@@ -187,6 +188,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   let sidecarRunning = false;
   const uninstallCrashHandlers = installCrashHandlers({ logger: () => logger, context: () => ({ running: sidecarRunning }) });
   const events = new BridgeEvents();
+  const operationsSources = sidecarOperationsSources(() => ({ sidecar: sidecarRunning ? sidecar : undefined, config }));
   let operations: Operations;
   try {
     operations = await startOperations({
@@ -195,7 +197,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       readiness: config.http.readiness,
       events,
       logger,
-      sources: sidecarOperationsSources(() => ({ sidecar: sidecarRunning ? sidecar : undefined, config })),
+      sources: operationsSources,
     });
   } catch (error) {
     uninstallCrashHandlers();
@@ -204,6 +206,10 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
     throw operationsListenError(error, config);
   }
+
+  // Webhooks told of state changes (notify): like operations, it lives across reloads and reads the current sidecar.
+  const notifier = new Notifier({ config: config.notify, sources: operationsSources, events, logger });
+  notifier.start();
 
   // A stop ends a credentials check still waiting for GSA, so it logs nothing about a client being closed.
   const stopping = new AbortController();
@@ -214,6 +220,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     // The adapters already run: the check holds nothing back. A refusal turns /readyz 503 the moment GSA answers.
     void checkCredentialsOnce(sidecar, logger, 'start', stopping.signal);
   } catch (error) {
+    await notifier.close(0);
     await operations.close();
     uninstallCrashHandlers();
     await lock.release();
@@ -236,8 +243,11 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       operations.setPhase('stopping');
       stopping.abort();
       exitOnSecondStopSignal(signals, () => logger);
+      // Beside the drain, not after it: queued notifications get a second, and a dead receiver adds nothing to the 10 s.
+      const notifierClosed = notifier.close();
       await stopWithin(sidecar, logger);
       await lock.release();
+      await notifierClosed;
       // Last: /healthz answers until the drain is over.
       await operations.close();
       uninstallCrashHandlers();
@@ -246,6 +256,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       return EXIT_OK;
     }
     const result = await reload(sidecar, configPath, context, logger, stopping.signal);
+    if (result === 'success') notifier.reconfigure(sidecar.config.notify);
     operations.recordReload(result);
     logger.debug({ result }, 'SIGHUP handled');
   }

@@ -7,7 +7,7 @@ export const SECRET_MASK = '***';
 // Profiles may add their own keys to an rcon adapter; ones named like a credential are treated as one.
 const SECRET_KEY = /password|secret|token/i;
 
-/** A deep copy with api.clientSecret, api.system.key, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them) replaced by `***`. */
+/** A deep copy with api.clientSecret, api.system.key, the Redis password of api.rateLimit.shared.redis, every adapter token and password (and profile keys named like them), and each notify webhook's path replaced by `***`. */
 export function maskSecrets(config: AnyBridgeConfig): AnyBridgeConfig {
   const copy = structuredClone(config);
   copy.api.clientSecret = mask(copy.api.clientSecret);
@@ -21,6 +21,7 @@ export function maskSecrets(config: AnyBridgeConfig): AnyBridgeConfig {
       }
     }
   }
+  if (copy.notify !== undefined) copy.notify = { ...copy.notify, webhooks: copy.notify.webhooks.map((webhook) => ({ ...webhook, url: maskWebhookUrl(webhook.url) })) };
   return copy;
 }
 
@@ -37,7 +38,33 @@ export function collectSecrets(config: AnyBridgeConfig): string[] {
       }
     }
   }
+  for (const webhook of config.notify?.webhooks ?? []) for (const form of webhookUrlForms(webhook.url)) secrets.add(form);
   return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** Path segments this long are a webhook's token (Discord's is 68 characters), never a word a log line needs. */
+const TOKEN_SEGMENT_MIN = 16;
+
+/**
+ * A webhook URL as written and as parsed, its path with any query (the whole secret part: whoever has it can post),
+ * and each token-like path segment, so a line that quotes only part of it (an HTTP client's error) is scrubbed too.
+ */
+function webhookUrlForms(value: string): string[] {
+  const forms = new Set([value]);
+  if (URL.canParse(value)) {
+    const url = new URL(value);
+    forms.add(url.href);
+    const secretPart = `${url.pathname}${url.search}`;
+    if (secretPart.length >= TOKEN_SEGMENT_MIN) forms.add(secretPart);
+    for (const segment of url.pathname.split('/')) if (segment.length >= TOKEN_SEGMENT_MIN) forms.add(segment);
+  }
+  return [...forms];
+}
+
+/** The webhook's origin only, so a host sees which service it posts to: https://discord.com/*** */
+export function maskWebhookUrl(value: string): string {
+  if (!URL.canParse(value)) return SECRET_MASK;
+  return `${new URL(value).origin}/${SECRET_MASK}`;
 }
 
 /** A URL's password as written and as decoded (a scrubber must catch either); none when it has none. */

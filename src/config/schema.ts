@@ -9,6 +9,7 @@ import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 import { periodProblem } from '../gsa/system/periods.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { count, countOrZero, host, integer, MAX_TIMER_MS, listenPort, milliseconds, nonEmpty } from '../validation/optionFields.js';
 
 // Server actions a mod may be allowed to trigger are the webhook actions; one list, owned by the client.
@@ -240,6 +241,45 @@ export const moderationSchema = z.strictObject({
   filter: chatFilterSchema.optional(),
 });
 
+export const NOTIFY_FORMATS = ['discord', 'json'] as const;
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
+
+/** Why a value is not a usable webhook URL, without echoing it (its path is the webhook's secret); null when it is one. */
+function webhookUrlProblem(value: string): string | null {
+  const hint = 'must be an https URL, like https://discord.com/api/webhooks/ID/TOKEN (http only to a loopback address)';
+  if (!URL.canParse(value)) return hint;
+  const url = new URL(value);
+  // A webhook URL carries its own credential: over plain http anyone on the path could read it and post as us.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(host))) return hint;
+  if (url.username !== '' || url.password !== '') return `${hint}: no user or password before the host`;
+  if (url.hash !== '') return `${hint}: no fragment`;
+  return null;
+}
+
+/** Webhooks told of state changes a host must hear about (interfaces.md "Notifications", docs/operations.md). */
+export const notifySchema = z.strictObject({
+  // Each URL is a secret: masked by config check, scrubbed from every log line (collectSecrets).
+  webhooks: z
+    .array(
+      z.strictObject({
+        url: z.string().superRefine((value, ctx) => {
+          const problem = webhookUrlProblem(value);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+        // discord: Discord's webhook JSON (an embed); json: {event, severity, server, adapter, message, at}.
+        format: z.enum(NOTIFY_FORMATS).default('discord'),
+      }),
+    )
+    .max(10, 'must list at most 10 webhooks')
+    .default(() => []),
+  // How long GSA unreachable, an adapter down or a Retry-After hold lasts before it is told; also the least time
+  // between two summaries of a state that lasts.
+  afterMs: integer(10_000, 86_400_000, 'must be 10000–86400000 (milliseconds: 10 s to 1 day)').default(300_000),
+  // Each step of the chat filter (a warning, a mute) is told too.
+  moderation: z.boolean().default(false),
+});
+
 export const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
 });
@@ -253,6 +293,7 @@ function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
     moderation: moderationSchema.prefault({}),
     http: httpSchema.prefault({}),
     log: logSchema.prefault({}),
+    notify: notifySchema.optional(),
   });
 }
 
@@ -272,6 +313,7 @@ export type SystemApiConfig = NonNullable<ApiConfig['system']>;
 export type ModerationConfig = AnyBridgeConfig['moderation'];
 export type ChatFilterConfig = NonNullable<ModerationConfig['filter']>;
 export type LadderStep = ChatFilterConfig['ladder'][number];
+export type NotifyConfig = NonNullable<AnyBridgeConfig['notify']>;
 
 /** The schema of a whole config file whose adapters the catalog describes. */
 export type ConfigSchema<Options> = z.ZodType<BridgeConfigOf<Options>>;
