@@ -2,7 +2,8 @@
 // with secrets redacted, reloads the config on SIGHUP (an invalid file is refused and the old one stays),
 // and on SIGTERM/SIGINT drains and exits 0 within 10 s. Before anything touches reviews.dataDir it takes the
 // directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing. Signals that
-// arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
+// arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0). Its control
+// channel serves `reviews retry`, `mutes` and `reload`; a reload asked for there joins the SIGHUPs' queue.
 
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
@@ -21,6 +22,10 @@ import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from '.
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
+import { MUTES_OP, mutesControlHandler } from './mutesCommand.js';
+import { RELOAD_OP, RELOAD_TRIGGER, reloadControlHandler, type ReloadOutcome } from './reloadCommand.js';
+import { routeControl } from '../datadir/controlRouter.js';
+import { MutedPlayers } from '../ops/mutedPlayers.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 import { BridgeEvents } from '../bridge/events.js';
@@ -72,28 +77,33 @@ function describeSettingsChanged(report: ReconfigureReport): string {
   return adaptersChanged ? 'no other setting changed' : 'nothing changed';
 }
 
+/** A reload posted into the signal queue by the control channel's `reload` op. */
+const RELOAD_REQUEST = 'reload-request';
+
 /**
- * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
- * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
+ * SIGHUP or `gsa-bridge reload` (`trigger` names which in the log lines): reads the config file again and applies it
+ * by difference (Sidecar.reconfigure). An invalid file is refused and the running config stays; a config that cannot
+ * be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal, trigger: string): Promise<ReloadOutcome> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
     reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    logger.error({ problems: error.problems.map(formatProblem) }, 'SIGHUP: the config file is invalid; keeping the running config');
-    return 'invalid';
+    const problems = error.problems.map(formatProblem);
+    logger.error({ problems }, `${trigger}: the config file is invalid; keeping the running config`);
+    return { result: 'invalid', problems };
   }
   if (reloaded.reviews.dataDir !== running.reviews.dataDir) {
     // The lock is for the directory this process started with; moving reviews needs a restart.
-    logger.error({ dataDir: running.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
+    logger.error({ dataDir: running.reviews.dataDir }, `${trigger}: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
     reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
   }
   if (JSON.stringify(reloaded.http) !== JSON.stringify(running.http)) {
     // The operations endpoints live outside what a reload rebuilds (a scraper must not lose them mid-reload).
-    logger.warn({ http: running.http }, `SIGHUP: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
+    logger.warn({ http: running.http }, `${trigger}: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
     reloaded = { ...reloaded, http: running.http };
   }
   // New secrets (a new token, new API keys) are scrubbed by the one logger of the process from now on, in every
@@ -102,19 +112,17 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   try {
     const report = await sidecar.reconfigure(reloaded);
     const { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared } = report;
-    logger.info(
-      { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared },
-      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
-    );
+    const summary = `config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`;
+    logger.info({ started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared }, `${trigger}: ${summary}`);
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
     // again now rather than when the next player speaks. Not awaited: the reload is done.
     if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
-    return 'success';
+    return { result: 'success', summary };
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
-    logger.error({ code: error.code }, `SIGHUP: ${error.message}`);
-    return 'failed';
+    logger.error({ code: error.code }, `${trigger}: ${error.message}`);
+    return { result: 'failed', error: error.message };
   }
 }
 
@@ -147,7 +155,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   // Signals are queued before anything slow (reading the config, the lock, the listeners), and the ones the entry
   // point held while the modules loaded are taken over: a SIGHUP or SIGTERM during start is applied once start
   // completes, not fatal. Any number of SIGHUPs before a reload is one reload.
-  const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP'], takeOverStartupSignals: true });
+  // A reload asked for through the control channel is queued here too, so it runs in turn with the SIGHUPs.
+  const signals = new SignalQueue<typeof RELOAD_REQUEST>(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP', RELOAD_REQUEST], takeOverStartupSignals: true });
   let config: BridgeConfig;
   let loadedPath: string | null;
   let sources: ReadonlyMap<string, string>;
@@ -224,13 +233,32 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return EXIT_REFUSED;
   }
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
-  // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current.
-  lock.serve(reviewsControlHandler(() => sidecar.outbox));
+  // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current; `mutes` reads who the
+  // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did.
+  const mutedPlayers = new MutedPlayers({ events });
+  const reloadWaiters: ((outcome: ReloadOutcome | { readonly refused: string }) => void)[] = [];
+  let stopRequested = false;
+  const requestReload = (): Promise<ReloadOutcome | { readonly refused: string }> => {
+    if (stopRequested) return Promise.resolve({ refused: 'the sidecar is stopping' });
+    return new Promise((resolve) => {
+      reloadWaiters.push(resolve);
+      signals.post(RELOAD_REQUEST);
+    });
+  };
+  lock.serve(
+    routeControl({
+      retry: reviewsControlHandler(() => sidecar.outbox),
+      [MUTES_OP]: mutesControlHandler(() => mutedPlayers),
+      [RELOAD_OP]: reloadControlHandler(requestReload),
+    }),
+  );
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');
 
   for (;;) {
     const signal = await signals.next();
-    if (signal !== 'SIGHUP') {
+    if (signal !== 'SIGHUP' && signal !== RELOAD_REQUEST) {
+      stopRequested = true;
+      for (const answer of reloadWaiters.splice(0)) answer({ refused: 'the sidecar is stopping' });
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
       stopping.abort();
@@ -239,13 +267,19 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       await lock.release();
       // Last: /healthz answers until the drain is over.
       await operations.close();
+      mutedPlayers.close();
       uninstallCrashHandlers();
       signals.close();
       logger.info('stopped');
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger, stopping.signal);
-    operations.recordReload(result);
-    logger.debug({ result }, 'SIGHUP handled');
+    // The requests queued before this reload starts are answered by it (it reads the file after they asked); one
+    // that comes while it runs posts the next.
+    const asked = signal === RELOAD_REQUEST ? reloadWaiters.splice(0) : [];
+    const trigger = signal === RELOAD_REQUEST ? RELOAD_TRIGGER : 'SIGHUP';
+    const outcome = await reload(sidecar, configPath, context, logger, stopping.signal, trigger);
+    operations.recordReload(outcome.result);
+    for (const answer of asked) answer(outcome);
+    logger.debug({ result: outcome.result }, `${trigger} handled`);
   }
 }
