@@ -6,7 +6,7 @@
 // channel serves `reviews retry`, `mutes` and `reload`; a reload asked for there joins the SIGHUPs' queue.
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
+import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';
@@ -26,6 +26,7 @@ import { MUTES_OP, mutesControlHandler } from './mutesCommand.js';
 import { RELOAD_OP, RELOAD_TRIGGER, reloadControlHandler, type ReloadOutcome } from './reloadCommand.js';
 import { routeControl } from '../datadir/controlRouter.js';
 import { MutedPlayers } from '../ops/mutedPlayers.js';
+import { openLogFile } from './logFile.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 import { BridgeEvents } from '../bridge/events.js';
@@ -101,6 +102,12 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     logger.error({ dataDir: running.reviews.dataDir }, `${trigger}: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
     reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
   }
+  const fileSettings = (log: BridgeConfig['log']): string => JSON.stringify([log.file, log.maxBytes, log.maxFiles]);
+  if (fileSettings(reloaded.log) !== fileSettings(running.log)) {
+    // The log file is opened once, before anything else, so that every line of the process is in it.
+    logger.warn({ file: running.log.file ?? null }, `${trigger}: log.file, log.maxBytes or log.maxFiles changed; they take effect only after a restart`);
+    reloaded = { ...reloaded, log: { ...running.log, level: reloaded.log.level } };
+  }
   if (JSON.stringify(reloaded.http) !== JSON.stringify(running.http)) {
     // The operations endpoints live outside what a reload rebuilds (a scraper must not lose them mid-reload).
     logger.warn({ http: running.http }, `${trigger}: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
@@ -168,12 +175,24 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     throw error;
   }
 
+  // log.file: a file that cannot be opened is a config error (exit 2) naming the key, before anything starts.
+  const fileErrorsTo: { logger?: Logger } = {};
+  const logFile = openLogFile(config, loadedPath, (error) => {
+    // Not from inside the write that failed: the logger is busy with that line.
+    queueMicrotask(() => fileErrorsTo.logger?.error({ file: config.log.file, err: error.message }, `could not write the log file ${String(config.log.file)} (log.file); its lines still go to stderr`));
+  });
+  if (logFile instanceof ConfigError) {
+    signals.close();
+    return reportConfigError(context, logFile);
+  }
+
   // Two sidecars on one data directory (a systemd unit plus a manual start) would compact the journal under each
   // other: refused here, before a single file in it is opened. Exit 2: it is a configuration mistake, like a busy port.
   let lock: DataDirLock;
   try {
     lock = await DataDirLock.acquire(config.reviews.dataDir, { version: VERSION });
   } catch (error) {
+    logFile?.close();
     signals.close();
     if (!(error instanceof DataDirLockError)) throw error;
     // The core does not know config keys; the host is told which one moves the directory.
@@ -181,7 +200,9 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return error.code === 'locked' ? EXIT_USAGE : EXIT_REFUSED;
   }
 
-  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty });
+  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty, file: logFile });
+  fileErrorsTo.logger = logger;
+  if (logFile !== undefined) logger.info({ file: logFile.path }, `logging to ${logFile.path} too (log.file), rotated at ${config.log.maxBytes ?? DEFAULT_LOG_FILE_MAX_BYTES} bytes, ${config.log.maxFiles ?? DEFAULT_LOG_FILE_MAX_FILES} files kept`);
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
@@ -271,6 +292,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       uninstallCrashHandlers();
       signals.close();
       logger.info('stopped');
+      logFile?.close();
       return EXIT_OK;
     }
     // The requests queued before this reload starts are answered by it (it reads the file after they asked); one

@@ -21,6 +21,8 @@ export { parseConfigWith, type ParseConfigOptions } from './parse.js';
 export {
   API_FLAVORS,
   configSchema,
+  DEFAULT_LOG_FILE_MAX_BYTES,
+  DEFAULT_LOG_FILE_MAX_FILES,
   LOG_LEVELS,
   MUTE_POLICIES,
   SERVER_ACTIONS,
