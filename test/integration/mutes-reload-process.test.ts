@@ -97,6 +97,18 @@ describe('gsa-bridge mutes', () => {
   });
 });
 
+describe('help', () => {
+  it('lists mutes and reload, and each command\'s flags', async () => {
+    const help = await runCliInProcess(['--help']);
+    expect(help.stdout).toContain('gsa-bridge mutes [--json] [--config FILE]');
+    expect(help.stdout).toContain('gsa-bridge reload [--config FILE]');
+    const mutes = await runCliInProcess(['mutes', '--help']);
+    expect(mutes.code).toBe(0);
+    expect(mutes.stdout).toMatch(/^ {2}--json +one JSON array of objects, for scripts \(default: off\)$/m);
+    expect((await runCliInProcess(['reload', '--help'])).stdout).toContain('Exit 0 reloaded; 1 refused');
+  });
+});
+
 describe('gsa-bridge reload', () => {
   it('reloads a changed file, as SIGHUP does: applied, printed, counted, and logged as asked for by the command', async () => {
     const setup = await writeSetup();
