@@ -80,6 +80,8 @@ export class MutedPlayers {
   readonly #stepMs = RECENT_BLOCKS_WINDOW_MS / RECENT_STEPS;
   /** By server and player id; a Map keeps insertion order, so the player first seen muted longest ago is dropped first. */
   readonly #entries = new Map<string, Entry>();
+  /** Entries per player id, any server: most lines are 'ok' from players never seen muted, answered by one lookup. */
+  readonly #entriesOf = new Map<string, number>();
   readonly #unsubscribe: () => void;
 
   constructor(options: MutedPlayersOptions) {
@@ -124,33 +126,42 @@ export class MutedPlayers {
   close(): void {
     this.#unsubscribe();
     this.#entries.clear();
+    this.#entriesOf.clear();
   }
 
   #verdict(event: VerdictEvent): void {
     if (event.reason !== 'muted' && (event.reason !== 'ok' || this.#entries.size === 0)) return;
     const id = playerKey(event.player);
     if (id === undefined) return;
-    const key = `${event.server}\u0000${id}`;
     if (event.reason === 'ok') {
       // Allowed after a mute: it is over (or was lifted) on this server.
-      this.#entries.delete(key);
+      if (this.#entriesOf.has(id)) this.#forget(`${event.server}\u0000${id}`, id);
       return;
     }
+    const key = `${event.server}\u0000${id}`;
     const now = this.#clock.now();
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       if (this.#entries.size >= this.#maxPlayers) {
-        const oldest = this.#entries.keys().next();
-        if (oldest.done !== true) this.#entries.delete(oldest.value);
+        const oldest = this.#entries.entries().next();
+        if (oldest.done !== true) this.#forget(oldest.value[0], playerKey(oldest.value[1].player) ?? '');
       }
       entry = { server: event.server, player: event.player, since: now, lastBlockedAt: now, alert: undefined, counts: new Array<number>(RECENT_STEPS).fill(0), stepOf: new Array<number>(RECENT_STEPS).fill(-Infinity) };
       this.#entries.set(key, entry);
+      this.#entriesOf.set(id, (this.#entriesOf.get(id) ?? 0) + 1);
     }
     // The latest identity: a name the game gave with this line, an EOS id learned since.
     entry.player = event.player;
     entry.lastBlockedAt = now;
     if (event.alert !== undefined) entry.alert = printableText(event.alert, MAX_ALERT);
     this.#count(entry, now);
+  }
+
+  #forget(key: string, id: string): void {
+    if (!this.#entries.delete(key)) return;
+    const left = (this.#entriesOf.get(id) ?? 1) - 1;
+    if (left > 0) this.#entriesOf.set(id, left);
+    else this.#entriesOf.delete(id);
   }
 
   #count(entry: Entry, now: number): void {
