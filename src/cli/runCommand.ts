@@ -41,7 +41,7 @@ import { scavengeOnMainThread } from './scavengeOnMainThread.js';
 export const RUN_COMMAND = defineCommand({
   name: 'run',
   synopsis: '[--config FILE] [--pretty]',
-  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
+  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP (or gsa-bridge reload) reloads',
   details: [
     'Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.',
     'A SIGHUP or SIGTERM that arrives while it starts is applied once start completes (one reload for any number of SIGHUPs).',
