@@ -230,6 +230,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     uninstallCrashHandlers();
     await lock.release();
     signals.close();
+    logFile?.close();
     // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
     throw operationsListenError(error, config);
   }
@@ -250,6 +251,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     // A listener that cannot bind is reported by main() as one line and exit 2.
     if (listenFailureMessage(error) !== undefined) throw error;
     logger.fatal({ err: error }, 'the sidecar could not start');
+    logFile?.close();
     context.stderr.write(`error: the sidecar could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_REFUSED;
   }

@@ -39,6 +39,7 @@ export class RotatingLogFile implements LogDestination {
   #failing = false;
   /** A rotation failed and none succeeded since: told once, not at every later try. */
   #rotationFailing = false;
+  #closed = false;
 
   private constructor(options: RotatingLogFileOptions, fd: number, size: number) {
     this.path = options.path;
@@ -57,6 +58,7 @@ export class RotatingLogFile implements LogDestination {
   }
 
   write(line: string): void {
+    if (this.#closed) return;
     const bytes = Buffer.byteLength(line);
     try {
       if (this.#size > 0 && this.#size + bytes > this.#limit) this.#rotate();
@@ -71,6 +73,7 @@ export class RotatingLogFile implements LogDestination {
 
   /** Closes the file. Lines written after are dropped. */
   close(): void {
+    this.#closed = true;
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#size = 0;

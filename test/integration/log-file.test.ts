@@ -56,6 +56,7 @@ describe('RotatingLogFile under a real logger', () => {
     const file = RotatingLogFile.open({ path, maxBytes: 4096, maxFiles: 2 });
     file.write('{"msg":"after the restart"}\n');
     file.close();
+    file.write('{"msg":"after close: dropped"}\n');
     expect(await readFile(path, 'utf8')).toBe('{"msg":"after the restart"}\n');
     expect(await readFile(`${path}.1`, 'utf8')).toHaveLength(5001);
   });
