@@ -36,6 +36,8 @@ export interface VerdictEvent {
   readonly source: 'cache' | 'service' | 'policy' | 'channel' | 'filter';
   /** From the line reaching the bridge to its verdict; 0 when it was decided in the same tick (a cache hit). */
   readonly durationMs: number;
+  /** A block's alert to the player (GSA's text for a mute, or mute.defaultAlert): hostile text, print it with care. */
+  readonly alert?: string | undefined;
 }
 
 /** One look into a server's mute cache for a chat line or a mute check: answered from it (hit) or not (miss). */

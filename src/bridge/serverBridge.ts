@@ -460,6 +460,7 @@ export class ServerBridge implements BridgeSink {
       reason: verdict.reason,
       source,
       durationMs,
+      alert: verdict.allow ? undefined : verdict.alert,
     });
   }
 

@@ -5,7 +5,7 @@
 
 import type { Logger } from 'pino';
 import { LOG_LEVELS } from '../app/config.js';
-import { createLogger, type LogFormat, type LogLevel } from '../log/logger.js';
+import { createLogger, type LogDestination, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { CliContext } from './context.js';
 
 export interface CommandLoggerOptions {
@@ -16,6 +16,8 @@ export interface CommandLoggerOptions {
   readonly pretty: boolean;
   /** A command that prints a result and exits (everything but run, demo and emulator). */
   readonly oneShot?: boolean;
+  /** `run`'s log.file: every line also goes there, scrubbed alike, as JSON. */
+  readonly file?: LogDestination | undefined;
 }
 
 const QUIETER_THAN_WARN: readonly LogLevel[] = ['warn', 'error', 'fatal', 'silent'];
@@ -47,5 +49,6 @@ export function commandLogger(context: CliContext, options: CommandLoggerOptions
     destination: context.stderr,
     format: logFormatFor(context, options.pretty),
     colors: colorsFor(context),
+    file: options.file,
   });
 }

@@ -38,6 +38,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   mute: async () => import('./muteCommand.js').then((m) => ({ run: m.muteCommand, spec: m.MUTE_COMMAND })),
   unmute: async () => import('./unmuteCommand.js').then((m) => ({ run: m.unmuteCommand, spec: m.UNMUTE_COMMAND })),
   broadcast: async () => import('./broadcastCommand.js').then((m) => ({ run: m.broadcastCommand, spec: m.BROADCAST_COMMAND })),
+  mutes: async () => import('./mutesCommand.js').then((m) => ({ run: m.mutesCommand, spec: m.MUTES_COMMAND })),
+  reload: async () => import('./reloadCommand.js').then((m) => ({ run: m.reloadCommand, spec: m.RELOAD_COMMAND })),
 };
 
 /** The full help loads every command for its table: fine once, for a person reading it. */

@@ -2,10 +2,11 @@
 // with secrets redacted, reloads the config on SIGHUP (an invalid file is refused and the old one stays),
 // and on SIGTERM/SIGINT drains and exits 0 within 10 s. Before anything touches reviews.dataDir it takes the
 // directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing. Signals that
-// arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0).
+// arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0). Its control
+// channel serves `reviews retry`, `mutes` and `reload`; a reload asked for there joins the SIGHUPs' queue.
 
 import type { Logger } from 'pino';
-import { ConfigError, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
+import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';
@@ -22,6 +23,11 @@ import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine } from '.
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
+import { MUTES_OP, mutesControlHandler } from './mutesCommand.js';
+import { RELOAD_OP, RELOAD_TRIGGER, reloadControlHandler, type ReloadOutcome } from './reloadCommand.js';
+import { routeControl } from '../datadir/controlRouter.js';
+import { MutedPlayers } from '../ops/mutedPlayers.js';
+import { openLogFile } from './logFile.js';
 import { reportConfigError } from './serviceSession.js';
 import { SignalQueue } from './signalQueue.js';
 import { BridgeEvents } from '../bridge/events.js';
@@ -37,7 +43,7 @@ import { Notifier } from '../notify/notifier.js';
 export const RUN_COMMAND = defineCommand({
   name: 'run',
   synopsis: '[--config FILE] [--pretty]',
-  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP reloads',
+  summary: 'the sidecar (default config ./config.json); SIGTERM stops, SIGHUP (or gsa-bridge reload) reloads',
   details: [
     'Exit 0 after a clean shutdown; 2 on a config error, a port in use or a data directory another sidecar holds.',
     'A SIGHUP or SIGTERM that arrives while it starts is applied once start completes (one reload for any number of SIGHUPs).',
@@ -74,28 +80,39 @@ function describeSettingsChanged(report: ReconfigureReport): string {
   return adaptersChanged ? 'no other setting changed' : 'nothing changed';
 }
 
+/** A reload posted into the signal queue by the control channel's `reload` op. */
+const RELOAD_REQUEST = 'reload-request';
+
 /**
- * SIGHUP: reads the config file again and applies it by difference (Sidecar.reconfigure). An invalid file is
- * refused and the running config stays; a config that cannot be applied (a new port taken) is rolled back.
+ * SIGHUP or `gsa-bridge reload` (`trigger` names which in the log lines): reads the config file again and applies it
+ * by difference (Sidecar.reconfigure). An invalid file is refused and the running config stays; a config that cannot
+ * be applied (a new port taken) is rolled back.
  */
-async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal): Promise<ReloadResult> {
+async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal, trigger: string): Promise<ReloadOutcome> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
   try {
     reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    logger.error({ problems: error.problems.map(formatProblem) }, 'SIGHUP: the config file is invalid; keeping the running config');
-    return 'invalid';
+    const problems = error.problems.map(formatProblem);
+    logger.error({ problems }, `${trigger}: the config file is invalid; keeping the running config`);
+    return { result: 'invalid', problems };
   }
   if (reloaded.reviews.dataDir !== running.reviews.dataDir) {
     // The lock is for the directory this process started with; moving reviews needs a restart.
-    logger.error({ dataDir: running.reviews.dataDir }, `SIGHUP: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
+    logger.error({ dataDir: running.reviews.dataDir }, `${trigger}: reviews.dataDir changed; it takes effect only after a restart, so ${running.reviews.dataDir} stays in use`);
     reloaded = { ...reloaded, reviews: { ...reloaded.reviews, dataDir: running.reviews.dataDir } };
+  }
+  const fileSettings = (log: BridgeConfig['log']): string => JSON.stringify([log.file, log.maxBytes, log.maxFiles]);
+  if (fileSettings(reloaded.log) !== fileSettings(running.log)) {
+    // The log file is opened once, before anything else, so that every line of the process is in it.
+    logger.warn({ file: running.log.file ?? null }, `${trigger}: log.file, log.maxBytes or log.maxFiles changed; they take effect only after a restart`);
+    reloaded = { ...reloaded, log: { ...running.log, level: reloaded.log.level } };
   }
   if (JSON.stringify(reloaded.http) !== JSON.stringify(running.http)) {
     // The operations endpoints live outside what a reload rebuilds (a scraper must not lose them mid-reload).
-    logger.warn({ http: running.http }, `SIGHUP: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
+    logger.warn({ http: running.http }, `${trigger}: the http section changed; it takes effect only after a restart, so the operations endpoints stay on ${running.http.host}:${String(running.http.port)}`);
     reloaded = { ...reloaded, http: running.http };
   }
   // New secrets (a new token, new API keys) are scrubbed by the one logger of the process from now on, in every
@@ -104,19 +121,17 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   try {
     const report = await sidecar.reconfigure(reloaded);
     const { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared } = report;
-    logger.info(
-      { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared },
-      `SIGHUP: config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`,
-    );
+    const summary = `config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`;
+    logger.info({ started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared }, `${trigger}: ${summary}`);
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
     // again now rather than when the next player speaks. Not awaited: the reload is done.
     if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
-    return 'success';
+    return { result: 'success', summary };
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
-    logger.error({ code: error.code }, `SIGHUP: ${error.message}`);
-    return 'failed';
+    logger.error({ code: error.code }, `${trigger}: ${error.message}`);
+    return { result: 'failed', error: error.message };
   }
 }
 
@@ -149,7 +164,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   // Signals are queued before anything slow (reading the config, the lock, the listeners), and the ones the entry
   // point held while the modules loaded are taken over: a SIGHUP or SIGTERM during start is applied once start
   // completes, not fatal. Any number of SIGHUPs before a reload is one reload.
-  const signals = new SignalQueue(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP'], takeOverStartupSignals: true });
+  // A reload asked for through the control channel is queued here too, so it runs in turn with the SIGHUPs.
+  const signals = new SignalQueue<typeof RELOAD_REQUEST>(['SIGTERM', 'SIGINT', 'SIGHUP'], { coalesce: ['SIGHUP', RELOAD_REQUEST], takeOverStartupSignals: true });
   let config: BridgeConfig;
   let loadedPath: string | null;
   let sources: ReadonlyMap<string, string>;
@@ -161,12 +177,24 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     throw error;
   }
 
+  // log.file: a file that cannot be opened is a config error (exit 2) naming the key, before anything starts.
+  const fileErrorsTo: { logger?: Logger } = {};
+  const logFile = openLogFile(config, loadedPath, (error) => {
+    // Not from inside the write that failed: the logger is busy with that line.
+    queueMicrotask(() => fileErrorsTo.logger?.error({ file: config.log.file, err: error.message }, `could not write the log file ${String(config.log.file)} (log.file); its lines still go to stderr`));
+  });
+  if (logFile instanceof ConfigError) {
+    signals.close();
+    return reportConfigError(context, logFile);
+  }
+
   // Two sidecars on one data directory (a systemd unit plus a manual start) would compact the journal under each
   // other: refused here, before a single file in it is opened. Exit 2: it is a configuration mistake, like a busy port.
   let lock: DataDirLock;
   try {
     lock = await DataDirLock.acquire(config.reviews.dataDir, { version: VERSION });
   } catch (error) {
+    logFile?.close();
     signals.close();
     if (!(error instanceof DataDirLockError)) throw error;
     // The core does not know config keys; the host is told which one moves the directory.
@@ -174,7 +202,9 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return error.code === 'locked' ? EXIT_USAGE : EXIT_REFUSED;
   }
 
-  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty });
+  const logger = commandLogger(context, { level: config.log.level, secrets: collectSecrets(config), pretty, file: logFile });
+  fileErrorsTo.logger = logger;
+  if (logFile !== undefined) logger.info({ file: logFile.path }, `logging to ${logFile.path} too (log.file), rotated at ${config.log.maxBytes ?? DEFAULT_LOG_FILE_MAX_BYTES} bytes, ${config.log.maxFiles ?? DEFAULT_LOG_FILE_MAX_FILES} files kept`);
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
@@ -203,6 +233,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     uninstallCrashHandlers();
     await lock.release();
     signals.close();
+    logFile?.close();
     // A busy http.port is main()'s one line and exit 2, like a busy adapter port.
     throw operationsListenError(error, config);
   }
@@ -228,17 +259,37 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     // A listener that cannot bind is reported by main() as one line and exit 2.
     if (listenFailureMessage(error) !== undefined) throw error;
     logger.fatal({ err: error }, 'the sidecar could not start');
+    logFile?.close();
     context.stderr.write(`error: the sidecar could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_REFUSED;
   }
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
-  // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current.
-  lock.serve(reviewsControlHandler(() => sidecar.outbox));
+  // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current; `mutes` reads who the
+  // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did.
+  const mutedPlayers = new MutedPlayers({ events });
+  const reloadWaiters: ((outcome: ReloadOutcome | { readonly refused: string }) => void)[] = [];
+  let stopRequested = false;
+  const requestReload = (): Promise<ReloadOutcome | { readonly refused: string }> => {
+    if (stopRequested) return Promise.resolve({ refused: 'the sidecar is stopping' });
+    return new Promise((resolve) => {
+      reloadWaiters.push(resolve);
+      signals.post(RELOAD_REQUEST);
+    });
+  };
+  lock.serve(
+    routeControl({
+      retry: reviewsControlHandler(() => sidecar.outbox),
+      [MUTES_OP]: mutesControlHandler(() => mutedPlayers),
+      [RELOAD_OP]: reloadControlHandler(requestReload),
+    }),
+  );
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');
 
   for (;;) {
     const signal = await signals.next();
-    if (signal !== 'SIGHUP') {
+    if (signal !== 'SIGHUP' && signal !== RELOAD_REQUEST) {
+      stopRequested = true;
+      for (const answer of reloadWaiters.splice(0)) answer({ refused: 'the sidecar is stopping' });
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
       stopping.abort();
@@ -250,14 +301,21 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       await notifierClosed;
       // Last: /healthz answers until the drain is over.
       await operations.close();
+      mutedPlayers.close();
       uninstallCrashHandlers();
       signals.close();
       logger.info('stopped');
+      logFile?.close();
       return EXIT_OK;
     }
-    const result = await reload(sidecar, configPath, context, logger, stopping.signal);
-    if (result === 'success') notifier.reconfigure(sidecar.config.notify);
-    operations.recordReload(result);
-    logger.debug({ result }, 'SIGHUP handled');
+    // The requests queued before this reload starts are answered by it (it reads the file after they asked); one
+    // that comes while it runs posts the next.
+    const asked = signal === RELOAD_REQUEST ? reloadWaiters.splice(0) : [];
+    const trigger = signal === RELOAD_REQUEST ? RELOAD_TRIGGER : 'SIGHUP';
+    const outcome = await reload(sidecar, configPath, context, logger, stopping.signal, trigger);
+    if (outcome.result === 'success') notifier.reconfigure(sidecar.config.notify);
+    operations.recordReload(outcome.result);
+    for (const answer of asked) answer(outcome);
+    logger.debug({ result: outcome.result }, `${trigger} handled`);
   }
 }

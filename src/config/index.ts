@@ -22,6 +22,8 @@ export { absoluteDataDir, backslashIsLiteral } from './platformPaths.js';
 export {
   API_FLAVORS,
   configSchema,
+  DEFAULT_LOG_FILE_MAX_BYTES,
+  DEFAULT_LOG_FILE_MAX_FILES,
   LOG_LEVELS,
   MUTE_POLICIES,
   NOTIFY_FORMATS,

@@ -57,13 +57,15 @@ export async function loadConfigWith<Options extends ConfiguredAdapter>(schema: 
 }
 
 /**
- * A relative reviews.dataDir belongs to the config file, not to whatever directory the process started in: under
+ * A relative reviews.dataDir (and log.file) belongs to the config file, not to whatever directory the process started in: under
  * systemd without WorkingDirectory the cwd is `/`, and reviews would land in `/data`. With no file, the cwd it is.
  */
 function withAbsoluteDataDir<Config extends AnyBridgeConfig>(config: Config, base: string): Config {
   const { dataDir } = config.reviews;
-  const absolute = absoluteDataDir(dataDir, base);
-  return absolute === dataDir ? config : { ...config, reviews: { ...config.reviews, dataDir: absolute } };
+  const withDataDir = { ...config, reviews: { ...config.reviews, dataDir: absoluteDataDir(dataDir, base) } };
+  // log.file too, for the same reason.
+  const { file } = config.log;
+  return file === undefined ? withDataDir : { ...withDataDir, log: { ...config.log, file: absoluteDataDir(file, base) } };
 }
 
 /** The file's text, or null when it does not exist. `shown` is the path as the host wrote it. */

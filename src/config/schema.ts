@@ -280,8 +280,20 @@ export const notifySchema = z.strictObject({
   moderation: z.boolean().default(false),
 });
 
+/** log.maxBytes's default: 10 MiB a file. */
+export const DEFAULT_LOG_FILE_MAX_BYTES = 10 * 1024 * 1024;
+/** log.maxFiles's default: rotated files kept besides the current one. */
+export const DEFAULT_LOG_FILE_MAX_FILES = 5;
+
 export const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
+  // `run` also writes every line here (JSON, secrets scrubbed), for hosts without journald; relative to the config
+  // file's directory. Rotated by size: `<file>.1` … `<file>.<maxFiles>`.
+  file: nonEmpty().optional(),
+  // Only read with `file`, so left out of the parsed config when not given (defaults: DEFAULT_LOG_FILE_*). At least
+  // 64 KiB: with a few lines a file it would rotate on almost every line.
+  maxBytes: integer(65_536, 2 ** 40, 'must be an integer from 65536 (64 KiB) up (bytes)').optional(),
+  maxFiles: integer(1, 100, 'must be an integer from 1 to 100 (rotated files kept)').optional(),
 });
 
 function fileShapeOf<Options>(adapter: z.ZodType<Options>) {

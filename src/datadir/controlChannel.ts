@@ -18,6 +18,11 @@ export const CONTROL_SOCKET_FILE = 'gsa-bridge.sock';
 const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
 /** A control line longer than this is not ours. */
 export const MAX_LINE_BYTES = 64 * 1024;
+/**
+ * An answer may be longer than a request: `mutes` lists up to 10 000 players (about 1.5 KB each at most, with a
+ * name and GSA's alert). It still has a bound: the holder is trusted only as far as the lock file says.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** How long a peer may take to send its request line. */
 export const REQUEST_LINE_MS = 5000;
 /** How long a control request may take by default (a re-queue of thousands of reviews fsyncs a few times). */
@@ -117,7 +122,7 @@ export function exchange(address: string, request: ControlRequest, timeoutMs: nu
       buffer += chunk;
       const newline = buffer.indexOf('\n');
       if (newline === -1) {
-        if (buffer.length > MAX_LINE_BYTES) finish(new Error('the lock holder sent an answer that is too long'));
+        if (buffer.length > MAX_ANSWER_BYTES) finish(new Error('the lock holder sent an answer that is too long'));
         return;
       }
       try {

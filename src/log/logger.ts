@@ -1,7 +1,8 @@
 // Creates the process's pino logger: JSON lines by default, or human-readable lines (prettyLines.ts) for a person
 // at a terminal; on stderr by default (stdout stays free for command output). The secret-bearing keys are redacted
 // by path, and every known secret value is scrubbed from each line as a last line of defence, in every encoding it
-// may come back in (secretForms.ts), before the line is made pretty and again after. Every line carries `server`
+// may come back in (secretForms.ts), before the line is made pretty and again after; a log file (`log.file`), when
+// given, gets the same scrubbed lines as JSON. Every line carries `server`
 // and `adapter` (null when it is about the whole process). It must never be bypassed by writing secrets to the
 // console directly.
 
@@ -28,6 +29,8 @@ export interface LoggerOptions {
   readonly format?: LogFormat;
   /** ANSI colours in the pretty format (a terminal only). Default false. */
   readonly colors?: boolean;
+  /** A second place every line goes, always as scrubbed JSON whatever `format` says (log.file). Default none. */
+  readonly file?: LogDestination | undefined;
 }
 
 /** Keys that hold secrets wherever they appear in a logged object, a level or two deep. */
@@ -82,10 +85,26 @@ interface Scrubber {
 function outputStream(options: LoggerOptions, scrubber: Scrubber): LogDestination {
   const destination = options.destination ?? process.stderr;
   const scrub = (line: string): string => (scrubber.forms.length === 0 ? line : scrubSecrets(line, scrubber.forms));
-  if (options.format !== 'pretty') return { write: (line: string) => destination.write(scrub(line)) };
+  const { file } = options;
+  if (options.format !== 'pretty') {
+    if (file === undefined) return { write: (line: string) => destination.write(scrub(line)) };
+    return {
+      write: (line: string) => {
+        const scrubbed = scrub(line);
+        destination.write(scrubbed);
+        file.write(scrubbed);
+      },
+    };
+  }
   const pretty = prettyLineFormatter({ colors: options.colors ?? false });
   // Scrubbed as JSON (where every encoding is known) and again as text, in case formatting un-escaped a form.
-  return { write: (line: string) => destination.write(scrub(pretty(scrub(line)))) };
+  return {
+    write: (line: string) => {
+      const scrubbed = scrub(line);
+      file?.write(scrubbed);
+      return destination.write(scrub(pretty(scrubbed)));
+    },
+  };
 }
 
 const scrubbers = new WeakMap<Logger, Scrubber>();

@@ -250,7 +250,7 @@ export class SidecarMetrics {
     for (const action of MODERATION_ACTION_LABELS) for (const result of MODERATION_RESULT_LABELS) moderation.inc({ action, result }, 0);
     this.#reloads = new Counter({
       name: 'gsa_bridge_config_reloads_total',
-      help: 'SIGHUP reloads by result: success (applied), invalid (refused, old config kept), failed (could not be applied, rolled back).',
+      help: 'Config reloads (SIGHUP or gsa-bridge reload) by result: success (applied), invalid (refused, old config kept), failed (could not be applied, rolled back).',
       labelNames: ['result'],
       registers,
     });
