@@ -59,7 +59,13 @@ export class ServiceConnection {
   constructor(config: BridgeConfig, options: ServiceConnectionOptions) {
     this.#events = options.events;
     this.#logger = options.logger;
-    this.health = new ServiceHealth({ logger: options.logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
+    this.health = new ServiceHealth({
+      logger: options.logger.child({ component: 'gsa' }),
+      servers: watchedServersOf(config),
+      credentialSources: options.credentialSources,
+      // Read at each look: a reload may replace the client (whose pause goes with it).
+      credentialsPause: () => this.#client.credentialsPause,
+    });
     this.#sharedKey = openSharedKey(config, options.logger);
     this.#client = this.#newClient(config, options.logger);
     this.#system = this.#newSystem(config, options.logger);

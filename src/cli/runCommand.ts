@@ -108,8 +108,9 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     );
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
-    // again now rather than when the next player speaks. Not awaited: the reload is done.
-    if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
+    // again now rather than when the next player speaks. Not awaited: the reload is done. A kept client whose calls
+    // are paused after a 401 probes at once too: the host may have bound the key in the dashboard, then reloaded.
+    if (clientReplaced || sidecar.client.probeCredentialsNow()) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
     return 'success';
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
