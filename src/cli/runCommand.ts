@@ -29,6 +29,7 @@ import { installCrashHandlers } from './crashHandlers.js';
 import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 import { checkCredentialsOnce } from './runCredentialsCheck.js';
+import { describeApiBudget } from './apiBudgetLine.js';
 import { scavengeOnMainThread } from './scavengeOnMainThread.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
@@ -225,6 +226,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return EXIT_REFUSED;
   }
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
+  // What the sidecar will spend, and with whom it shares it: a host sees a wrong window or a missing `shared` at once.
+  logger.info(describeApiBudget(config));
   // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current.
   lock.serve(reviewsControlHandler(() => sidecar.outbox));
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');

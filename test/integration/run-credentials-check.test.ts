@@ -153,6 +153,11 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     expect(await readyz(opsUrl(sidecar))).toEqual({ status: 200, body: { ready: true } });
     expect(gsa.calls.map((call) => [call.endpoint, call.path, call.status])).toEqual([['mute', `/api/v1/gameserver/${SERVER}/mute`, 200]]);
     expect(logLines(sidecar).filter((line) => line.level >= 40)).toEqual([]);
+    // One start-up line names the budget; no secret in it (nor anywhere in the output).
+    expect(logLines(sidecar).filter((line) => line.msg.startsWith('API budget:')).map((line) => line.msg)).toEqual([
+      'API budget: 1000 calls per 1 s for client id demo-client, local to this sidecar',
+    ]);
+    expect(sidecar.output()).not.toContain(CLIENT_SECRET);
   });
 
   it('GSA unreachable: a warning, and the sidecar keeps serving, ready by the usual rules', async () => {
