@@ -112,6 +112,9 @@ export class ServiceConnection {
       const old = this.#system;
       this.#system = this.#newSystem(next, logger);
       this.#closeSystem(old);
+    } else {
+      // A kept System API client whose key was refused tries again with its next call: the host may have fixed it.
+      this.#system?.client.probeCredentialsNow();
     }
     this.health.setServers(watchedServersOf(next));
     return replaced;

@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { GsaClient } from '../../src/gsa/index.js';
+import { GsaClient, SystemApiClient } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
@@ -160,6 +160,25 @@ describe('GsaClient with refused credentials', () => {
       await client.checkMuted(SERVER, ids(1));
       expect(client.credentialsPause).toBeUndefined();
       expect(client.probeCredentialsNow()).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('SystemApiClient with a refused key', () => {
+  it('fails every call at once with credentials_refused after the 401, sends nothing, and probes at once on probeCredentialsNow', async () => {
+    const client = new SystemApiClient({ baseUrl: emulator.url, key: 'not-the-system-key-5d2e', retry: { retries: 0 } });
+    try {
+      await expect(client.checkKey()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+      const sent = emulator.calls.length;
+      await expect(client.findPlayer(ids(1).steamId)).rejects.toMatchObject({ code: 'credentials_refused' });
+      await expect(client.checkMuted(ids(2).steamId)).rejects.toMatchObject({ code: 'credentials_refused' });
+      expect(emulator.calls).toHaveLength(sent);
+      expect(client.credentialsPause?.nextProbeInMs).toBeGreaterThan(55_000);
+      expect(client.probeCredentialsNow()).toBe(true);
+      await expect(client.checkKey()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+      expect(emulator.calls).toHaveLength(sent + 1);
     } finally {
       await client.close();
     }
