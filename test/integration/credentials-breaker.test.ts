@@ -38,7 +38,9 @@ afterAll(async () => {
 function configOf(dataDir: string, secret: string): BridgeConfig {
   return parseConfig(
     {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: secret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
+      // A request's own timeout runs on the fake clock too: longer than any jump here, so a call on the wire while the
+      // clock jumps is never timed out by the jump (it would be left unconfirmed).
+      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: secret, timeoutMs: 3_600_000, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', id: 'mod', port: 0, token: TOKEN }] }],
       mute: { decisionTimeoutMs: 60_000, onUnknown: 'allow' },
       reviews: { dataDir },
@@ -129,6 +131,44 @@ describe('a refused key', () => {
     mod.send({ type: 'chat', id: 'after', player: player(9999), channel: 'global', text: 'back' });
     await untilRealIo(() => verdictOf(mod, 'after') !== undefined, 'a verdict after the reload');
     expect(verdictOf(mod, 'after')).toMatchObject({ allow: true, reason: 'ok' });
+  });
+});
+
+describe('the probe', () => {
+  it('closes the pause on the first answer once GSA takes the credentials again, without a reload: the review goes, chat is checked', async () => {
+    const dataDir = await tempDir('breaker-probe');
+    const sidecar = await startSidecar(configOf(dataDir, emulator.clientSecret), { logger: createLogger({ level: 'silent' }) });
+    sidecars.push(sidecar);
+    const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
+    sockets.push(mod);
+    await mod.waitFor((frame) => frame.type === 'welcome');
+    // GSA refuses the keys (as while a host fixes the key's binding in the dashboard) until the fault is cleared.
+    emulator.injectFault({ kind: 'status', status: 401, endpoint: 'mute' });
+    emulator.injectFault({ kind: 'status', status: 401, endpoint: 'review' });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    mod.send({ type: 'chat', id: 'p0', player: player(0), channel: 'global', text: 'hello' });
+    await untilRealIo(() => verdictOf(mod, 'p0') !== undefined, 'the first verdict');
+    mod.send({ type: 'review', id: 'r1', player: player(0), stars: 4, comment: 'Fair admins' });
+    await untilRealIo(() => mod.received.some((frame) => frame.type === 'review.queued' && frame.id === 'r1'), 'the review queued');
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sidecar.client.credentialsPause).toBeDefined();
+    expect(modApiCalls()).toBe(1);
+
+    emulator.clearFaults();
+    // Within the minute the probe waits for and the outbox's longest round (a minute), the review is the probe.
+    for (let step = 0; step < 6 && emulator.reviews.length === 0; step++) {
+      await vi.advanceTimersByTimeAsync(30_000);
+      await untilRealIo(() => emulator.calls.every((call) => call.status !== 0), 'the calls answered');
+    }
+    await untilRealIo(() => emulator.reviews.length === 1, 'the review delivered');
+    // The client has read GSA's answer once the mod is told.
+    await untilRealIo(() => mod.received.some((frame) => frame.type === 'review.result' && frame.id === 'r1'), 'the review result');
+    expect(mod.received.find((frame) => frame.type === 'review.result')).toMatchObject({ ok: true });
+    expect(sidecar.client.credentialsPause).toBeUndefined();
+    expect(sidecar.health.problems).toEqual([]);
+    mod.send({ type: 'chat', id: 'p1', player: player(1), channel: 'global', text: 'back' });
+    await untilRealIo(() => verdictOf(mod, 'p1') !== undefined, 'a verdict after the probe');
+    expect(verdictOf(mod, 'p1')).toMatchObject({ allow: true, reason: 'ok' });
   });
 });
 
