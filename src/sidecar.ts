@@ -366,7 +366,7 @@ async function openOutbox(
     retainAcceptedMs: config.reviews.cooldownMs,
     // The host fixes these in the config file, so the log names its keys.
     describeHostFix: (error, server) =>
-      error.code === 'unauthorized'
+      error.code === 'unauthorized' || error.code === 'credentials_refused'
         ? `GSA refused the API credentials: check ${credentialSources} (and that the server is bound to these keys)`
         : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
   });

@@ -70,7 +70,13 @@ export class ServiceConnection {
   constructor(config: BridgeConfig, options: ServiceConnectionOptions) {
     this.#events = options.events;
     this.#logger = options.logger;
-    this.health = new ServiceHealth({ logger: options.logger.child({ component: 'gsa' }), servers: watchedServersOf(config), credentialSources: options.credentialSources });
+    this.health = new ServiceHealth({
+      logger: options.logger.child({ component: 'gsa' }),
+      servers: watchedServersOf(config),
+      credentialSources: options.credentialSources,
+      // Read at each look: a reload may replace the client (whose pause goes with it).
+      credentialsPause: () => this.#client.credentialsPause,
+    });
     this.#sharedKey = openSharedKey(config, options.logger);
     this.#client = this.#newClient(config, options.logger);
     this.#modKeyDigest = apiKeyDigest(config.api.clientId);
@@ -130,6 +136,9 @@ export class ServiceConnection {
       const old = this.#system;
       this.#system = this.#newSystem(next, logger);
       this.#closeSystem(old);
+    } else {
+      // A kept System API client whose key was refused tries again with its next call: the host may have fixed it.
+      this.#system?.client.probeCredentialsNow();
     }
     this.health.setServers(watchedServersOf(next));
     return replaced;

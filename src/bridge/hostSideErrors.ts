@@ -4,7 +4,7 @@
 // eligible, 422) still carry the service's words. It never hides the error code, only the service's text.
 
 /** The service's codes that mean the host's configuration is wrong, not the player's request. */
-const HOST_SIDE_CODES: ReadonlySet<string> = new Set(['unauthorized', 'not_found']);
+const HOST_SIDE_CODES: ReadonlySet<string> = new Set(['unauthorized', 'credentials_refused', 'not_found']);
 
 export const HOST_SIDE_MESSAGE = "the server's GSA connection is misconfigured; an admin has been told (details are in the sidecar's log)";
 

@@ -11,6 +11,8 @@ const RENAMED: Readonly<Record<string, string>> = {
   invalid_input: 'invalid',
   // A System API per-player or per-server cooldown: to a mod, the same "come back later" as a rate limit.
   cooldown: 'rate_limited',
+  // Not sent because GSA refused the credentials a moment ago (credentialsBreaker.ts): the same cause as a 401.
+  credentials_refused: 'unauthorized',
 };
 
 /**

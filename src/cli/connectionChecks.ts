@@ -3,14 +3,16 @@
 // knows each configured server, and what each adapter type probes for itself (a WebSocket adapter: that its port is
 // free; RCON: one login and one read-only command), plus the operations endpoint's port. The service is asked one mute
 // lookup per server, for a player id no real account has: read-only, and N calls of the 100/min budget for N servers.
-// With api.rateLimit.shared, the Redis the sidecars share is asked one PING (no key is read or written).
+// With api.rateLimit.shared, the Redis the sidecars share is asked one PING (no key is read or written), and the
+// lookups take their places in the key's shared window like the sidecars' calls (waiting at most a while for one).
+// A 429 is the key's budget spent, perhaps by the sidecars running on it, not the network.
 // It never changes anything on the service, never retries, and never prints a secret.
 
 import type { Logger } from 'pino';
 import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/index.js';
 import { describeEndpoint } from '../net/endpoint.js';
-import { serviceClientOptions, systemClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
-import { fallbackShare, GsaClient, GsaError, SystemApiClient, type CheckMutedOptions } from '../gsa/index.js';
+import { serviceClientOptions, sharedApiKeyOptions, systemClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
+import { fallbackShare, GsaClient, GsaError, QueueFullError, RetryLaterError, SharedApiKey, SystemApiClient, type CheckMutedOptions } from '../gsa/index.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';
 
@@ -69,10 +71,31 @@ export async function lookupProbePlayer(client: GsaClient, server: string, optio
   }
 }
 
-function serverLine(server: ServerConfig, index: number, error: GsaError | undefined): CheckLine {
+/** How long the check waits for a place in the shared window before it gives up, nothing sent. */
+export const SHARED_PLACE_WAIT_MS = 10_000;
+
+/**
+ * A 429 (the key's budget spent, with GSA's Retry-After when it gave one), or the check's call not sent because the
+ * shared window had no place for it in time: either way the running sidecars may be using the key's budget.
+ */
+function budgetSpentDetail(config: BridgeConfig, error: GsaError, waitedMs: number): string {
+  const { requests, intervalMs, shared } = config.api.rateLimit;
+  const window = `${requests} calls per ${intervalMs / 1000} s`;
+  const who = shared === undefined ? 'perhaps by sidecars running on this key' : `perhaps by the ${shared.nodes} sidecars sharing it`;
+  if (error instanceof QueueFullError) {
+    return `not sent: the key's shared budget (${window}) had no place for the check within ${waitedMs / 1000} s, so it is spent, ${who}; try again later`;
+  }
+  const asked = error instanceof RetryLaterError ? (error.requestedRetryAfterMs ?? error.retryAfterMs) : undefined;
+  const retryAfter = asked === undefined ? '' : `, Retry-After ${Math.ceil(asked / 1000)} s`;
+  return `the API key's budget is spent (429${retryAfter}): GSA allows ${window} per key (api.rateLimit), and they are being used, ${who}; try again ${asked === undefined ? 'later' : `in ${Math.ceil(asked / 1000)} s`}. The credentials were not checked`;
+}
+
+function serverLine(config: BridgeConfig, server: ServerConfig, index: number, error: GsaError | undefined, waitedMs: number): CheckLine {
   const subject = `server ${server.name}`;
   if (error === undefined) return { outcome: 'ok', subject, detail: 'known to the service' };
   switch (error.code) {
+    case 'rate_limited':
+      return { outcome: 'fail', subject, detail: budgetSpentDetail(config, error, waitedMs) };
     case 'not_found':
       return {
         outcome: 'fail',
@@ -89,7 +112,7 @@ function serverLine(server: ServerConfig, index: number, error: GsaError | undef
 /** Where the credentials came from, when the caller does not know (the file and the variables both named). */
 const CREDENTIAL_KEYS = 'api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET)';
 
-function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError, credentialSources: string): CheckLine {
+function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: GsaError, credentialSources: string, waitedMs: number): CheckLine {
   const subject = 'credentials';
   if (error.code === 'unauthorized') {
     return {
@@ -98,6 +121,7 @@ function credentialsFailure(config: BridgeConfig, first: ServerConfig, error: Gs
       detail: `refused (${answerOf(error)}): check ${credentialSources} against the dashboard's /configure/api, and that server ${first.name} is bound to these keys`,
     };
   }
+  if (error.code === 'rate_limited') return { outcome: 'fail', subject, detail: budgetSpentDetail(config, error, waitedMs) };
   return {
     outcome: 'fail',
     subject,
@@ -117,6 +141,8 @@ export interface ConnectionCheckOptions {
    * GSA_CLIENT_SECRET is fixed there, not in the file. @default both keys and both variables named
    */
   readonly credentialSources?: string | undefined;
+  /** With api.rateLimit.shared: how long a call waits for a place in the shared window before it is given up, nothing sent. @default SHARED_PLACE_WAIT_MS */
+  readonly sharedPlaceWaitMs?: number | undefined;
 }
 
 /** Credentials and server names: one mute lookup per server, in order; none after the credentials are refused. */
@@ -125,8 +151,18 @@ export async function serviceChecks(config: BridgeConfig, logger: Logger, option
   if (first === undefined) {
     return { lines: [{ outcome: 'skip', subject: 'credentials', detail: 'not checked: the harmless call needs a server name, and none is configured' }], serviceCalls: 0 };
   }
+  // With `shared`, the check's calls count in the key's window in Redis like the sidecars' own (Redis down: the
+  // fallback share), so a check beside running sidecars never makes GSA's 101st call of a minute.
+  const sharedSettings = sharedApiKeyOptions(config);
+  const sharedKey = sharedSettings === undefined ? undefined : new SharedApiKey({ ...sharedSettings, answerTimeoutMs: 1000, connectTimeoutMs: 3000, logger });
   // No retries: a check reports what the service says now, and spends no more of the budget than one call a server.
-  const client = new GsaClient({ ...serviceClientOptions(config), retry: { ...config.api.retry, retries: 0 }, logger });
+  const client = new GsaClient({ ...serviceClientOptions(config), retry: { ...config.api.retry, retries: 0 }, logger, budget: sharedKey?.budget });
+  // A shared window the sidecars fill could keep the check waiting a whole window: closing the client refuses the
+  // waiting call (QueueFullError, nothing sent), which the line reports as the budget spent.
+  const waitedMs = options.sharedPlaceWaitMs ?? SHARED_PLACE_WAIT_MS;
+  let closed: Promise<void> | undefined;
+  const closeClient = (): Promise<void> => (closed ??= client.close());
+  const giveUp = sharedKey === undefined ? undefined : setTimeout(() => void closeClient(), waitedMs);
   const lines: CheckLine[] = [];
   let serviceCalls = 0;
   try {
@@ -135,17 +171,19 @@ export async function serviceChecks(config: BridgeConfig, logger: Logger, option
       const failure = await lookupProbePlayer(client, server.name);
       if (index === 0) {
         if (failure !== undefined && !passedCredentials(failure)) {
-          lines.push(credentialsFailure(config, first, failure, options.credentialSources ?? CREDENTIAL_KEYS));
+          lines.push(credentialsFailure(config, first, failure, options.credentialSources ?? CREDENTIAL_KEYS, waitedMs));
           lines.push(...config.servers.map((other) => ({ outcome: 'skip' as const, subject: `server ${other.name}`, detail: 'not checked: the credentials check failed' })));
           return { lines, serviceCalls };
         }
         lines.push({ outcome: 'ok', subject: 'credentials', detail: `accepted by ${config.api.baseUrl} (${config.api.flavor})` });
       }
-      lines.push(serverLine(server, index, failure));
+      lines.push(serverLine(config, server, index, failure, waitedMs));
     }
     return { lines, serviceCalls };
   } finally {
-    await client.close();
+    clearTimeout(giveUp);
+    await closeClient();
+    await sharedKey?.close();
   }
 }
 

@@ -36,6 +36,7 @@ import { installCrashHandlers } from './crashHandlers.js';
 import { logOpenFileLimit } from '../ops/openFileLimit.js';
 import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperations.js';
 import { checkCredentialsOnce } from './runCredentialsCheck.js';
+import { describeApiBudget } from './apiBudgetLine.js';
 import { scavengeOnMainThread } from './scavengeOnMainThread.js';
 import { Notifier } from '../notify/notifier.js';
 
@@ -125,8 +126,9 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
     logger.info({ started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared }, `${trigger}: ${summary}`);
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask
-    // again now rather than when the next player speaks. Not awaited: the reload is done.
-    if (clientReplaced) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
+    // again now rather than when the next player speaks. Not awaited: the reload is done. A kept client whose calls
+    // are paused after a 401 probes at once too: the host may have bound the key in the dashboard, then reloaded.
+    if (clientReplaced || sidecar.client.probeCredentialsNow()) void checkCredentialsOnce(sidecar, logger, 'reload', stopping);
     return { result: 'success', summary };
   } catch (error) {
     if (!(error instanceof SidecarReloadError)) throw error;
@@ -264,6 +266,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     return EXIT_REFUSED;
   }
   logger.info({ version: VERSION }, `${PRODUCT_NAME} running: ${describeListeners(config, sidecar).join('; ')}`);
+  // What the sidecar will spend, and with whom it shares it: a host sees a wrong window or a missing `shared` at once.
+  logger.info(describeApiBudget(config));
   // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current; `mutes` reads who the
   // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did.
   const mutedPlayers = new MutedPlayers({ events });

@@ -38,7 +38,8 @@ export async function checkCredentialsOnce(sidecar: Sidecar, logger: Logger, whe
       return 'accepted';
     }
     // ServiceHealth has logged the refusal (error, with where the secret came from) and /readyz reports it.
-    if (failure?.code === 'unauthorized') return 'refused';
+    // credentials_refused: the sidecar's calls are paused after a 401 and no probe was due; the same news.
+    if (failure?.code === 'unauthorized' || failure?.code === 'credentials_refused') return 'refused';
     const answer = failure === undefined ? '' : `${failure.code}${failure.status === undefined ? '' : ` ${String(failure.status)}`}: ${failure.message}`;
     logger.warn(
       { code: failure?.code },

@@ -149,6 +149,14 @@ export async function serverCommand(args: readonly string[], context: CliContext
           `note: no clear answer came, so the ${action} of server ${target.label} may have run anyway; check the server or the dashboard before sending it again\n`,
         );
       }
+      if (error instanceof GsaError && error.code === 'unauthorized') {
+        // The client's words name both causes; here they can name the flag and the key to check as well.
+        const said = error.serviceMessage === undefined || error.serviceMessage === '' ? '' : ` (GSA said: ${error.serviceMessage})`;
+        context.stderr.write(
+          `error (unauthorized): GSA refused the server action for server id ${target.id} (401): either this server is not bound to these API keys in the GSA dashboard (check --id / servers[].id), or the client id and secret are wrong${said}\n`,
+        );
+        return EXIT_REFUSED;
+      }
       throw error;
     }
   });

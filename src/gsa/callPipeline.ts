@@ -19,6 +19,7 @@ import { serviceRateCount } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
 import type { WebhookSpacing, WebhookTurn } from './webhookSpacing.js';
+import type { CredentialsBreaker } from './credentialsBreaker.js';
 
 /** What the client tells a call's onRetry before it waits for the next attempt. */
 export interface RetryNotice {
@@ -71,6 +72,17 @@ export interface PlannedCall<T> {
   readonly options: CallOptions & { readonly source?: string | undefined };
   /** Set for calls with a per-key spacing (webhooks, System API cooldowns). */
   readonly spacedBy?: SpacedBy | undefined;
+  /**
+   * Set for calls whose 401 can only mean the credentials (not a webhook's): asked before the call takes a place in
+   * the budget (and again at its start, for a call that waited while a 401 came), told every answer.
+   */
+  readonly breaker?: CredentialsBreaker | undefined;
+}
+
+/** One attempt's standing with the credentials breaker: whether it goes as the probe, and whether it was answered. */
+interface BreakerPass {
+  probe: boolean;
+  answered: boolean;
 }
 
 /** What every façade on the pipeline takes (the mod API's GsaClient, the SystemApiClient), besides its credential. */
@@ -237,8 +249,32 @@ export class CallPipeline {
   }
 
   async #send<T>(call: PlannedCall<T>, attempt: number, turn: WebhookTurn | undefined): Promise<T> {
-    const { request, what, parse, target, options } = call;
+    const { breaker } = call;
+    // Refused credentials: the call fails before it asks the budget, so a paused key spends nothing (and nothing is
+    // reported to onRequest: no request was made).
+    const pass: BreakerPass = { probe: false, answered: false };
+    if (breaker !== undefined) {
+      const admission = breaker.admit();
+      if (!admission.pass) throw admission.error;
+      pass.probe = admission.probe;
+    }
+    try {
+      return await this.#sendInTurn(call, attempt, turn, pass);
+    } finally {
+      // A probe that got no answer (no connection, the client closed) must not leave the breaker waiting for it.
+      if (pass.probe && !pass.answered) breaker?.probeEnded();
+    }
+  }
+
+  async #sendInTurn<T>(call: PlannedCall<T>, attempt: number, turn: WebhookTurn | undefined, pass: BreakerPass): Promise<T> {
+    const { request, what, parse, target, options, breaker } = call;
     return this.#limiter.schedule(call.kind, async (start) => {
+      // A 401 came while this call waited for the budget: it is not sent (its place is spent; nothing reaches GSA).
+      if (breaker !== undefined && !pass.probe && breaker.open) {
+        const admission = breaker.admit();
+        if (!admission.pass) throw admission.error;
+        pass.probe = admission.probe;
+      }
       turn?.leaving();
       // Checked once per request: building log records for a disabled level is measurable on the chat path.
       const debug = this.#logger.isLevelEnabled('debug');
@@ -256,6 +292,8 @@ export class CallPipeline {
         report(undefined, error);
         throw error;
       }
+      pass.answered = true;
+      breaker?.observe(response.status, pass.probe);
       const count = serviceRateCount(response);
       if (count !== undefined) this.#limiter.observeServiceCount(count.limit, count.remaining, start);
       if (debug) {

@@ -4,7 +4,8 @@
 // It knows nothing of games, chat or adapters, and never logs or throws a credential.
 
 import { Credentials } from './credentials.js';
-import { TimeoutError } from './errors.js';
+import { CredentialsBreaker } from './credentialsBreaker.js';
+import { TimeoutError, UnauthorizedError } from './errors.js';
 import type { BudgetState, CallKind } from './rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
@@ -28,6 +29,12 @@ export interface GsaClientOptions extends ServiceCallOptions {
    * LocalWebhookSpacing on `clock`, for this client alone; a shared one spaces calls across processes.
    */
   readonly webhookSpacing?: WebhookSpacing | undefined;
+}
+
+/** While GSA refuses the credentials: mute lookups and reviews fail at once with `credentials_refused`, nothing sent. */
+export interface CredentialsPause {
+  /** Ms until the next lookup or review goes through as the probe; 0 when it is due or on its way. */
+  readonly nextProbeInMs: number;
 }
 
 export interface CheckMutedOptions extends CallOptions {
@@ -56,6 +63,8 @@ export class GsaClient {
   readonly #pipeline: CallPipeline;
   readonly #reviewLimits: ReviewLimits;
   readonly #webhookSpacing: WebhookSpacing;
+  /** Pauses lookups and reviews after a 401 (one probe a minute); webhooks pass, their 401 may mean an unbound server. */
+  readonly #breaker: CredentialsBreaker;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -66,6 +75,7 @@ export class GsaClient {
     this.#context = { credentials: this.#credentials, basePath: this.#pipeline.basePath, wipePath: options.wipePath ?? 'wipe' };
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#webhookSpacing = options.webhookSpacing ?? new LocalWebhookSpacing({ clock: this.#pipeline.clock });
+    this.#breaker = new CredentialsBreaker({ clock: this.#pipeline.clock });
   }
 
   /**
@@ -83,6 +93,7 @@ export class GsaClient {
       classify: this.#dialect.classify,
       target: server,
       options,
+      breaker: this.#breaker,
     });
   }
 
@@ -103,6 +114,7 @@ export class GsaClient {
       classify: this.#dialect.classify,
       target: server,
       options,
+      breaker: this.#breaker,
     });
   }
 
@@ -122,7 +134,16 @@ export class GsaClient {
         body: this.#scrub(response.text.trim()),
         message: serviceMessageOf(response.text, this.#scrub),
       }),
-      classify: this.#dialect.classify,
+      // GSA answers 401 alike for a wrong secret and for a server id not bound to the key: the message names both.
+      classify: (response, scrub, nowMs) => {
+        const error = this.#dialect.classify(response, scrub, nowMs);
+        if (error.code !== 'unauthorized') return error;
+        const words = error.serviceMessage === undefined || error.serviceMessage === '' ? '' : ` (GSA said: ${error.serviceMessage})`;
+        return new UnauthorizedError(
+          `GSA refused the server action for server id ${serverId} (401): either this server is not bound to these API keys in the GSA dashboard, or the client id and secret are wrong${words}`,
+          { status: error.status, serviceMessage: error.serviceMessage },
+        );
+      },
       target: String(serverId),
       options,
       spacedBy: {
@@ -175,6 +196,23 @@ export class GsaClient {
   /** Calls waiting for the budget per class, and the starts the window has room for now: read-only, for the gauges. */
   budgetState(): BudgetState {
     return this.#pipeline.budgetState;
+  }
+
+  /**
+   * Set while GSA refuses these credentials: after a 401 on a mute lookup or a review, lookups and reviews fail at once
+   * with `credentials_refused` and spend no budget, but for one a minute that goes through as the probe; the first
+   * answer that passes the credential check ends the pause. Undefined while calls go normally.
+   */
+  get credentialsPause(): CredentialsPause | undefined {
+    return this.#breaker.open ? { nextProbeInMs: this.#breaker.nextProbeInMs } : undefined;
+  }
+
+  /**
+   * Lets the next lookup or review go as the probe at once (a reload that kept this client: the host may have fixed
+   * the key in the dashboard). True when the credentials were paused, so a caller knows a check is worth making.
+   */
+  probeCredentialsNow(): boolean {
+    return this.#breaker.probeNow();
   }
 
   /**

@@ -5,6 +5,7 @@
 export type GsaErrorCode =
   | 'invalid_input'
   | 'unauthorized'
+  | 'credentials_refused'
   | 'forbidden'
   | 'not_found'
   | 'invalid'
@@ -66,6 +67,15 @@ export class InvalidInputError extends GsaError {
 
 export class UnauthorizedError extends GsaError {
   static override readonly errorCode = 'unauthorized';
+}
+
+/**
+ * Not sent: GSA refused these API credentials (401) on an earlier mute lookup or review, and calls with them are paused
+ * (credentialsBreaker.ts) until a probe, one a minute or one at once after a reload, passes. Spends no budget; not
+ * retried inside the call. To the host it means what `unauthorized` means: fix the client id and secret.
+ */
+export class CredentialsRefusedError extends GsaError {
+  static override readonly errorCode = 'credentials_refused';
 }
 
 export class ForbiddenError extends GsaError {

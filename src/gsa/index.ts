@@ -1,7 +1,8 @@
 // Public surface of the GameServerApp service client.
-export { GsaClient, type CallOptions, type CheckMutedOptions, type GsaClientOptions, type RetryNotice } from './client.js';
+export { GsaClient, type CallOptions, type CheckMutedOptions, type CredentialsPause, type GsaClientOptions, type RetryNotice } from './client.js';
 export { GSA_WEBHOOK_SPACING_MS, LocalWebhookSpacing, WEBHOOK_SPACING_MS, webhookKey, type LocalWebhookSpacingOptions, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 export * from './errors.js';
+export { CredentialsBreaker, DEFAULT_PROBE_INTERVAL_MS, type BreakerAdmission, type CredentialsBreakerOptions } from './credentialsBreaker.js';
 export type { RequestEvent, RequestObserver } from './requestEvent.js';
 export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 export { SERVER_ACTIONS } from './types.js';

@@ -36,6 +36,11 @@ export interface ServiceHealthOptions {
    * @example "api.clientId in /etc/gsa-bridge/config.json and GSA_CLIENT_SECRET (set in the environment, it overrides api.clientSecret)"
    */
   readonly credentialSources?: string | undefined;
+  /**
+   * Whether the client has paused lookups and reviews after a 401, and when it probes next (GsaClient.credentialsPause),
+   * so /readyz says why nothing is being asked. Read at each look; default none.
+   */
+  readonly credentialsPause?: (() => { readonly nextProbeInMs: number } | undefined) | undefined;
 }
 
 export type ServiceProblemKind = 'credentials' | 'unknown_server' | 'bad_response' | 'unreachable';
@@ -94,6 +99,12 @@ export class ServiceHealth {
   readonly #summaryMs: number;
   readonly #outageAfterFailures: number;
   readonly #credentialSources: string;
+  readonly #credentialsPause: (() => { readonly nextProbeInMs: number } | undefined) | undefined;
+  /**
+   * True once GSA answered a mute lookup or review with a 2xx (until a 401 on one, or new API settings): a webhook's
+   * 401 then most likely means the server id is not bound to the key, and the line names the id first.
+   */
+  #modApiCredentialsPassed = false;
   #serversByName: ReadonlyMap<string, WatchedServer>;
   #serversById: ReadonlyMap<string, WatchedServer>;
   readonly #problems = new Map<string, TrackedProblem>();
@@ -110,6 +121,7 @@ export class ServiceHealth {
     this.#summaryMs = options.summaryMs ?? DEFAULT_SUMMARY_MS;
     this.#outageAfterFailures = Math.max(1, options.outageAfterFailures ?? DEFAULT_OUTAGE_AFTER_FAILURES);
     this.#credentialSources = options.credentialSources ?? DEFAULT_CREDENTIAL_SOURCES;
+    this.#credentialsPause = options.credentialsPause;
     this.#serversByName = new Map();
     this.#serversById = new Map();
     this.setServers(options.servers);
@@ -130,6 +142,7 @@ export class ServiceHealth {
     const forgotten = [...this.#problems.keys(), ...(this.#outage === undefined ? [] : ['unreachable'])];
     if (forgotten.length > 0) this.#logger.info({ problems: forgotten }, 'API settings changed: earlier problems with GSA are cleared until a request shows them again');
     this.#problems.clear();
+    this.#modApiCredentialsPassed = false;
     if (this.#outage !== undefined) clearInterval(this.#outage.summary);
     this.#outage = undefined;
     this.#streak = 0;
@@ -146,12 +159,26 @@ export class ServiceHealth {
 
   /** What is wrong right now, oldest first: for /readyz. Empty when every recent answer was fine. */
   get problems(): readonly ServiceProblem[] {
-    const problems: ServiceProblem[] = [...this.#problems.values()].map(({ key, kind, message, since, failures }) => ({ key, kind, message, since, failures }));
+    const problems: ServiceProblem[] = [...this.#problems.values()].map(({ key, kind, message, since, failures }) => ({
+      key,
+      kind,
+      message: key === 'credentials' ? this.#withPause(message) : message,
+      since,
+      failures,
+    }));
     const outage = this.#outage;
     if (outage !== undefined) {
       problems.push({ key: 'unreachable', kind: 'unreachable', message: `GSA is unreachable: ${outage.lastMessage}`, since: outage.since, failures: outage.failures });
     }
     return problems.sort((a, b) => a.since - b.since);
+  }
+
+  /** The credentials problem's text, plus what the client's pause means right now. */
+  #withPause(message: string): string {
+    const pause = this.#credentialsPause?.();
+    if (pause === undefined) return message;
+    const next = pause.nextProbeInMs > 0 ? `next probe in ${Math.ceil(pause.nextProbeInMs / 1000)} s` : 'a probe is due or on its way';
+    return `${message} Lookups and reviews are paused, spending no budget: ${next} (at once after a reload).`;
   }
 
   /** False while GSA gives no answer (network errors, timeouts, 5xx). */
@@ -192,9 +219,11 @@ export class ServiceHealth {
     // Anything else is an answer from the service (or something answering in its place): not an outage.
     this.#reached();
     if (code === undefined) {
+      if (event.endpoint !== 'webhook') this.#modApiCredentialsPassed = true;
       this.#succeeded(event);
       return;
     }
+    if (code === 'unauthorized' && event.endpoint !== 'webhook') this.#modApiCredentialsPassed = false;
     const cause = this.#causeOf(event);
     if (cause !== undefined) this.#problem(cause.key, cause.kind, cause.message);
   }
@@ -213,10 +242,16 @@ export class ServiceHealth {
         }
         const server = this.#serversById.get(event.target);
         const where = server === undefined ? `server id ${event.target}` : `${server.configPath}.id ${event.target}`;
+        const idKey = server === undefined ? 'servers[].id' : `${server.configPath}.id`;
+        // GSA answers 401 both for a wrong secret and for a server not bound to the key: name both, the likelier first.
+        const unbound = `this server is not bound to these API keys in the GSA dashboard (check ${idKey})`;
+        const wrongKeys = `the API credentials are wrong (check ${this.#credentialSources})`;
         return {
           key: `webhook-credentials:${event.target}`,
           kind: 'credentials',
-          message: `GSA refused a server action for ${where} (401): check ${this.#credentialSources}, and that this server is bound to these API keys in the GSA dashboard`,
+          message: this.#modApiCredentialsPassed
+            ? `GSA refused a server action for ${where} (401) although it accepts these API credentials for mute lookups: most likely ${unbound}; else ${wrongKeys}`
+            : `GSA refused a server action for ${where} (401): either ${unbound}, or ${wrongKeys}`,
         };
       }
       case 'not_found': {

@@ -12,8 +12,11 @@ export const UNCONFIRMED_MESSAGE = 'GSA did not confirm the review; it may have 
 
 /** Refusals that another attempt cannot change: the player's or the review's own problem. */
 const PERMANENT_CODES: ReadonlySet<GsaErrorCode> = new Set(['forbidden', 'invalid', 'refused', 'invalid_input']);
-/** Refusals that say the host's setup is wrong: every review would get them, so none is the player's fault. */
-const HOST_SETUP_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'not_found']);
+/**
+ * Refusals that say the host's setup is wrong: every review would get them, so none is the player's fault. A review
+ * not sent while the credentials are paused (`credentials_refused`) waits like one GSA answered 401.
+ */
+const HOST_SETUP_CODES: ReadonlySet<GsaErrorCode> = new Set(['unauthorized', 'credentials_refused', 'not_found']);
 
 export type Failure =
   | { readonly kind: 'unconfirmed' | 'dead'; readonly error: GsaError }
@@ -33,7 +36,7 @@ export function classify(error: unknown): Failure {
  * passes `describeHostFix` to say it in the config file's words.
  */
 export function defaultHostFix(error: GsaError, server: string): string {
-  return error.code === 'unauthorized'
+  return error.code === 'unauthorized' || error.code === 'credentials_refused'
     ? 'GSA refused the API credentials: check the client id and secret (and that the server is bound to these keys)'
     : `GSA does not know server ${server}: check the server's name (the GSA container name) and the service URL`;
 }

@@ -87,6 +87,15 @@ describe('server', () => {
     expect(run.stderr).toMatch(/\(409\).*cannot be cancelled/);
   });
 
+  it('a 401 for a server id not bound to the keys names both causes, the id first, not only the secret', async () => {
+    const run = await cli(['server', 'restart', '--id', '4712']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error (unauthorized): GSA refused the server action for server id 4712 (401): either this server is not bound to these API keys in the GSA dashboard (check --id / servers[].id), or the client id and secret are wrong (GSA said: Unauthenticated.)\n',
+    );
+    expect(run.stderr).not.toContain(SECRET);
+  });
+
   it('takes the id from a config with one server', async () => {
     const path = await writeConfig('one-server.json', {
       api: { baseUrl: emulator.url, clientId: 'cli-client', clientSecret: SECRET },

@@ -153,6 +153,8 @@ describe('webhooks', () => {
   it('says 401 for a server id not bound to these keys', async () => {
     const error = await failureOf(makeClient().restart(9999));
     expect(error).toMatchObject({ code: 'unauthorized', status: 401 });
+    // GSA says 401 alike for a wrong secret and an unbound id: both are named, the id first.
+    expect(error.message).toMatch(/^GSA refused the server action for server id 9999 \(401\): either this server is not bound to these API keys in the GSA dashboard, or the client id and secret are wrong/);
   });
 });
 

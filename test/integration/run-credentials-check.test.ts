@@ -75,7 +75,9 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     const refused = await readyzUntil(url, 503);
     expect(refused.status).toBe(503);
     const reason = `server ${SERVER} (adapters ${adapterId(setup)}): GSA refused the API credentials (401): check api.clientId and api.clientSecret in ${setup.configPath}. Until then every chat is decided by mute.onUnknown and reviews wait.`;
-    expect(refused.body).toEqual({ ready: false, reasons: [reason] });
+    // /readyz adds what the client's pause means now: lookups wait for the next probe.
+    expect(refused.body).toEqual({ ready: false, reasons: [expect.stringMatching(/ Lookups and reviews are paused, spending no budget: next probe in \d+ s \(at once after a reload\)\.$/) as unknown] });
+    expect((refused.body as { reasons: string[] }).reasons[0]).toContain(reason);
     const errors = logLines(sidecar).filter((line) => line.level >= 50);
     expect(errors.map((line) => line.msg)).toEqual([reason.slice(reason.indexOf('GSA refused'))]);
     // Within 2 s of start, by the process's own clock: its first log line to the refusal's (a busy machine stretches
@@ -97,6 +99,31 @@ describe('gsa-bridge run checks the API credentials at start', () => {
       ['mute', 401],
       ['mute', 200],
     ]);
+  });
+
+  it('a SIGHUP that keeps the client (its api section unchanged) probes the paused credentials at once', async () => {
+    const setup = await writeSetup();
+    await editConfig(setup, (config) => {
+      config.api!.clientSecret = WRONG_SECRET;
+    });
+    const gsa = await startGsa(setup);
+    const sidecar = await startSidecar(setup);
+    await readyzUntil(opsUrl(sidecar), 503);
+    expect(gsa.calls.map((call) => [call.endpoint, call.status])).toEqual([['mute', 401]]);
+    // Not the api section: the client stays, its calls paused for a minute after the 401.
+    await editConfig(setup, (config) => {
+      config.mute = { ...config.mute, defaultAlert: 'Muted here.' };
+    });
+    sidecar.child.kill('SIGHUP');
+    await waitForOutput(sidecar, /SIGHUP: config reloaded/);
+    // The probe goes at once, well inside the minute the pause would otherwise last.
+    const deadline = Date.now() + patientMs(10_000);
+    while (gsa.calls.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(gsa.calls.map((call) => [call.endpoint, call.status])).toEqual([
+      ['mute', 401],
+      ['mute', 401],
+    ]);
+    expect(sidecar.output()).not.toContain(WRONG_SECRET);
   });
 
   it('a wrong secret from GSA_CLIENT_SECRET: the error line names the variable, not the file', async () => {
@@ -126,6 +153,11 @@ describe('gsa-bridge run checks the API credentials at start', () => {
     expect(await readyz(opsUrl(sidecar))).toEqual({ status: 200, body: { ready: true } });
     expect(gsa.calls.map((call) => [call.endpoint, call.path, call.status])).toEqual([['mute', `/api/v1/gameserver/${SERVER}/mute`, 200]]);
     expect(logLines(sidecar).filter((line) => line.level >= 40)).toEqual([]);
+    // One start-up line names the budget; no secret in it (nor anywhere in the output).
+    expect(logLines(sidecar).filter((line) => line.msg.startsWith('API budget:')).map((line) => line.msg)).toEqual([
+      'API budget: 1000 calls per 1 s for client id demo-client, local to this sidecar',
+    ]);
+    expect(sidecar.output()).not.toContain(CLIENT_SECRET);
   });
 
   it('GSA unreachable: a warning, and the sidecar keeps serving, ready by the usual rules', async () => {

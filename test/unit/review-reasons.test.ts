@@ -9,6 +9,7 @@ import type { GsaErrorCode } from '../../src/gsa/errors.js';
 const CLIENT_CODES: Record<GsaErrorCode, true> = {
   invalid_input: true,
   unauthorized: true,
+  credentials_refused: true,
   forbidden: true,
   not_found: true,
   invalid: true,

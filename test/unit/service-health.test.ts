@@ -78,6 +78,25 @@ describe('host-side problems', () => {
     expect(lines[0]?.msg).toMatch(/servers\[0\]\.id 4711 \(401\).*bound to these API keys/);
   });
 
+  it('a 401 on a webhook before any lookup passed names both causes, the unbound id and the credentials', () => {
+    health.observe(event({ endpoint: 'webhook', target: '4712', status: 401, code: 'unauthorized' }));
+    expect(lines[0]?.msg).toBe(
+      'GSA refused a server action for server id 4712 (401): either this server is not bound to these API keys in the GSA dashboard (check servers[].id), or the API credentials are wrong (check api.clientId and api.clientSecret (or GSA_CLIENT_ID / GSA_CLIENT_SECRET))',
+    );
+  });
+
+  it('a 401 on a webhook after a mute lookup passed names the id first: the credentials are known good', () => {
+    health.observe(ok);
+    health.observe(event({ endpoint: 'webhook', target: '4711', status: 401, code: 'unauthorized' }));
+    expect(lines[0]?.msg).toMatch(
+      /^GSA refused a server action for servers\[0\]\.id 4711 \(401\) although it accepts these API credentials for mute lookups: most likely this server is not bound to these API keys in the GSA dashboard \(check servers\[0\]\.id\); else the API credentials are wrong/,
+    );
+    // A later 401 on a lookup says the credentials themselves are refused: both causes again.
+    health.observe(unauthorized);
+    health.observe(event({ endpoint: 'webhook', target: '4712', status: 401, code: 'unauthorized' }));
+    expect(lines.at(-1)?.msg).toMatch(/^GSA refused a server action for server id 4712 \(401\): either/);
+  });
+
   it('a success clears the problem it proves fixed, with one info line', () => {
     health.observe(unauthorized);
     health.observe(event({ status: 404, code: 'not_found', target: 'second' }));
@@ -99,6 +118,23 @@ describe('host-side problems', () => {
     health.observe(event({ code: 'bad_response', message: 'mute answer is about another player' }));
     expect(lines).toEqual([expect.objectContaining({ level: WARN, problem: 'bad_response:mute' })]);
     expect(lines[0]?.msg).toContain('about another player');
+  });
+});
+
+describe('paused credentials', () => {
+  it("/readyz's credentials reason says lookups are paused and when the next probe goes", () => {
+    let pause: { nextProbeInMs: number } | undefined = { nextProbeInMs: 42_300 };
+    const paused = new ServiceHealth({ logger: createLogger({ level: 'silent' }), clock: { now: () => Date.now() }, servers: [], credentialsPause: () => pause });
+    try {
+      paused.observe(unauthorized);
+      expect(paused.problems[0]?.message).toMatch(/GSA refused the API credentials \(401\).* Lookups and reviews are paused, spending no budget: next probe in 43 s \(at once after a reload\)\.$/);
+      pause = { nextProbeInMs: 0 };
+      expect(paused.problems[0]?.message).toMatch(/paused, spending no budget: a probe is due or on its way/);
+      pause = undefined;
+      expect(paused.problems[0]?.message).not.toMatch(/paused/);
+    } finally {
+      paused.close();
+    }
   });
 });
 

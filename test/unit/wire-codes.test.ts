@@ -41,6 +41,8 @@ describe('service codes → result codes', () => {
     invalid_input: 'invalid',
     invalid: 'invalid',
     unauthorized: 'unauthorized',
+    // Calls paused after a 401: the same cause to a mod, who cannot tell the two apart anyway.
+    credentials_refused: 'unauthorized',
     not_found: 'not_found',
     refused: 'refused',
     rate_limited: 'rate_limited',

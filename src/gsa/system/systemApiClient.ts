@@ -12,6 +12,7 @@
 import { CallPipeline, type CallOptions, type ServiceCallOptions } from '../callPipeline.js';
 import type { CheckMutedOptions } from '../client.js';
 import { SecretKey } from '../credentials.js';
+import { CredentialsBreaker } from '../credentialsBreaker.js';
 import type { ApiRequest } from '../dialects/dialect.js';
 import { classifySystemFailure, cooldownMessage, isUnknownPlayerAnswer, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
 import { CooldownError, InvalidInputError, NotFoundError, type GsaError } from '../errors.js';
@@ -83,6 +84,8 @@ export class SystemApiClient implements SystemApi {
   readonly #key: SecretKey;
   readonly #context: SystemApiContext;
   readonly #pipeline: CallPipeline;
+  /** After a 401 (the key refused) every call fails at once, spending none of the key's budget, but one probe a minute. */
+  readonly #breaker: CredentialsBreaker;
   readonly #cooldowns: SystemCooldowns;
   readonly #findCache = new Map<string, FindEntry>();
   readonly #finding = new Map<string, Promise<SystemPlayerRef>>();
@@ -95,6 +98,7 @@ export class SystemApiClient implements SystemApi {
     this.#pipeline = new CallPipeline({ ...options, scrub: this.#scrub });
     this.#context = { key: this.#key, basePath: this.#pipeline.basePath, gsaId: options.gsaId };
     const clock = this.#pipeline.clock;
+    this.#breaker = new CredentialsBreaker({ clock });
     this.#cooldowns = options.cooldowns ?? localSystemCooldowns(clock);
     this.#findCacheSize = Math.max(1, options.findCacheSize ?? DEFAULT_FIND_CACHE_SIZE);
     this.#notFoundTtlMs = Math.max(0, options.notFoundTtlMs ?? DEFAULT_NOT_FOUND_TTL_MS);
@@ -121,6 +125,7 @@ export class SystemApiClient implements SystemApi {
       classify: classifySystemFailure({ kind: 'player' }),
       target: 'game/available',
       options,
+      breaker: this.#breaker,
     });
   }
 
@@ -189,6 +194,19 @@ export class SystemApiClient implements SystemApi {
     return this.#pipeline.heldForMs;
   }
 
+  /**
+   * Set while GSA refuses the key: after a 401 every call fails at once with `credentials_refused`, spending no budget,
+   * but for one a minute that goes as the probe; undefined while calls go normally.
+   */
+  get credentialsPause(): { readonly nextProbeInMs: number } | undefined {
+    return this.#breaker.open ? { nextProbeInMs: this.#breaker.nextProbeInMs } : undefined;
+  }
+
+  /** Lets the next call go as the probe at once (a reload that kept this client). True when the key was paused. */
+  probeCredentialsNow(): boolean {
+    return this.#breaker.probeNow();
+  }
+
   async close(): Promise<void> {
     await this.#pipeline.close();
   }
@@ -218,6 +236,7 @@ export class SystemApiClient implements SystemApi {
         classify: classifySystemFailure({ kind: 'player' }),
         target: serviceId,
         options,
+        breaker: this.#breaker,
       })
       .then(
         (player) => {
@@ -256,6 +275,7 @@ export class SystemApiClient implements SystemApi {
       classify: classifySystemFailure({ kind: 'player', uuid }),
       target: uuid,
       options,
+      breaker: this.#breaker,
     });
   }
 
@@ -270,6 +290,7 @@ export class SystemApiClient implements SystemApi {
       classify: classifySystemFailure(subject),
       target: uuid,
       options,
+      breaker: this.#breaker,
       spacedBy: { spacing, key, gaveUp: () => this.#cooldownError(subject, spacing, key, PLAYER_COOLDOWN_MS) },
     });
   }
@@ -286,6 +307,7 @@ export class SystemApiClient implements SystemApi {
       classify: classifySystemFailure(subject),
       target: String(gameServerId),
       options,
+      breaker: this.#breaker,
       spacedBy: { spacing, key, gaveUp: () => this.#cooldownError(subject, spacing, key, SERVER_COOLDOWN_MS) },
     });
   }
