@@ -281,6 +281,16 @@ async function moderationList(configFile: string): Promise<Record<string, unknow
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** The list once it shows a record of `action`: the filter emits its event when it queues the record's append. */
+async function moderationListShowing(configFile: string, action: string): Promise<Record<string, unknown>[]> {
+  const deadline = performance.now() + patientMs(15_000);
+  for (;;) {
+    const records = await moderationList(configFile);
+    if (records.some((record) => record.action === action) || performance.now() > deadline) return records;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const FILTER = { moderation: { filter: { words: ['scam'], ladder: [{ action: 'warn', message: 'No scams here.' }, { action: 'mute', period: '15m' }] } } };
 const TWO_SERVERS = [
   { name: SERVER_A, id: ID_A },
@@ -318,7 +328,7 @@ describe('the chat filter mutes through the System API', () => {
     expect(text).toContain('gsa_bridge_moderation_actions_total{action="mute",result="ok"} 1');
     expect(text).toContain('gsa_bridge_moderation_actions_total{action="warn",result="ok"} 1');
 
-    const records = await moderationList(configFile);
+    const records = await moderationListShowing(configFile, 'mute');
     expect(records.filter((record) => record.action !== 'block').map((record) => [record.action, record.result, record.period])).toEqual([
       ['warn', 'ok', null],
       ['mute', 'ok', '15m'],
@@ -339,7 +349,7 @@ describe('the chat filter mutes through the System API', () => {
     expect(await verdict(first, 'd3', 'hello')).toMatchObject({ allow: true, reason: 'ok' });
     expect(systemPaths()).toEqual([]);
     expect(emulator.snapshot().system.mutes).toEqual([]);
-    const records = await moderationList(configFile);
+    const records = await moderationListShowing(configFile, 'mute');
     expect(records.length).toBeGreaterThan(0);
     expect(new Set(records.map((record) => record.result))).toEqual(new Set(['dry_run']));
     expect(records.map((record) => record.action)).toContain('mute');
