@@ -37,6 +37,8 @@ function idleConfig(emulatorUrl: string, port: number, httpPort: number, dataDir
 
 interface Reading {
   readonly rssMb: number;
+  readonly anonMb: number;
+  readonly fileMb: number;
   readonly heapUsedMb: number;
   readonly heapTotalMb: number;
 }
@@ -88,8 +90,12 @@ async function oneRun(emulatorUrl: string, dir: string, index: number): Promise<
       await sleep(settleMs);
       if (bare.pid === undefined || child.pid === undefined) throw new Error('no pid');
       // RSS first, both at once: a scrape allocates.
-      const [bareRss, sidecarRss] = await Promise.all([residentMb(bare.pid), residentMb(child.pid)]);
-      return { bare: { rssMb: bareRss, ...(await bareHeap(bare)) }, sidecar: { rssMb: sidecarRss, ...(await sidecarHeap(httpPort)) } };
+      const resident = async (pid: number): Promise<{ rssMb: number; anonMb: number; fileMb: number }> => {
+        const [rssMb, anonMb, fileMb] = await Promise.all([residentMb(pid), residentMb(pid, 'RssAnon'), residentMb(pid, 'RssFile')]);
+        return { rssMb, anonMb, fileMb };
+      };
+      const [bareRss, sidecarRss] = await Promise.all([resident(bare.pid), resident(child.pid)]);
+      return { bare: { ...bareRss, ...(await bareHeap(bare)) }, sidecar: { ...sidecarRss, ...(await sidecarHeap(httpPort)) } };
     } finally {
       await stopProcess(child);
     }
@@ -135,13 +141,20 @@ async function main(): Promise<void> {
   const cell = (pick: (result: RunResult) => number): string => `${median(results.map(pick)).toFixed(1)} MB (${results.map((r) => pick(r).toFixed(1)).join(', ')})`;
   console.log(`idle \`gsa-bridge run\`, websocket-only config, ${settleMs / 1000} s after it said it was running, against a bare node started just before it;`);
   console.log(`median of ${runs} runs (each run's value in brackets); heap = V8 heapUsed / heapTotal`);
-  console.log('| process | RSS (VmRSS) | heap used | heap reserved |');
-  console.log('|---|---:|---:|---:|');
-  console.log(`| bare node | ${cell((r) => r.bare.rssMb)} | ${cell((r) => r.bare.heapUsedMb)} | ${cell((r) => r.bare.heapTotalMb)} |`);
-  console.log(`| gsa-bridge run | ${cell((r) => r.sidecar.rssMb)} | ${cell((r) => r.sidecar.heapUsedMb)} | ${cell((r) => r.sidecar.heapTotalMb)} |`);
-  console.log(
-    `| difference | ${cell((r) => r.sidecar.rssMb - r.bare.rssMb)} | ${cell((r) => r.sidecar.heapUsedMb - r.bare.heapUsedMb)} | ${cell((r) => r.sidecar.heapTotalMb - r.bare.heapTotalMb)} |`,
-  );
+  const row = (label: string, pick: (result: RunResult) => Reading): string =>
+    `| ${label} | ${(['rssMb', 'anonMb', 'fileMb', 'heapUsedMb', 'heapTotalMb'] as const).map((key) => cell((r) => pick(r)[key])).join(' | ')} |`;
+  const difference = (r: RunResult): Reading => ({
+    rssMb: r.sidecar.rssMb - r.bare.rssMb,
+    anonMb: r.sidecar.anonMb - r.bare.anonMb,
+    fileMb: r.sidecar.fileMb - r.bare.fileMb,
+    heapUsedMb: r.sidecar.heapUsedMb - r.bare.heapUsedMb,
+    heapTotalMb: r.sidecar.heapTotalMb - r.bare.heapTotalMb,
+  });
+  console.log('| process | RSS (VmRSS) | of it anonymous (RssAnon) | of it files (RssFile) | heap used | heap reserved |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(row('bare node', (r) => r.bare));
+  console.log(row('gsa-bridge run', (r) => r.sidecar));
+  console.log(row('difference', difference));
   const idle = median(results.map((r) => r.sidecar.rssMb));
   console.log(`idle RSS ${idle.toFixed(1)} MB ${idle <= GOAL_MB ? 'meets' : 'MISSES'} the goal (≤ ${GOAL_MB} MB)`);
   const total = [...modules.values()].reduce((sum, count) => sum + count, 0);

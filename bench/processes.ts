@@ -61,8 +61,12 @@ export async function stopProcess(child: CliProcess): Promise<void> {
   await exited;
 }
 
-/** A field of /proc/<pid>/status in MB: VmRSS (resident now) or VmHWM (the peak). Linux only. */
-export async function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): Promise<number> {
+/**
+ * A field of /proc/<pid>/status in MB: VmRSS (resident now), VmHWM (the peak), or VmRSS's parts RssAnon (the
+ * process's own: heap, stacks) and RssFile (mapped files, mostly the node binary, shared with other processes).
+ * Linux only.
+ */
+export async function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile' = 'VmRSS'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
   if (kb === undefined) throw new Error(`no ${field} in /proc/${pid}/status`);
