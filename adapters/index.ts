@@ -38,8 +38,8 @@ export function adapterTypeOf<Options extends AdapterOptions>(options: Options):
   return REGISTRY[options.type] as unknown as AdapterType<Options>;
 }
 
-/** Builds one adapter (not started) through its type's factory; undefined when the type skips it. */
-export function createAdapter(options: AdapterOptions, context: AdapterContext): Adapter | undefined {
+/** Builds one adapter (not started) through its type's factory, which loads its code; undefined when the type skips it. */
+export async function createAdapter(options: AdapterOptions, context: AdapterContext): Promise<Adapter | undefined> {
   return adapterTypeOf(options).create(options, context);
 }
 

@@ -67,8 +67,11 @@ export interface AdapterType<Options extends CommonAdapterOptions> {
   withListenPort?(options: Options, port: number): Options;
   /** Validates one entry of `servers[].adapters[]` of this type, applying its defaults. */
   readonly schema: z.ZodType<Options>;
-  /** Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log. */
-  create(options: Options, context: AdapterContext): Adapter | undefined;
+  /**
+   * Builds the adapter (not started yet); undefined when this type cannot run here, after saying why in the log.
+   * Asynchronous so that a type imports its adapter's code here, when one is configured, and not with the registry.
+   */
+  create(options: Options, context: AdapterContext): Promise<Adapter | undefined>;
   /**
    * Why an adapter with these options needs GSA's System API to gate its players (their ids are of a kind the mod
    * API cannot check); undefined when it does not. Absent: never.

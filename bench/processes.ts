@@ -19,12 +19,17 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /**
  * Spawns `gsa-bridge ...args` with default Node flags and resolves once its output matches `ready`, with the
  * match. BENCH_NODE_ARGS (e.g. "--trace-gc") adds Node flags, and BENCH_CHILD_LOG=<file> appends all the
- * processes' output to a file (to read that trace), for investigating only.
+ * processes' output to a file (to read that trace), for investigating only. `extra` adds Node flags and
+ * environment variables of the caller's own (the child otherwise gets PATH only).
  */
-export async function spawnCli(args: readonly string[], ready: RegExp): Promise<{ child: CliProcess; match: RegExpExecArray }> {
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+export async function spawnCli(
+  args: readonly string[],
+  ready: RegExp,
+  extra: { readonly nodeArgs?: readonly string[]; readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<{ child: CliProcess; match: RegExpExecArray }> {
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), ...(extra.nodeArgs ?? [])];
   const childLog = process.env.BENCH_CHILD_LOG;
-  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...extra.env } });
   let output = '';
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -56,8 +61,12 @@ export async function stopProcess(child: CliProcess): Promise<void> {
   await exited;
 }
 
-/** A field of /proc/<pid>/status in MB: VmRSS (resident now) or VmHWM (the peak). Linux only. */
-export async function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): Promise<number> {
+/**
+ * A field of /proc/<pid>/status in MB: VmRSS (resident now), VmHWM (the peak), or VmRSS's parts RssAnon (the
+ * process's own: heap, stacks) and RssFile (mapped files, mostly the node binary, shared with other processes).
+ * Linux only.
+ */
+export async function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile' = 'VmRSS'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
   if (kb === undefined) throw new Error(`no ${field} in /proc/${pid}/status`);

@@ -218,7 +218,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     },
   });
   for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));
-  slots.build(plannedAdapters(config, options.portOverrides), logger);
+  await slots.build(plannedAdapters(config, options.portOverrides), logger);
 
   // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
   let reloading: Promise<unknown> = Promise.resolve();

@@ -1,11 +1,12 @@
 // The rcon adapter type as the registry sees it: its schema, a factory that composes the game-neutral RconAdapter
 // with the profile the config names, and the login check of `config check --connect` (rconProbe.ts).
+// The adapter and the probe, with the RCON clients, sessions and log tail under them, are imported only when an
+// rcon adapter is built or probed: a mod-only host never loads them. The schema and the profiles stay eager (the
+// config file is validated against them).
 // Must never connect anywhere in create() (start() does); the probe's one-shot session always closes.
 import type { AdapterType } from '../registryTypes.js';
 import { rconOptionsSchema, type RconOptions } from './options.js';
 import { RCON_PROFILE_TABLE } from './profiles/index.js';
-import { RconAdapter } from './rconAdapter.js';
-import { probeRcon } from './rconProbe.js';
 
 export const rconAdapterType: AdapterType<RconOptions> = {
   type: 'rcon',
@@ -13,7 +14,8 @@ export const rconAdapterType: AdapterType<RconOptions> = {
   endpointOf: (options) => ({ kind: 'target', host: options.host, port: options.port }),
   endpointKeys: { host: 'host', port: 'port' },
   schema: rconOptionsSchema,
-  create(options, context) {
+  async create(options, context) {
+    const { RconAdapter } = await import('./rconAdapter.js');
     return new RconAdapter({
       id: context.id,
       options,
@@ -23,5 +25,5 @@ export const rconAdapterType: AdapterType<RconOptions> = {
     });
   },
   needsSystemApi: (options) => RCON_PROFILE_TABLE[options.profile].needsSystemApi,
-  probe: probeRcon,
+  probe: async (options, context) => (await import('./rconProbe.js')).probeRcon(options, context),
 };

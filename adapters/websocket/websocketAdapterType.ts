@@ -1,9 +1,9 @@
-// The websocket adapter type as the registry sees it: its schema and a factory. Must never start anything:
+// The websocket adapter type as the registry sees it: its schema and a factory. The adapter itself (the ws server,
+// the mod protocol) is imported when one is built: an rcon-only host never loads it. Must never start anything:
 // the composition root starts what the factory builds.
 import { probePort } from '../../src/net/portProbe.js';
 import type { AdapterType } from '../registryTypes.js';
 import { websocketOptionsSchema, type WebsocketOptions } from './options.js';
-import { WebSocketAdapter } from './websocketAdapter.js';
 
 export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   type: 'websocket',
@@ -12,7 +12,8 @@ export const websocketAdapterType: AdapterType<WebsocketOptions> = {
   endpointKeys: { host: 'host', port: 'port' },
   withListenPort: (options, port) => ({ ...options, port }),
   schema: websocketOptionsSchema,
-  create(options, context) {
+  async create(options, context) {
+    const { WebSocketAdapter } = await import('./websocketAdapter.js');
     return new WebSocketAdapter({
       options,
       id: context.id,

@@ -45,8 +45,10 @@ export class AdapterSlots {
   }
 
   /** Builds the first config's adapters (not started): stopAll() reaches them even if start() fails part way. */
-  build(planned: readonly PlannedAdapter[], logger: Logger): void {
-    this.#slots = planned.map((slot) => this.#build(slot, logger));
+  async build(planned: readonly PlannedAdapter[], logger: Logger): Promise<void> {
+    const slots: AdapterSlot[] = [];
+    for (const slot of planned) slots.push(await this.#build(slot, logger));
+    this.#slots = slots;
   }
 
   /** Starts every built adapter against its bridge, in config order; rejects with the first failure. */
@@ -72,7 +74,7 @@ export class AdapterSlots {
     const started: AdapterSlot[] = [];
     try {
       for (const planned of [...plan.changed, ...plan.added]) {
-        const built = this.#build(planned, logger);
+        const built = await this.#build(planned, logger);
         const bridge = bridgeFor(planned.server);
         if (bridge === undefined) continue;
         await startSlot(built, bridge);
@@ -86,7 +88,7 @@ export class AdapterSlots {
       for (const old of toStop) {
         const bridge = this.#options.bridgeOf(old.server);
         if (bridge === undefined) continue;
-        const rebuilt = this.#build(old, rollbackLogger);
+        const rebuilt = await this.#build(old, rollbackLogger);
         // Kept even when it fails to start: it then reads as not ready, which /readyz reports.
         restarted.set(old.key, rebuilt);
         try {
@@ -109,9 +111,9 @@ export class AdapterSlots {
   }
 
   /** Builds a slot's adapter through the registry; undefined when its type skips it. */
-  #build(slot: PlannedAdapter, logger: Logger): AdapterSlot {
+  async #build(slot: PlannedAdapter, logger: Logger): Promise<AdapterSlot> {
     const { key, server, id, type, options, fingerprint } = slot;
-    const adapter = createAdapter(options, { ...this.#options.context, serverName: server, id, logger: logger.child({ server, adapter: id }) });
+    const adapter = await createAdapter(options, { ...this.#options.context, serverName: server, id, logger: logger.child({ server, adapter: id }) });
     return { key, server, id, type, options, fingerprint, adapter };
   }
 

@@ -32,8 +32,10 @@ export const REVIEWS_LIST_COMMAND = defineCommand({
   name: 'reviews list',
   synopsis: '[--state pending|unconfirmed|dead|delivered] [--json] [--config FILE]',
   summary: 'what the review outbox holds, one review a line (id, state, server, player, stars, first words, reason)',
+  // Plain digits, not toLocaleString: `run` loads this module (its control handler), and the first number ICU
+  // formats costs a long-lived process about 7 MB resident (ICU's data and its formatter).
   details: [
-    `--state delivered lists the last ${DELIVERED_HISTORY.toLocaleString('en')} reviews GSA stored instead (id, server, player, stars, when, GSA's receipt; not the comment).`,
+    `--state delivered lists the last ${DELIVERED_HISTORY} reviews GSA stored instead (id, server, player, stars, when, GSA's receipt; not the comment).`,
     'It only reads, so it is safe next to a running sidecar. Exit 0.',
   ],
   options: {

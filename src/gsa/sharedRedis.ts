@@ -2,8 +2,11 @@
 // node-redis client set up to fail fast while Redis is away, so a caller falls back at once instead of queueing
 // behind a dead socket, and to come back by itself with a capped backoff.
 // It never logs or throws the URL as given (it may hold a password): only redisLabel(url), host, port and database.
+// @redis/client (about 530 modules with its OpenTelemetry API, some 20 MB resident) is loaded only when a client is
+// created: a sidecar with no shared budget never pays for it.
 
-import { createClient, type RedisClientType } from '@redis/client';
+import { createRequire } from 'node:module';
+import type { RedisClientType, createClient as CreateClient } from '@redis/client';
 import { backoffDelayMs } from '../time/backoff.js';
 
 /** The client both shared parts use (node-redis, default commands, RESP3). */
@@ -70,6 +73,8 @@ export function connectSharedRedis(url: string, logger: Pick<SharedRedisLogger, 
   const label = redisLabel(url);
   const secrets = redisUrlSecrets(url);
   const maxDelayMs = options.maxReconnectDelayMs ?? 2000;
+  // @redis/client is CommonJS: require keeps this function synchronous, and loads the driver only on this path.
+  const { createClient } = createRequire(import.meta.url)('@redis/client') as { createClient: typeof CreateClient };
   const client: SharedRedis = createClient({
     url,
     disableOfflineQueue: true,

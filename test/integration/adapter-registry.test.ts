@@ -32,10 +32,10 @@ describe('the adapter registry', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
     const context = { serverName: 'alpha', sidecar: 'gsa-bridge/test', logger };
-    const built = createAdapter(websocket, { ...context, id: adapterIdOf('alpha', websocket) });
+    const built = await createAdapter(websocket, { ...context, id: adapterIdOf('alpha', websocket) });
     expect(built).toBeInstanceOf(WebSocketAdapter);
     expect(built?.id).toBe('alpha-websocket-0');
-    const ark = createAdapter(rcon, { ...context, id: 'ark-main' });
+    const ark = await createAdapter(rcon, { ...context, id: 'ark-main' });
     expect(ark).toBeInstanceOf(RconAdapter);
     expect(ark?.id).toBe('ark-main');
     expect(ark?.ready).toBe(false);
