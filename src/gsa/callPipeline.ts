@@ -4,7 +4,7 @@
 // no path, no body and no credential (a planned call brings its built request, its parser and its classifier).
 // It never logs a request's headers or body, and passes every text from the service through `scrub`.
 
-import { Pool, type Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from '../net/undiciCore.js';
 import type { Logger } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import { SharedDeadlines } from './deadlines.js';

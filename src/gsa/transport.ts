@@ -10,7 +10,7 @@
 // code that only socket creation gives (EMFILE/ENFILE: this process or the host is out of file descriptors).
 // Anything else after dispatch may have reached the service.
 
-import { buildConnector, type Dispatcher } from 'undici';
+import { buildConnector, type Dispatcher } from '../net/undiciCore.js';
 import { NetworkError, TimeoutError, BadResponseError } from './errors.js';
 import type { SharedDeadlines } from './deadlines.js';
 import type { ApiRequest } from './requests.js';

@@ -8,7 +8,7 @@
 // It never throws into callers, never logs the URL or anything an HTTP error says about it (only its config key, its
 // host and error codes), and never keeps the process alive on its own.
 
-import { Pool } from 'undici';
+import { Pool } from '../net/undiciCore.js';
 import type { Logger } from 'pino';
 import { delay } from '../gsa/webhookSpacing.js';
 import { parseRetryAfter } from '../gsa/responses.js';

@@ -5,7 +5,7 @@
 // configured servers and adapter ids; never a player id or a message.
 // It never changes what the core does and never throws into a publisher.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './promClientCore.js';
 import type { BridgeEvents, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
 import { BUDGET_CLASSES } from '../gsa/budgetShares.js';
 import type { BudgetState } from '../gsa/rateLimiter.js';

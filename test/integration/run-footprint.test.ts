@@ -1,7 +1,8 @@
 // What a mod-only host's `gsa-bridge run` loads: a real process with a websocket-only config (no Redis, no RCON)
 // against the emulator, with a preload (through NODE_OPTIONS, so the command line is the host's) that records every
 // ES module the loader loads and every CommonJS file in require's cache at exit. A long-lived process pays for every
-// module it ever loaded: the Redis driver, the RCON clients and the emulator must stay out of it.
+// module it ever loaded: the Redis driver, the RCON clients and the emulator must stay out of it, and so must what
+// undici's and prom-client's indexes load beside what the sidecar uses (fetch, WebSocket, the cluster aggregator).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ afterEach(async () => {
 });
 
 describe('gsa-bridge run with a websocket-only config', () => {
-  it('loads neither the Redis driver, nor the RCON clients, nor the emulator', async () => {
+  it('loads neither the Redis driver, nor the RCON clients, nor the emulator, nor undici\'s and prom-client\'s indexes', async () => {
     const emulator = await GsaEmulator.start({ clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
     cleanups.push(() => emulator.close());
     const dir = await tempDir('run-footprint');
@@ -74,5 +75,19 @@ describe('gsa-bridge run with a websocket-only config', () => {
     expect(loadedAny('/src/gsa/emulator/')).toEqual([]);
     expect(loadedAny('/src/gameEmulator/')).toEqual([]);
     expect(loadedAny('/src/cli/demoCommand.js')).toEqual([]);
+    // Undici and prom-client are loaded from their lib files (src/net/undiciCore.ts, src/ops/promClientCore.ts), not
+    // their indexes: no fetch, WebSocket, EventSource or cache stores, no mock agents; no cluster aggregator, no
+    // Pushgateway. The files the sidecar does use are there (the layout those modules import still holds).
+    expect(loadedAny('/node_modules/undici/lib/dispatcher/pool.js')).not.toEqual([]);
+    expect(loadedAny('/node_modules/undici/lib/api/api-request.js')).not.toEqual([]);
+    expect(loadedAny('/node_modules/undici/index.js')).toEqual([]);
+    expect(loadedAny('/node_modules/undici/lib/web/')).toEqual([]);
+    expect(loadedAny('/node_modules/undici/lib/mock/')).toEqual([]);
+    expect(loadedAny('/node_modules/undici/lib/cache/')).toEqual([]);
+    expect(loadedAny('/node_modules/prom-client/lib/registry.js')).not.toEqual([]);
+    expect(loadedAny('/node_modules/prom-client/lib/metrics/')).not.toEqual([]);
+    expect(loadedAny('/node_modules/prom-client/index.js')).toEqual([]);
+    expect(loadedAny('/node_modules/prom-client/lib/cluster.js')).toEqual([]);
+    expect(loadedAny('/node_modules/prom-client/lib/pushgateway.js')).toEqual([]);
   }, patientMs(30_000));
 });
