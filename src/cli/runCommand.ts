@@ -6,7 +6,7 @@
 // channel serves `reviews retry`, `mutes` and `reload`; a reload asked for there joins the SIGHUPs' queue.
 
 import type { Logger } from 'pino';
-import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig } from '../app/config.js';
+import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig, type ShadowedKey } from '../app/config.js';
 import { describeListenError, listenFailureMessage } from '../net/listenFailure.js';
 import { SidecarReloadError, startSidecar, type ReconfigureReport, type Sidecar } from '../sidecar.js';
 import { adapterEndpointOf, adapterTitleOf } from '../../adapters/index.js';
@@ -84,6 +84,14 @@ function describeSettingsChanged(report: ReconfigureReport): string {
 /** A reload posted into the signal queue by the control channel's `reload` op. */
 const RELOAD_REQUEST = 'reload-request';
 
+/** What a reload cannot change: keys the file sets that the process's environment overrides (names, never values). */
+function shadowedNotice(shadowed: readonly ShadowedKey[]): string | undefined {
+  if (shadowed.length === 0) return undefined;
+  const list = shadowed.map(({ path, variable }) => `${path} (${variable})`).join(', ');
+  const one = shadowed.length === 1;
+  return `the file's ${list} ${one ? 'is' : 'are'} not used: the environment this sidecar started with overrides ${one ? 'it' : 'them'}, and a reload does not read the environment again; change or unset the variable and restart`;
+}
+
 /**
  * SIGHUP or `gsa-bridge reload` (`trigger` names which in the log lines): reads the config file again and applies it
  * by difference (Sidecar.reconfigure). An invalid file is refused and the running config stays; a config that cannot
@@ -92,8 +100,9 @@ const RELOAD_REQUEST = 'reload-request';
 async function reload(sidecar: Sidecar, configPath: string | undefined, context: CliContext, logger: Logger, stopping: AbortSignal, trigger: string): Promise<ReloadOutcome> {
   const running = sidecar.config;
   let reloaded: BridgeConfig;
+  let shadowed: readonly ShadowedKey[];
   try {
-    reloaded = (await loadConfig({ path: configPath, env: context.env, requireFile: true })).config;
+    ({ config: reloaded, shadowed } = await loadConfig({ path: configPath, env: context.env, requireFile: true }));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const problems = error.problems.map(formatProblem);
@@ -122,7 +131,10 @@ async function reload(sidecar: Sidecar, configPath: string | undefined, context:
   try {
     const report = await sidecar.reconfigure(reloaded);
     const { started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared } = report;
-    const summary = `config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})`;
+    // A value fixed in the file that the process's environment overrides changes nothing: say so where the host looks.
+    const notice = shadowedNotice(shadowed);
+    if (notice !== undefined) logger.warn({ shadowed: shadowed.map((key) => key.path) }, `${trigger}: ${notice}`);
+    const summary = `config reloaded (${String(started.length)} started, ${String(stopped.length)} stopped, ${String(restarted.length)} restarted, ${String(unchanged.length)} unchanged; ${describeSettingsChanged(report)}${muteCacheCleared ? '; API key changed, mute cache cleared' : ''})${notice === undefined ? '' : `; ${notice}`}`;
     logger.info({ started, stopped, restarted, unchanged, settingsChanged, clientReplaced, muteCacheCleared }, `${trigger}: ${summary}`);
     logger.info(`${PRODUCT_NAME} running: ${describeListeners(sidecar.config, sidecar).join('; ')}`);
     // New keys or another address: what the old client learned was forgotten (ServiceHealth.forgetProblems), so ask

@@ -53,6 +53,31 @@ export function applyEnvironment(raw: unknown, env: Environment): OverlaidConfig
   return { raw: result, sources };
 }
 
+/** A key the file sets that a variable overrides with another value: the file's value is not used. */
+export interface ShadowedKey {
+  /** The config path, e.g. `api.clientSecret`. */
+  readonly path: string;
+  readonly variable: string;
+}
+
+/**
+ * The keys whose file value the environment replaces with a different one. A reload reads the file again but not the
+ * environment (it is the process's own), so a host who fixes such a key in the file sees nothing change: the reload
+ * says why. Only paths and variable names come out, never a value.
+ */
+export function shadowedFileKeys(raw: unknown, env: Environment): readonly ShadowedKey[] {
+  if (!isPlainObject(raw)) return [];
+  const shadowed: ShadowedKey[] = [];
+  for (const { variable, section, key } of ENVIRONMENT_OVERRIDES) {
+    const value = environmentValue(env, variable);
+    if (value === undefined) continue;
+    let inFile: unknown = raw[section];
+    for (const part of key.split('.')) inFile = isPlainObject(inFile) ? inFile[part] : undefined;
+    if (typeof inFile === 'string' && inFile.trim() !== '' && inFile !== value) shadowed.push({ path: `${section}.${key}`, variable });
+  }
+  return shadowed;
+}
+
 /**
  * `current` with `value` at `path` (copies, never mutating), or undefined when something on the path is not an object:
  * the schema then reports that value, which an overlay would hide.

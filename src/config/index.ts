@@ -11,7 +11,9 @@ export {
   environmentValue,
   type Environment,
   type EnvironmentOverride,
+  shadowedFileKeys,
   type OverlaidConfig,
+  type ShadowedKey,
 } from './environment.js';
 export { formatPath } from './format.js';
 export { loadConfigWith, type LoadConfigOptions, type LoadedConfigOf } from './load.js';

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
-import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, type Environment } from './environment.js';
+import { applyEnvironment, CONFIG_PATH_VARIABLE, DEFAULT_CONFIG_PATH, environmentValue, shadowedFileKeys, type Environment, type ShadowedKey } from './environment.js';
 import { parseConfigWith, type ParseConfigOptions } from './parse.js';
 import { absoluteDataDir } from './platformPaths.js';
 import type { AnyBridgeConfig, BridgeConfigOf, ConfigSchema, ConfiguredAdapter } from './schema.js';
@@ -31,6 +31,8 @@ export interface LoadedConfigOf<Options> {
    * service refused names where the value really came from (describeCredentialSources).
    */
   readonly sources: ReadonlyMap<string, string>;
+  /** Keys the file sets whose value a variable replaces with another one (shadowedFileKeys); empty without a file. */
+  readonly shadowed: readonly ShadowedKey[];
 }
 
 /** Reads and validates the config file against `schema` (src/app/config.ts loadConfig passes the app's). */
@@ -48,12 +50,12 @@ export async function loadConfigWith<Options extends ConfiguredAdapter>(schema: 
       throw fileProblem(path, `config file not found: ${path} (set --config FILE or ${CONFIG_PATH_VARIABLE})`);
     }
     const raw = { servers: [] };
-    return { config: withAbsoluteDataDir(parseConfigWith(schema, raw, env, { requireCredentials }), cwd), path: null, sources: applyEnvironment(raw, env).sources };
+    return { config: withAbsoluteDataDir(parseConfigWith(schema, raw, env, { requireCredentials }), cwd), path: null, sources: applyEnvironment(raw, env).sources, shadowed: [] };
   }
   const raw = await parseJson(text, path);
   const config = withAbsoluteDataDir(parseConfigWith(schema, raw, env, { requireCredentials, file: path }), dirname(absolute));
   // The overlay again, for its map alone: it is pure and cheap, and parseConfig keeps returning just the config.
-  return { config, path: absolute, sources: applyEnvironment(raw, env).sources };
+  return { config, path: absolute, sources: applyEnvironment(raw, env).sources, shadowed: shadowedFileKeys(raw, env) };
 }
 
 /**

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
-import { modListenerUrl, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
+import { modListenerUrl, spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'mutes-token-5eed';
@@ -134,6 +134,31 @@ describe('gsa-bridge reload', () => {
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
+  });
+
+  it('says so when the file fixes a key that the environment overrides: the reload changes nothing there, and names the variable', async () => {
+    const setup = await writeSetup();
+    await startGsa(setup);
+    // The secret comes from the environment, as under systemd's EnvironmentFile; the file holds the same one at first.
+    const sidecar = spawnSidecar(setup.configPath, { GSA_CLIENT_SECRET: CLIENT_SECRET });
+    try {
+      await waitForOutput(sidecar, /gsa-bridge running/);
+      const fileSecret = 'a-new-secret-typed-into-the-file';
+      await editConfig(setup, (config) => {
+        (config as { api?: Record<string, unknown> }).api = { ...(config as { api?: Record<string, unknown> }).api, clientSecret: fileSecret };
+      });
+      const run = await runCliInProcess(['reload', '--config', setup.configPath]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("the file's api.clientSecret (GSA_CLIENT_SECRET) is not used: the environment this sidecar started with overrides it");
+      await waitForOutput(sidecar, /"msg":"reload \(gsa-bridge reload\): the file's api.clientSecret \(GSA_CLIENT_SECRET\) is not used/);
+      for (const text of [run.stdout, run.stderr, sidecar.output()]) {
+        expect(text).not.toContain(fileSecret);
+        expect(text).not.toContain(CLIENT_SECRET);
+      }
+    } finally {
+      sidecar.child.kill('SIGTERM');
+      await sidecar.exited();
+    }
   });
 
   it('refuses an invalid file with its problem printed (exit 1), and the running config keeps serving', async () => {
