@@ -88,6 +88,8 @@ export class RconAdapter implements Adapter {
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
     const consoleChat = config.options.logFile === undefined ? config.profile.chat.console : undefined;
+    // One reader per source: a profile's reader may pair lines of one stream (7 Days to Die's chat mods).
+    const readStreamLine = consoleChat?.kind === 'stream' ? consoleChat.newReader() : undefined;
     this.#connection = openRconConnection({
       options: config.options,
       transport: config.profile.transport,
@@ -106,7 +108,7 @@ export class RconAdapter implements Adapter {
           if (consoleChat?.kind === 'webrcon') this.#onChatLine(consoleChat.read(chat));
         },
         onLine: (line) => {
-          if (consoleChat?.kind === 'stream') this.#onOrderedLine(line, consoleChat.read);
+          if (readStreamLine !== undefined) this.#onOrderedLine(line, readStreamLine);
         },
       },
     });
@@ -148,11 +150,12 @@ export class RconAdapter implements Adapter {
     });
     const logChat = config.profile.chat.logFile;
     if (config.options.logFile !== undefined && logChat !== undefined) {
+      const readLogLine = logChat.newReader();
       this.#logTail = new LogTail({
         path: config.options.logFile,
         logger: config.logger,
         onLine: (line) => {
-          this.#onOrderedLine(line, logChat.read);
+          this.#onOrderedLine(line, readLogLine);
         },
       });
     }

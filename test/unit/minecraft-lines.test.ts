@@ -37,7 +37,7 @@ describe('real latest.log lines (minecraft-log.txt)', () => {
   });
 
   it('maps each reading to the adapter: chat is global, a UUID line teaches an id, joins re-read the list', () => {
-    const read = minecraftProfile.chat.logFile?.read;
+    const read = minecraftProfile.chat.logFile?.newReader();
     if (read === undefined) throw new Error('the minecraft profile reads no log');
     const line = (key: string): string => entries.find((entry) => entry.key === key)?.text ?? '';
     expect(read(line('M01'), [])).toEqual({ kind: 'player', channel: 'global', name: 'Fallen_Breath', text: 'a test text' });

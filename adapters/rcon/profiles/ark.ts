@@ -7,7 +7,7 @@
 // mod (`gsaMod`) the mod mutes them in game (`scriptcommand gsamute`).
 
 import { ARK_TEXT_RULES, arkGsaMute, arkKickPlayer, arkServerChatTo } from '../commandText.js';
-import { parseArkGameLogLine } from './arkGameLogLines.js';
+import { arkGameLogMessageOf, parseArkGameLogLine } from './arkGameLogLines.js';
 import { parseArkChat, parseArkPlayerList } from './arkLines.js';
 import type { RconChatLine, RconProfile } from './profile.js';
 
@@ -56,7 +56,7 @@ export const arkProfile: RconProfile = {
         return lines;
       },
     },
-    logFile: { read: gameLogLineOf, example: 'ShooterGame/Saved/Logs/ServerGame.*.log' },
+    logFile: { newReader: () => gameLogLineOf, messageOf: arkGameLogMessageOf, example: 'ShooterGame/Saved/Logs/ServerGame.*.log' },
     consoleWarning:
       'chat is read with GetChat, which hands each line to one reader only: GameServerApp\'s own chat processing (chat log, Discord relay, "player chat contains" tasks) and tools such as BattleMetrics lose every line the sidecar reads. Start the server with -servergamelog and set "logFile" to ShooterGame/Saved/Logs/ServerGame.*.log to read chat from the game log instead, taking nothing from anyone',
   },

@@ -85,6 +85,11 @@ export function parseArkGameLogLine(line: string, knownNames: Iterable<string> =
   return { kind: 'unparsed', reason: chat };
 }
 
+/** The message part of a game-log line: what follows the engine's head and the game's stamp, each if present. */
+export function arkGameLogMessageOf(line: string): string {
+  return stripHeads(line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, ''));
+}
+
 /** The engine head, then the game's stamp, each if present (a line may carry either, both or neither). */
 function stripHeads(line: string): string {
   const afterHead = line.replace(ENGINE_HEAD, '');

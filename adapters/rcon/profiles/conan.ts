@@ -7,7 +7,7 @@
 // a host with a mod sets notifyCommand (e.g. Pippi's `directmessage`) and muteCommand.
 
 import type { RconChatLine, RconProfile } from './profile.js';
-import { parseConanLogLine, parseConanPlayerList } from './conanLines.js';
+import { conanMessageOf, parseConanLogLine, parseConanPlayerList } from './conanLines.js';
 
 function chatLineOf(line: string): RconChatLine {
   const parsed = parseConanLogLine(line);
@@ -34,7 +34,7 @@ export const conanProfile: RconProfile = {
   },
   players: { command: 'listplayers', read: parseConanPlayerList },
   chat: {
-    logFile: { read: chatLineOf, example: 'ConanSandbox/Saved/Logs/ConanSandbox.log' },
+    logFile: { newReader: () => chatLineOf, messageOf: conanMessageOf, example: 'ConanSandbox/Saved/Logs/ConanSandbox.log' },
   },
   commandIds: ['steam'],
   commands: {},

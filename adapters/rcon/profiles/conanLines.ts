@@ -45,6 +45,13 @@ const SAID = ' said: ';
 /** What current builds put between the name and ` said: `. */
 const SPEAKER_IDS = / \(uid (\d+), player ([^)]*)\)$/;
 
+/** The message part of a log line: what follows the engine's `[time][frame]` head. */
+export function conanMessageOf(line: string): string | undefined {
+  const clean = line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, '');
+  const head = LOG_HEAD.exec(clean);
+  return head === null ? undefined : clean.slice(head[0].length);
+}
+
 /**
  * One log line → what it says.
  *

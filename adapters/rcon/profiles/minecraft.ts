@@ -8,7 +8,7 @@
 // speaker gets `tellraw <name> {"text":"<alert>","color":"red"}`; there is no vanilla mute (a plugin's through
 // muteCommand). It must never address a name that fails Minecraft's name rule, nor read chat from RCON.
 import { MINECRAFT_TEXT_RULES, minecraftTellraw } from '../commandText.js';
-import { parseMinecraftLogLine, parseMinecraftPlayerList } from './minecraftLines.js';
+import { minecraftMessageOf, parseMinecraftLogLine, parseMinecraftPlayerList } from './minecraftLines.js';
 import type { RconChatLine, RconProfile } from './profile.js';
 
 function chatLineOf(line: string): RconChatLine {
@@ -44,7 +44,7 @@ export const minecraftProfile: RconProfile = {
   defaultPort: 25575,
   players: { command: 'list uuids', read: parseMinecraftPlayerList },
   chat: {
-    logFile: { read: chatLineOf, example: 'logs/latest.log' },
+    logFile: { newReader: () => chatLineOf, messageOf: minecraftMessageOf, example: 'logs/latest.log' },
   },
   // Commands address names (tellraw); the Mojang id is for the service and a host's {playerId}.
   commandIds: [],

@@ -59,6 +59,13 @@ const CHAT = /^<([^<>]{1,40})> ([\s\S]*)$/;
 const UUID_LINE = /^UUID of player (\S{1,40}) is (\S{32,36})$/;
 const ROSTER_LINE = /^(\S{1,40})(?: \(formerly known as \S{1,40}\))? (joined|left) the game$/;
 
+/** The message part of a log line: what follows its head (`[time] [thread/LEVEL]: ` or `[time LEVEL]: `). */
+export function minecraftMessageOf(line: string): string | undefined {
+  const clean = line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, '').replace(ANSI, '');
+  const head = HEAD.exec(clean) ?? PLAIN_HEAD.exec(clean);
+  return head === null ? undefined : clean.slice(head[0].length);
+}
+
 /** One log line → what it says. A BOM, CR, LF and NUL at the ends are framing. */
 export function parseMinecraftLogLine(line: string): MinecraftLogParse {
   const clean = line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, '').replace(ANSI, '');

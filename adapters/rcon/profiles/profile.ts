@@ -36,18 +36,57 @@ export type RconChatLine =
       /** 7 Days to Die's entity id, for a template's `{entityId}`. */
       readonly entityId?: number | undefined;
       readonly text: string;
+      /**
+       * How the line was read when it is not the game's plain chat line (`handled by mod 'Botman'`, `/me`,
+       * `chatPattern`): shown by `log check` and debug lines, never a decision.
+       */
+      readonly readAs?: string | undefined;
     }
   | { readonly kind: 'server'; readonly text: string }
   /**
    * A join or leave the log saw; `learned`: the log named a player's id as they logged in (Minecraft's `UUID of
    * player <name> is <uuid>`), kept until the player list shows them.
    */
-  | { readonly kind: 'roster'; readonly learned?: { readonly name: string; readonly mojangId: string } | undefined }
+  | {
+      readonly kind: 'roster';
+      readonly learned?: { readonly name: string; readonly mojangId: string } | undefined;
+      /** What the line said, for `log check`: who came or went, with the ids the line carries. */
+      readonly presence?: RosterPresence | undefined;
+    }
   | { readonly kind: 'ignored' }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
+/** A join or leave as a log line or the console's stream said it (the player list is the judge of who is on). */
+export interface RosterPresence {
+  readonly kind: 'join' | 'leave';
+  readonly name?: string | undefined;
+  readonly steamId?: string | undefined;
+  readonly eosId?: string | undefined;
+  readonly mojangId?: string | undefined;
+  readonly platformId?: string | undefined;
+}
+
 /** Reads one line of a log file or of a console's stream. `knownNames`: the names the player list shows. */
 export type RconLineReader = (line: string, knownNames: readonly string[]) => RconChatLine;
+
+/**
+ * Where a profile's lines come from when they are log lines (a log file, or a console that pushes its log): how
+ * they are read, one reader per source, and where a line's own message starts. The live adapter and the offline
+ * `log check` both read through this, so they read a file alike.
+ */
+export interface RconLineSource {
+  /**
+   * A reader for one source (one log file's tail, one console session, one `log check` run). It may keep state
+   * between the lines of that source, in order (7 Days to Die pairs a chat mod's line with the plain line of the
+   * same message); it must never keep anything that grows without bound.
+   */
+  newReader(): RconLineReader;
+  /**
+   * The line's message part, after the game's own timestamp and thread or level prefix; undefined for a line
+   * without that prefix. The host's `chatPattern` is tried on it.
+   */
+  messageOf(line: string): string | undefined;
+}
 
 /** Where a game's chat comes from when no `logFile` is configured (or the game writes none). */
 export type RconConsoleChat =
@@ -58,7 +97,7 @@ export type RconConsoleChat =
   /** Pushed by Rust's WebRCON, already parsed by the client. */
   | { readonly kind: 'webrcon'; read(chat: RustPlayerChat | RustServerChat): RconChatLine }
   /** The console's own stream of log lines (7 Days to Die's telnet pushes its log to every client). */
-  | { readonly kind: 'stream'; readonly read: RconLineReader };
+  | ({ readonly kind: 'stream' } & RconLineSource);
 
 export interface RconChatSources {
   /** Without `logFile`; absent when the game's console carries no chat (Conan): `logFile` is then required. */
@@ -67,7 +106,7 @@ export interface RconChatSources {
    * With `logFile`: each new line of the game's log (ARK with `-servergamelog`, Conan). The console source is then
    * never used for chat, so nothing is taken from other readers of the console. Absent: `logFile` is refused.
    */
-  readonly logFile?: { readonly read: RconLineReader; readonly example: string } | undefined;
+  readonly logFile?: (RconLineSource & { readonly example: string }) | undefined;
   /**
    * Said once at start when chat comes from the console although a log file would do (ARK's GetChat hands each line
    * to one reader only, so GSA's own chat processing and other tools lose what the sidecar reads).

@@ -7,7 +7,7 @@
 
 import { cleanCommandText, requirePlayerId, type CommandTextRules } from '../commandText.js';
 import type { RconChatLine, RconProfile } from './profile.js';
-import { parseSevenDaysChat, parseSevenDaysPlayerList, parseSevenDaysPresence } from './sevenDaysLines.js';
+import { parseSevenDaysChat, parseSevenDaysPlayerList, parseSevenDaysPresence, splitSevenDaysLogLine } from './sevenDaysLines.js';
 
 /** The console takes Unicode; a chat box shows about two lines. */
 const SEVEN_DAYS_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.' };
@@ -47,7 +47,7 @@ export const sevenDaysProfile: RconProfile = {
     answerEnds: [{ command: /^lp$/, endsAt: /^Total of \d+ in the game/ }],
   },
   players: { command: 'lp', read: parseSevenDaysPlayerList },
-  chat: { console: { kind: 'stream', read: chatLineOf } },
+  chat: { console: { kind: 'stream', newReader: () => chatLineOf, messageOf: (line) => splitSevenDaysLogLine(line)?.message } },
   commandIds: ['eos'],
   commands: {
     // `kick "EOS_<id>" "<reason>"`: the id validated, the reason cleaned (it holds no `"` after cleaning).
