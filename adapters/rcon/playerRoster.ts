@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { diffPlayerLists, type ListedPlayer, type PlayerListParse } from './profiles/parsedLines.js';
-import type { RconChatLine } from './profiles/profile.js';
+import type { RconChatLine, SpeakerReading } from './profiles/profile.js';
 
 export interface PlayerRosterOptions {
   /** Asks the game for its list; undefined when the command failed (already logged). */
@@ -28,11 +28,22 @@ const MAX_LEARNED = 1_000;
 /** A speaker as a chat line named them. */
 export type Speaker = Extract<RconChatLine, { kind: 'player' }>;
 
-/** How a speaker was found, for the adapter's log line when they were not. */
+/**
+ * How a speaker was found: the player, and the text of the reading that named them (a line with several readings
+ * leaves a different text for each); else why not (the adapter counts it as unattributed chat):
+ * - `not-listed`: no reading names a listed player, even after a fresh read;
+ * - `ambiguous`: several listed players fit the longest reading that fits any;
+ * - `unconfirmed-id`: the line printed an id the list does not show for that name (Conan), and the name alone
+ *   does not settle it.
+ */
 export type SpeakerLookup =
-  | { readonly kind: 'found'; readonly player: PlayerIdentity; readonly listed?: ListedPlayer | undefined }
+  | { readonly kind: 'found'; readonly player: PlayerIdentity; readonly text: string; readonly listed?: ListedPlayer | undefined }
   | { readonly kind: 'not-listed' }
-  | { readonly kind: 'ambiguous'; readonly matches: number };
+  | { readonly kind: 'ambiguous'; readonly matches: number }
+  | { readonly kind: 'unconfirmed-id' };
+
+/** One reading weighed against the list: the listed players it names. */
+type ReadingMatch = { readonly reading: SpeakerReading; readonly matches: readonly ListedPlayer[] };
 
 export class PlayerRoster {
   readonly #options: PlayerRosterOptions;
@@ -101,44 +112,65 @@ export class PlayerRoster {
   }
 
   /**
-   * The speaker with their ids: as the line says (squad, rust, 7dtd Steam players, conan), else through the list by
-   * the game's platform id (7dtd Xbox players: the EOS id is the list's `crossid`) or by name (ark, old conan lines).
-   * A speaker the list does not show yet gets one fresh read, at most one per `extraReadGapMs` (a name the list never
-   * shows must not turn every line into a list command against the game's rate cap).
+   * The speaker with their ids.
+   * - A line whose ids the game wrote before anything a player chooses (squad, rust) needs no list.
+   * - Otherwise the line's readings (one, or several when the name could end at more than one place) are weighed
+   *   against the list, the longest name first; the first reading that names listed players decides: one player is
+   *   the speaker, several are ambiguous. By the game's platform id (7dtd Xbox players: the EOS id is the list's
+   *   `crossid`), by entity id, or by name; where the ids on the line come from a player-chosen name (conan), a
+   *   reading with an id counts only when the list shows that id for that name, else by the name alone.
+   * - The list is read once more before deciding, when the speaker is not listed yet or a longer reading is not: a
+   *   player who just joined must not lose their line, nor lend it, by a crafted name, to a listed namesake. At most
+   *   one extra read per `extraReadGapMs` (a name the list never shows must not turn every line into a list command
+   *   against the game's rate cap), and none when the list was read since the line came.
    */
   async speaker(line: Speaker, sleep: (ms: number) => Promise<void>, stopped: () => boolean): Promise<SpeakerLookup> {
     const idsOnLine = line.steamId !== undefined || line.eosId !== undefined;
-    // A line with ids and no platform id of the game's own (squad, rust, conan) needs no list: it says who spoke.
-    if (idsOnLine && line.platformId === undefined) {
+    const trustIds = line.idsFrom !== 'list';
+    // A line with ids and no platform id of the game's own (squad, rust) needs no list: it says who spoke.
+    if (idsOnLine && trustIds && line.platformId === undefined && line.readings === undefined) {
       const listed = this.find({ steamId: line.steamId, eosId: line.eosId });
-      return { kind: 'found', player: { steamId: line.steamId ?? listed?.steamId, eosId: line.eosId ?? listed?.eosId, name: line.name }, listed };
+      return { kind: 'found', player: { steamId: line.steamId ?? listed?.steamId, eosId: line.eosId ?? listed?.eosId, name: line.name }, text: line.text, listed };
     }
-    let matches = this.#matching(line);
-    const learned = matches.length === 0 ? this.#learned.get(line.name) : undefined;
+    const arrivedAt = performance.now();
+    const learned = line.readings === undefined ? this.#learned.get(line.name) : undefined;
+    let weighed = this.#weigh(line);
     // Learned from the log's login line: no list read needed for a player who just joined.
-    if (learned !== undefined) return { kind: 'found', player: { mojangId: learned, name: line.name } };
-    if (matches.length === 0) {
+    if (weighed === undefined && learned !== undefined) return { kind: 'found', player: { mojangId: learned, name: line.name }, text: line.text };
+    if ((weighed === undefined || weighed.longerUnlisted) && this.#readAt < arrivedAt) {
       const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
       if (waitMs > 0) await sleep(waitMs);
-      matches = this.#matching(line);
       // No second look at the clock: a timer may fire a fraction of a millisecond "early" by performance.now().
-      if (matches.length === 0 && !stopped()) {
-        await this.refresh();
-        matches = this.#matching(line);
-      }
+      if (!stopped() && this.#readAt < arrivedAt) await this.refresh();
+      weighed = this.#weigh(line);
     }
-    const [only, ...others] = matches;
-    if (others.length > 0) return { kind: 'ambiguous', matches: matches.length };
-    if (only !== undefined) {
-      // 7 Days to Die: the list adds the EOS id (crossid) GSA knows the player by; the line keeps its own name.
-      const name = line.name === '' ? only.name : line.name;
-      return { kind: 'found', player: withMojangId({ steamId: only.steamId ?? line.steamId, eosId: only.eosId ?? line.eosId, name }, only.mojangId), listed: only };
-    }
-    if (idsOnLine) return { kind: 'found', player: { steamId: line.steamId, eosId: line.eosId, name: line.name } };
-    return { kind: 'not-listed' };
+    if (weighed !== undefined) return this.#decided(line, weighed.match);
+    if (idsOnLine && trustIds) return { kind: 'found', player: { steamId: line.steamId, eosId: line.eosId, name: line.name }, text: line.text };
+    return idsOnLine ? { kind: 'unconfirmed-id' } : { kind: 'not-listed' };
   }
 
-  #matching(line: Speaker): ListedPlayer[] {
+  /** The longest reading that names listed players, and whether a longer one names nobody listed (yet). */
+  #weigh(line: Speaker): { readonly match: ReadingMatch; readonly longerUnlisted: boolean } | undefined {
+    const readings = line.readings ?? [line];
+    for (const [index, reading] of readings.entries()) {
+      const matches = this.#matching(line, reading);
+      if (matches.length > 0) return { match: { reading, matches }, longerUnlisted: index > 0 };
+    }
+    return undefined;
+  }
+
+  #decided(line: Speaker, { reading, matches }: ReadingMatch): SpeakerLookup {
+    const [only, ...others] = matches;
+    if (only === undefined || others.length > 0) return { kind: 'ambiguous', matches: matches.length };
+    // 7 Days to Die: the list adds the EOS id (crossid) GSA knows the player by; the line keeps its own name.
+    const name = reading.name === '' ? only.name : reading.name;
+    // Ids the line printed count only when trusted; a player-chosen name's ids never reach the identity.
+    const lineIds = line.idsFrom === 'list' ? {} : { steamId: line.steamId, eosId: line.eosId };
+    const player = withMojangId({ steamId: only.steamId ?? lineIds.steamId, eosId: only.eosId ?? lineIds.eosId, name }, only.mojangId);
+    return { kind: 'found', player, text: reading.text, listed: only };
+  }
+
+  #matching(line: Speaker, reading: SpeakerReading): ListedPlayer[] {
     if (line.platformId !== undefined) {
       const byPlatform = this.players.filter((player) => player.platformId === line.platformId);
       if (byPlatform.length > 0) return byPlatform;
@@ -147,7 +179,11 @@ export class PlayerRoster {
       const byEntity = this.players.filter((player) => player.entityId === line.entityId);
       if (byEntity.length > 0) return byEntity;
     }
-    return this.players.filter((player) => player.name === line.name);
+    const byName = this.players.filter((player) => player.name === reading.name);
+    if (line.idsFrom !== 'list' || (reading.steamId === undefined && reading.eosId === undefined)) return byName;
+    // The id a player-chosen name printed: believed only where the list shows it for that very name.
+    const confirmed = byName.filter((player) => (reading.steamId !== undefined && player.steamId === reading.steamId) || (reading.eosId !== undefined && player.eosId?.toLowerCase() === reading.eosId.toLowerCase()));
+    return confirmed.length > 0 ? confirmed : byName;
   }
 
   /** The listed player with one of these ids. */

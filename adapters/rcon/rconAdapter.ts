@@ -11,16 +11,27 @@
 // push (muteChanged, reviewResult).
 
 import type { Logger } from 'pino';
-import { BridgeRefusal, type Adapter, type BridgeSink, type ChatVerdict, type PlayerIdentity, type ReviewOrigin, type ReviewOutcome } from '../../src/bridge/port.js';
+import {
+  BridgeRefusal,
+  type Adapter,
+  type BridgeSink,
+  type ChatVerdict,
+  type PlayerIdentity,
+  type ReviewOrigin,
+  type ReviewOutcome,
+  type UnattributedReason,
+} from '../../src/bridge/port.js';
 import type { ChatReviewCommand } from '../registryTypes.js';
 import { parseReviewCommand } from './chatCommand.js';
 import { isRconError } from './errors.js';
 import type { RconOptions } from './options.js';
 import { PlayerAnswers } from './playerAnswers.js';
-import { PlayerRoster, identityOf } from './playerRoster.js';
+import { PlayerRoster, identityOf, type SpeakerLookup } from './playerRoster.js';
 import type { PlayerListParse } from './profiles/parsedLines.js';
 import type { RconChatLine, RconProfile } from './profiles/profile.js';
 import { openRconConnection, type RconConnection } from './rconConnection.js';
+import { LineReading } from './reading/lineReading.js';
+import { UnattributedChat } from './reading/unattributedChat.js';
 import { LogTail } from './sources/logTail.js';
 
 export interface RconAdapterOptions {
@@ -53,8 +64,22 @@ function refusalText(error: BridgeRefusal): string {
   }
 }
 
-/** At most one "speaker cannot be told apart" line per this period: a crowd of namesakes must not flood the log. */
-const AMBIGUOUS_LOG_EVERY_MS = 60_000;
+/** Why a speaker was not found, as the unattributed-chat counter names it. */
+function unattributedReason(lookup: Exclude<SpeakerLookup, { kind: 'found' }>): UnattributedReason {
+  switch (lookup.kind) {
+    case 'not-listed':
+      return 'not_listed';
+    case 'ambiguous':
+      return 'ambiguous';
+    case 'unconfirmed-id':
+      return 'unconfirmed_id';
+  }
+}
+
+/** A line without its raw text (GetChat, pushes): what a warning's sample shows of it. */
+function sampleOf(line: Extract<RconChatLine, { kind: 'player' }>): string {
+  return `${line.name}: ${line.text}`;
+}
 
 export class RconAdapter implements Adapter {
   readonly type = 'rcon';
@@ -79,7 +104,7 @@ export class RconAdapter implements Adapter {
   #chatPollRunning = false;
   /** Lines of a log or stream are judged in the order they were written, one after another. */
   #lineChain: Promise<void> = Promise.resolve();
-  #ambiguousLoggedAt = Number.NEGATIVE_INFINITY;
+  readonly #unattributed: UnattributedChat;
 
   constructor(config: RconAdapterOptions) {
     this.id = config.id;
@@ -89,7 +114,7 @@ export class RconAdapter implements Adapter {
     this.#reviewCommand = config.reviewCommand;
     const consoleChat = config.options.logFile === undefined ? config.profile.chat.console : undefined;
     // One reader per source: a profile's reader may pair lines of one stream (7 Days to Die's chat mods).
-    const readStreamLine = consoleChat?.kind === 'stream' ? consoleChat.newReader() : undefined;
+    const streamReading = consoleChat?.kind === 'stream' ? new LineReading({ source: consoleChat }) : undefined;
     this.#connection = openRconConnection({
       options: config.options,
       transport: config.profile.transport,
@@ -108,7 +133,7 @@ export class RconAdapter implements Adapter {
           if (consoleChat?.kind === 'webrcon') this.#onChatLine(consoleChat.read(chat));
         },
         onLine: (line) => {
-          if (readStreamLine !== undefined) this.#onOrderedLine(line, readStreamLine);
+          if (streamReading !== undefined) this.#onOrderedLine(line, streamReading);
         },
       },
     });
@@ -150,16 +175,28 @@ export class RconAdapter implements Adapter {
     });
     const logChat = config.profile.chat.logFile;
     if (config.options.logFile !== undefined && logChat !== undefined) {
-      const readLogLine = logChat.newReader();
+      const logReading = new LineReading({ source: logChat });
       this.#logTail = new LogTail({
         path: config.options.logFile,
         logger: config.logger,
         onLine: (line) => {
-          this.#onOrderedLine(line, readLogLine);
+          this.#onOrderedLine(line, logReading);
         },
       });
     }
     if (this.#answers.canTell) this.tellPlayer = (player, text) => this.#answers.tell(player, text);
+    const now = config.now ?? (() => Date.now());
+    this.#unattributed = new UnattributedChat({
+      logger: config.logger,
+      adapterId: config.id,
+      profile: config.profile.name,
+      playerListCommand: config.profile.players.command,
+      patternCapable: config.profile.chat.logFile !== undefined || config.profile.chat.console?.kind === 'stream',
+      count: (reason) => {
+        this.#sink?.chatLineRead?.(reason);
+      },
+      now,
+    });
   }
 
   /** Logged in to the game right now. */
@@ -284,19 +321,22 @@ export class RconAdapter implements Adapter {
   }
 
   /** A line of the log or of the console stream: read with the names listed when its turn comes, in order. */
-  #onOrderedLine(text: string, read: (line: string, knownNames: readonly string[]) => RconChatLine): void {
+  #onOrderedLine(text: string, reading: LineReading): void {
     this.#lineChain = this.#lineChain
-      .then(() => this.#handleChatLine(read(text, this.#roster.knownNames())))
+      .then(() => this.#handleChatLine(reading.read(text, this.#roster.knownNames()), text))
       .catch((error: unknown) => {
         this.#logger.error({ err: error }, 'a chat line could not be handled');
       });
   }
 
-  async #handleChatLine(line: RconChatLine): Promise<void> {
+  /** `raw`: the line as the game wrote it, when it came as a line of its own (a log, the console stream). */
+  async #handleChatLine(line: RconChatLine, raw?: string): Promise<void> {
     const sink = this.#sink;
     if (sink === undefined || this.#stopped) return;
     if (line.kind === 'unparsed') {
+      // It looked like chat and nothing could read it: counted and reported, never dropped in silence.
       this.#logger.debug({ reason: line.reason }, 'chat line not understood');
+      this.#unattributed.note('unreadable', raw ?? line.reason);
       return;
     }
     if (line.kind === 'roster') {
@@ -306,15 +346,20 @@ export class RconAdapter implements Adapter {
     }
     if (line.kind !== 'player') return; // The server's own lines and other notices are never gated.
     const lookup = await this.#roster.speaker(line, (ms) => this.#sleep(ms), () => this.#isStopped());
+    if (this.#isStopped()) return;
     if (lookup.kind !== 'found') {
-      this.#logUnknownSpeaker(lookup.kind === 'ambiguous' ? lookup.matches : 0);
+      // Never guessed: the line is not gated, and the host hears of it.
+      this.#unattributed.note(unattributedReason(lookup), raw ?? sampleOf(line));
       return;
     }
+    sink.chatLineRead?.();
     const player = lookup.player;
+    // The text the speaker's reading leaves (a line read several ways leaves a different text for each).
+    const text = lookup.text;
 
     const reviewCommand = this.#reviewCommand?.();
     if (reviewCommand !== undefined) {
-      const review = parseReviewCommand(line.text, reviewCommand);
+      const review = parseReviewCommand(text, reviewCommand);
       // A review is not chat: it goes through the review policy, not the mute gate (as with the mod's review.submit).
       if (review.kind === 'refused') {
         await this.#answers.tellQuietly(player, review.message);
@@ -326,7 +371,7 @@ export class RconAdapter implements Adapter {
       }
     }
 
-    const verdict: ChatVerdict = sink.chatNow?.(player, line.channel, line.text) ?? (await sink.chat(player, line.channel, line.text));
+    const verdict: ChatVerdict = sink.chatNow?.(player, line.channel, text) ?? (await sink.chat(player, line.channel, text));
     if (verdict.allow || this.#isStopped()) return;
     // The chat filter's block: the line is already shown, so the speaker is told its alert (the filter's warning)
     // where the game can; never an in-game mute or a kick, which answer only GSA's own mute.
@@ -338,18 +383,6 @@ export class RconAdapter implements Adapter {
     // line the bridge did not gate ("not_gated": team chat, by default) is allowed like any other.
     if (verdict.reason !== 'muted') return;
     await this.#answers.mutedSpeaker(player, verdict.alert);
-  }
-
-  /** A speaker the player list cannot name: never guessed, so the line is not gated; said at most once a minute. */
-  #logUnknownSpeaker(matches: number): void {
-    const now = performance.now();
-    const why = matches > 1 ? `${String(matches)} listed players share the speaker's name` : 'the player list does not show the speaker';
-    if (now - this.#ambiguousLoggedAt < AMBIGUOUS_LOG_EVERY_MS) {
-      this.#logger.debug(`a chat line was not gated: ${why}`);
-      return;
-    }
-    this.#ambiguousLoggedAt = now;
-    this.#logger.info(`a chat line was not gated: ${why}, so its speaker cannot be told apart (never guessed; repeats are logged at debug level)`);
   }
 
   // ---- Reviews ----------------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 // adapter's own reference, and telling a player something is a capability an adapter may lack.
 // This file holds types only (and re-exports the refusals): the bridge imports no adapter, and adapters import nothing else of the bridge.
 
+import type { UnattributedReason } from './chatAttribution.js';
+
 /** A player as the game knows them: at least one of the ids; the display name is for logs and commands. */
 export interface PlayerIdentity {
   readonly steamId?: string | undefined;
@@ -74,6 +76,9 @@ export type ServerActionOutcome =
 // The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
 export { CHAT_CHANNELS, isChatChannel, type ChatChannel } from './chatChannels.js';
 
+// Why a chat-like line could not be tied to a player (a value list, so it lives in its own file).
+export { UNATTRIBUTED_REASONS, type UnattributedReason } from './chatAttribution.js';
+
 // The one word for each service error code, as reasons are stored and as the mod protocol names them.
 export { reviewReasonCode as serviceCodeWord } from './reviewReasons.js';
 
@@ -110,6 +115,8 @@ export interface BridgeSink {
    * the outcome comes later through AdapterPushes.reviewResult. Rejects with a BridgeRefusal.
    */
   submitReview(review: ReviewRequest): Promise<void>;
+  /** A line that looks like chat was read; `unattributed`: why it could not be tied to a player (undefined: it was). Never throws. */
+  chatLineRead?(unattributed?: UnattributedReason): void;
   /** Warms the player's mute cache entry. */
   playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void;
   playerLeft(player: PlayerIdentity): void;

@@ -4,7 +4,8 @@
 // It never shows a chat line's text (the sidecar keeps none), never asks GSA, and prints GSA's and the game's text
 // only quoted and stripped of control characters, so neither can fake a column, a line or a terminal escape.
 
-import { RECENT_BLOCKS_WINDOW_MS, printableText, type MutedPlayer, type MutedPlayers } from '../ops/mutedPlayers.js';
+import { RECENT_BLOCKS_WINDOW_MS, type MutedPlayer, type MutedPlayers } from '../ops/mutedPlayers.js';
+import { printableText } from '../text/printableText.js';
 import type { ControlHandler } from '../datadir/dataDirLock.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';

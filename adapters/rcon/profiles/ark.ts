@@ -8,15 +8,20 @@
 
 import { ARK_TEXT_RULES, arkGsaMute, arkKickPlayer, arkServerChatTo } from '../commandText.js';
 import { arkGameLogMessageOf, parseArkGameLogLine } from './arkGameLogLines.js';
-import { parseArkChat, parseArkPlayerList } from './arkLines.js';
-import type { RconChatLine, RconProfile } from './profile.js';
+import { parseArkChat, parseArkPlayerList, type ArkSpeakerReading } from './arkLines.js';
+import type { RconChatLine, RconProfile, SpeakerReading } from './profile.js';
+
+/** A line's other splits as the roster weighs them: by the platform name (ListPlayers' name), longest first. */
+function speakerReadings(readings: readonly ArkSpeakerReading[] | undefined): SpeakerReading[] | undefined {
+  return readings?.map((reading) => ({ name: reading.playerName, text: reading.text }));
+}
 
 /** One line of the game log (`-servergamelog`) in the adapter's terms: chat is global, as GetChat's. */
 function gameLogLineOf(line: string, knownNames: readonly string[]): RconChatLine {
   const parsed = parseArkGameLogLine(line, knownNames);
   switch (parsed.kind) {
     case 'player':
-      return { kind: 'player', channel: 'global', name: parsed.name, text: parsed.text };
+      return { kind: 'player', channel: 'global', name: parsed.name, text: parsed.text, readings: speakerReadings(parsed.readings) };
     case 'server':
       return { kind: 'server', text: parsed.text };
     case 'join':
@@ -50,7 +55,9 @@ export const arkProfile: RconProfile = {
         // GetChat's lines carry no channel (`Name (Character): text`), so every one is named global: gated by
         // default, as GSA's mute covers global chat; any other name would let every muted ARK player through.
         const lines: RconChatLine[] = parsed.lines.map((line) =>
-          line.kind === 'server' ? { kind: 'server', text: line.text } : { kind: 'player', channel: 'global', name: line.playerName, text: line.text },
+          line.kind === 'server'
+            ? { kind: 'server', text: line.text }
+            : { kind: 'player', channel: 'global', name: line.playerName, text: line.text, readings: speakerReadings(line.readings) },
         );
         for (const odd of parsed.unparsed) lines.push({ kind: 'unparsed', reason: odd.reason });
         return lines;

@@ -11,7 +11,7 @@
 //   and the presence lines `Name [UniqueNetId:<id> Platform:<p>] joined this ARK!` (ASA) or
 //   `Name joined this ARK!` (ASE), `left this ARK!` alike.
 import { checkPlayerId } from '../commandText.js';
-import { arkNoticeKind, parseChatLine, sortKnownNames } from './arkLines.js';
+import { arkNoticeKind, parseChatLine, sortKnownNames, type ArkSpeakerReading } from './arkLines.js';
 
 /** A player's chat line. `name` is the platform name as ListPlayers prints it: that maps it to an id. */
 export interface ArkGameLogChat {
@@ -20,6 +20,8 @@ export interface ArkGameLogChat {
   readonly characterName: string;
   /** Exactly as written after the `): ` separator (may be empty). */
   readonly text: string;
+  /** Every split of an ambiguous line, the longest name first (arkLines.ts ArkPlayerChat.readings). */
+  readonly readings?: readonly ArkSpeakerReading[] | undefined;
 }
 
 /** A player came or went. The ids are there on ASA (`UniqueNetId`), checked; ASE lines carry the name only. */
@@ -77,7 +79,7 @@ export function parseArkGameLogLine(line: string, knownNames: Iterable<string> =
   if (typeof chat !== 'string') {
     return chat.kind === 'server'
       ? { kind: 'server', text: chat.text }
-      : { kind: 'player', name: chat.playerName, characterName: chat.characterName, text: chat.text };
+      : { kind: 'player', name: chat.playerName, characterName: chat.characterName, text: chat.text, readings: chat.readings };
   }
   const presence = readPresence(body);
   if (presence !== undefined) return presence;

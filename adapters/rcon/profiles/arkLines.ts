@@ -75,6 +75,19 @@ export interface ArkPlayerChat {
   readonly playerName: string;
   readonly characterName: string;
   readonly text: string;
+  /**
+   * Every way the line splits into `Name (Character): text`, the longest player name first, when there is more than
+   * one (a name holding `(X): ` makes the line ambiguous): only the player list can tell them apart, and the adapter
+   * takes the longest listed one. Absent when the line splits one way only.
+   */
+  readonly readings?: readonly ArkSpeakerReading[] | undefined;
+}
+
+/** One split of a player's chat line. */
+export interface ArkSpeakerReading {
+  readonly playerName: string;
+  readonly characterName: string;
+  readonly text: string;
 }
 
 /** A line the server itself said (`SERVER: …`, from ServerChat or a plugin): never player chat, never gated. */
@@ -171,15 +184,53 @@ export function parseArkChat(answer: string, knownNames: Iterable<string> = []):
       continue;
     }
     const previous = lines.at(-1);
-    if (continuable && previous !== undefined) lines[lines.length - 1] = { ...previous, text: `${previous.text}\n${line}` };
+    if (continuable && previous !== undefined) lines[lines.length - 1] = continued(previous, line);
     else unparsed.push({ line, reason: parsed });
   }
   return { status: 'lines', lines, unparsed, notices };
 }
 
+/** A message that runs on over the next line: the line joins its text, in every reading of its speaker. */
+function continued(previous: ArkChatLine, line: string): ArkChatLine {
+  if (previous.kind === 'server' || previous.readings === undefined) return { ...previous, text: `${previous.text}\n${line}` };
+  return { ...previous, text: `${previous.text}\n${line}`, readings: previous.readings.map((reading) => ({ ...reading, text: `${reading.text}\n${line}` })) };
+}
+
 /** The known names as parseChatLine wants them: distinct, not empty, the longest first (so the longest wins). */
 export function sortKnownNames(knownNames: Iterable<string>): string[] {
   return [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/** A platform name is far shorter (Steam's are at most 32 characters): a split with a longer one is not a name. */
+const MAX_PLAYER_NAME_LENGTH = 64;
+
+/** Where the character name that starts at `from` ends: the first `): `, or a `):` that ends the line; -1: nowhere. */
+function characterEnd(line: string, from: number): number {
+  const end = line.indexOf('): ', from);
+  if (end >= 0) return end;
+  return line.endsWith('):') && line.length - 2 >= from ? line.length - 2 : -1;
+}
+
+/**
+ * Every split of a chat line into `Name (Character): text` whose name is at most MAX_PLAYER_NAME_LENGTH long, the
+ * longest name first: at each ` (` the character name runs to the first `): ` after it. A hostile line costs at most
+ * one scan for `): ` per ` (` in its first characters.
+ */
+export function arkSpeakerReadings(line: string): ArkSpeakerReading[] {
+  const readings: ArkSpeakerReading[] = [];
+  let end = -1;
+  for (let open = line.indexOf(' ('); open > 0 && open <= MAX_PLAYER_NAME_LENGTH; open = line.indexOf(' (', open + 1)) {
+    if (end < open + 2) end = characterEnd(line, open + 2);
+    if (end < 0) break;
+    readings.push({ playerName: line.slice(0, open), characterName: line.slice(open + 2, end), text: line.slice(end + 3) });
+  }
+  return readings.reverse();
+}
+
+/** The line's chat reading with its other splits attached, when it has more than one. */
+function withReadings(chat: ArkPlayerChat, line: string): ArkPlayerChat {
+  const readings = arkSpeakerReadings(line);
+  return readings.length > 1 ? { ...chat, readings } : chat;
 }
 
 /**
@@ -194,7 +245,7 @@ export function parseChatLine(line: string, knownNames: readonly string[]): ArkC
     const afterName = line.slice(name.length + 2);
     const end = CHARACTER_END.exec(afterName);
     if (end === null) continue;
-    return { kind: 'player', playerName: name, characterName: afterName.slice(0, end.index), text: afterName.slice(end.index + 3) };
+    return withReadings({ kind: 'player', playerName: name, characterName: afterName.slice(0, end.index), text: afterName.slice(end.index + 3) }, line);
   }
   if (line.startsWith(SERVER_PREFIX)) return { kind: 'server', text: line.slice(SERVER_PREFIX.length) };
   if (NOTICES.some(({ beforeChat, pattern }) => beforeChat && pattern.test(line))) return 'not chat';
@@ -202,10 +253,13 @@ export function parseChatLine(line: string, knownNames: readonly string[]): ArkC
   if (end === null) return 'no "Name (Character): text" separator and not a SERVER line';
   const open = line.lastIndexOf(' (', end.index);
   if (open <= 0) return 'no " (" before the character name, or an empty player name';
-  return {
-    kind: 'player',
-    playerName: line.slice(0, open),
-    characterName: line.slice(open + 2, end.index),
-    text: line.slice(end.index + 3),
-  };
+  return withReadings(
+    {
+      kind: 'player',
+      playerName: line.slice(0, open),
+      characterName: line.slice(open + 2, end.index),
+      text: line.slice(end.index + 3),
+    },
+    line,
+  );
 }

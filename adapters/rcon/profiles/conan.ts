@@ -1,6 +1,8 @@
 // Conan Exiles. Chat is written only to the game's log (`ConanSandbox/Saved/Logs/ConanSandbox.log`, renamed to a
 // backup at each start and begun anew with a BOM: the log reader follows it), so `logFile` is required. Current
-// lines carry the speaker's Steam64; older name-only lines map through `listplayers` by character name.
+// lines carry the speaker's Steam64 after the character name, which a player chooses and which can spell out a
+// whole fake `(uid 1, player <someone's Steam64>) said: `: so the id counts only where `listplayers` shows it for
+// that character, the longest confirmed split wins, and older name-only lines map by character name.
 // Conan's RCON answers one command per connection and then closes it, never answers an empty mirror packet, and
 // refuses bursts ("Too many commands", RconMaxKarma) or locks RCON out for minutes after a flood: so one short
 // session per command, one at a time, at most one every three seconds. The game has no private message and no mute:
@@ -13,11 +15,22 @@ function chatLineOf(line: string): RconChatLine {
   const parsed = parseConanLogLine(line);
   switch (parsed.kind) {
     case 'player':
-      return { kind: 'player', channel: parsed.channel, name: parsed.name, steamId: parsed.steamId, text: parsed.text };
+      // A character name comes before the ids and may spell out another player's: only the list confirms them.
+      return {
+        kind: 'player',
+        channel: parsed.channel,
+        name: parsed.name,
+        steamId: parsed.steamId,
+        text: parsed.text,
+        readings: parsed.readings,
+        idsFrom: 'list',
+      };
     case 'unparsed':
       return { kind: 'unparsed', reason: parsed.reason };
-    default:
-      // Pippi's copy of a ChatWindow line already read, and everything else the engine logs.
+    case 'duplicate':
+      // Pippi's copy of a ChatWindow line already read.
+      return { kind: 'ignored', echo: true };
+    case 'other':
       return { kind: 'ignored' };
   }
 }

@@ -24,6 +24,20 @@ export interface ConanChat {
   readonly steamId?: string | undefined;
   /** Exactly as written after ` said: ` (may be empty). */
   readonly text: string;
+  /**
+   * Every way the line can be split at a ` said: `, the longest character name first (this line's own fields are the
+   * shortest: the first ` said: `). A character name may hold a whole `(uid 1, player <id>) said: ` part, so only the
+   * player list can tell which split is the speaker's: the adapter takes the longest one the list confirms.
+   * Absent when the line splits one way only.
+   */
+  readonly readings?: readonly ConanSpeakerReading[] | undefined;
+}
+
+/** One split of a chat line: the character name, the Steam64 printed after it (when one is), the text after it. */
+export interface ConanSpeakerReading {
+  readonly name: string;
+  readonly steamId?: string | undefined;
+  readonly text: string;
 }
 
 /**
@@ -53,14 +67,22 @@ export function conanMessageOf(line: string): string | undefined {
 }
 
 /**
+ * Splits considered per line: a character name is short (the game caps it well under this many ` said: `s), and a
+ * line a player filled with ` said: ` must not cost more than a few splits.
+ */
+const MAX_READINGS = 8;
+/** The longest speaker part a split may have: a character name and its `(uid …, player …)` part, with room to spare. */
+const MAX_SPEAKER_LENGTH = 200;
+
+/**
  * One log line → what it says.
  *
- * A character name may hold spaces, parentheses and non-Latin text, and the text anything, so the line splits at
- * its first ` said: `: the text's own ` said: ` comes later. The ids count only when `(uid <n>, player <id>)` ends
- * the speaker part just before that split, so words like `look (uid 1, player 7656…) said: hi` in a name-only
- * line cannot lend a player someone else's id. A character name holding ` said: ` is misread (cut short); the
- * name is then not listed, so the line maps to nobody. The name is trimmed, as listplayers' columns are. A BOM,
- * CR, LF and NUL at the ends are framing.
+ * A character name may hold spaces, parentheses and non-Latin text, even a whole `(uid 1, player <id>) said: ` part,
+ * and the text anything. The line's own fields are its first ` said: ` split (the usual reading); `readings` holds
+ * every split (at most MAX_READINGS; past the first, speaker parts up to MAX_SPEAKER_LENGTH), the longest name first. In each, ids
+ * count only when `(uid <n>, player <id>)` ends the speaker part just before that split, and even then only as a
+ * claim: the player list must confirm the id for that name (the adapter's roster checks). The name is trimmed, as
+ * listplayers' columns are. A BOM, CR, LF and NUL at the ends are framing.
  */
 export function parseConanLogLine(line: string): ConanLogParse {
   const clean = line.replace(/^\uFEFF/, '').replace(/[\r\n\0]+$/, '');
@@ -70,18 +92,29 @@ export function parseConanLogLine(line: string): ConanLogParse {
   const message = body.slice(CHAT_CATEGORY.length);
   if (!message.startsWith(CHARACTER)) return { kind: 'unparsed', reason: 'a ChatWindow line without "Character <name> said: "' };
   const rest = message.slice(CHARACTER.length);
-  const said = rest.indexOf(SAID);
-  if (said < 0) return { kind: 'unparsed', reason: 'a ChatWindow line without " said: " after the character name' };
-  const speaker = rest.slice(0, said);
-  const text = rest.slice(said + SAID.length);
+  const readings: ConanSpeakerReading[] = [];
+  // The first split is always read (the usual reading, whatever its length); the others only within reach of a name.
+  for (let said = rest.indexOf(SAID); said >= 0 && (readings.length === 0 || (said <= MAX_SPEAKER_LENGTH && readings.length < MAX_READINGS)); said = rest.indexOf(SAID, said + 1)) {
+    const reading = readSplit(rest.slice(0, said), rest.slice(said + SAID.length));
+    if (reading !== undefined) readings.push(reading);
+  }
+  const [first] = readings;
+  if (first === undefined) {
+    return rest.includes(SAID)
+      ? { kind: 'unparsed', reason: 'a ChatWindow line with an empty character name' }
+      : { kind: 'unparsed', reason: 'a ChatWindow line without " said: " after the character name' };
+  }
+  return readings.length === 1 ? { kind: 'player', channel: 'global', ...first } : { kind: 'player', channel: 'global', ...first, readings: readings.reverse() };
+}
+
+function readSplit(speaker: string, text: string): ConanSpeakerReading | undefined {
   const ids = SPEAKER_IDS.exec(speaker);
   // Trimmed as listplayers' columns are, so a name looks the same in both.
   const name = (ids === null ? speaker : speaker.slice(0, ids.index)).trim();
-  if (name.length === 0) return { kind: 'unparsed', reason: 'a ChatWindow line with an empty character name' };
-  if (ids === null) return { kind: 'player', channel: 'global', name, text };
-  const steam = checkPlayerId(ids[2] ?? '', ['steam']);
+  if (name.length === 0) return undefined;
   // A platform id that is not a Steam64 (another platform) leaves the line to be mapped by name.
-  return steam === undefined ? { kind: 'player', channel: 'global', name, text } : { kind: 'player', channel: 'global', name, steamId: steam.id, text };
+  const steam = ids === null ? undefined : checkPlayerId(ids[2] ?? '', ['steam']);
+  return steam === undefined ? { name, text } : { name, steamId: steam.id, text };
 }
 
 /** A Conan player row: `name` is the character name (what chat lines carry), with the row's other columns. */

@@ -41,6 +41,19 @@ export type RconChatLine =
        * `chatPattern`): shown by `log check` and debug lines, never a decision.
        */
       readonly readAs?: string | undefined;
+      /**
+       * Every way the line's speaker can be read, when the game's format lets a name end at more than one place (an
+       * ARK name holding `(X): `, a Conan character name holding `(uid 1, player <id>) said: `): the longest name
+       * first, each with the text that reading leaves. The roster takes the longest one the player list confirms.
+       * Absent: the line has one reading, its own fields.
+       */
+      readonly readings?: readonly SpeakerReading[] | undefined;
+      /**
+       * Where the ids on the line may be believed from: `line` (the game wrote them before anything a player
+       * chooses: Squad, Rust, 7 Days to Die) or `list` (a name the player chose comes first and could spell them out:
+       * Conan), so they count only where the player list shows them for that name. @default 'line'
+       */
+      readonly idsFrom?: 'line' | 'list' | undefined;
     }
   | { readonly kind: 'server'; readonly text: string }
   /**
@@ -53,8 +66,17 @@ export type RconChatLine =
       /** What the line said, for `log check`: who came or went, with the ids the line carries. */
       readonly presence?: RosterPresence | undefined;
     }
-  | { readonly kind: 'ignored' }
+  /** `echo`: a copy of a chat line already read (a chat mod's second line of one message): never read again as chat. */
+  | { readonly kind: 'ignored'; readonly echo?: true | undefined }
   | { readonly kind: 'unparsed'; readonly reason: string };
+
+/** One way to read a chat line's speaker: a name, the ids printed with it, and the text that reading leaves. */
+export interface SpeakerReading {
+  readonly name: string;
+  readonly steamId?: string | undefined;
+  readonly eosId?: string | undefined;
+  readonly text: string;
+}
 
 /** A join or leave as a log line or the console's stream said it (the player list is the judge of who is on). */
 export interface RosterPresence {

@@ -1,0 +1,82 @@
+// Chat that could not be tied to a player, made visible: each such line is counted through the bridge
+// (gsa_bridge_chat_unattributed_total{server,adapter,reason}), and the host is warned at most once per 10 minutes
+// per adapter, with one sample and the fix. A line that looks like chat is never dropped in silence.
+// It must never log more than one sample per warning, never print a control character or more than a short
+// sample of what a player typed, and never decide anything about the line (the adapter already has).
+
+import type { Logger } from 'pino';
+import type { UnattributedReason } from '../../../src/bridge/port.js';
+import { printableText } from '../../../src/text/printableText.js';
+
+export interface UnattributedChatOptions {
+  readonly logger: Logger;
+  /** The adapter's id, named in the warning. */
+  readonly adapterId: string;
+  /** The profile's name, for the `log check` hint. */
+  readonly profile: string;
+  /** The command that lists the players, named when a speaker was not on the list. */
+  readonly playerListCommand: string;
+  /** Whether the adapter reads log lines the host's `chatPattern` could read (log files, 7 Days to Die's stream). */
+  readonly patternCapable: boolean;
+  /** Counts the line (BridgeSink.chatLineRead); absent before the adapter has started. */
+  readonly count: (reason: UnattributedReason) => void;
+  /** Wall or fake time in ms. */
+  readonly now: () => number;
+  /** At most one warning per this period. @default 600000 (10 minutes) */
+  readonly warnEveryMs?: number | undefined;
+}
+
+/** The sample a warning shows: enough to recognise the format, not a transcript. */
+const SAMPLE_LENGTH = 160;
+const TEN_MINUTES_MS = 600_000;
+
+export class UnattributedChat {
+  readonly #options: UnattributedChatOptions;
+  readonly #everyMs: number;
+  #warnedAt = Number.NEGATIVE_INFINITY;
+  /** Lines since the last warning, by reason. */
+  readonly #since = new Map<UnattributedReason, number>();
+
+  constructor(options: UnattributedChatOptions) {
+    this.#options = options;
+    this.#everyMs = options.warnEveryMs ?? TEN_MINUTES_MS;
+  }
+
+  /** One chat-like line that could not be tied to a player; `sample`: the line as read (hostile text). */
+  note(reason: UnattributedReason, sample: string): void {
+    this.#options.count(reason);
+    this.#since.set(reason, (this.#since.get(reason) ?? 0) + 1);
+    const now = this.#options.now();
+    if (now - this.#warnedAt < this.#everyMs) {
+      this.#options.logger.debug({ reason }, 'a chat-like line was not tied to a player');
+      return;
+    }
+    const counts = [...this.#since].map(([why, count]) => `${why} ${String(count)}`).join(', ');
+    const total = [...this.#since.values()].reduce((sum, count) => sum + count, 0);
+    const period = Number.isFinite(this.#warnedAt) ? `in the last ${String(Math.round((now - this.#warnedAt) / 60_000))} min` : 'so far';
+    this.#warnedAt = now;
+    this.#since.clear();
+    const lines = total === 1 ? '1 chat-like line' : `${String(total)} chat-like lines`;
+    this.#options.logger.warn(
+      { reason, unattributed: total },
+      `rcon adapter ${this.#options.adapterId}: ${lines} ${period} could not be tied to a player and were not gated (${counts}); ` +
+        `one (${reason}): "${printableText(sample, SAMPLE_LENGTH)}". ${this.#fix(reason)} (at most one such warning per ${String(Math.round(this.#everyMs / 60_000))} min)`,
+    );
+  }
+
+  #fix(reason: UnattributedReason): string {
+    const check = `\`gsa-bridge log check --profile ${this.#options.profile} <log file>\` shows how each line of a log is read`;
+    switch (reason) {
+      case 'unreadable':
+        return this.#options.patternCapable
+          ? `If a chat mod or plugin rewrites chat lines, set "chatPattern" on this adapter to read its format (docs/configuration.md); ${check}.`
+          : 'The line has a chat shape this profile does not read; please report it with the line (remove player names first).';
+      case 'not_listed':
+        return `The speaker's name is not on the player list (\`${this.#options.playerListCommand}\`): a nickname or chat plugin may print another name than the list (match the listed name in "chatPattern"), or the list cannot be read (see earlier lines); ${check}.`;
+      case 'ambiguous':
+        return 'Several listed players fit that name, so the speaker cannot be told apart (the sidecar never guesses).';
+      case 'unconfirmed_id':
+        return "The id printed on the line is not the one the player list shows for that name (a name built to carry someone else's id?), so nobody was looked up.";
+    }
+  }
+}
