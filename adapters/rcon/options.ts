@@ -1,6 +1,8 @@
 // The rcon adapter's options (`"type": "rcon"`: the game's own console, whatever its transport), owned here so the
-// adapter type brings its own schema to the registry. What differs by game (a default port, whether a log file is
-// read or required) is asked of the profile table, never listed here. Loose on purpose: unknown keys are kept.
+// adapter type brings its own schema to the registry. Strict: an unknown key is a config error with a "did you
+// mean", and a key that only other games read (ARK's `gsaMod` on a Rust adapter) is refused, naming the games that
+// read it. What differs by game (a default port, which keys it reads, whether a log file is required) is asked of the
+// profile table (each profile's `options` and `defaultPort`), never listed here.
 // Must never read files or the environment, and never put an input value into a message (the password is a secret;
 // a command template is not, and its problems are named).
 import { z } from 'zod';
@@ -9,6 +11,7 @@ import { RUST_TEXT_RULES } from './commandText.js';
 import { compileCommandTemplate } from './commandTemplate.js';
 import { RconError } from './errors.js';
 import { RCON_PROFILES, RCON_PROFILE_TABLE, type RconProfileName } from './profiles/index.js';
+import type { ProfileOptionKey } from './profiles/profile.js';
 
 export { RCON_PROFILES, type RconProfileName };
 
@@ -22,7 +25,7 @@ const commandTemplate = (key: string, requireMessage: boolean) =>
     }
   });
 
-const rconFields = z.looseObject({
+const rconFields = z.strictObject({
   type: z.literal('rcon'),
   /** Stable identity in logs, metrics, readiness and the review journal. @default `<server>-rcon-<port>` */
   id: adapterId().optional(),
@@ -37,10 +40,15 @@ const rconFields = z.looseObject({
    * segment follows the newest matching file. Only lines written after the start are read. @default unset
    */
   logFile: z.string().min(1, 'must not be empty').refine((path) => !path.split(/[\\/]/).slice(0, -1).some((part) => part.includes('*')), 'may hold a * in its last path segment only').optional(),
+  /** Log-reading profiles: the host's regular expression for a chat plugin's line (docs/configuration.md). @default unset */
+  chatPattern: z.string().optional(),
   /** ark/atlas: GameServerApp's ASA mod is installed; a muted speaker is muted in game by the mod. @default false */
   gsaMod: z.boolean().optional(),
-  /** ark/atlas without logFile: how often GetChat is polled (the other games push chat or write a log). @default 1000 */
-  pollChatMs: milliseconds().default(1_000),
+  /**
+   * ark/atlas without logFile: how often GetChat is polled (the other games push chat or write a log). No schema
+   * default: the transform below sets it for the profiles that read it. @default 1000
+   */
+  pollChatMs: milliseconds().optional(),
   /** How often the player list is read (joins, leaves, names to ids). @default 5000 */
   pollPlayersMs: milliseconds().default(5_000),
   /** One command's answer. @default 5000 */
@@ -74,18 +82,35 @@ const rconFields = z.looseObject({
   kickAfterAlerts: countOrZero().default(0),
 });
 
-/** What the profile says about the options: a port it defaults, a log file it requires or cannot read. */
+/** What each game-specific key is for, said when a profile that does not read it finds it. */
+const KEY_PURPOSE: Readonly<Record<ProfileOptionKey, string>> = {
+  logFile: 'the game log that chat is read from',
+  chatPattern: "a chat plugin's line format in a game's log",
+  gsaMod: "GameServerApp's ASA mod",
+  pollChatMs: "the pace of ARK's GetChat",
+  enforceMute: "Rust's own mute",
+};
+
+/** The profiles that read `key`, for the message that refuses it elsewhere. */
+function profilesReading(key: ProfileOptionKey): string {
+  const names = RCON_PROFILES.filter((name) => RCON_PROFILE_TABLE[name].options[key] !== undefined);
+  return `${names.length === 1 ? 'profile' : 'profiles'} ${names.join(', ')}`;
+}
+
+/** What the profile says about the options: which game-specific keys it reads, and which it requires. */
 function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.RefinementCtx): void {
   const profile = RCON_PROFILE_TABLE[options.profile];
-  if (options.logFile === undefined && profile.chat.console === undefined) {
-    const example = profile.chat.logFile?.example ?? 'the game log';
-    ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is required for profile ${options.profile}: its chat is only written to its log file (${example})` });
-  }
-  if (options.logFile !== undefined && profile.chat.logFile === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is not read for profile ${options.profile}: its chat comes from its console; remove logFile` });
-  }
-  if (options.gsaMod === true && profile.commands.gsaModMute === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['gsaMod'], message: `is for GameServerApp's ASA mod (profiles ark and atlas), not profile ${options.profile}` });
+  for (const key of Object.keys(KEY_PURPOSE) as ProfileOptionKey[]) {
+    const reads = profile.options[key];
+    if (options[key] !== undefined && reads === undefined) {
+      const why = key === 'logFile' ? `: its chat comes from its console; remove logFile` : ` (it is ${KEY_PURPOSE[key]}, read by ${profilesReading(key)})`;
+      ctx.addIssue({ code: 'custom', path: [key], message: `is not read by profile ${options.profile}${why}` });
+    }
+    if (options[key] === undefined && reads === 'required') {
+      // Only a log file is ever required: the game writes its chat nowhere else.
+      const where = `its log file (${profile.chat.logFile?.example ?? 'the game log'})`;
+      ctx.addIssue({ code: 'custom', path: [key], message: `is required for profile ${options.profile}: its chat is only written to ${where}` });
+    }
   }
 }
 
@@ -100,8 +125,10 @@ export const rconOptionsSchema = rconFields
   .refine((options) => !portMissing(options), { path: ['port'], message: "required (the game's console port)", when: (payload) => portMissing(payload.value) })
   .superRefine(checkAgainstProfile)
   .transform((options) => ({
-  ...options,
-  // Checked above: a profile without a default port has one from the file.
-  port: options.port ?? RCON_PROFILE_TABLE[options.profile].defaultPort ?? 0,
-}));
+    ...options,
+    // Checked above: a profile without a default port has one from the file.
+    port: options.port ?? RCON_PROFILE_TABLE[options.profile].defaultPort ?? 0,
+    // Shown in the effective config of the games that read it only.
+    ...(RCON_PROFILE_TABLE[options.profile].options.pollChatMs === undefined ? {} : { pollChatMs: options.pollChatMs ?? 1_000 }),
+  }));
 export type RconOptions = z.output<typeof rconOptionsSchema>;

@@ -179,6 +179,9 @@ export class PlayerRoster {
       const byEntity = this.players.filter((player) => player.entityId === line.entityId);
       if (byEntity.length > 0) return byEntity;
     }
+    // The game named the speaker by its own id (7 Days to Die): a name, which anyone can share, must not stand in for
+    // it while the list does not show that id yet (a newcomer named like a listed player would be taken for them).
+    if (line.platformId !== undefined || line.entityId !== undefined) return [];
     const byName = this.players.filter((player) => player.name === reading.name);
     if (line.idsFrom !== 'list' || (reading.steamId === undefined && reading.eosId === undefined)) return byName;
     // The id a player-chosen name printed: believed only where the list shows it for that very name.

@@ -211,7 +211,7 @@ export class RconAdapter implements Adapter {
     this.#connection.start();
     this.#every(this.#options.pollPlayersMs, () => this.#roster.refresh());
     const consoleChat = this.#profile.chat.console;
-    if (this.#logTail === undefined && consoleChat?.kind === 'poll') this.#every(this.#options.pollChatMs, () => this.#pollChat());
+    if (this.#logTail === undefined && consoleChat?.kind === 'poll') this.#every(this.#options.pollChatMs ?? 1_000, () => this.#pollChat());
     const tell = this.tellPlayer === undefined ? 'no private messages (set notifyCommand)' : 'private messages';
     const source = this.#logTail === undefined ? `chat from the ${this.#profile.transport.kind} console` : 'chat from the game log';
     this.#logger.info(`rcon adapter ${this.id}: profile ${this.#profile.name} on ${this.#options.host}:${String(this.#options.port)}, ${source}, ${tell}`);

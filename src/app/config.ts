@@ -6,6 +6,7 @@ import {
   ADAPTER_SCHEMAS,
   adapterEndpointOf,
   adapterIdOf,
+  adapterNeedsSystemApi,
   adapterTypeOf,
   type AdapterOptions,
   type RconOptions,
@@ -34,6 +35,7 @@ export const ADAPTER_CATALOG: AdapterCatalog<AdapterOptions> = {
   endpointOf: adapterEndpointOf,
   endpointKeysOf: (options) => adapterTypeOf(options).endpointKeys,
   idOf: adapterIdOf,
+  needsSystemApiOf: adapterNeedsSystemApi,
 };
 
 /** The whole config file's schema with the registered adapter types. */

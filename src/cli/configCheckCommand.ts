@@ -8,7 +8,6 @@ import { ConfigError, collectSecrets, describeCredentialSources, loadConfig, mas
 import { commandLogger } from './commandLogger.js';
 import { connectionChecks, formatCheckLine } from './connectionChecks.js';
 import { placeholderWarnings } from './configPlaceholders.js';
-import { systemApiWarnings } from '../app/systemApiWarnings.js';
 import { backslashPathWarnings } from '../app/pathWarnings.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
@@ -55,7 +54,7 @@ export async function configCommand(args: readonly string[], context: CliContext
   const effectiveConfig = `${JSON.stringify(maskSecrets(config), null, 2)}\n`;
   if (!options.connect) context.stdout.write(effectiveConfig);
   context.stderr.write(`config OK: ${loaded.path ?? '(environment only)'}\n`);
-  for (const warning of [...placeholderWarnings(config), ...systemApiWarnings(config), ...backslashPathWarnings(config)]) context.stderr.write(`warning: ${warning}\n`);
+  for (const warning of [...placeholderWarnings(config), ...backslashPathWarnings(config)]) context.stderr.write(`warning: ${warning}\n`);
   if (!options.connect) return EXIT_OK;
 
   // With --connect the checks are what was asked for: they come first (the top of a pipe or a CI log), the effective

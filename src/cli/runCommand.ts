@@ -14,7 +14,6 @@ import { describeEndpoint } from '../net/endpoint.js';
 import { DataDirLock, DataDirLockError } from '../datadir/dataDirLock.js';
 import { withDeadline } from '../time/deadline.js';
 import { PRODUCT_NAME, VERSION } from '../version.js';
-import { systemApiWarnings } from '../app/systemApiWarnings.js';
 import { backslashPathWarnings } from '../app/pathWarnings.js';
 import { commandLogger } from './commandLogger.js';
 import { addLoggerSecrets } from '../log/logger.js';
@@ -222,7 +221,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   for (const warning of await filePermissionWarnings({ configPath: loadedPath, secrets: collectSecrets(config), dataDir: config.reviews.dataDir })) {
     logger.warn(warning);
   }
-  for (const warning of [...systemApiWarnings(config), ...backslashPathWarnings(config)]) logger.warn(warning);
+  for (const warning of backslashPathWarnings(config)) logger.warn(warning);
   logger.info({ dataDir: lock.holder.dataDir }, `data directory ${lock.holder.dataDir} locked for this process (pid ${process.pid})`);
   await logOpenFileLimit(logger);
   let sidecar: Sidecar;

@@ -110,6 +110,11 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
             if (weakness !== undefined) report([...path, 'token'], `${weakness}; binding beyond loopback needs a random token of at least ${MIN_REMOTE_TOKEN_LENGTH} characters. ${MAKE_TOKEN_HINT}`);
           }
         }
+        // A game whose players only GSA's System API can check gates nobody without its key: refused, not warned about.
+        const needsSystemApi = usable(['api', 'system']) ? catalog.needsSystemApiOf?.(adapter) : undefined;
+        if (needsSystemApi !== undefined && (config.api.system?.key ?? '') === '') {
+          report(path, `cannot gate chat without GSA's System API: ${needsSystemApi}. Set api.system.key (or GSA_SYSTEM_API_KEY)`);
+        }
         // Port 0 asks the system for a free port: it cannot clash.
         if ((endpoint.kind === 'listener' || endpoint.kind === 'target') && known('host', 'port') && endpoint.port !== 0) endpoints.push({ ...endpoint, path });
       });

@@ -159,6 +159,11 @@ export interface AdapterCatalog<Options extends ConfiguredAdapter> {
   endpointKeysOf(options: Options): EndpointKeys;
   /** The configured id, else the one derived from the server name and the endpoint. */
   idOf(serverName: string, options: Options): string;
+  /**
+   * Why an adapter with these options can gate its players only through GSA's System API (Minecraft's Mojang ids);
+   * undefined when it can without. Such an adapter without api.system.key is refused: it could gate nobody.
+   */
+  needsSystemApiOf?(options: Options): string | undefined;
 }
 
 const serverFields = {

@@ -272,19 +272,18 @@ describe('config check', () => {
     for (const secret of [SECRET, 'mod-token-123', 'rcon-pass-456']) expect(run.stdout + run.stderr).not.toContain(secret);
   });
 
-  it('warns that Minecraft players cannot be checked without a System API key, and why; not with one', async () => {
+  it("refuses Minecraft without a System API key, saying why (it could gate nobody); accepts it with one", async () => {
     const minecraft = { type: 'rcon', id: 'mc', profile: 'minecraft', port: 25575, password: 'rcon-pass-456', logFile: '/srv/mc/logs/latest.log' };
     const path = await writeConfig('minecraft.json', { api: { clientId: 'id', clientSecret: SECRET }, servers: [{ name: SERVER, adapters: [minecraft] }] });
     const run = await cli(['config', 'check', '--config', path], {});
-    expect(run.code).toBe(0);
-    const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning: servers[0].adapters'));
-    expect(warnings).toEqual([
-      "warning: servers[0].adapters[0] (mc): its players cannot be checked for a mute: Minecraft players have Mojang ids, which GSA's mod API cannot check for a mute; only GSA's System API can. " +
-        'Set api.system.key (or GSA_SYSTEM_API_KEY); until then mute.onUnknown ("allow") decides their lines',
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      "servers[0].adapters[0]: cannot gate chat without GSA's System API: Minecraft players have Mojang ids, which GSA's mod API cannot check for a mute; only GSA's System API can. " +
+        'Set api.system.key (or GSA_SYSTEM_API_KEY)',
     ]);
     const withKey = await cli(['config', 'check', '--config', path], { GSA_SYSTEM_API_KEY: 'system-key-789' });
     expect(withKey.code).toBe(0);
-    expect(withKey.stderr).not.toContain('cannot be checked');
+    expect(withKey.stderr).not.toContain('System API');
     expect(withKey.stdout + withKey.stderr).not.toContain('system-key-789');
   });
 

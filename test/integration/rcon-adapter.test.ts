@@ -60,7 +60,7 @@ async function startRig(adapter: Record<string, unknown>, extra: { mute?: Record
   const config = parseConfig(
     {
       api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
-      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'rcon', id: 'game', password: PASSWORD, pollChatMs: 20, pollPlayersMs: 50, ...adapter }] }],
+      servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'rcon', id: 'game', password: PASSWORD, pollPlayersMs: 50, ...(adapter['profile'] === 'ark' ? { pollChatMs: 20 } : {}), ...adapter }] }],
       mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, ...extra.mute },
       reviews: { dataDir: await tempDir('rcon-adapter'), cooldownMs: 0, ...extra.reviews },
     },

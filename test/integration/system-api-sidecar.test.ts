@@ -172,17 +172,15 @@ describe('minecraft through the System API', () => {
     expect(modApiCalls()).toEqual([]);
   });
 
-  it('a reload that brings the System API key makes the next lookup of a Minecraft player go to GSA', async () => {
+  it('a reload that drops the System API key is refused, and Minecraft players stay gated through GSA', async () => {
     emulator.systemMute(malloryUuid);
-    const mc = await startMinecraft(false);
+    const mc = await startMinecraft(true);
+    // The file without the key could gate nobody: refused as invalid, so a reload keeps the config in force.
+    await expect(mc.reload(false)).rejects.toThrow(/servers\[0\]\.adapters\[0\]: cannot gate chat without GSA's System API/);
     mc.game.join(MALLORY);
-    mc.game.say(MALLORY, 'before the key');
-    await until(() => mc.verdictsOf('Mallory').length === 1, 'the verdict without a key', mc.logs);
-    expect(mc.verdictsOf('Mallory')[0]).toMatchObject({ verdict: 'allow', reason: 'unknown' });
-    await mc.reload(true);
-    mc.game.say(MALLORY, 'after the key');
-    await until(() => mc.tellraws().length === 1, 'the tellraw once the key is there', mc.logs);
-    expect(mc.verdictsOf('Mallory')[1]).toMatchObject({ verdict: 'block', reason: 'muted' });
+    mc.game.say(MALLORY, 'after the refused reload');
+    await until(() => mc.tellraws().length === 1, 'the tellraw', mc.logs);
+    expect(mc.verdictsOf('Mallory')[0]).toMatchObject({ verdict: 'block', reason: 'muted' });
     expect(systemPaths()).toContain(`GET /system-api/v2/player/${malloryUuid}`);
     expect(modApiCalls()).toEqual([]);
   });
@@ -222,19 +220,10 @@ describe('minecraft through the System API', () => {
     expect(mc.logs.join('')).not.toContain(wrongKey);
   });
 
-  it("without api.system: the policy decides (unknown), no tellraw, and the host is told once that Minecraft needs it", async () => {
-    const mc = await startMinecraft(false);
-    mc.game.join(MALLORY);
-    mc.game.say(MALLORY, 'one');
-    mc.game.say(MALLORY, 'two');
-    await until(() => mc.verdictsOf('Mallory').length === 2, 'two verdicts', mc.logs);
-    expect(mc.verdictsOf('Mallory').map((event) => [event.verdict, event.reason])).toEqual([
-      ['allow', 'unknown'],
-      ['allow', 'unknown'],
-    ]);
-    expect(mc.tellraws()).toEqual([]);
-    expect(mc.logs.filter((line) => line.includes('configure api.system'))).toHaveLength(1);
-    expect(modApiCalls()).toEqual([]);
+  it('without api.system the config is refused at load, naming the adapter and the key to set', async () => {
+    await expect(startMinecraft(false)).rejects.toThrow(
+      /servers\[0\]\.adapters\[0\]: cannot gate chat without GSA's System API: Minecraft players have Mojang ids[^\n]*Set api\.system\.key \(or GSA_SYSTEM_API_KEY\)/,
+    );
     expect(systemPaths()).toEqual([]);
   });
 });

@@ -144,8 +144,8 @@ describe('parseConfig', () => {
     } satisfies BridgeConfig);
   });
 
-  it('fills in adapter defaults and keeps profile-specific keys on rcon adapters', () => {
-    const config = parseConfig(withServers({ name: 'a', adapters: [websocket(), rcon({ replyTemplate: 'say {text}' })] }));
+  it('fills in adapter defaults, with the game-specific ones only for the games that read them', () => {
+    const config = parseConfig(withServers({ name: 'a', adapters: [websocket(), rcon(), rcon({ profile: 'rust', port: 28016 })] }));
     expect(config.servers[0]!.adapters).toEqual([
       { type: 'websocket', host: '127.0.0.1', port: 8787, maxFrameBytes: 16384, maxMessagesPerSecond: 0, maxUnauthenticatedConnections: 128, handshakeTimeoutMs: 5000 },
       {
@@ -159,8 +159,8 @@ describe('parseConfig', () => {
         commandTimeoutMs: 5000,
         alertCooldownMs: 30000,
         kickAfterAlerts: 0,
-        replyTemplate: 'say {text}',
       },
+      { type: 'rcon', profile: 'rust', host: '127.0.0.1', port: 28016, password: 'rcon-pass', pollPlayersMs: 5000, commandTimeoutMs: 5000, alertCooldownMs: 30000, kickAfterAlerts: 0 },
     ]);
   });
 
@@ -236,6 +236,37 @@ describe('parseConfig', () => {
       expect(problemsOf(minimal({ colour: 'blue', server: [] }))).toEqual([
         { path: '(root)', message: 'unknown key "colour"' },
         { path: '(root)', message: 'unknown key "server" (did you mean "servers"?)' },
+      ]);
+    });
+
+    it('reports misspelt keys on rcon adapters with the likely intended key', () => {
+      const adapters = [rcon({ logfile: 'ServerGame.log', notifycommand: 'pm {steamId} {message}', gsamod: true, alertCoolDownMs: 1000 })];
+      expect(problemsOf(withServers({ name: 'a', adapters }))).toEqual([
+        {
+          path: 'servers[0].adapters[0]',
+          message: 'unknown key "logfile" (did you mean "logFile"?)',
+        },
+        { path: 'servers[0].adapters[0]', message: 'unknown key "notifycommand" (did you mean "notifyCommand"?)' },
+        { path: 'servers[0].adapters[0]', message: 'unknown key "gsamod" (did you mean "gsaMod"?)' },
+        { path: 'servers[0].adapters[0]', message: 'unknown key "alertCoolDownMs" (did you mean "alertCooldownMs"?)' },
+      ]);
+    });
+
+    it("refuses a key only other games read, naming them, and requires the log file where chat is only written there", () => {
+      const adapters = [
+        rcon({ profile: 'rust', port: 28016, gsaMod: true, logFile: 'x.log', pollChatMs: 500 }),
+        rcon({ profile: 'squad', port: 21114, enforceMute: false }),
+        rcon({ profile: 'conan', port: 25575 }),
+      ];
+      expect(problemsOf(withServers({ name: 'a', adapters }))).toEqual([
+        { path: 'servers[0].adapters[0].logFile', message: 'is not read by profile rust: its chat comes from its console; remove logFile' },
+        { path: 'servers[0].adapters[0].gsaMod', message: "is not read by profile rust (it is GameServerApp's ASA mod, read by profiles ark, atlas)" },
+        { path: 'servers[0].adapters[0].pollChatMs', message: "is not read by profile rust (it is the pace of ARK's GetChat, read by profiles ark, atlas)" },
+        { path: 'servers[0].adapters[1].enforceMute', message: "is not read by profile squad (it is Rust's own mute, read by profile rust)" },
+        {
+          path: 'servers[0].adapters[2].logFile',
+          message: 'is required for profile conan: its chat is only written to its log file (ConanSandbox/Saved/Logs/ConanSandbox.log)',
+        },
       ]);
     });
 
@@ -764,7 +795,7 @@ describe('loadConfig', () => {
 describe('maskSecrets and collectSecrets', () => {
   const config = parseConfig(
     withServers(
-      { name: 'a', adapters: [websocket({ token: 'ws-token' }), rcon({ password: 'rcon-password', webrconSecret: 'profile-secret', replyTemplate: 'say' })] },
+      { name: 'a', adapters: [websocket({ token: 'ws-token' }), rcon({ password: 'rcon-password', notifyCommand: 'pm {steamId} {message}' })] },
       { name: 'b', adapters: [websocket({ port: 8788, token: '' })] },
     ),
     { GSA_CLIENT_SECRET: 'client-secret' },
@@ -776,10 +807,10 @@ describe('maskSecrets and collectSecrets', () => {
     expect(masked.api.clientId).toBe('client-1');
     expect(masked.servers[0]!.adapters).toEqual([
       expect.objectContaining({ type: 'websocket', token: '***', port: 8787 }),
-      expect.objectContaining({ type: 'rcon', password: '***', webrconSecret: '***', replyTemplate: 'say' }),
+      expect.objectContaining({ type: 'rcon', password: '***', notifyCommand: 'pm {steamId} {message}' }),
     ]);
     const serialized = JSON.stringify(masked);
-    for (const secret of ['client-secret', 'ws-token', 'rcon-password', 'profile-secret']) expect(serialized).not.toContain(secret);
+    for (const secret of ['client-secret', 'ws-token', 'rcon-password']) expect(serialized).not.toContain(secret);
   });
 
   it('leaves unset secrets empty so hosts can see they are unset', () => {
@@ -795,7 +826,7 @@ describe('maskSecrets and collectSecrets', () => {
   });
 
   it('collects every non-empty secret, longest first', () => {
-    expect(collectSecrets(config)).toEqual(['profile-secret', 'client-secret', 'rcon-password', 'ws-token']);
+    expect(collectSecrets(config)).toEqual(['client-secret', 'rcon-password', 'ws-token']);
   });
 });
 

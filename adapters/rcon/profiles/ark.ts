@@ -36,6 +36,7 @@ function gameLogLineOf(line: string, knownNames: readonly string[]): RconChatLin
 
 export const arkProfile: RconProfile = {
   name: 'ark',
+  options: { logFile: 'optional', chatPattern: 'optional', gsaMod: 'optional', pollChatMs: 'optional' },
   probeCommand: 'ListPlayers',
   transport: {
     kind: 'source',

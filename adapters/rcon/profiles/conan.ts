@@ -37,6 +37,7 @@ function chatLineOf(line: string): RconChatLine {
 
 export const conanProfile: RconProfile = {
   name: 'conan',
+  options: { logFile: 'required', chatPattern: 'optional' },
   probeCommand: 'listplayers',
   transport: {
     kind: 'source-per-command',

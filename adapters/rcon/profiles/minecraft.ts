@@ -32,6 +32,7 @@ function chatLineOf(line: string): RconChatLine {
 
 export const minecraftProfile: RconProfile = {
   name: 'minecraft',
+  options: { logFile: 'required', chatPattern: 'optional' },
   probeCommand: 'list uuids',
   transport: {
     kind: 'source',

@@ -157,8 +157,21 @@ export interface RconProfileCommands {
   readonly gsaModMute?: ((id: string, muted: boolean, alert: string) => string) | undefined;
 }
 
+/**
+ * The option keys of an rcon adapter that only some games read. Each profile says which it reads, and whether one is
+ * required (adapters/rcon/options.ts refuses the others, so a key meant for another game is never silently ignored).
+ */
+export type ProfileOptionKey = 'logFile' | 'chatPattern' | 'gsaMod' | 'pollChatMs' | 'enforceMute';
+
+export type ProfileOptions = { readonly [Key in ProfileOptionKey]?: 'optional' | 'required' };
+
 export interface RconProfile {
   readonly name: string;
+  /**
+   * The game's own option keys, beyond those every profile reads. `logFile` and `chatPattern` for a game whose chat
+   * is read from log lines; `gsaMod` and `pollChatMs` for ARK's GetChat and GSA's ASA mod; `enforceMute` for Rust.
+   */
+  readonly options: ProfileOptions;
   /** A read-only command the game always answers: `config check --connect` sends it once after the login. */
   readonly probeCommand: string;
   /** How the game's console is reached, and the pace its server tolerates. */

@@ -36,6 +36,7 @@ function channelOf(channel: RustChatChannel): ChatChannel {
 
 export const rustProfile: RconProfile = {
   name: 'rust',
+  options: { enforceMute: 'optional' },
   probeCommand: 'serverinfo',
   transport: { kind: 'webrcon', keepaliveMs: 30_000, keepaliveCommand: 'serverinfo' },
   players: { command: 'playerlist', read: parseRustPlayerList },

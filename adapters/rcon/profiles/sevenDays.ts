@@ -40,6 +40,8 @@ function chatLineOf(line: string): RconChatLine {
 
 export const sevenDaysProfile: RconProfile = {
   name: '7dtd',
+  // The console's stream is its log: a chat mod's own format is read with the host's pattern.
+  options: { chatPattern: 'optional' },
   probeCommand: 'lp',
   defaultPort: 8081,
   transport: {

@@ -18,6 +18,7 @@ const CHANNELS: Readonly<Record<SquadChatChannel, ChatChannel>> = {
 
 export const squadProfile: RconProfile = {
   name: 'squad',
+  options: {},
   probeCommand: 'ListPlayers',
   transport: {
     kind: 'source',

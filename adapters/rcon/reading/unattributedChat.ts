@@ -4,12 +4,17 @@
 // It must never log more than one sample per warning, never print a control character or more than a short
 // sample of what a player typed, and never decide anything about the line (the adapter already has).
 
-import type { Logger } from 'pino';
 import type { UnattributedReason } from '../../../src/bridge/port.js';
 import { printableText } from '../../../src/text/printableText.js';
 
+/** The two levels it writes at (pino's logger is one). */
+export interface UnattributedChatLogger {
+  warn(bindings: Record<string, unknown>, message: string): void;
+  debug(bindings: Record<string, unknown>, message: string): void;
+}
+
 export interface UnattributedChatOptions {
-  readonly logger: Logger;
+  readonly logger: UnattributedChatLogger;
   /** The adapter's id, named in the warning. */
   readonly adapterId: string;
   /** The profile's name, for the `log check` hint. */
