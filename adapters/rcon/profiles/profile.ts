@@ -53,7 +53,8 @@ export type RconChatLine =
       /** What the line said, for `log check`: who came or went, with the ids the line carries. */
       readonly presence?: RosterPresence | undefined;
     }
-  | { readonly kind: 'ignored' }
+  /** `reason`: why a line that looks like chat was not read as a line of its own (for `log check`), when it is one. */
+  | { readonly kind: 'ignored'; readonly reason?: string | undefined }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
 /** A join or leave as a log line or the console's stream said it (the player list is the judge of who is on). */
@@ -64,6 +65,8 @@ export interface RosterPresence {
   readonly eosId?: string | undefined;
   readonly mojangId?: string | undefined;
   readonly platformId?: string | undefined;
+  /** The engine's entity number (7 Days to Die `EntityID=171`). */
+  readonly entityId?: number | undefined;
 }
 
 /** Reads one line of a log file or of a console's stream. `knownNames`: the names the player list shows. */
