@@ -1,7 +1,8 @@
 // The one seam between `gsa-bridge emulator --game 7dtd` and the 7 Days to Die telnet console
 // (sevenDaysConsole.ts): the scripted players in the console's terms, and the stage the scripted chat plays on.
 // Mallory (the player `gsa-bridge demo` mutes) speaks through a chat mod, as on the many servers running ServerTools or
-// CSMM: the mod's coloured re-broadcast, then the game's `Chat handled by mod` line; Alice's lines are the game's own.
+// CSMM: the mod's re-broadcast through her connection, then the game's `Chat handled by mod` line; Alice's lines are the
+// game's own.
 // It must never speak telnet itself.
 import { startSevenDaysConsole, type SevenDaysFakePlayer } from './sevenDaysConsole.js';
 import { MALLORY, type ChatStage, type ScriptedPlayer } from './scriptedChat.js';
@@ -39,7 +40,7 @@ export async function startSevenDaysGameConsole(options: { readonly host: string
       game.leave(toPlayer(player));
     },
     say: (player, text) => {
-      if (player.steamId === MALLORY.steamId) game.sayThroughMod(toPlayer(player), text, { mod: 'ServerTools' });
+      if (player.steamId === MALLORY.steamId) game.sayThroughMod(toPlayer(player), text, { mod: 'ServerTools', rebroadcast: 'connection' });
       else game.say(toPlayer(player), text, 'Global');
     },
   };
