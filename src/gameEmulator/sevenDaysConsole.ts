@@ -2,14 +2,17 @@
 // Die"): the `Please enter password:` prompt, `Password incorrect, please enter password:` for a wrong one,
 // `Logon successful.` and the banner, CRLF line ends, the console log pushed to every logged-in client (each command
 // echoed as `INF Executing command '<cmd>' by Telnet from <address>`), `lp` rows and `Total of N in the game`, `say`
-// answered by a pushed `-non-player-` chat line, and `*** ERROR: unknown command '<cmd>'`. Writes can be cut at
-// random points or merged, so a client's framing is tested against what TCP may do.
+// answered by a pushed `-non-player-` chat line, and `*** ERROR: unknown command '<cmd>'`. A player's chat can also
+// come as a chat mod's (ServerTools, CSMM Patrons, Botman, PrismaCore) lines: the mod's re-broadcast, then the game's
+// `Chat handled by mod '<mod>': Chat (from …` line instead of the plain one. Writes can be cut at random points or
+// merged, so a client's framing is tested against what TCP may do.
 // It backs the telnet tests and a local 7DTD for demos. It must never depend on test code, never log or echo the
 // password it checks, and never keep the process alive after close().
 //
 //   const game = await startSevenDaysConsole({ password: 'secret', chunking: 'split' });
 //   game.join({ name: 'Alice', entityId: 171, platformId: 'Steam_76561198000000001', crossId: 'EOS_0002…' });
 //   game.say('Alice', 'hello');        // pushes a Global chat line to every logged-in client
+//   game.sayThroughMod('Alice', 'hi', { mod: 'CSMM Patrons' });   // as a server running a chat mod logs it
 //   await game.close();
 import { createServer, type Server, type Socket } from 'node:net';
 
@@ -20,6 +23,27 @@ export interface SevenDaysFakePlayer {
   readonly platformId: string;
   /** As `lp` prints `crossid`: `EOS_<32 hex>`. */
   readonly crossId?: string | undefined;
+}
+
+/**
+ * How a chat mod's message is logged (reference/games.md "Chat mods"; real captures in test/fixtures/real/7dtd-chat.txt).
+ * The lines come in the game's order: what the mod's handler logged while it ran (its re-broadcast, the plain line it
+ * left), then the game's `Chat handled by mod` line.
+ */
+export interface SevenDaysModChat {
+  /** The mod's name, as the game prints it. @default 'ServerTools' */
+  readonly mod?: string | undefined;
+  /** @default 'Global' */
+  readonly channel?: string | undefined;
+  /**
+   * The mod's re-broadcast of the words: `server` a `-non-player-` line under the coloured name (CSMM, Botman),
+   * `connection` the player's id with entity -1 (ServerTools), `none` nothing. @default 'server'
+   */
+  readonly rebroadcast?: 'server' | 'connection' | 'none' | undefined;
+  /** The game's plain line of the same message too, with no space after the name (CSMM with hccp, PrismaCore). @default false */
+  readonly alsoPlain?: boolean | undefined;
+  /** The handled line without its `'Name': ` part (CSMM's builds, Takaro's ServerTools capture). @default false */
+  readonly withoutName?: boolean | undefined;
 }
 
 /** `whole`: each message in one write. `split`: every write cut into random 1–7 byte pieces. `merged`: one write per tick. */
@@ -68,8 +92,13 @@ export interface SevenDaysConsole {
   chunking: SevenDaysChunking;
   /** A player's chat line, pushed to every logged-in client. `player` is a name in `players` or a player. @default channel 'Global' */
   say(player: string | SevenDaysFakePlayer, text: string, channel?: string): void;
-  /** Adds the player to `lp` and pushes the `PlayerSpawnedInWorld (reason: JoinMultiplayer …)` line. */
-  join(player: SevenDaysFakePlayer): void;
+  /** A player's chat as a server running a chat mod logs it (SevenDaysModChat), pushed to every logged-in client. */
+  sayThroughMod(player: string | SevenDaysFakePlayer, text: string, options?: SevenDaysModChat): void;
+  /**
+   * Adds the player to `lp` and pushes the `PlayerSpawnedInWorld (reason: JoinMultiplayer …)` line; `firstSpawn`: as a
+   * newer build logs a player's very first spawn (`reason: EnterMultiplayer`, `, ClientNumber='<n>'` after the name).
+   */
+  join(player: SevenDaysFakePlayer, options?: { readonly firstSpawn?: boolean | undefined }): void;
   /** Removes the player from `lp` and pushes the `Player disconnected: …` line. */
   leave(player: string | SevenDaysFakePlayer): void;
   /** Pushes a log line to every logged-in client: given whole if it has a log prefix, else prefixed `INF`. */
@@ -297,10 +326,23 @@ export async function startSevenDaysConsole(options: SevenDaysConsoleOptions): P
       const name = speaker?.name ?? (typeof player === 'string' ? player : '');
       broadcast(`Chat (from '${speaker?.platformId ?? '-non-player-'}', entity id '${speaker?.entityId ?? -1}', to '${channel}'): '${name}': ${text}`);
     },
-    join(player) {
+    sayThroughMod(player, text, modChat = {}) {
+      const speaker = find(player);
+      const name = speaker?.name ?? (typeof player === 'string' ? player : '');
+      const from = speaker?.platformId ?? '-non-player-';
+      const channel = modChat.channel ?? 'Global';
+      const chat = (entityId: number | string, rest: string): string => `Chat (from '${from}', entity id '${entityId}', to '${channel}'): ${rest}`;
+      const rebroadcast = modChat.rebroadcast ?? 'server';
+      if (rebroadcast === 'server') broadcast(`Chat (from '-non-player-', entity id '-1', to '${channel}'): '[FF00FF]${name}[-]': ${text}`);
+      if (rebroadcast === 'connection') broadcast(chat(-1, `'[00FF00]${name}[-]': ${text}`));
+      if (modChat.alsoPlain === true) broadcast(chat(speaker?.entityId ?? -1, `'${name}':${text}`));
+      broadcast(`Chat handled by mod '${modChat.mod ?? 'ServerTools'}': ${chat(speaker?.entityId ?? -1, modChat.withoutName === true ? text : `'${name}': ${text}`)}`);
+    },
+    join(player, options = {}) {
       players = [...players.filter((known) => known.entityId !== player.entityId), player];
+      const first = options.firstSpawn === true;
       broadcast(
-        `PlayerSpawnedInWorld (reason: JoinMultiplayer, position: -1022, 61, 1384): EntityID=${player.entityId}, PltfmId='${player.platformId}', CrossId='${player.crossId ?? ''}', OwnerID='${player.platformId}', PlayerName='${player.name}'`,
+        `PlayerSpawnedInWorld (reason: ${first ? 'EnterMultiplayer' : 'JoinMultiplayer'}, position: -1022, 61, 1384): EntityID=${player.entityId}, PltfmId='${player.platformId}', CrossId='${player.crossId ?? ''}', OwnerID='${player.platformId}', PlayerName='${player.name}'${first ? `, ClientNumber='${players.length}'` : ''}`,
       );
     },
     leave(player) {

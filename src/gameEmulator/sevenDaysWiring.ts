@@ -1,8 +1,11 @@
 // The one seam between `gsa-bridge emulator --game 7dtd` and the 7 Days to Die telnet console
 // (sevenDaysConsole.ts): the scripted players in the console's terms, and the stage the scripted chat plays on.
+// Mallory (the player `gsa-bridge demo` mutes) speaks through a chat mod, as on the many servers running ServerTools or
+// CSMM: the mod's re-broadcast through her connection, then the game's `Chat handled by mod` line; Alice's lines are the
+// game's own.
 // It must never speak telnet itself.
 import { startSevenDaysConsole, type SevenDaysFakePlayer } from './sevenDaysConsole.js';
-import type { ChatStage, ScriptedPlayer } from './scriptedChat.js';
+import { MALLORY, type ChatStage, type ScriptedPlayer } from './scriptedChat.js';
 
 /** A running console with the scripted stage. */
 export interface SevenDaysGameConsole extends ChatStage {
@@ -37,7 +40,8 @@ export async function startSevenDaysGameConsole(options: { readonly host: string
       game.leave(toPlayer(player));
     },
     say: (player, text) => {
-      game.say(toPlayer(player), text, 'Global');
+      if (player.steamId === MALLORY.steamId) game.sayThroughMod(toPlayer(player), text, { mod: 'ServerTools', rebroadcast: 'connection' });
+      else game.say(toPlayer(player), text, 'Global');
     },
   };
 }

@@ -1,6 +1,7 @@
 // The 7 Days to Die console parsers (adapters/rcon/profiles/sevenDaysLines.ts) on the formats the game prints and on
-// hostile input: names with quotes, colour codes, commas and `': `; platform ids of every kind; mod re-emits; lp rows
-// that cannot be read (never "nobody online"); and input that must never throw.
+// hostile input: names with quotes, colour codes, commas, `':` and `': `; platform ids of every kind; chat mods'
+// handled lines and re-broadcasts; first spawns and ClientNumber; lp rows that cannot be read (never "nobody
+// online"); and input that must never throw.
 import { describe, expect, it } from 'vitest';
 import {
   isSevenDaysLogLine,
@@ -82,9 +83,82 @@ describe('parseSevenDaysChat', () => {
     expect(parseSevenDaysChat(`${P}Chat (from '-non-player-', entity id '-1', to 'Global'): restart in 5`)).toEqual({ kind: 'server', text: 'restart in 5' });
   });
 
-  it('drops a mod re-emit as a duplicate, whatever follows it', () => {
-    expect(parseSevenDaysChat(`${P}Chat handled by mod 'CSMM Patrons': Chat (from 'Steam_${STEAM}', entity id '549', to 'Global'): /ping`)).toEqual({ kind: 'duplicate', mod: 'CSMM Patrons' });
-    expect(parseSevenDaysChat(`${P}Chat handled by mod 'x': anything`)).toMatchObject({ kind: 'duplicate' });
+  it("reads a chat mod's handled line as that player's chat, with or without the name part", () => {
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'CSMM Patrons': Chat (from 'Steam_${STEAM}', entity id '549', to 'Global'): /ping`)).toEqual({
+      kind: 'player',
+      channel: 'global',
+      gameChannel: 'Global',
+      name: '',
+      platformId: `Steam_${STEAM}`,
+      steamId: STEAM,
+      entityId: 549,
+      text: '/ping',
+      handledBy: "mod 'CSMM Patrons'",
+    });
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'Botman': Chat (from 'XBL_2535400000000000', entity id '3281', to 'Party'): 'Smegz0r': /rules`)).toMatchObject({
+      kind: 'player',
+      channel: 'team',
+      name: 'Smegz0r',
+      platformId: 'XBL_2535400000000000',
+      entityId: 3281,
+      text: '/rules',
+      handledBy: "mod 'Botman'",
+    });
+    // The V1.0 name rule holds inside it too: the listed name for the entity.
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'ServerTools': Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): hi`, () => 'Lake')).toMatchObject({ name: 'Lake', text: 'hi' });
+  });
+
+  it("cleans the mod's name of control and format characters and bounds it; any handler's wording is kept", () => {
+    const cleaned = parseSevenDaysChat(`${P}Chat handled by mod 'Evil\u001b[31m\u202eMod${'x'.repeat(200)}': Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): 'A': b`);
+    expect(cleaned.kind).toBe('player');
+    if (cleaned.kind !== 'player') return;
+    expect(cleaned.handledBy).toMatch(/^mod 'Evil\[31mModx+…$/);
+    expect(cleaned.handledBy).toHaveLength(64);
+    // A Harmony plugin host that logs its own wording (index id 15869006770).
+    expect(parseSevenDaysChat(`${P}Chat handled by plugin manager: Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): 'A': b`)).toMatchObject({ kind: 'player', handledBy: 'plugin manager', text: 'b' });
+    // A mod name holding the separator's start still ends at the first `: Chat (` (the mod's text, not a player's).
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'a: b': Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): 'A': b`)).toMatchObject({ handledBy: "mod 'a: b'" });
+  });
+
+  it("reads a handled line wrapping the server's or a mod's line as the server's, and an unreadable one as unparsed", () => {
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'X': Chat (from '-non-player-', entity id '-1', to 'Global'): 'Server': restart`)).toEqual({ kind: 'server', text: 'restart' });
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'X': Chat (from 'Steam_${STEAM}', entity id '-1', to 'Global'): hello`)).toEqual({ kind: 'server', text: 'hello' });
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'x': anything`)).toMatchObject({ kind: 'unparsed' });
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'x': Chat (garbage`)).toMatchObject({ kind: 'unparsed' });
+    expect(parseSevenDaysChat(`${P}Chat handled by mod 'x': Chat: 'A16': line`)).toMatchObject({ kind: 'unparsed' });
+  });
+
+  it("reads a player's id with no entity (-1) as a mod speaking through their connection: the server's, never gated", () => {
+    // ServerTools re-broadcasts what it handled (and its bot answers) with the player's connection and entity -1.
+    expect(parseSevenDaysChat(`${P}Chat (from 'Steam_${STEAM}', entity id '-1', to 'Global'): '[FF0000]Lake[-]': hello`)).toEqual({ kind: 'server', text: 'hello' });
+    expect(parseSevenDaysChat(`${P}Chat (from 'Steam_${STEAM}', entity id '-1', to 'Global'): Hello`)).toEqual({ kind: 'server', text: 'Hello' });
+  });
+
+  it('reads a -non-player- re-broadcast under any colour codes as the server, its text alone', () => {
+    for (const name of ['[FF00FF]Kiro[-]', '[-]', '[B43104]{Server-Auto}[-]', '[ff0000][00ff00]Ki[-]ro[-]', "[c]O'Brien: [-]"]) {
+      expect(parseSevenDaysChat(`${P}Chat (from '-non-player-', entity id '-1', to 'Global'): '${name}': @test`)).toEqual({ kind: 'server', text: '@test' });
+    }
+  });
+
+  it("reads a name with no space after its closing quote, and keeps the listed-name and entity rules", () => {
+    const line = (rest: string): string => `${P}Chat (from '${STEAM}', entity id '171', to 'Global'): ${rest}`;
+    expect(parseSevenDaysChat(line("'Catalysm':@test"))).toMatchObject({ kind: 'player', name: 'Catalysm', text: '@test', steamId: STEAM });
+    expect(parseSevenDaysChat(line("'Catalysm':/test it"))).toMatchObject({ name: 'Catalysm', text: '/test it' });
+    expect(parseSevenDaysChat(line("'Lake':  two spaces"))).toMatchObject({ name: 'Lake', text: ' two spaces' });
+    // The first `':` ends the name when nothing else is known: a text holding `':` is likelier than a name holding it.
+    expect(parseSevenDaysChat(line("'a':b': c"))).toMatchObject({ name: 'a', text: "b': c" });
+    // The entity's listed name wins, with or without the space.
+    expect(parseSevenDaysChat(line("'a':b':c"), (id) => (id === 171 ? "a':b" : undefined))).toMatchObject({ name: "a':b", text: 'c' });
+    // A listed name holding `':` wins over the first `':`; the longest such name when two fit.
+    expect(parseSevenDaysChat(line("'x': y': z': hi"), undefined, ["x': y", "x': y': z", 'x'])).toMatchObject({ name: "x': y': z", text: 'hi' });
+    expect(parseSevenDaysChat(line("'x': y': hi"), undefined, ['Bob'])).toMatchObject({ name: 'x', text: "y': hi" });
+    // A name that looks like another player's id is only a name: the ids come from `from` and `entity id`.
+    expect(parseSevenDaysChat(line("'Steam_76561198000000009', entity id '9', to 'Global'): 'Bob': hi"))).toMatchObject({
+      platformId: STEAM,
+      entityId: 171,
+      name: "Steam_76561198000000009', entity id '9', to 'Global'): 'Bob",
+      text: 'hi',
+    });
   });
 
   it('tells other log lines from chat it cannot read', () => {
@@ -99,7 +173,7 @@ describe('parseSevenDaysChat', () => {
   it('never throws, whatever it is given', () => {
     const inputs = ['', '\0', P, `${P}Chat (`, `${P}Chat (from '`, `${P}Chat handled by mod '`, "'".repeat(10_000), `${P}${'Chat (from '.repeat(500)}`];
     for (let seed = 1; seed < 300; seed++) {
-      const chars = [`${P}Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): `, "'", ': ', '\r', '\n', '[-]', ',', 'é', '🎮', '-non-player-'];
+      const chars = [`${P}Chat (from 'Steam_${STEAM}', entity id '171', to 'Global'): `, "'", ': ', '\r', '\n', '[-]', ',', 'é', '🎮', '-non-player-', `${P}Chat handled by mod '`, "': Chat (", "':", ", ClientNumber='1'"];
       let text = '';
       for (let step = 0; step < 12; step++) text += chars[(seed * 31 + step * 17) % chars.length] ?? '';
       inputs.push(text);
@@ -193,5 +267,26 @@ describe('parseSevenDaysPresence', () => {
     });
     expect(parseSevenDaysPresence(`${P}PlayerSpawnedInWorld (reason: Teleport, position: 1, 2, 3): EntityID=171, PltfmId='Steam_${STEAM}'`)).toEqual({ kind: 'other' });
     expect(parseSevenDaysPresence(`${P}Player disconnected: EntityID=-1, PltfmId='', CrossId='', OwnerID='', PlayerName=''`)).toEqual({ kind: 'other' });
+  });
+
+  it("reads a player's first spawn (EnterMultiplayer) as a join, and names followed by newer builds' ClientNumber", () => {
+    expect(
+      parseSevenDaysPresence(
+        `${P}PlayerSpawnedInWorld (reason: EnterMultiplayer, position: 1080, 61, 1089): EntityID=3812, PltfmId='Steam_${STEAM}', CrossId='EOS_${EOS}', OwnerID='Steam_${STEAM}', PlayerName='Cata lysm', ClientNumber='6'`,
+      ),
+    ).toEqual({ kind: 'join', entityId: 3812, platformId: `Steam_${STEAM}`, steamId: STEAM, eosId: EOS, name: 'Cata lysm' });
+    expect(parseSevenDaysPresence(`${P}Player disconnected: EntityID=171, PltfmId='XBL_1', CrossId='EOS_${EOS}', OwnerID='XBL_1', PlayerName='O'Brien, x', ClientNumber='12'`)).toEqual({
+      kind: 'leave',
+      entityId: 171,
+      platformId: 'XBL_1',
+      eosId: EOS,
+      name: "O'Brien, x",
+    });
+    // A name that fakes the tail (or the ids) changes only the name read, never the ids: those come before it.
+    expect(
+      parseSevenDaysPresence(`${P}PlayerSpawnedInWorld (reason: JoinMultiplayer, position: 1, 2, 3): EntityID=171, PltfmId='Steam_${STEAM}', CrossId='EOS_${EOS}', OwnerID='Steam_${STEAM}', PlayerName='Bob', PltfmId='Steam_76561198000000009', ClientNumber='1'`),
+    ).toEqual({ kind: 'join', entityId: 171, platformId: `Steam_${STEAM}`, steamId: STEAM, eosId: EOS, name: "Bob', PltfmId='Steam_76561198000000009" });
+    expect(parseSevenDaysPresence(`${P}PlayerSpawnedInWorld (reason: EnterMultiplayer, position: 1, 2, 3): EntityID=5, PltfmId='Steam_${STEAM}', PlayerName='', ClientNumber='1'`)).toMatchObject({ name: '' });
+    expect(parseSevenDaysPresence(`${P}PlayerSpawnedInWorld (reason: EnterMultiplayerX, position: 1, 2, 3): EntityID=5, PltfmId='Steam_${STEAM}'`)).toEqual({ kind: 'other' });
   });
 });

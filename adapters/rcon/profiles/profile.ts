@@ -66,8 +66,12 @@ export type RconChatLine =
       /** What the line said, for `log check`: who came or went, with the ids the line carries. */
       readonly presence?: RosterPresence | undefined;
     }
-  /** `echo`: a copy of a chat line already read (a chat mod's second line of one message): never read again as chat. */
-  | { readonly kind: 'ignored'; readonly echo?: true | undefined }
+  /**
+   * A line that is not a line of chat of its own. `echo`: a copy of a chat line already read (a chat mod's second
+   * line of one message, Pippi's copy): never read again as chat, not even by the host's `chatPattern`. `reason`: why,
+   * for `log check`, when it is worth saying.
+   */
+  | { readonly kind: 'ignored'; readonly echo?: true | undefined; readonly reason?: string | undefined }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
 /** One way to read a chat line's speaker: a name, the ids printed with it, and the text that reading leaves. */
@@ -86,6 +90,8 @@ export interface RosterPresence {
   readonly eosId?: string | undefined;
   readonly mojangId?: string | undefined;
   readonly platformId?: string | undefined;
+  /** The engine's entity number (7 Days to Die `EntityID=171`). */
+  readonly entityId?: number | undefined;
 }
 
 /** Reads one line of a log file or of a console's stream. `knownNames`: the names the player list shows. */

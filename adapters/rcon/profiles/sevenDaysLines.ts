@@ -8,10 +8,15 @@
 //              `from`: `Steam_<17 digits>`, `XBL_…`, `PSN_…`, `EOS_…` (platform-prefixed since A20), a bare id
 //              (A18/A19 builds), or `-non-player-` (the server's own line; its `'Name': ` part may be missing).
 //              Channels: Global, Party, Friends (and Guild / Whisper on some builds: kept as `other`).
-//              A mod re-emits a line it handled: `Chat handled by mod '<mod>': Chat (from …` (a duplicate).
+//              `'Name':text` (no space) comes from some mods' re-sends; `entity id '-1'` is no entity (a mod speaking).
+//   mod chat   `Chat handled by mod '<mod>': Chat (from …` (the same chat line, maybe without `'Name': `): the game
+//              writes it *instead of* the plain line when a chat mod takes the message; the mod then re-broadcasts
+//              the words as the server's (`-non-player-`, a coloured name) or through the player's connection with
+//              entity id -1; some mods also leave a plain line of the same message a few ms apart.
 //   lp row     `0. id=171, Name, pos=(…), rot=(…), remote=True, health=92, …, pltfmid=Steam_…, crossid=EOS_…, ip=…, ping=0`
 //              (A19: `steamid=<17 digits>` instead of pltfmid/crossid), then `Total of N in the game`.
 //   join       `PlayerSpawnedInWorld (reason: JoinMultiplayer, position: …): EntityID=171, PltfmId='Steam_…', CrossId='EOS_…', …`
+//              (`reason: EnterMultiplayer` on a player's very first spawn; newer builds end `, ClientNumber='6'`)
 //   leave      `Player disconnected: EntityID=171, PltfmId='Steam_…', CrossId='EOS_…', OwnerID='…', PlayerName='…'`
 import type { ChatChannel } from '../../../src/bridge/port.js';
 import { checkPlayerId } from '../commandText.js';
@@ -54,8 +59,8 @@ export interface SevenDaysPlayerChat {
   /** The channel as the game printed it (`Global`, `Party`, `Friends`, …). */
   readonly gameChannel: string;
   /**
-   * As printed, colour codes (`[94CBFF]…[-]`) and all. V1.0 lines carry no name: then the one `knownName` gives for
-   * the entity id, else '' (look the player up by `entityId` or `platformId`).
+   * As printed, colour codes (`[94CBFF]…[-]`) and all. V1.0 lines (and some chat mods' lines) carry no name: then
+   * the one `knownName` gives for the entity id, else '' (look the player up by `entityId` or `platformId`).
    */
   readonly name: string;
   /** The `from` field as printed: `Steam_7656…`, `XBL_…`, `EOS_…`, or a bare id on old builds. */
@@ -65,59 +70,95 @@ export interface SevenDaysPlayerChat {
   /** The EOS id (lowercased), when `from` is `EOS_<32 hex>`; for other platforms it comes from `lp`'s crossid. */
   readonly eosId?: string | undefined;
   readonly entityId: number;
-  /** Exactly as received after the `'Name': ` separator (may be empty). */
+  /** Exactly as received after the name's `':` and the one space the game puts after it (may be empty). */
   readonly text: string;
+  /**
+   * Who stopped the game's own handling, as the `Chat handled by <who>: Chat (from …` line says it (`mod 'Botman'`),
+   * cleaned of control characters and bounded; absent on the game's plain line.
+   */
+  readonly handledBy?: string | undefined;
 }
 
 /**
  * One console line, read for chat:
- * - `player`: a player's chat line;
- * - `server`: the server's own line (`-non-player-`: `say` from the console, a mod's broadcast): never gated;
- * - `duplicate`: a mod's re-emit of a chat line already read (`Chat handled by mod '…': …`): drop it;
+ * - `player`: a player's chat line: the game's plain line, or the `Chat handled by mod '<mod>': Chat (from …` line the
+ *   game writes instead of it when a chat mod (ServerTools, CSMM Patrons, Botman, PrismaCore…) takes the message;
+ * - `server`: the server's own line (`-non-player-`: `say` from the console, a mod's broadcast or its re-broadcast of a
+ *   player's words under a coloured name), or a mod speaking with a player's connection but no entity (`entity id
+ *   '-1'`: ServerTools' re-broadcast and bot answers): never gated;
  * - `other`: a log line that is not chat, or a line that is not a log line;
  * - `unparsed`: a chat line that cannot be read (with why: worth a rate-limited log line).
  */
 export type SevenDaysChatParse =
   | SevenDaysPlayerChat
   | { readonly kind: 'server'; readonly text: string }
-  | { readonly kind: 'duplicate'; readonly mod: string }
   | { readonly kind: 'other' }
   | { readonly kind: 'unparsed'; readonly reason: string };
 
 const CHAT_HEAD = /^Chat \(from '([^']*)', entity id '(-?\d+)', to '([^']*)'\): /;
-const MOD_REEMIT = /^Chat handled by mod '([^']*)': /;
+const HANDLED_HEAD = 'Chat handled by ';
+/** Where the handler's name ends: the game writes the chat line it would have written right after it. */
+const HANDLED_END = ': Chat (';
+/** A mod's name is the mod author's text, not a player's: still cleaned and cut, as it goes into logs. */
+const MAX_HANDLER_CHARS = 64;
 const NON_PLAYER = '-non-player-';
-const NAME_SEPARATOR = "': ";
+/** The entity id of no entity: the console, or a mod speaking (with or without a player's connection). */
+const NO_ENTITY = -1;
+const NAME_END = "':";
 
 /**
- * One pushed console line → chat, server line, duplicate, other, or unparsed.
+ * One pushed console line → chat, server line, other, or unparsed.
  *
- * Names may hold `'` and `': `, which makes `'Name': text` ambiguous. The rule: if `knownName` returns the name the
- * player list holds for this line's entity id and the rest starts with `'<that name>': `, that is the split;
- * otherwise the first `': ` after the opening quote ends the name (a text containing `': ` is likelier than a name
- * containing it). A line with no `'…': ` part at all is a V1.0 line: all of it is the text.
+ * Who spoke is read from `from` and `entity id` only: they come before anything a player controls (the name and the
+ * text), so a name can never lend a line another player's id. A chat mod's line (`Chat handled by mod '<mod>': …`)
+ * is read as the chat line it wraps, with `handledBy`; pairing it with the game's plain line of the same message is
+ * the profile's reader's work (sevenDaysReader.ts), not this function's.
+ *
+ * The name part: `'Name': text`, or `'Name':text` (no space: some mods' re-sends), or none at all (V1.0 builds, and
+ * CSMM's handled lines). Names may hold `'`, `':` and `': `, which makes the split ambiguous. The rule, in order:
+ * 1. the name `knownName` gives for this line's entity id, when the rest starts with `'<that name>':`;
+ * 2. the longest of `listedNames` (the player list's names) that holds `':` and starts the rest as `'<name>':`;
+ * 3. the first `':` after the opening quote (a text holding `':` is likelier than a name holding it).
+ * A line whose rest does not start with `'`, or holds no `':`, has no name part: all of it is the text. So a V1.0
+ * line whose text starts with `'` and holds `':` is misread as `'name':text` (its speaker is still read from the ids).
  */
-export function parseSevenDaysChat(line: string, knownName?: (entityId: number) => string | undefined): SevenDaysChatParse {
+export function parseSevenDaysChat(
+  line: string,
+  knownName?: (entityId: number) => string | undefined,
+  listedNames: readonly string[] = [],
+): SevenDaysChatParse {
   const log = splitSevenDaysLogLine(line);
   if (log === undefined) return { kind: 'other' };
-  const reemit = MOD_REEMIT.exec(log.message);
-  if (reemit !== null) return { kind: 'duplicate', mod: reemit[1] ?? '' };
-  const head = CHAT_HEAD.exec(log.message);
+  if (log.message.startsWith(HANDLED_HEAD)) {
+    const end = log.message.indexOf(HANDLED_END, HANDLED_HEAD.length);
+    if (end < 0) return { kind: 'unparsed', reason: "a 'Chat handled by' line without the chat line it wraps" };
+    const handledBy = cleanHandler(log.message.slice(HANDLED_HEAD.length, end));
+    const wrapped = readChat(log.message.slice(end + 2), knownName, listedNames);
+    if (wrapped.kind === 'other') return { kind: 'unparsed', reason: "a 'Chat handled by' line whose chat line cannot be read" };
+    return wrapped.kind === 'player' ? { ...wrapped, handledBy } : wrapped;
+  }
+  return readChat(log.message, knownName, listedNames);
+}
+
+function readChat(message: string, knownName: ((entityId: number) => string | undefined) | undefined, listedNames: readonly string[]): SevenDaysChatParse {
+  const head = CHAT_HEAD.exec(message);
   if (head === null) {
-    if (log.message.startsWith('Chat (')) return { kind: 'unparsed', reason: "a chat line without the (from '…', entity id '…', to '…') part" };
+    if (message.startsWith('Chat (')) return { kind: 'unparsed', reason: "a chat line without the (from '…', entity id '…', to '…') part" };
     // A16/A17 builds: `Chat: 'Name': text`, no id at all; the sidecar cannot gate a speaker it cannot name by id.
-    if (log.message.startsWith("Chat: '")) return { kind: 'unparsed', reason: 'a chat line of a pre-A18 build, with no sender id' };
+    if (message.startsWith("Chat: '")) return { kind: 'unparsed', reason: 'a chat line of a pre-A18 build, with no sender id' };
     return { kind: 'other' };
   }
   const from = head[1] ?? '';
   const entityId = Number(head[2]);
   const gameChannel = head[3] ?? '';
-  const rest = log.message.slice(head[0].length);
-  if (from === NON_PLAYER) return { kind: 'server', text: splitName(rest, undefined)?.text ?? rest };
+  const rest = message.slice(head[0].length);
+  // A player's own chat always carries their entity; `-1` with a player's id is a mod speaking through their
+  // connection (ServerTools re-broadcasts the words it handled, and its bot answers, that way; CSMM skips such lines
+  // too): the player's own line is the `Chat handled by mod` one.
+  if (from === NON_PLAYER || entityId === NO_ENTITY) return { kind: 'server', text: splitName(rest, undefined, [])?.text ?? rest };
   if (from.length === 0) return { kind: 'unparsed', reason: "a chat line with an empty 'from'" };
   const known = knownName?.(entityId);
-  // V1.0 builds (and mod re-emits) print no `'Name': ` part: the whole rest is the text, the name is the listed one.
-  const split = splitName(rest, known) ?? { name: known ?? '', text: rest };
+  const split = splitName(rest, known, listedNames) ?? { name: known ?? '', text: rest };
   const ids = platformIds(from);
   return {
     kind: 'player',
@@ -131,18 +172,33 @@ export function parseSevenDaysChat(line: string, knownName?: (entityId: number) 
   };
 }
 
-function splitName(rest: string, known: string | undefined): { name: string; text: string } | undefined {
+function splitName(rest: string, known: string | undefined, listedNames: readonly string[]): { name: string; text: string } | undefined {
   if (!rest.startsWith("'")) return undefined;
-  if (known !== undefined && known.length > 0 && rest.startsWith(`'${known}${NAME_SEPARATOR}`)) {
-    return { name: known, text: rest.slice(known.length + 1 + NAME_SEPARATOR.length) };
+  const named = known !== undefined && known.length > 0 && rest.startsWith(`'${known}${NAME_END}`) ? known : longestListedName(rest, listedNames);
+  if (named !== undefined) return { name: named, text: textAfter(rest, 1 + named.length + NAME_END.length) };
+  const end = rest.indexOf(NAME_END, 1);
+  if (end < 0) return undefined;
+  return { name: rest.slice(1, end), text: textAfter(rest, end + NAME_END.length) };
+}
+
+/** Only a listed name holding `':` can change the split: any other is found by the first `':` already. */
+function longestListedName(rest: string, listedNames: readonly string[]): string | undefined {
+  let longest: string | undefined;
+  for (const name of listedNames) {
+    if (name.includes(NAME_END) && rest.startsWith(`'${name}${NAME_END}`) && name.length > (longest?.length ?? -1)) longest = name;
   }
-  const end = rest.indexOf(NAME_SEPARATOR, 1);
-  if (end < 0) {
-    // An empty message: the line ends right after the name's closing quote and colon.
-    if (rest.endsWith("':") && rest.length >= 3) return { name: rest.slice(1, -2), text: '' };
-    return undefined;
-  }
-  return { name: rest.slice(1, end), text: rest.slice(end + NAME_SEPARATOR.length) };
+  return longest;
+}
+
+/** The text after the name's `':`: the game puts one space there; a mod's re-send may put none. */
+function textAfter(rest: string, at: number): string {
+  return rest.startsWith(' ', at) ? rest.slice(at + 1) : rest.slice(at);
+}
+
+/** Control and format characters (line breaks, bidi overrides) out, cut to a bound: it is shown in logs. */
+function cleanHandler(raw: string): string {
+  const clean = raw.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+  return clean.length > MAX_HANDLER_CHARS ? `${clean.slice(0, MAX_HANDLER_CHARS - 1)}…` : clean;
 }
 
 /** The ids a platform id carries: `Steam_<17 digits>` or a bare Steam64 → steamId; `EOS_<32 hex>` → eosId. */
@@ -265,14 +321,18 @@ export type SevenDaysPresence =
     }
   | { readonly kind: 'other' };
 
-const JOIN_HEAD = /^PlayerSpawnedInWorld \(reason: JoinMultiplayer[,)]/;
+const JOIN_HEAD = /^PlayerSpawnedInWorld \(reason: (?:JoinMultiplayer|EnterMultiplayer)[,)]/;
+/** Newer builds end the line with the client's number, after the name. */
+const CLIENT_NUMBER_TAIL = /', ClientNumber='\d+'$/;
 const LEAVE_HEAD = /^Player disconnected: /;
 const QUOTED_FIELD = /(?:^|, )(EntityID|PltfmId|PlayerID|CrossId|PlayerName)=(?:'([^']*)'|(-?\d+))/g;
 
 /**
- * A pushed log line → a join (`PlayerSpawnedInWorld (reason: JoinMultiplayer …)`: the player is in the world) or a
- * leave (`Player disconnected: …`), with the ids the line carries; `other` for anything else, or a line missing its
- * EntityID or platform id. The name is read only when it is the line's last field (it may hold quotes and commas).
+ * A pushed log line → a join (`PlayerSpawnedInWorld (reason: JoinMultiplayer …)`, or `EnterMultiplayer` on a
+ * player's very first spawn: the player is in the world) or a leave (`Player disconnected: …`), with the ids the line
+ * carries; `other` for anything else, or a line missing its EntityID or platform id. The ids are read only before
+ * `PlayerName=` (the game's fields; the name is the player's). The name is read only when it is the line's last field,
+ * or is followed only by `, ClientNumber='<n>'` (it may hold quotes and commas).
  */
 export function parseSevenDaysPresence(line: string): SevenDaysPresence {
   const log = splitSevenDaysLogLine(line);
@@ -291,7 +351,8 @@ export function parseSevenDaysPresence(line: string): SevenDaysPresence {
     return { kind: 'other' };
   }
   const nameAt = body.indexOf("PlayerName='");
-  const name = nameAt >= 0 && body.endsWith("'") ? body.slice(nameAt + "PlayerName='".length, -1) : undefined;
+  const named = nameAt >= 0 ? body.slice(nameAt + "PlayerName='".length).replace(CLIENT_NUMBER_TAIL, "'") : '';
+  const name = nameAt >= 0 && named.endsWith("'") ? named.slice(0, -1) : undefined;
   const fields = new Map<string, string>();
   for (const match of (nameAt >= 0 ? body.slice(0, nameAt) : body).matchAll(QUOTED_FIELD)) {
     fields.set(match[1] ?? '', match[2] ?? match[3] ?? '');
