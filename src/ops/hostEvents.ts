@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { BridgeEvents, ReviewEvent, VerdictEvent } from '../bridge/events.js';
+import { askedFields, describeAsked } from '../bridge/lookupIds.js';
 import type { PlayerIdentity } from '../bridge/port.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeDuration } from './serviceHealth.js';
@@ -89,8 +90,18 @@ export class HostEventLog {
     const key = `${event.server}\u0000${player}`;
     const now = this.#clock.now();
     const known = this.#blocked.get(key);
-    const fields = { server: event.server, ...(event.adapter === undefined ? {} : { adapter: event.adapter }), player, reason: event.reason };
-    const { head, cause } = blockEffect(event);
+    // A mute GSA called names the id it was asked by (servers[].lookupIds chose it), which may not be `player`.
+    const asked = event.asked === undefined ? undefined : [event.asked];
+    const fields = {
+      server: event.server,
+      ...(event.adapter === undefined ? {} : { adapter: event.adapter }),
+      player,
+      reason: event.reason,
+      ...(asked === undefined ? {} : { asked: askedFields(asked) }),
+    };
+    const effect = blockEffect(event);
+    const head = effect.head;
+    const cause = asked === undefined ? effect.cause : `${effect.cause}; GSA asked by ${describeAsked(asked)}`;
     if (known === undefined) {
       this.#remember(key, { loggedAt: now, suppressed: 0 });
       this.#logger.info(fields, `${head}: player ${player} on ${event.server} (${cause})`);
