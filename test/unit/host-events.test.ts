@@ -49,6 +49,14 @@ describe('HostEventLog', () => {
     ]);
   });
 
+  it('names the id GSA was asked by, which may not be the first id the player has', () => {
+    const eos = '0002bfc5aaaa0000bbbb0000cccc0281';
+    events.emit('verdict', blocked({ player: { steamId: MALLORY, eosId: eos }, asked: { kind: 'eos', id: eos } }));
+    expect(lines).toEqual([
+      expect.objectContaining({ player: MALLORY, asked: { eos_id: eos }, msg: `chat blocked: player ${MALLORY} on ovddykvbs (muted; GSA asked by eos_id ${eos})` }),
+    ]);
+  });
+
   it('logs nothing for an allowed line', () => {
     events.emit('verdict', blocked({ verdict: 'allow', reason: 'ok' }));
     expect(lines).toEqual([]);
