@@ -188,7 +188,7 @@ describe('rcon adapter: ark', () => {
     ark.say(`${MUTED.name} (Rex): hello`);
     await until(() => ark.actions().length === 1, 'the alert');
     expect(hostLines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
-      `muted player spoke: player ${MUTED.steamId} on ${SERVER} (muted; RCON cannot un-send chat, so the line was seen: told the muted player)`,
+      `muted player spoke: player ${MUTED.steamId} on ${SERVER} (muted, GSA asked by steam_id ${MUTED.steamId}; RCON cannot un-send chat, so the line was seen: told the muted player)`,
     ]);
   });
 

@@ -29,8 +29,9 @@ const actions = (game: SevenDaysConsole): string[] => game.commands.filter((comm
 
 describe('7dtd over telnet', () => {
   it('gates Steam and Xbox speakers from the console stream and answers through notifyCommand', async () => {
-    // GSA knows 7 Days to Die players by their EOS id (the crossid), whatever their platform.
-    emulator().mute(SERVER, (STEAM_MUTED.crossId ?? '').slice('EOS_'.length), ALERT);
+    // GSA keys a Steam player by Steam64, which the sidecar asks by (servers[].lookupIds) though it knows the crossid
+    // too; an Xbox player has only the EOS id of the crossid.
+    emulator().mute(SERVER, STEAM_MUTED.platformId.slice('Steam_'.length), ALERT);
     emulator().mute(SERVER, (XBOX_MUTED.crossId ?? '').slice('EOS_'.length), ALERT);
     const game = await startGame([STEAM_MUTED, XBOX_MUTED, NICE]);
     const { adapter, logs } = await startRig(game.port, { notifyCommand: 'pm {entityId} "{message}"' });
