@@ -120,6 +120,23 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
     expect(askedAtEmulator()).toHaveLength(6);
   });
 
+  it('sends a review of a player with both ids by the first id the rule asks by', async () => {
+    for (const [rule, expected] of [
+      [undefined, { steam_id: STEAM }],
+      ['eos-first', { eos_id: EOS }],
+      ['both', { steam_id: STEAM }],
+    ] as const) {
+      const { mod } = await start(rule);
+      const id = `review-${String(rule)}`;
+      mod.send({ type: 'review', id, player: BOTH_IDS, stars: 5, comment: 'Fair admins' });
+      expect(await mod.waitFor((frame) => frame.type === 'review.result' && frame.id === id)).toMatchObject({ ok: true });
+      expect(emulator.calls.filter((call) => call.endpoint === 'review').map((call) => call.player)).toEqual([expected]);
+      await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+      await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
+      emulator.reset();
+    }
+  });
+
   it('a reload that changes it applies to the lookups from then on, keeping what is cached', async () => {
     emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const dataDir = await tempDir('lookup-ids-reload');
