@@ -15,6 +15,7 @@ import type { Adapter } from './bridge/port.js';
 import { ReviewOutbox } from './reviews/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
+import { DEFAULT_LOOKUP_IDS, reviewIdOf } from './bridge/lookupIds.js';
 import { setLoggerLevel } from './log/logger.js';
 import type { ServiceHealth } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
@@ -139,7 +140,7 @@ export interface Sidecar {
 // ---- Mapping the config onto the core's options -------------------------------------------------------------------
 
 function serverOptionsOf(server: ServerConfig): ServerOptions {
-  return { name: server.name, id: server.id, allowActions: server.allowActions };
+  return { name: server.name, id: server.id, allowActions: server.allowActions, lookupIds: server.lookupIds };
 }
 
 function muteOptionsOf(config: BridgeConfig): MuteOptions {
@@ -343,7 +344,12 @@ async function openOutbox(
   opened.outbox = await ReviewOutbox.open({
     dataDir: config.reviews.dataDir,
     // Read at each send: a reload may have replaced the client. GSA's receipt goes into the delivered history.
-    send: (review) => service.client.submitReview(review.server, review.player, review.stars, review.comment),
+    // GSA takes one id: the first its server's lookupIds asks by, so a review reaches the record the mute lookups
+    // read (the journal keeps every id the player had).
+    send: (review) => {
+      const rule = bridges.get(review.server)?.settings.server.lookupIds ?? DEFAULT_LOOKUP_IDS;
+      return service.client.submitReview(review.server, reviewIdOf(review.player, rule) ?? review.player, review.stars, review.comment);
+    },
     onResult: (review, outcome) => {
       // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
       events.emit('review', {

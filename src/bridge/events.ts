@@ -7,6 +7,7 @@
 // emit with no listener is one array-length check. A listener that throws is ignored: it never changes an outcome.
 
 import type { RequestEvent } from '../gsa/requestEvent.js';
+import type { AskedId } from './lookupIds.js';
 import type { PlayerIdentity } from './port.js';
 
 export type { RequestEvent } from '../gsa/requestEvent.js';
@@ -38,6 +39,11 @@ export interface VerdictEvent {
   readonly durationMs: number;
   /** A block's alert to the player (GSA's text for a mute, or mute.defaultAlert): hostile text, print it with care. */
   readonly alert?: string | undefined;
+  /**
+   * A `muted` verdict's: the id GSA was asked by whose answer said muted (servers[].lookupIds chose it). Undefined
+   * for other verdicts, and for a mute the sidecar made itself (the chat filter's), which asked nobody.
+   */
+  readonly asked?: AskedId | undefined;
 }
 
 /** One look into a server's mute cache for a chat line or a mute check: answered from it (hit) or not (miss). */

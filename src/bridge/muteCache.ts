@@ -6,21 +6,29 @@
 // lookup or a refresh, so the client can put first lookups ahead in the API budget (under pressure a stale answer
 // is served longer rather than refreshed), and which chat source asked, so first lookups of different sources take
 // turns there. When two sources ask for one player at once they share one request, owned by the source that asked
-// first (its place in the budget is the one that counts).
+// first (its place in the budget is the one that counts). Which id GSA is asked by is the lookup's business (the
+// bridge's servers[].lookupIds); whatever it asked, the answer is kept under every id the player has, and a muted
+// answer remembers the id that said so (for `mutes`).
 // Not lru-cache's fetch(): that gives every lookup an AbortController, its AbortSignal and a listener (about 1 KB,
 // promoted to old space during a burst of lookups) and was half the CPU of a cache miss. See docs/performance.md.
 // It never decides a chat line (ChatGate does) and never waits on a timer; its clock is injectable.
 
 import { LRUCache } from 'lru-cache';
-import type { MuteLookupKind, MuteStatus, PlayerIds } from '../gsa/index.js';
+import type { MuteLookupKind, PlayerIds } from '../gsa/index.js';
 import { playerKey } from '../ids/playerIds.js';
 import type { Clock } from '../time/clock.js';
+import type { AskedAnswer, AskedId } from './lookupIds.js';
 import type { PlayerIdentity } from './port.js';
 
 export interface MuteEntry {
   readonly muted: boolean;
   /** The service's alert text; null when it sent none. */
   readonly alert: string | null;
+  /**
+   * A muted answer's: the id GSA was asked by that said so. Undefined when not muted, or when the sidecar knew the
+   * mute without asking (remember()).
+   */
+  readonly mutedBy?: AskedId | undefined;
 }
 
 export interface MuteCacheOptions {
@@ -36,7 +44,7 @@ export interface MuteCacheOptions {
    * `source` is the chat source that asked (opaque; undefined when the caller named none): the client serves first
    * lookups of different sources in turn.
    */
-  readonly lookup: (player: PlayerIds, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
+  readonly lookup: (player: PlayerIds, kind: MuteLookupKind, source: string | undefined) => Promise<AskedAnswer>;
   /** Told when a refresh finds a player's muted status changed. Must not throw. */
   readonly onChange: (player: PlayerIdentity, entry: MuteEntry) => void;
   /** Time for the TTLs (lru-cache's `perf`); default lru-cache's own (performance.now). Tests pass fake time. */
@@ -104,6 +112,14 @@ export class MuteCache {
   /** New TTLs (a config reload): answers stored from now on keep for the new times; cached ones keep theirs. */
   setTtls(ttls: Pick<MuteCacheOptions, 'mutedTtlMs' | 'unmutedTtlMs'>): void {
     this.#options = { ...this.#options, mutedTtlMs: ttls.mutedTtlMs, unmutedTtlMs: ttls.unmutedTtlMs };
+  }
+
+  /**
+   * The id GSA was asked by whose answer calls the player muted, from whatever is cached under any of their ids
+   * (fresh or stale), without touching recency or starting a refresh; undefined when none does.
+   */
+  mutedBy(player: PlayerIdentity): AskedId | undefined {
+    return this.#peekAny(keysOf(player))?.mutedBy;
   }
 
   /** Forgets every answer (the API key changed: what the old key's service said is not this one's). */
@@ -199,7 +215,7 @@ export class MuteCache {
     const settled = (): void => {
       for (const key of keys) if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
     };
-    let asked: Promise<MuteStatus>;
+    let asked: Promise<AskedAnswer>;
     try {
       asked = this.#options.lookup(idsOf(player), forcedKind ?? (previous === undefined ? 'first' : 'refresh'), source);
     } catch (error) {
@@ -209,7 +225,7 @@ export class MuteCache {
     const flight = asked.then(
       (status) => {
         settled();
-        const entry = status.muted ? { muted: true, alert: status.alert } : NOT_MUTED;
+        const entry: MuteEntry = status.muted ? { muted: true, alert: status.alert, mutedBy: status.mutedBy } : NOT_MUTED;
         const ttl = entry.muted ? this.#options.mutedTtlMs : this.#options.unmutedTtlMs;
         for (const key of keys) this.#cache.set(key, entry, { ttl });
         if (previous !== undefined && previous.muted !== entry.muted) this.#options.onChange(player, entry);

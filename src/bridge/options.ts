@@ -2,6 +2,7 @@
 // admitted. The composition root (src/sidecar.ts) maps the config file onto these; the core never sees the file.
 // Types only; must never import src/config.
 
+import type { LookupIdRule } from './lookupIds.js';
 import type { ChatChannel, ServerActionName } from './port.js';
 
 /** One game server as the bridge knows it. */
@@ -12,6 +13,13 @@ export interface ServerOptions {
   readonly id?: number | undefined;
   /** Server actions a mod may trigger. @default [] */
   readonly allowActions: readonly ServerActionName[];
+  /**
+   * Which id GSA is asked by about a player who has a Steam64 and an EOS id: `steam-first` the Steam64, `eos-first`
+   * the EOS id, `both` each (muted when either is; two calls of the budget for such a player's lookup and refresh).
+   * A player with one id is asked by it whatever this says. Read at each lookup: a reload applies it from then on.
+   * @default 'steam-first'
+   */
+  readonly lookupIds?: LookupIdRule | undefined;
 }
 
 /** How chat is gated. */

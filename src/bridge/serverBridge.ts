@@ -10,6 +10,8 @@
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
+// Which id GSA is asked by is chosen here and nowhere else (#lookup, by servers[].lookupIds: lookupIds.ts): the
+// client and its dialect send the one id they are given.
 
 import type { Logger } from 'pino';
 import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds, SystemApi } from '../gsa/index.js';
@@ -17,6 +19,7 @@ import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
+import { DEFAULT_LOOKUP_IDS, askByEach, askedFields, describeAsked, idsToAsk, type AskedAnswer, type AskedId } from './lookupIds.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
 import { BadInputRefusal, MojangLookupMissingError, UnavailableRefusal } from './errors.js';
@@ -151,18 +154,33 @@ export class ServerBridge implements BridgeSink {
   }
 
   /**
-   * One mute lookup: through the mod API client when the player has a Steam64 or an EOS id (only those ids are
-   * passed: the mod API never sees a Mojang id), else through mojangLookup for a Minecraft player.
+   * One mute lookup, and the one place the id GSA is asked by is chosen: through the mod API client by the ids
+   * servers[].lookupIds picks (idsToAsk; read at each lookup, so a reload applies from the next one), each call
+   * taking its own place in the API budget as a lookup of `kind` from `source`; else through mojangLookup for a
+   * Minecraft player (the mod API never sees a Mojang id).
    */
-  #lookup(player: PlayerIds, kind: MuteLookupKind, source: string | undefined): Promise<MuteStatus> {
+  #lookup(player: PlayerIds, kind: MuteLookupKind, source: string | undefined): Promise<AskedAnswer> {
     const { steamId, eosId, mojangId } = player;
-    // Read at each lookup: a reload with a new API key swaps the client under the cache.
-    if (steamId !== undefined || eosId !== undefined || mojangId === undefined) return this.#client.checkMuted(this.serverName, { steamId, eosId }, { kind, source });
+    if (steamId !== undefined || eosId !== undefined || mojangId === undefined) {
+      // Read at each lookup: a reload with a new API key swaps the client under the cache.
+      const client = this.#client;
+      return askByEach(idsToAsk(player, this.#lookupIds()), (asked) => client.checkMuted(this.serverName, asked, { kind, source }));
+    }
     const answer = this.#mojangLookup?.(mojangId, kind, source);
-    if (answer !== undefined) return answer;
+    if (answer !== undefined) return answer.then((status) => (status.muted ? { muted: true, alert: status.alert, mutedBy: { kind: 'mojang', id: mojangId } } : status));
     const error = new MojangLookupMissingError();
     this.#warnMojangLookupMissing(mojangId, error);
     return Promise.reject(error);
+  }
+
+  #lookupIds(): NonNullable<ServerOptions['lookupIds']> {
+    return this.#settings.server.lookupIds ?? DEFAULT_LOOKUP_IDS;
+  }
+
+  /** The ids a lookup of this player asks GSA by now (for the lines that name them). */
+  #askedIds(player: PlayerIdentity): AskedId[] {
+    if (player.steamId === undefined && player.eosId === undefined && player.mojangId !== undefined) return [{ kind: 'mojang', id: player.mojangId }];
+    return idsToAsk(player, this.#lookupIds());
   }
 
   #warnMojangLookupMissing(mojangId: string, error: MojangLookupMissingError): void {
@@ -175,7 +193,7 @@ export class ServerBridge implements BridgeSink {
       const oldest = this.#mojangWarnedAt.keys().next().value;
       if (oldest !== undefined) this.#mojangWarnedAt.delete(oldest);
     }
-    this.#logger.warn({ player: mojangId, code: error.code }, error.message);
+    this.#logger.warn({ player: mojangId, asked: { mojang_id: mojangId }, code: error.code }, `${error.message} (player mojang_id ${mojangId})`);
   }
 
   /** Players in the mute cache (for metrics and the memory benchmark). */
@@ -461,11 +479,17 @@ export class ServerBridge implements BridgeSink {
       source,
       durationMs,
       alert: verdict.allow ? undefined : verdict.alert,
+      // Only a mute GSA called has an id it was asked by (read from the cache: muted lines are few).
+      asked: verdict.reason === 'muted' ? this.#cache.mutedBy(player) : undefined,
     });
   }
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {
-    this.#logger.info({ player: describePlayer(player), muted: entry.muted }, 'mute status changed');
+    // Names what GSA was asked by: the id that said muted, or (an unmute) the ids the rule asks by now; nothing for a
+    // mute the sidecar made itself (rememberMute), which asked nobody.
+    const asked = entry.mutedBy !== undefined ? [entry.mutedBy] : entry.muted ? [] : this.#askedIds(player);
+    const how = asked.length === 0 ? 'a mute this sidecar made, GSA not asked' : `GSA asked by ${describeAsked(asked)}`;
+    this.#logger.info({ player: describePlayer(player), asked: askedFields(asked), muted: entry.muted }, `mute status changed (${how})`);
     const alert = entry.muted ? (entry.alert ?? this.#settings.mute.defaultAlert) : undefined;
     for (const adapter of this.#adapters) adapter.muteChanged(player, entry.muted, alert);
   }

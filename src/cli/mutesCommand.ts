@@ -1,9 +1,10 @@
 // `gsa-bridge mutes [--json]`: who the running sidecar has seen muted (src/ops/mutedPlayers.ts), asked through the
-// data directory's control channel: player ids and name, server, since when, GSA's alert, and how many of their
-// lines were blocked in the last hour. Also the "mutes" control op the sidecar serves (see runCommand).
+// data directory's control channel: player ids and name, the id GSA was asked by (servers[].lookupIds chose it),
+// server, since when, GSA's alert, and how many of their lines were blocked in the last hour. Also the "mutes" control op the sidecar serves (see runCommand).
 // It never shows a chat line's text (the sidecar keeps none), never asks GSA, and prints GSA's and the game's text
 // only quoted and stripped of control characters, so neither can fake a column, a line or a terminal escape.
 
+import { ASKED_ID_FIELDS, askedFields } from '../bridge/lookupIds.js';
 import { RECENT_BLOCKS_WINDOW_MS, type MutedPlayer, type MutedPlayers } from '../ops/mutedPlayers.js';
 import { printableText } from '../text/printableText.js';
 import type { ControlHandler } from '../datadir/dataDirLock.js';
@@ -20,7 +21,8 @@ export const MUTES_COMMAND = defineCommand({
   synopsis: '[--json] [--config FILE]',
   summary: 'who the running sidecar has seen muted (player, name, server, since, GSA\'s alert) and their lines blocked in the last hour',
   details: [
-    'Asks the sidecar running on the config\'s reviews.dataDir. It lists players whose chat GSA called muted since the sidecar started;',
+    'Asks the sidecar running on the config\'s reviews.dataDir. It lists players whose chat GSA called muted since the sidecar started,',
+    'with the id GSA was asked by (ASKED BY: steam_id, eos_id or mojang_id; "-" for a mute the chat filter made);',
     'a player later seen unmuted leaves the list. Lines are counted, never shown. Exit 0; 1 when no sidecar runs on the data directory.',
   ],
   options: {
@@ -43,7 +45,17 @@ export interface MutesJsonRow {
   readonly alert: string | null;
   /** Lines decided muted in the last hour (window_ms of the answer). */
   readonly blocked_last_hour: number;
+  /**
+   * The id GSA was asked by whose answer said muted, one key named as GSA names it (`{"steam_id":"…"}`); null for a
+   * mute the sidecar made itself (the chat filter's), which asked nobody. Absent from an older sidecar's answer.
+   */
+  readonly asked: AskedJson | null;
 }
+
+/** `{"steam_id":"…"}`, `{"eos_id":"…"}` or `{"mojang_id":"…"}`. */
+type AskedJson = Partial<Record<(typeof ASKED_ID_FIELDS)[keyof typeof ASKED_ID_FIELDS], string>>;
+
+const ASKED_KEYS: readonly string[] = Object.values(ASKED_ID_FIELDS);
 
 function jsonRow(player: MutedPlayer): MutesJsonRow {
   return {
@@ -56,7 +68,16 @@ function jsonRow(player: MutedPlayer): MutesJsonRow {
     last_blocked_at: new Date(player.lastBlockedAt).toISOString(),
     alert: player.alert ?? null,
     blocked_last_hour: player.blockedRecently,
+    asked: player.asked === undefined ? null : askedFields([player.asked]),
   };
+}
+
+/** An answer's `asked`: one known key with a printable id, else null (an older sidecar sends none). */
+function parseAsked(value: unknown): AskedJson | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const [entry] = Object.entries(value as Record<string, unknown>).filter(([key, id]) => ASKED_KEYS.includes(key) && typeof id === 'string');
+  if (entry === undefined) return null;
+  return { [entry[0]]: printableText(String(entry[1]), 100) };
 }
 
 /** Serves `mutes` inside the running sidecar: the tracker's list as it is now. */
@@ -84,21 +105,27 @@ function parseRow(value: unknown): MutesJsonRow | undefined {
     last_blocked_at: printableText(last, 40),
     alert: optionalText(row.alert, 300),
     blocked_last_hour: blocked,
+    asked: parseAsked(row.asked),
   };
 }
 
-const HEADER = ['SERVER', 'PLAYER', 'NAME', 'SINCE', 'BLOCKED (1 h)', 'ALERT'] as const;
+const HEADER = ['SERVER', 'PLAYER', 'ASKED BY', 'NAME', 'SINCE', 'BLOCKED (1 h)', 'ALERT'] as const;
 
 function textTable(rows: readonly MutesJsonRow[]): string {
   // The name and the alert are quoted: nothing in them can fake a column.
-  const cells = rows.map((row) => [
-    row.server,
-    row.steam_id ?? row.eos_id ?? row.mojang_id ?? '?',
-    row.name === null ? '-' : JSON.stringify(row.name),
-    row.since,
-    String(row.blocked_last_hour),
-    row.alert === null ? '-' : JSON.stringify(row.alert),
-  ]);
+  const cells = rows.map((row) => {
+    // The id GSA was asked by leads: it is the one whose mute blocks the player (the others are shown by --json).
+    const [asked] = Object.entries(row.asked ?? {});
+    return [
+      row.server,
+      asked?.[1] ?? row.steam_id ?? row.eos_id ?? row.mojang_id ?? '?',
+      asked?.[0] ?? '-',
+      row.name === null ? '-' : JSON.stringify(row.name),
+      row.since,
+      String(row.blocked_last_hour),
+      row.alert === null ? '-' : JSON.stringify(row.alert),
+    ];
+  });
   const widths = HEADER.map((title, column) => Math.max(title.length, ...cells.map((cell) => (cell[column] ?? '').length)));
   const line = (cell: readonly string[]): string =>
     cell

@@ -111,7 +111,9 @@ function checkCrossFieldRules<Options extends ConfiguredAdapter>(catalog: Adapte
           }
         }
         // A game whose players only GSA's System API can check gates nobody without its key: refused, not warned about.
-        const needsSystemApi = usable(['api', 'system']) ? catalog.needsSystemApiOf?.(adapter) : undefined;
+        // Asked only of an adapter that parsed whole (its profile says what it needs).
+        const whole = !ctx.issues.some((issue) => issue.code !== 'unrecognized_keys' && path.every((segment, index) => issue.path?.[index] === segment));
+        const needsSystemApi = whole && usable(['api', 'system']) ? catalog.needsSystemApiOf?.(adapter) : undefined;
         if (needsSystemApi !== undefined && (config.api.system?.key ?? '') === '') {
           report(path, `cannot gate chat without GSA's System API: ${needsSystemApi}. Set api.system.key (or GSA_SYSTEM_API_KEY)`);
         }

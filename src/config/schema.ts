@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { crossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
+import { DEFAULT_LOOKUP_IDS, LOOKUP_ID_RULES } from '../bridge/lookupIds.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 import { periodProblem } from '../gsa/system/periods.js';
 import { isLoopbackHost } from '../net/loopback.js';
@@ -175,6 +176,14 @@ const serverFields = {
   id: count().optional(),
   // The webhook actions, and broadcast (GSA's System API only: without api.system a mod's broadcast is refused).
   allowActions: z.array(z.enum([...SERVER_ACTIONS, 'broadcast'])).default(() => []),
+  /**
+   * Which id GSA is asked by about a player who has a Steam64 and an EOS id (7 Days to Die, Squad, a mod that sends
+   * both): `steam-first` the Steam64 (GSA's community logins and the Steam games key players by Steam), `eos-first`
+   * the EOS id, `both` each, muted when either is, at two calls of the API budget per such player's lookup or
+   * refresh. A player with one id is asked by it. Reviews are sent by the first id the rule asks by.
+   * @default 'steam-first'
+   */
+  lookupIds: z.enum(LOOKUP_ID_RULES, { error: `must be one of ${LOOKUP_ID_RULES.map((rule) => `"${rule}"`).join(', ')}` }).default(DEFAULT_LOOKUP_IDS),
 };
 
 export function serverSchemaOf<Options>(adapter: z.ZodType<Options>) {

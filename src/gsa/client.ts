@@ -10,7 +10,7 @@ import type { BudgetState, CallKind } from './rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
-import type { ApiFlavor, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+import type { ApiFlavor, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from './webhookSpacing.js';
 
@@ -52,8 +52,9 @@ export interface CheckMutedOptions extends CallOptions {
   readonly source?: string | undefined;
 }
 
-function describePlayer(player: PlayerIds): string {
-  return player.steamId ?? player.eosId ?? '?';
+/** The id a call sends, with its kind, as every line about the call names it: `steam_id 76561198000000001`. */
+function describePlayer(player: OnePlayerId): string {
+  return player.steamId !== undefined ? `steam_id ${player.steamId}` : `eos_id ${player.eosId}`;
 }
 
 export class GsaClient {
@@ -79,17 +80,19 @@ export class GsaClient {
   }
 
   /**
-   * Asks whether a player is muted on a server. Retried on transient failures. A `refresh` waits behind first
+   * Asks whether a player is muted on a server, by the one id given: a Steam64 or an EOS id, never both (GSA takes
+   * one; invalid_input otherwise, nothing sent). A player known by both is asked by the id the caller chooses (the
+   * sidecar's bridge chooses by servers[].lookupIds). Retried on transient failures. A `refresh` waits behind first
    * lookups for the API budget (see CheckMutedOptions).
    */
   async checkMuted(server: string, player: PlayerIds, options: CheckMutedOptions = {}): Promise<MuteStatus> {
-    validateMuteCheck(server, player);
+    const asked = validateMuteCheck(server, player);
     const kind: CallKind = options.kind === 'refresh' ? 'refresh' : 'lookup';
     return this.#call({
-      request: this.#dialect.muteCheckRequest(this.#context, server, player),
+      request: this.#dialect.muteCheckRequest(this.#context, server, asked),
       kind,
-      what: `mute check ${server}/${describePlayer(player)}`,
-      parse: (response) => this.#dialect.parseMuteStatus(response, player),
+      what: `mute check ${server}/${describePlayer(asked)}`,
+      parse: (response) => this.#dialect.parseMuteStatus(response, asked),
       classify: this.#dialect.classify,
       target: server,
       options,
@@ -98,18 +101,19 @@ export class GsaClient {
   }
 
   /**
-   * Sends a player's review as given, its comment passed through `cleanComment` (idempotent). Re-sent only when the
+   * Sends a player's review as given, by the one id given (a Steam64 or an EOS id, never both, as for checkMuted),
+   * its comment passed through `cleanComment` (idempotent). Re-sent only when the
    * service surely did not store it; when a failure leaves that unknown, the error has `maybeProcessed: true` and
    * the caller must not send it blindly again.
    */
   async submitReview(server: string, player: PlayerIds, stars: number, comment: string, options: CallOptions = {}): Promise<ReviewReceipt> {
     // The same control-character rule as the outbox's admission, so the CLI and the library send what a mod would.
     const cleaned = cleanComment(comment);
-    validateReview(server, player, stars, cleaned, this.#reviewLimits);
+    const asked = validateReview(server, player, stars, cleaned, this.#reviewLimits);
     return this.#call({
-      request: this.#dialect.reviewRequest(this.#context, server, player, stars, cleaned),
+      request: this.#dialect.reviewRequest(this.#context, server, asked, stars, cleaned),
       kind: 'review',
-      what: `review ${server}/${describePlayer(player)}`,
+      what: `review ${server}/${describePlayer(asked)}`,
       parse: (response) => this.#dialect.parseReviewReceipt(response, this.#scrub),
       classify: this.#dialect.classify,
       target: server,

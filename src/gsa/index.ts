@@ -4,7 +4,7 @@ export { GSA_WEBHOOK_SPACING_MS, LocalWebhookSpacing, WEBHOOK_SPACING_MS, webhoo
 export * from './errors.js';
 export { CredentialsBreaker, DEFAULT_PROBE_INTERVAL_MS, type BreakerAdmission, type CredentialsBreakerOptions } from './credentialsBreaker.js';
 export type { RequestEvent, RequestObserver } from './requestEvent.js';
-export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type BudgetState, type RateLimitOptions } from './rateLimiter.js';
 export { apiKeyDigest } from './sharedKeyName.js';

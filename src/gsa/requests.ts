@@ -3,7 +3,7 @@
 // request without a client. Pure: no I/O, no retries. A built request carries the secret: never log it.
 
 import { modApiDialectOf, type ModApiContext } from './dialects/modApi.js';
-import type { ApiFlavor, PlayerIds, ServerAction } from './types.js';
+import type { ApiFlavor, OnePlayerId, ServerAction } from './types.js';
 
 import type { ApiRequest } from './dialects/dialect.js';
 
@@ -13,11 +13,11 @@ export interface RequestContext extends ModApiContext {
   readonly flavor: ApiFlavor;
 }
 
-export function muteCheckRequest(context: RequestContext, server: string, player: PlayerIds): ApiRequest {
+export function muteCheckRequest(context: RequestContext, server: string, player: OnePlayerId): ApiRequest {
   return modApiDialectOf(context.flavor).muteCheckRequest(context, server, player);
 }
 
-export function reviewRequest(context: RequestContext, server: string, player: PlayerIds, stars: number, comment: string): ApiRequest {
+export function reviewRequest(context: RequestContext, server: string, player: OnePlayerId, stars: number, comment: string): ApiRequest {
   return modApiDialectOf(context.flavor).reviewRequest(context, server, player, stars, comment);
 }
 

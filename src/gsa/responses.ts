@@ -18,7 +18,7 @@ import {
   ValidationError,
 } from './errors.js';
 import type { RawResponse } from './transport.js';
-import type { MuteStatus, PlayerIds, ReviewReceipt } from './types.js';
+import type { MuteStatus, OnePlayerId, ReviewReceipt } from './types.js';
 
 export type Scrub = (text: string) => string;
 
@@ -143,11 +143,11 @@ function nonEmpty(value: string | null | undefined): string | null {
 }
 
 /**
- * Reads a mute answer and checks that it is about the player asked for, as the official mod does: the
- * returned eos_id (compared case-insensitively) or steam_id must be the player's. Anything else (another
- * identifier, another player, no id at all) is a BadResponseError, so the caller treats it as unknown.
+ * Reads a mute answer and checks that it is about the id asked for, as the official mod does: the returned steam_id,
+ * or eos_id (compared case-insensitively), must be the one the request named. Anything else (another identifier,
+ * another player, no id at all) is a BadResponseError, so the caller treats it as unknown.
  */
-export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteStatus {
+export function parseMuteStatus(response: RawResponse, asked: OnePlayerId): MuteStatus {
   const parsed = muteBody.safeParse(parseJson(response.text));
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? '';
@@ -161,13 +161,12 @@ export function parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteSt
       { status: response.status },
     );
   }
-  const eosMatches = asked.eosId !== undefined && body.eos_id?.toLowerCase() === asked.eosId.toLowerCase();
-  const steamMatches = asked.steamId !== undefined && body.steam_id === asked.steamId;
-  if (!eosMatches && !steamMatches) {
+  const matches = asked.steamId !== undefined ? body.steam_id === asked.steamId : body.eos_id?.toLowerCase() === asked.eosId.toLowerCase();
+  if (!matches) {
     // Ids are not secrets, but an answer's ids are service text: cut them short rather than trust their length.
     const answered = JSON.stringify({ steam_id: body.steam_id?.slice(0, 40) ?? null, eos_id: body.eos_id?.slice(0, 40) ?? null });
     throw new BadResponseError(
-      `mute answer is about another player (${answered}, asked for ${asked.eosId !== undefined ? `eos_id ${asked.eosId}` : `steam_id ${asked.steamId ?? '?'}`}); not trusted`,
+      `mute answer is about another player (${answered}, asked for ${asked.steamId !== undefined ? `steam_id ${asked.steamId}` : `eos_id ${asked.eosId}`}); not trusted`,
       { status: response.status },
     );
   }

@@ -11,6 +11,12 @@ export interface PlayerIds {
   readonly mojangId?: string | undefined;
 }
 
+/**
+ * A player named by exactly one id, as a mod API call sends them: GSA takes steam_id or eos_id, never both. Which
+ * one is the caller's choice (in the sidecar: servers[].lookupIds, made in the bridge), never the dialect's.
+ */
+export type OnePlayerId = { readonly steamId: string; readonly eosId?: undefined } | { readonly eosId: string; readonly steamId?: undefined };
+
 export interface MuteStatus {
   readonly muted: boolean;
   /** The service's alert text for a muted player; null when it sent none (callers then use their default). */

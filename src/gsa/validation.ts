@@ -3,7 +3,7 @@
 
 import { InvalidInputError } from './errors.js';
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../ids/playerIds.js';
-import type { PlayerIds } from './types.js';
+import type { OnePlayerId, PlayerIds } from './types.js';
 
 // Re-exported: the package has exported both patterns from here since before the id module existed.
 export { EOS_ID_PATTERN, STEAM_ID_PATTERN };
@@ -65,24 +65,37 @@ function checkPlayer(problems: Problems, player: PlayerIds): void {
     add(problems, 'player', 'needs a steam_id or an eos_id');
     return;
   }
+  // GSA refuses both (a Laravel `prohibits` rule): which one to ask by is the caller's choice, never guessed here.
+  if (steamId !== undefined && eosId !== undefined) {
+    add(problems, 'player', 'give one id, steam_id or eos_id, not both: GSA takes one, and which one is the caller\'s choice (the sidecar\'s is servers[].lookupIds)');
+    return;
+  }
   if (steamId !== undefined && !STEAM_ID_PATTERN.test(steamId)) add(problems, 'steam_id', 'must be 17 digits');
   if (eosId !== undefined && !EOS_ID_PATTERN.test(eosId)) add(problems, 'eos_id', 'must be 32 hexadecimal characters');
 }
 
-export function validateMuteCheck(server: string, player: PlayerIds): void {
+/** The player as the one id they were checked to carry (after checkPlayer found no problem). */
+function onePlayerIdOf(player: PlayerIds): OnePlayerId {
+  return player.steamId !== undefined ? { steamId: player.steamId } : { eosId: player.eosId ?? '' };
+}
+
+/** Checks a mute check's input; returns the player as the one id to send. */
+export function validateMuteCheck(server: string, player: PlayerIds): OnePlayerId {
   const problems: Problems = {};
   checkServerName(problems, server);
   checkPlayer(problems, player);
   throwIfAny(problems);
+  return onePlayerIdOf(player);
 }
 
+/** Checks a review's input; returns the player as the one id to send. */
 export function validateReview(
   server: string,
   player: PlayerIds,
   stars: number,
   comment: string,
   limits: ReviewLimits,
-): void {
+): OnePlayerId {
   const problems: Problems = {};
   checkServerName(problems, server);
   checkPlayer(problems, player);
@@ -93,6 +106,7 @@ export function validateReview(
     add(problems, 'comment', `must be at most ${limits.maxCommentLength} characters`);
   }
   throwIfAny(problems);
+  return onePlayerIdOf(player);
 }
 
 export function validateServerAction(serverId: number, countdownMinutes: number | undefined): void {

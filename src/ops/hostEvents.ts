@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { BridgeEvents, ReviewEvent, VerdictEvent } from '../bridge/events.js';
+import { askedFields, describeAsked } from '../bridge/lookupIds.js';
 import type { PlayerIdentity } from '../bridge/port.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeDuration } from './serviceHealth.js';
@@ -32,9 +33,14 @@ function playerId(player: PlayerIdentity): string {
   return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
+/** `muted`, and the id GSA was asked by when its answer decided (servers[].lookupIds chose it; not always `player`). */
+function mutedWords(event: VerdictEvent): string {
+  return event.asked === undefined ? 'muted' : `muted, GSA asked by ${describeAsked([event.asked])}`;
+}
+
 function blockCause(event: VerdictEvent): string {
   if (event.reason === 'filtered') return 'the chat filter matched a listed word';
-  return event.reason === 'muted' ? 'muted' : 'GSA did not answer in time and mute.onUnknown is "block"';
+  return event.reason === 'muted' ? mutedWords(event) : 'GSA did not answer in time and mute.onUnknown is "block"';
 }
 
 /**
@@ -52,7 +58,7 @@ function blockEffect(event: VerdictEvent): { readonly head: string; readonly cau
     return { head: 'chat not checked in time', cause: 'GSA did not answer in time; mute.onUnknown is "block", but RCON cannot un-send chat, so the line was seen' };
   }
   const answer = event.tellsSpeaker === true ? ': told the muted player' : `, and adapter ${event.adapter ?? '?'} cannot message players`;
-  return { head: 'muted player spoke', cause: `muted; RCON cannot un-send chat, so the line was seen${answer}` };
+  return { head: 'muted player spoke', cause: `${mutedWords(event)}; RCON cannot un-send chat, so the line was seen${answer}` };
 }
 
 export class HostEventLog {
@@ -89,7 +95,13 @@ export class HostEventLog {
     const key = `${event.server}\u0000${player}`;
     const now = this.#clock.now();
     const known = this.#blocked.get(key);
-    const fields = { server: event.server, ...(event.adapter === undefined ? {} : { adapter: event.adapter }), player, reason: event.reason };
+    const fields = {
+      server: event.server,
+      ...(event.adapter === undefined ? {} : { adapter: event.adapter }),
+      player,
+      reason: event.reason,
+      ...(event.asked === undefined ? {} : { asked: askedFields([event.asked]) }),
+    };
     const { head, cause } = blockEffect(event);
     if (known === undefined) {
       this.#remember(key, { loggedAt: now, suppressed: 0 });

@@ -1,11 +1,12 @@
 // Who the running sidecar has seen muted, for `gsa-bridge mutes`: from the core's verdict events, each player whose
 // chat line GSA (or the mute cache) called muted, on which server, since when, with the alert they were shown, and
-// how many of their lines were blocked in the last hour. A later 'ok' verdict for the player on that server ends the
+// how many of their lines were blocked in the last hour, and the id GSA was asked by whose answer said muted. A later 'ok' verdict for the player on that server ends the
 // entry (the mute is over). Bounded: beyond maxPlayers the player seen muted longest ago is forgotten.
 // It never keeps or shows a chat line's text (events carry none), never changes a verdict, and never asks GSA: it
 // only knows the players who spoke.
 
 import type { BridgeEvents, VerdictEvent } from '../bridge/events.js';
+import type { AskedId } from '../bridge/lookupIds.js';
 import type { PlayerIdentity } from '../bridge/port.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { printableText } from '../text/printableText.js';
@@ -44,6 +45,11 @@ export interface MutedPlayer {
   /** What the player was shown: GSA's alert, or mute.defaultAlert when GSA sent none. */
   readonly alert?: string | undefined;
   /**
+   * The id GSA was asked by whose answer said muted (servers[].lookupIds chose it), as last seen; undefined for a
+   * mute the sidecar made itself (the chat filter's), which asked nobody.
+   */
+  readonly asked?: AskedId | undefined;
+  /**
    * Lines decided muted in the last RECENT_BLOCKS_WINDOW_MS (counted in 5-minute steps): blocked, or for RCON, whose
    * chat the game already showed, answered with the alert.
    */
@@ -56,6 +62,7 @@ interface Entry {
   readonly since: number;
   lastBlockedAt: number;
   alert: string | undefined;
+  asked: AskedId | undefined;
   /** Blocked lines per step; `steps[i]` counts step number `stepOf[i]` (a ring over RECENT_STEPS). */
   readonly counts: number[];
   readonly stepOf: number[];
@@ -108,6 +115,7 @@ export class MutedPlayers {
         since: entry.since,
         lastBlockedAt: entry.lastBlockedAt,
         alert: entry.alert,
+        asked: entry.asked,
         blockedRecently,
       });
     }
@@ -137,7 +145,7 @@ export class MutedPlayers {
         const oldest = this.#entries.entries().next();
         if (oldest.done !== true) this.#forget(oldest.value[0], playerKey(oldest.value[1].player) ?? '');
       }
-      entry = { server: event.server, player: event.player, since: now, lastBlockedAt: now, alert: undefined, counts: new Array<number>(RECENT_STEPS).fill(0), stepOf: new Array<number>(RECENT_STEPS).fill(-Infinity) };
+      entry = { server: event.server, player: event.player, since: now, lastBlockedAt: now, alert: undefined, asked: undefined, counts: new Array<number>(RECENT_STEPS).fill(0), stepOf: new Array<number>(RECENT_STEPS).fill(-Infinity) };
       this.#entries.set(key, entry);
       this.#entriesOf.set(id, (this.#entriesOf.get(id) ?? 0) + 1);
     }
@@ -145,6 +153,7 @@ export class MutedPlayers {
     entry.player = event.player;
     entry.lastBlockedAt = now;
     if (event.alert !== undefined) entry.alert = printableText(event.alert, MAX_ALERT);
+    if (event.asked !== undefined) entry.asked = event.asked;
     this.#count(entry, now);
   }
 

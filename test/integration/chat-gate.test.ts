@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChatGate, type ChatGateOptions } from '../../src/bridge/chatGate.js';
 import { MuteCache, type MuteEntry } from '../../src/bridge/muteCache.js';
+import { DEFAULT_LOOKUP_IDS, askByEach, idsToAsk } from '../../src/bridge/lookupIds.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
@@ -51,7 +52,8 @@ function setup(options: Partial<ChatGateOptions & { mutedTtlMs: number; unmutedT
     clock: { now: () => now },
     mutedTtlMs: options.mutedTtlMs ?? 60_000,
     unmutedTtlMs: options.unmutedTtlMs ?? 300_000,
-    lookup: (player) => client.checkMuted(SERVER, player),
+    // As the bridge asks: by the id servers[].lookupIds picks (its default), one id per call.
+    lookup: (player) => askByEach(idsToAsk(player, DEFAULT_LOOKUP_IDS), (asked) => client.checkMuted(SERVER, asked)),
     onChange: (player, entry) => changes.push({ player, entry }),
   });
   const gate = new ChatGate(cache, {
@@ -176,9 +178,9 @@ describe('MuteCache', () => {
     emulator.mute(SERVER, ALICE.steamId!, 'now muted');
     cache.refresh(ALICE);
     await vi.waitFor(() => {
-      expect(changes).toEqual([{ player: ALICE, entry: { muted: true, alert: 'now muted' } }]);
+      expect(changes).toEqual([{ player: ALICE, entry: { muted: true, alert: 'now muted', mutedBy: { kind: 'steam', id: ALICE.steamId } } }]);
     }, patientMs(10_000));
-    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'now muted' });
+    expect(cache.peek(ALICE)).toEqual({ muted: true, alert: 'now muted', mutedBy: { kind: 'steam', id: ALICE.steamId } });
   });
 
   it('keeps the stale answer when a refresh fails', async () => {
@@ -190,7 +192,7 @@ describe('MuteCache', () => {
     cache.refresh(MALLORY);
     await muteCallsReach(2); // the refresh was answered 503
     await new Promise((resolve) => setImmediate(resolve));
-    expect(cache.peek(MALLORY)).toEqual({ muted: true, alert: 'x' });
+    expect(cache.peek(MALLORY)).toEqual({ muted: true, alert: 'x', mutedBy: { kind: 'steam', id: MALLORY.steamId } });
   });
 
   it('does not cache a failed first lookup', async () => {

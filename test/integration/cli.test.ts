@@ -179,17 +179,26 @@ describe('mute-check', () => {
     emulator.mute(SERVER, MUTED, 'Muted by admin');
     const muted = await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED]);
     expect(muted.code).toBe(0);
-    expect(JSON.parse(muted.stdout)).toEqual({ server: SERVER, steam_id: MUTED, eos_id: null, muted: true, alert: 'Muted by admin' });
+    expect(JSON.parse(muted.stdout)).toEqual({
+      server: SERVER,
+      steam_id: MUTED,
+      eos_id: null,
+      muted: true,
+      alert: 'Muted by admin',
+      asked: { steam_id: MUTED },
+      muted_by: { steam_id: MUTED },
+      lookup_ids: 'steam-first',
+    });
     const free = await cli(['mute-check', '--server', SERVER, '--eos-id', '0123456789abcdef0123456789abcdef']);
     expect(JSON.parse(free.stdout)).toMatchObject({ muted: false, alert: null, eos_id: '0123456789abcdef0123456789abcdef' });
   });
 
-  it('exits 1 when the service refuses, 2 on a bad id or both ids', async () => {
+  it('exits 1 when the service refuses, 2 on a bad id or no id', async () => {
     const unknown = await cli(['mute-check', '--server', 'nosuch', '--steam-id', MUTED]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not_found/);
     expect((await cli(['mute-check', '--server', SERVER, '--steam-id', '123'])).code).toBe(2);
-    expect((await cli(['mute-check', '--server', SERVER, '--steam-id', MUTED, '--eos-id', '0123456789abcdef0123456789abcdef'])).code).toBe(2);
+    expect((await cli(['mute-check', '--server', SERVER])).stderr).toMatch(/give --steam-id ID, --eos-id ID, or both/);
     expect((await cli(['mute-check', '--steam-id', MUTED])).stderr).toMatch(/--server NAME is required/);
   });
 

@@ -646,7 +646,8 @@ describe('control surface over HTTP', () => {
     await webhook('wipe');
     const calls = await control('GET', 'calls');
     expect(calls.json).toStrictEqual([
-      { at: expect.any(Number) as number, method: 'POST', path: `/api/v1/gameserver/${SERVER}/review`, endpoint: 'review', flavor: 'v1', server: SERVER, status: 200 },
+      // The player ids the body named: which id a client asked by.
+      { at: expect.any(Number) as number, method: 'POST', path: `/api/v1/gameserver/${SERVER}/review`, endpoint: 'review', flavor: 'v1', server: SERVER, status: 200, player: { steam_id: STEAM } },
       { at: expect.any(Number) as number, method: 'POST', path: `/api/v1/server/${SERVER_ID}/wipe`, endpoint: 'webhook', flavor: 'webhook', server: String(SERVER_ID), status: 200 },
     ]);
     expect(emu.calls).toHaveLength(2);

@@ -62,7 +62,8 @@ async function startCase(testCase: Case): Promise<{ game: RunningGameConsole; ad
 
 describe("every game against emulator --game's consoles", () => {
   it.each(CASES)('$game: a muted player is answered, and !review reaches GSA as typed', async (testCase) => {
-    // GSA knows a player by one id; which one a game's lines give differs (EOS on Squad and 7 Days to Die).
+    // GSA knows a player by one id; which one a game's lines give differs (both on Squad and 7 Days to Die, asked by
+    // the Steam64 there; EOS alone on ASA).
     emulator().mute(SERVER, MALLORY.steamId, ALERT);
     emulator().mute(SERVER, MALLORY.eosId, ALERT);
     const { game, adapter, logs } = await startCase(testCase);

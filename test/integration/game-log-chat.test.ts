@@ -128,7 +128,7 @@ describe('ark: chat from GetChat', () => {
 describe('config: where chat is read', () => {
   it.each([
     [{ profile: 'conan', port: 25575 }, /servers\[0\]\.adapters\[0\]\.logFile.*required for profile conan/s],
-    [{ profile: 'squad', port: 21114, logFile: '/x/y.log' }, /logFile.*not read for profile squad/s],
+    [{ profile: 'squad', port: 21114, logFile: '/x/y.log' }, /logFile: is not read by profile squad/s],
     [{ profile: 'rust', port: 28016, gsaMod: true }, /gsaMod.*ASA mod/s],
     [{ profile: 'ark' }, /adapters\[0\]\.port: required \(the game's console port\)/],
     [{ profile: 'ark', port: 27020, logFile: '/logs/*/ServerGame.log' }, /logFile.*last path segment/s],

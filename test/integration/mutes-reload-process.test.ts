@@ -68,14 +68,15 @@ describe('gsa-bridge mutes', () => {
         last_blocked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
         alert: 'Muted for spam[2J appeal on the forum',
         blocked_last_hour: 2,
+        asked: { steam_id: MALLORY.steam_id },
       },
     ]);
 
     const text = await runCliInProcess(['mutes', '--config', setup.configPath]);
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SERVER\s+PLAYER\s+NAME\s+SINCE\s+BLOCKED \(1 h\)\s+ALERT$/);
-    expect(lines[1]).toMatch(new RegExp(`^${SERVER}\\s+${MALLORY.steam_id}\\s+"Mallory"\\s+\\S+\\s+2\\s+"Muted for spam\\[2J appeal on the forum"$`));
+    expect(lines[0]).toMatch(/^SERVER\s+PLAYER\s+ASKED BY\s+NAME\s+SINCE\s+BLOCKED \(1 h\)\s+ALERT$/);
+    expect(lines[1]).toMatch(new RegExp(`^${SERVER}\\s+${MALLORY.steam_id}\\s+steam_id\\s+"Mallory"\\s+\\S+\\s+2\\s+"Muted for spam\\[2J appeal on the forum"$`));
     expect(lines).toHaveLength(2);
     expect(text.stderr).toContain('in the last 60 min');
     for (const output of [json.stdout, text.stdout, text.stderr]) {

@@ -188,7 +188,7 @@ describe('rcon adapter: ark', () => {
     ark.say(`${MUTED.name} (Rex): hello`);
     await until(() => ark.actions().length === 1, 'the alert');
     expect(hostLines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
-      `muted player spoke: player ${MUTED.steamId} on ${SERVER} (muted; RCON cannot un-send chat, so the line was seen: told the muted player)`,
+      `muted player spoke: player ${MUTED.steamId} on ${SERVER} (muted, GSA asked by steam_id ${MUTED.steamId}; RCON cannot un-send chat, so the line was seen: told the muted player)`,
     ]);
   });
 
@@ -288,7 +288,8 @@ async function startSquad(players = [MUTED, NICE]): Promise<SquadGame> {
 
 describe('rcon adapter: squad', () => {
   it('warns a muted speaker once per cooldown with AdminWarn, and nobody else', async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    // GSA keys Squad's (Steam) players by Steam64: the sidecar asks by it (servers[].lookupIds), though lines carry both.
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
     const squad = await startSquad();
     const { adapter } = await startRig({ profile: 'squad', port: squad.fake.port });
     await until(() => adapter.ready && muteCalls() === 2, 'login and both joins looked up');
@@ -302,7 +303,7 @@ describe('rcon adapter: squad', () => {
   });
 
   it("allows a muted player's ChatTeam line with not_gated and no lookup, and answers their ChatAll with AdminWarn", async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
     // Nobody listed: no join warms the cache, so any lookup would be this line's.
     const squad = await startSquad([]);
     const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port });
@@ -324,7 +325,7 @@ describe('rcon adapter: squad', () => {
   });
 
   it('gates ChatTeam once a reload lists team in mute.gatedChannels, on the same session', async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
     const squad = await startSquad([]);
     const { adapter, sidecar } = await startRig({ profile: 'squad', port: squad.fake.port, alertCooldownMs: 0 });
     const verdicts = recordVerdicts(sidecar);
@@ -355,7 +356,7 @@ describe('rcon adapter: squad', () => {
     await until(() => adapter.ready, 'login');
     await afterPolls(() => squad.fake.commands, 'ListPlayers');
     expect(muteCalls()).toBe(0);
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
     squad.players = [MUTED];
     await until(() => muteCalls() === 1, 'the join lookup');
     squad.fake.pushChat(squadChat(MUTED, 'hi'));
@@ -396,7 +397,7 @@ describe('rcon adapter: squad', () => {
   });
 
   it('reconnects after the game drops the connection, keeping one session', async () => {
-    emulator.mute(SERVER, MUTED.eosId, ALERT);
+    emulator.mute(SERVER, MUTED.steamId, ALERT);
     const squad = await startSquad();
     const { adapter } = await startRig({ profile: 'squad', port: squad.fake.port, alertCooldownMs: 0 });
     await until(() => adapter.ready, 'login');

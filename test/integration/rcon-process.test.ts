@@ -34,7 +34,8 @@ describe('gsa-bridge run with an rcon adapter', () => {
   it('warns a muted Squad speaker over RCON and closes its one session on SIGTERM', async () => {
     const emulator = await GsaEmulator.start({ clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
     cleanups.push(() => emulator.close());
-    emulator.mute(SERVER, EOS, 'Muted for spam');
+    // Muted under the Steam64, as GSA keys Squad's players: the line carries both ids and the sidecar asks by it.
+    emulator.mute(SERVER, STEAM, 'Muted for spam');
     const players = `----- Active Players -----\nID: 1 | Online IDs: EOS: ${EOS} steam: ${STEAM} | Name:  Loud One | Team ID: 1 | Squad ID: 2\n`;
     const fake = await FakeSourceRconServer.start({ quirks: 'squad', password: PASSWORD, respond: (command) => (command === 'ListPlayers' ? players : '') });
     cleanups.push(() => fake.stop());

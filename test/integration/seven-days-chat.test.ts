@@ -23,6 +23,8 @@ const IMPOSTOR: SevenDaysFakePlayer = {
 };
 
 const eosOf = (player: SevenDaysFakePlayer): string => (player.crossId ?? '').slice('EOS_'.length);
+/** A Steam player's Steam64: GSA is asked by it (servers[].lookupIds' default, steam-first). */
+const steamOf = (player: SevenDaysFakePlayer): string => player.platformId.slice('Steam_'.length);
 
 const rig = useGameRig();
 const { until } = rig;
@@ -58,8 +60,9 @@ const decided = (verdicts: readonly VerdictEvent[]): { eosId: string | undefined
 
 describe('7dtd over telnet', () => {
   it('gates Steam and Xbox speakers from the console stream and answers through notifyCommand', async () => {
-    // GSA knows 7 Days to Die players by their EOS id (the crossid), whatever their platform.
-    emulator().mute(SERVER, (STEAM_MUTED.crossId ?? '').slice('EOS_'.length), ALERT);
+    // GSA keys a Steam player by Steam64, which the sidecar asks by (servers[].lookupIds) though it knows the crossid
+    // too; an Xbox player has only the EOS id of the crossid.
+    emulator().mute(SERVER, STEAM_MUTED.platformId.slice('Steam_'.length), ALERT);
     emulator().mute(SERVER, (XBOX_MUTED.crossId ?? '').slice('EOS_'.length), ALERT);
     const game = await startGame([STEAM_MUTED, XBOX_MUTED, NICE]);
     const { adapter, logs } = await startRig(game.port, { notifyCommand: 'pm {entityId} "{message}"' });
@@ -93,7 +96,7 @@ describe('7dtd over telnet', () => {
   });
 
   it('gates a muted player whose chat a mod handles (the handled line, then its coloured re-broadcast) as that player: one verdict, one alert', async () => {
-    emulator().mute(SERVER, eosOf(STEAM_MUTED), ALERT);
+    emulator().mute(SERVER, steamOf(STEAM_MUTED), ALERT);
     const game = await startGame([STEAM_MUTED, NICE]);
     const { adapter, sidecar } = await startRig(game.port, { notifyCommand: 'pm {entityId} "{message}"' });
     const verdicts = recordVerdicts(sidecar);
@@ -114,7 +117,7 @@ describe('7dtd over telnet', () => {
   });
 
   it('reads one message a mod logged twice (the plain line and the handled line, ms apart) once: one verdict and one alert', async () => {
-    emulator().mute(SERVER, eosOf(STEAM_MUTED), ALERT);
+    emulator().mute(SERVER, steamOf(STEAM_MUTED), ALERT);
     emulator().mute(SERVER, eosOf(XBOX_MUTED), ALERT);
     const game = await startGame([STEAM_MUTED, XBOX_MUTED, NICE]);
     const { adapter, sidecar } = await startRig(game.port, { notifyCommand: 'pm {entityId} "{message}"' });
@@ -140,7 +143,7 @@ describe('7dtd over telnet', () => {
   });
 
   it("never looks a player up as another whose id, entity and name their own name carries", async () => {
-    emulator().mute(SERVER, eosOf(STEAM_MUTED), ALERT);
+    emulator().mute(SERVER, steamOf(STEAM_MUTED), ALERT);
     const game = await startGame([STEAM_MUTED, IMPOSTOR]);
     const { adapter, sidecar } = await startRig(game.port, { notifyCommand: 'pm {entityId} "{message}"' });
     const verdicts = recordVerdicts(sidecar);

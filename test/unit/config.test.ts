@@ -128,7 +128,7 @@ describe('parseConfig', () => {
         retry: { retries: 5, minDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 },
         wipePath: 'wipe',
       },
-      servers: [{ name: 'ovddykvbs', allowActions: [], adapters: [] }],
+      servers: [{ name: 'ovddykvbs', allowActions: [], lookupIds: 'steam-first', adapters: [] }],
       mute: {
         mutedTtlMs: 60000,
         unmutedTtlMs: 300000,

@@ -158,6 +158,9 @@ describe('validation before any request', () => {
 
   it('refuses a player with no id, a bad eos id, an unsafe server name', () => {
     expect(() => { validateMuteCheck('ovddykvbs', {}); }).toThrow(/player: needs a steam_id or an eos_id/);
+    // GSA takes one id; which one is the caller's choice, so both are refused rather than one guessed.
+    expect(() => { validateMuteCheck('ovddykvbs', { steamId: STEAM, eosId: EOS }); }).toThrow(/player: give one id, steam_id or eos_id, not both/);
+    expect(() => { validateReview('ovddykvbs', { steamId: STEAM, eosId: EOS }, 5, '', DEFAULT_REVIEW_LIMITS); }).toThrow(/not both/);
     expect(() => { validateMuteCheck('ovddykvbs', { eosId: 'zz' }); }).toThrow(/eos_id: must be 32 hexadecimal/);
     expect(() => { validateMuteCheck('a/b', { steamId: STEAM }); }).toThrow(/server: may contain only/);
   });
@@ -215,10 +218,13 @@ describe('request building', () => {
     expect(serverActionRequest(v1, 4711, 'restart', 5).path).not.toContain('countdown');
   });
 
-  it('sends exactly one player id, eos_id when both are known', () => {
-    const form = new URLSearchParams(muteCheckRequest(v1, 's', { steamId: STEAM, eosId: EOS }).body);
-    expect(form.get('eos_id')).toBe(EOS);
-    expect(form.get('steam_id')).toBeNull();
+  it('sends exactly the one player id it is given, with no preference of its own', () => {
+    const bySteam = new URLSearchParams(muteCheckRequest(v1, 's', { steamId: STEAM }).body);
+    expect([bySteam.get('steam_id'), bySteam.get('eos_id')]).toEqual([STEAM, null]);
+    const byEos = new URLSearchParams(muteCheckRequest(v1, 's', { eosId: EOS }).body);
+    expect([byEos.get('steam_id'), byEos.get('eos_id')]).toEqual([null, EOS]);
+    const review = new URLSearchParams(reviewRequest(v1, 's', { steamId: STEAM }, 5, 'ok').body);
+    expect([review.get('steam_id'), review.get('eos_id')]).toEqual([STEAM, null]);
   });
 
   it('keeps a base URL path prefix', () => {

@@ -49,6 +49,18 @@ describe('HostEventLog', () => {
     ]);
   });
 
+  it('names the id GSA was asked by, which may not be the first id the player has', () => {
+    const eos = '0002bfc5aaaa0000bbbb0000cccc0281';
+    events.emit('verdict', blocked({ player: { steamId: MALLORY, eosId: eos }, asked: { kind: 'eos', id: eos } }));
+    events.emit('verdict', blocked({ server: 'rust', adapter: 'rust-main', alreadyShown: true, tellsSpeaker: true, asked: { kind: 'steam', id: MALLORY } }));
+    expect(lines).toEqual([
+      expect.objectContaining({ player: MALLORY, asked: { eos_id: eos }, msg: `chat blocked: player ${MALLORY} on ovddykvbs (muted, GSA asked by eos_id ${eos})` }),
+      expect.objectContaining({
+        msg: `muted player spoke: player ${MALLORY} on rust (muted, GSA asked by steam_id ${MALLORY}; RCON cannot un-send chat, so the line was seen: told the muted player)`,
+      }),
+    ]);
+  });
+
   it('logs nothing for an allowed line', () => {
     events.emit('verdict', blocked({ verdict: 'allow', reason: 'ok' }));
     expect(lines).toEqual([]);

@@ -94,8 +94,18 @@ describe('MutedPlayers', () => {
       ok: true,
       window_ms: RECENT_BLOCKS_WINDOW_MS,
       players: [
-        { server: SERVER, steam_id: MALLORY, eos_id: null, mojang_id: null, name: null, since: new Date(START).toISOString(), last_blocked_at: new Date(START).toISOString(), alert: null, blocked_last_hour: 1 },
+        { server: SERVER, steam_id: MALLORY, eos_id: null, mojang_id: null, name: null, since: new Date(START).toISOString(), last_blocked_at: new Date(START).toISOString(), alert: null, blocked_last_hour: 1, asked: null },
       ],
     });
+  });
+
+  it('shows the id GSA was asked by, as the latest muted verdict named it, also when it is not the first id the player has', async () => {
+    const eos = '0002aaaa000000000000000000000001';
+    // A player known by both ids, asked by the EOS id (eos-first): that is the id `mutes` names.
+    events.emit('verdict', verdict({ player: { steamId: MALLORY, eosId: eos }, asked: { kind: 'eos', id: eos } }));
+    // A line decided from the chat filter's own mute names no id: the one GSA was asked by stays.
+    events.emit('verdict', verdict({ player: { steamId: MALLORY, eosId: eos } }));
+    expect(muted.list()).toMatchObject([{ steamId: MALLORY, eosId: eos, asked: { kind: 'eos', id: eos }, blockedRecently: 2 }]);
+    expect(await mutesControlHandler(() => muted)({ op: 'mutes' })).toMatchObject({ players: [{ steam_id: MALLORY, eos_id: eos, asked: { eos_id: eos } }] });
   });
 });

@@ -54,7 +54,8 @@ describe('UnattributedChat', () => {
     const { report, warnings } = setup();
     report.note('not_listed', `evil\u001b[31m\r\n\u202eFAKE LOG LINE ${'x'.repeat(1_000)}`);
     const [warning = ''] = warnings();
-    expect([...warning].filter((char) => char.charCodeAt(0) < 0x20 || (char >= '\u202a' && char <= '\u202e'))).toEqual([]);
+    const unprintable = Array.from({ length: warning.length }, (_, index) => warning.charCodeAt(index)).filter((code) => code < 0x20 || (code >= 0x202a && code <= 0x202e));
+    expect(unprintable).toEqual([]);
     expect(warning).toContain('evil[31m FAKE LOG LINE');
     expect(warning).not.toContain('x'.repeat(200));
     expect(warning).toMatch(/not on the player list \(`list uuids`\)/);

@@ -6,7 +6,7 @@
 import type { Credentials } from '../credentials.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from '../responses.js';
 import type { RawResponse } from '../transport.js';
-import type { ApiFlavor, MuteStatus, PlayerIds, ReviewReceipt, ServerAction } from '../types.js';
+import type { ApiFlavor, MuteStatus, OnePlayerId, ReviewReceipt, ServerAction } from '../types.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialect.js';
 
 export interface ModApiContext {
@@ -19,10 +19,10 @@ export interface ModApiContext {
 
 export interface ModApiDialect {
   readonly flavor: ApiFlavor;
-  muteCheckRequest(context: ModApiContext, server: string, player: PlayerIds): ApiRequest;
-  reviewRequest(context: ModApiContext, server: string, player: PlayerIds, stars: number, comment: string): ApiRequest;
+  muteCheckRequest(context: ModApiContext, server: string, player: OnePlayerId): ApiRequest;
+  reviewRequest(context: ModApiContext, server: string, player: OnePlayerId, stars: number, comment: string): ApiRequest;
   serverActionRequest(context: ModApiContext, serverId: number, action: ServerAction, countdownMinutes?: number): ApiRequest;
-  parseMuteStatus(response: RawResponse, asked: PlayerIds): MuteStatus;
+  parseMuteStatus(response: RawResponse, asked: OnePlayerId): MuteStatus;
   parseReviewReceipt(response: RawResponse, scrub: Scrub): ReviewReceipt;
   readonly classify: ClassifyFailure;
 }
@@ -30,13 +30,12 @@ export interface ModApiDialect {
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
- * Exactly one id: the API takes "steam_id or eos_id", and a Laravel `prohibits` rule would refuse both. When both
- * are known, eos_id wins: the confirmed reference for these calls is the official ASA mod, which identifies players
- * by EOS id.
+ * The one id the caller chose, and nothing else: the API takes "steam_id or eos_id", and a Laravel `prohibits` rule
+ * refuses both. Which id a player is asked by is decided above the client (the bridge, by servers[].lookupIds), so
+ * no preference hides here.
  */
-function playerFields(player: PlayerIds): Record<string, string> {
-  if (player.eosId !== undefined) return { eos_id: player.eosId };
-  return player.steamId !== undefined ? { steam_id: player.steamId } : {};
+function playerFields(player: OnePlayerId): Record<string, string> {
+  return player.steamId !== undefined ? { steam_id: player.steamId } : { eos_id: player.eosId };
 }
 
 /** Where a dialect puts the key pair: into the form (v1) or into headers (v2). */

@@ -105,6 +105,25 @@ function muteReply(ctx: ModApiContext, server: string, player: Player): Reply {
   });
 }
 
+/** The player ids a mod API body names, as sent (both when both came, which validation then refuses): for the call log. */
+export interface NamedPlayer {
+  readonly steam_id?: string;
+  readonly eos_id?: string;
+}
+
+/** What a mod API body names as the player; undefined when it names no id or cannot be read. */
+export function namedPlayer(contentType: string | undefined, body: Buffer): NamedPlayer | undefined {
+  const parsed = parseBody(contentType, body);
+  if (!parsed.ok) return undefined;
+  const steam = parsed.fields.get('steam_id');
+  const eos = parsed.fields.get('eos_id');
+  const named: NamedPlayer = {
+    ...(typeof steam === 'string' ? { steam_id: steam } : {}),
+    ...(typeof eos === 'string' ? { eos_id: eos } : {}),
+  };
+  return Object.keys(named).length === 0 ? undefined : named;
+}
+
 type ParsedBody = { readonly ok: true; readonly fields: InputFields } | { readonly ok: false; readonly reply: Reply };
 
 /**

@@ -8,7 +8,7 @@ import type { AcceptedCredentials, AcceptedSystemKey } from './auth.js';
 import { CONTROL_PREFIX, handleControl } from './controlApi.js';
 import { CAPTIVE_PORTAL_PAGE, type FaultSpec } from './faults.js';
 import { firstHeader, MAX_BODY_BYTES, messageReply, readBody, sendHtml, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
-import { handleModApi, type AlertKey } from './modApi.js';
+import { handleModApi, namedPlayer, type AlertKey } from './modApi.js';
 import { WEBHOOK_ACTIONS, type CallHandle, type EmulatorState, type RecordedCall, type WebhookAction } from './state.js';
 import { handleSystemApi, SYSTEM_PREFIX } from './systemApi.js';
 import { handleWebhook } from './webhookApi.js';
@@ -80,6 +80,9 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
     answer(options.state, res, call, TOO_LARGE_REPLY);
     return;
   }
+  // Which id a client asked by, for tests and /_emulator/calls (before a fault, so a failed call still says it).
+  const named = route.kind === 'mod' ? namedPlayer(firstHeader(req.headers, 'content-type'), read.body) : undefined;
+  if (named !== undefined) call.player = named;
 
   const fault = options.state.faults.take(described.endpoint);
   if (fault?.kind === 'status') {

@@ -10,6 +10,7 @@ import { ArrivalWatch } from './arrivals.js';
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { KeyBudget } from './keyBudget.js';
+import type { NamedPlayer } from './modApi.js';
 import { SystemState, type SystemSnapshot } from './systemState.js';
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
 
@@ -69,6 +70,8 @@ export interface RecordedCall {
   readonly gsaId?: boolean;
   /** Status sent; 0 while unanswered, and stays 0 when dropped or the client went away first. */
   readonly status: number;
+  /** Mod API calls only: the player ids the body named, as sent (which id a client asked by); absent when none. */
+  readonly player?: NamedPlayer | undefined;
 }
 
 /** What `GET /_emulator/state` answers. */
@@ -89,6 +92,7 @@ export interface EmulatorSnapshot {
 /** A call whose status is filled in once the answer goes out. */
 export interface CallHandle {
   status: number;
+  player?: NamedPlayer | undefined;
 }
 
 type MutableCall = { -readonly [K in keyof RecordedCall]: RecordedCall[K] };
