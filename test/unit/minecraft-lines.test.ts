@@ -184,7 +184,7 @@ describe('chat as live servers write it', () => {
 
   it("counts a chat plugin's line naming a listed player as unparsed, and leaves the game's own lines alone", () => {
     const listed = ['Steve', 'Steve_2'];
-    for (const message of ['[Member] Steve: hi', 'Steve: hi', '[G] [VIP] Steve_2 \u00bb hi', '\u00a77~Steve\u00a78\u00bb\u00a77 hi', '[\u751f\u5b58\u533a] Steve >> 1', '[Steve] \u27a4 hi', 'Steve > hi', '[Not Secure] [Member] Steve: hi']) {
+    for (const message of ['<[Member] Steve> hi', '<\u00a77[VIP]\u00a7fSteve> hi', '<Steve (AFK)> hi', '<Mr Steve> hi', '[Member] Steve: hi', 'Steve: hi', '[G] [VIP] Steve_2 \u00bb hi', '\u00a77~Steve\u00a78\u00bb\u00a77 hi', '[\u751f\u5b58\u533a] Steve >> 1', '[Steve] \u27a4 hi', 'Steve > hi', '[Not Secure] [Member] Steve: hi']) {
       expect(parseMinecraftLogLine(line('Async Chat Thread - #0', message), listed), message).toMatchObject({ kind: 'unparsed', reason: expect.stringContaining('chatPattern') as unknown });
       expect(parseMinecraftLogLine(line('Async Chat Thread - #0', message), []).kind, message).not.toBe('player');
     }

@@ -27,8 +27,9 @@
 // `<Mallory> Steve joined the game` is Mallory's chat and never a join, and Netty's thread is never trusted for them.
 // `/me` (`* name text`) is tied to a player only by a name the player list shows (`knownNames`); `* word …` for any
 // other word is unparsed. Colour codes (`§` and one of `0-9a-fk-orx`) are removed from the message before reading.
-// A chat plugin's own format (`[Admin] Mr_RedSheep: lol`) is not read here (the host's chatPattern reads it): a line
-// naming a listed player right before `: `, ` » `, ` >> ` or ` > ` is reported unparsed, so it is counted, never taken.
+// A chat plugin's own format (`[Admin] Mr_RedSheep: lol`, `<[Member] Steve> hi`) is not read here (the host's
+// chatPattern reads it): a line naming a listed player right before `: `, ` » `, ` >> ` or ` > `, or a `<…>` holding a
+// prefix, is reported unparsed, so it is counted, never taken.
 import { checkPlayerId } from '../../../src/ids/playerIds.js';
 import type { ListedPlayer, PlayerListParse, UnparsedLine } from './parsedLines.js';
 
@@ -75,6 +76,11 @@ const COLOUR_CODE = /\u00a7[0-9a-fk-orx]/gi;
 const UNSIGNED = '[Not Secure] ';
 /** `<name> text`, or Bukkit's `[world]<name> text`: the name ends at the first `> `. */
 const CHAT = /^(?:\[[^[\]\s]{1,64}\])?<([^<>]{1,40})> ([\s\S]*)$/;
+/**
+ * Brackets never occur in a player's name: between `<` and `>` they are a prefix or suffix a plugin added (a name
+ * with a space is one too, unless it is a Floodgate Bedrock name, which starts with `.`).
+ */
+const DECORATED_NAME = /[[\](){}]/;
 /** `[sender] text`: `/say`. */
 const SAY = /^\[([^[\]]{1,40})\] ([\s\S]*)$/;
 /** The senders `/say` names when no player runs it. */
@@ -159,7 +165,12 @@ export function parseMinecraftLogLine(line: string, knownNames: readonly string[
   const said = unsigned ? message.slice(UNSIGNED.length) : message;
 
   const chat = CHAT.exec(said);
-  if (chat !== null) return { kind: 'player', channel: 'global', name: chat[1] ?? '', text: chat[2] ?? '', unsigned };
+  if (chat !== null) {
+    const name = chat[1] ?? '';
+    // `<[Member] Steve> hi`: a plugin put a prefix into the display name; the host's chatPattern can read it, this cannot.
+    if (DECORATED_NAME.test(name) || (/\s/.test(name) && !name.startsWith('.'))) return { kind: 'unparsed', reason: 'a display name with a prefix or suffix between "<" and ">" (a chat plugin\'s; set chatPattern)' };
+    return { kind: 'player', channel: 'global', name, text: chat[2] ?? '', unsigned };
+  }
   if (said.startsWith('* ')) return readEmote(said.slice(2), knownNames, unsigned);
 
   // Without a thread (the console layout) the head alone is trusted: nothing a player types comes before it.
