@@ -4,7 +4,8 @@
 // profile, and a real ServerBridge whose mojangLookup is the test's (the System API is wired by the app layer).
 // Shown: a muted player's line is blocked and answered with tellraw holding the escaped alert, an unmuted player's
 // line is allowed, a line after each roll is still read, the mod API client is never asked about a Minecraft player,
-// and without mojangLookup the policy decides and the host is told once. As live servers write chat: a hybrid's
+// and without mojangLookup the policy decides and the host is told once. As live servers write chat (the GSA
+// emulator's System API answering, as the app layer wires it): a hybrid's
 // Netty thread, colour codes around the name and `/me` are gated like plain chat; a `/me` whose name is not listed,
 // a join or UUID line a player types, and a chat plugin's line are never anyone's.
 import { createServer, type Server } from 'node:http';
@@ -23,7 +24,8 @@ import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import type { MinecraftChatStyle } from '../../src/gameEmulator/gameLogs.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { SourceRconConsole } from '../../src/gameEmulator/sourceRconConsole.js';
-import { GsaClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaClient, SystemApiClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { createHostileTextGenerator } from '../fixtures/hostileText.js';
@@ -31,6 +33,7 @@ import { patientMs, PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js'
 import { tempDir } from '../fixtures/tempDir.js';
 
 const PASSWORD = 'mc-console-secret-1';
+const SYSTEM_KEY = 'mc-chat-system-key-1';
 const SERVER = 'mc-survival';
 /** What GSA says to a muted player, hostile on purpose: quotes, a backslash, a line break, a section sign, a pipe. */
 const ALERT = 'Muted by an admin: "spam" \\ appeal\r\non Discord §k|';
@@ -65,6 +68,20 @@ async function modApi(): Promise<{ readonly url: string; readonly requests: stri
 }
 
 type MojangLookup = (mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
+
+/**
+ * GSA as the app layer reaches it for a Minecraft player: the GSA emulator's System API, Alice and Mallory known by
+ * their Mojang ids, Mallory muted on the dashboard; the lookup is the sidecar's own System API client's.
+ */
+async function systemApiLookup(): Promise<MojangLookup> {
+  const emulator = await GsaEmulator.start({ systemKey: SYSTEM_KEY });
+  cleanups.push(() => emulator.close());
+  emulator.addPlayer({ ids: [{ type: 'mojang', id: ALICE.uuid }], name: ALICE.name });
+  emulator.systemMute(emulator.addPlayer({ ids: [{ type: 'mojang', id: MALLORY.uuid }], name: MALLORY.name }));
+  const system = new SystemApiClient({ baseUrl: emulator.url, key: SYSTEM_KEY, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } });
+  cleanups.push(() => system.close());
+  return (mojangId, kind, source) => system.checkMuted(mojangId, { kind, source });
+}
 
 async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOptions: Record<string, unknown> = {}, minecraftChat?: MinecraftChatStyle) {
   const dir = await tempDir('mc-chat');
@@ -163,14 +180,7 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
   });
 
   it("gates a muted player's chat from a hybrid's Netty thread, with colour codes in the name, and as /me", async () => {
-    const mc = await startMinecraft(
-      (mojangId) => {
-        const muted = mojangId === MALLORY.uuid;
-        return Promise.resolve({ muted, alert: muted ? ALERT : null, steamId: null, eosId: null });
-      },
-      {},
-      { thread: 'Netty Server IO #3', nameColour: 'e' },
-    );
+    const mc = await startMinecraft(await systemApiLookup(), {}, { thread: 'Netty Server IO #3', nameColour: 'e' });
     mc.game.join(ALICE);
     mc.game.join(MALLORY);
     mc.game.say(MALLORY, 'BUY GOLD CHEAP');
@@ -195,7 +205,7 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
   });
 
   it('never ties a /me of an unlisted name to a listed player, nor takes a join or UUID line typed on the Netty thread', async () => {
-    const mc = await startMinecraft((mojangId) => Promise.resolve({ muted: mojangId === MALLORY.uuid, alert: ALERT, steamId: null, eosId: null }));
+    const mc = await startMinecraft(await systemApiLookup());
     mc.game.join(MALLORY);
     mc.game.join(ALICE);
     await appendFile(
