@@ -44,8 +44,20 @@ function chatLineOf(parsed: MinecraftLogParse): RconChatLine {
  */
 function newMinecraftReader(): RconLineReader {
   const seen = new Set<string>();
+  // One array while neither the list nor the logins change: the parser sorts a list once per array, not per line.
+  let listed: readonly string[] = [];
+  let names: readonly string[] = [];
+  let stale = false;
+  const namesWith = (knownNames: readonly string[]): readonly string[] => {
+    if (stale || knownNames.length !== listed.length || knownNames.some((name, index) => name !== listed[index])) {
+      listed = [...knownNames];
+      names = seen.size === 0 ? listed : [...listed, ...seen];
+      stale = false;
+    }
+    return names;
+  };
   return (line, knownNames) => {
-    const parsed = parseMinecraftLogLine(line, seen.size === 0 ? knownNames : [...knownNames, ...seen]);
+    const parsed = parseMinecraftLogLine(line, namesWith(knownNames));
     if (parsed.kind === 'uuid' || parsed.kind === 'join') {
       seen.delete(parsed.name);
       seen.add(parsed.name);
@@ -53,8 +65,9 @@ function newMinecraftReader(): RconLineReader {
         const oldest = seen.values().next().value;
         if (oldest !== undefined) seen.delete(oldest);
       }
+      stale = true;
     } else if (parsed.kind === 'leave') {
-      seen.delete(parsed.name);
+      stale = seen.delete(parsed.name) || stale;
     }
     return chatLineOf(parsed);
   };

@@ -1,5 +1,5 @@
-// Reads Minecraft (Java) text: the lines of `logs/latest.log` and the RCON answer to `list uuids`. Pure functions:
-// must never throw on what the game writes (an odd line is `unparsed` with a reason), never do I/O (tailing the file
+// Reads Minecraft (Java) text: the lines of `logs/latest.log` and the RCON answer to `list uuids`. Pure functions
+// (a memo of the last sorted name list aside, which changes no result): must never throw on what the game writes (an odd line is `unparsed` with a reason), never do I/O (tailing the file
 // is the caller's), and never take an id, a join or another player's line from a player's own words.
 //
 // Formats (reference/games.md, Minecraft; real captures in test/fixtures/real/minecraft-*.txt):
@@ -89,6 +89,8 @@ const UUID_LINE = /^UUID of player (\S{1,40}) is (\S{32,36})$/;
 const ROSTER_LINE = /^(\S{1,40})(?: \(formerly known as \S{1,40}\))? (joined|left) the game$/;
 /** What a chat plugin puts between the speaker and the words (`Steve: hi`, `Steve » hi`, `[Steve] ➤ hi`). */
 const PLUGIN_SEPARATOR = /^[\])]?\s?(?::|»|>>|>|➤|→)(?:\s|$)/u;
+/** A line with none of the separators is no plugin's chat: the names need not be looked for. */
+const PLUGIN_SEPARATOR_ANYWHERE = /[:»>➤→]/u;
 /** A plugin's prefix before the name (`[Admin] `, `!!OWNER!! `) is short; a name deeper in is someone's words. */
 const PLUGIN_PREFIX_MAX = 64;
 /** The character before a plugin line's name is not part of a word: `Kicked Steve: spam` is the game's feedback. */
@@ -120,9 +122,13 @@ export function minecraftMessageOf(line: string): string | undefined {
   return readHead(line)?.message;
 }
 
+/** The last list sorted, by identity: a reader passes one array while the names stay the same (minecraft.ts). */
+let sortedFor: { readonly names: readonly string[]; readonly sorted: readonly string[] } | undefined;
+
 /** Longest first, so `Steve_2` is tried before `Steve`; empty names dropped. */
-function byLength(knownNames: readonly string[]): string[] {
-  return [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length);
+function byLength(knownNames: readonly string[]): readonly string[] {
+  if (sortedFor?.names !== knownNames) sortedFor = { names: knownNames, sorted: [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length) };
+  return sortedFor.sorted;
 }
 
 /** `* name text` (after `* `): the listed name it starts with, followed by a space or the end. */
@@ -140,6 +146,7 @@ function readEmote(rest: string, knownNames: readonly string[], unsigned: boolea
  * command feedback `[Steve: Saved the game]` is not one.
  */
 export function pluginChatSpeaker(message: string, knownNames: readonly string[]): string | undefined {
+  if (!PLUGIN_SEPARATOR_ANYWHERE.test(message)) return undefined;
   for (const name of byLength(knownNames)) {
     for (let at = message.indexOf(name); at !== -1 && at <= PLUGIN_PREFIX_MAX; at = message.indexOf(name, at + 1)) {
       const before = message.slice(0, at);
