@@ -229,6 +229,19 @@ describe("the profile's reader", () => {
     expect(newReader()(emote, [])).toMatchObject({ kind: 'unparsed' });
   });
 
+  it('reads each line with the list as it is now, also when it changes between two lines', () => {
+    const read = newReader();
+    const emote = '[12:00:02] [Server thread/INFO]: * Zed waves';
+    expect(read(emote, [])).toMatchObject({ kind: 'unparsed' });
+    expect(read(emote, ['Zed'])).toMatchObject({ kind: 'player', name: 'Zed' });
+    expect(read(emote, ['Amy'])).toMatchObject({ kind: 'unparsed' });
+    const list = ['Amy', 'Zed'];
+    expect(read(emote, list)).toMatchObject({ kind: 'player', name: 'Zed' });
+    list.pop();
+    expect(read(emote, list)).toMatchObject({ kind: 'unparsed' });
+    expect(read('[12:00:03] [Server thread/INFO]: [Member] Amy: hi', ['Amy'])).toMatchObject({ kind: 'unparsed' });
+  });
+
   it('remembers at most 1000 names, forgetting the oldest', () => {
     const read = newReader();
     for (let n = 0; n <= 1_000; n++) read(`[12:00:00] [Server thread/INFO]: P${String(n)} joined the game`, []);
