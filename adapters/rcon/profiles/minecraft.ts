@@ -11,7 +11,7 @@
 // line; `/say` (the console's, RCON's or an operator's) → the server's, never gated; joins, leaves and login UUID lines
 // → roster lines with who came or went; a line that looks like chat but cannot be tied to anyone → unparsed.
 import { MINECRAFT_TEXT_RULES, minecraftTellraw } from '../commandText.js';
-import { minecraftMessageOf, parseMinecraftLogLine, parseMinecraftPlayerList, type MinecraftLogParse } from './minecraftLines.js';
+import { KnownMinecraftNames, minecraftMessageOf, parseMinecraftLogLine, parseMinecraftPlayerList, type MinecraftLogParse } from './minecraftLines.js';
 import type { RconChatLine, RconLineReader, RconProfile } from './profile.js';
 
 /** Most names one reader remembers from login lines; the oldest go first. */
@@ -44,14 +44,14 @@ function chatLineOf(parsed: MinecraftLogParse): RconChatLine {
  */
 function newMinecraftReader(): RconLineReader {
   const seen = new Set<string>();
-  // One array while neither the list nor the logins change: the parser sorts a list once per array, not per line.
+  // Prepared once while neither the list nor the logins change, not once a line.
   let listed: readonly string[] = [];
-  let names: readonly string[] = [];
+  let names = new KnownMinecraftNames([]);
   let stale = false;
-  const namesWith = (knownNames: readonly string[]): readonly string[] => {
+  const namesWith = (knownNames: readonly string[]): KnownMinecraftNames => {
     if (stale || knownNames.length !== listed.length || knownNames.some((name, index) => name !== listed[index])) {
       listed = [...knownNames];
-      names = seen.size === 0 ? listed : [...listed, ...seen];
+      names = new KnownMinecraftNames([...listed, ...seen]);
       stale = false;
     }
     return names;

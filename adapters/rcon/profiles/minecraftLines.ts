@@ -1,5 +1,5 @@
-// Reads Minecraft (Java) text: the lines of `logs/latest.log` and the RCON answer to `list uuids`. Pure functions
-// (a memo of the last sorted name list aside, which changes no result): must never throw on what the game writes (an odd line is `unparsed` with a reason), never do I/O (tailing the file
+// Reads Minecraft (Java) text: the lines of `logs/latest.log` and the RCON answer to `list uuids`. Pure functions:
+// must never throw on what the game writes (an odd line is `unparsed` with a reason), never do I/O (tailing the file
 // is the caller's), and never take an id, a join or another player's line from a player's own words.
 //
 // Formats (reference/games.md, Minecraft; real captures in test/fixtures/real/minecraft-*.txt):
@@ -122,18 +122,23 @@ export function minecraftMessageOf(line: string): string | undefined {
   return readHead(line)?.message;
 }
 
-/** The last list sorted, by identity: a reader passes one array while the names stay the same (minecraft.ts). */
-let sortedFor: { readonly names: readonly string[]; readonly sorted: readonly string[] } | undefined;
+/**
+ * The names a line may be tied to, prepared once for many lines (a reader keeps one while the list does not change):
+ * longest first, so `Steve_2` is tried before `Steve`, and as a set.
+ */
+export class KnownMinecraftNames {
+  readonly longestFirst: readonly string[];
+  readonly all: ReadonlySet<string>;
 
-/** Longest first, so `Steve_2` is tried before `Steve`; empty names dropped. */
-function byLength(knownNames: readonly string[]): readonly string[] {
-  if (sortedFor?.names !== knownNames) sortedFor = { names: knownNames, sorted: [...new Set(knownNames)].filter((name) => name.length > 0).sort((a, b) => b.length - a.length) };
-  return sortedFor.sorted;
+  constructor(names: Iterable<string>) {
+    this.all = new Set([...names].filter((name) => name.length > 0));
+    this.longestFirst = [...this.all].sort((a, b) => b.length - a.length);
+  }
 }
 
 /** `* name text` (after `* `): the listed name it starts with, followed by a space or the end. */
-function readEmote(rest: string, knownNames: readonly string[], unsigned: boolean): MinecraftLogParse {
-  for (const name of byLength(knownNames)) {
+function readEmote(rest: string, known: KnownMinecraftNames, unsigned: boolean): MinecraftLogParse {
+  for (const name of known.longestFirst) {
     if (rest === name) return { kind: 'player', channel: 'global', name, text: '', unsigned, readAs: '/me' };
     if (rest.startsWith(`${name} `)) return { kind: 'player', channel: 'global', name, text: rest.slice(name.length + 1), unsigned, readAs: '/me' };
   }
@@ -145,9 +150,9 @@ function readEmote(rest: string, knownNames: readonly string[], unsigned: boolea
  * the start, after nothing or after a symbol (`[Admin] `, `!!OWNER!! `, `~`), and right before a separator. The game's
  * command feedback `[Steve: Saved the game]` is not one.
  */
-export function pluginChatSpeaker(message: string, knownNames: readonly string[]): string | undefined {
+export function pluginChatSpeaker(message: string, known: KnownMinecraftNames): string | undefined {
   if (!PLUGIN_SEPARATOR_ANYWHERE.test(message)) return undefined;
-  for (const name of byLength(knownNames)) {
+  for (const name of known.longestFirst) {
     for (let at = message.indexOf(name); at !== -1 && at <= PLUGIN_PREFIX_MAX; at = message.indexOf(name, at + 1)) {
       const before = message.slice(0, at);
       const after = message.slice(at + name.length);
@@ -163,7 +168,10 @@ export function pluginChatSpeaker(message: string, knownNames: readonly string[]
  * shows (and those the caller saw log in), for `/me`, `/say` by a player and the chat-plugin check; without them such
  * lines are unparsed or other, never a player's.
  */
-export function parseMinecraftLogLine(line: string, knownNames: readonly string[] = []): MinecraftLogParse {
+export function parseMinecraftLogLine(line: string, knownNames: readonly string[] | KnownMinecraftNames = []): MinecraftLogParse {
+  // Prepared only for a line that needs the names (a /me, a /say, a plugin's separator), once.
+  let prepared: KnownMinecraftNames | undefined;
+  const known = (): KnownMinecraftNames => (prepared ??= knownNames instanceof KnownMinecraftNames ? knownNames : new KnownMinecraftNames(knownNames));
   const head = readHead(line);
   // A stack trace's continuation, a line a plugin printed raw: not the game's chat.
   if (head === undefined || head.level !== 'INFO') return { kind: 'other' };
@@ -178,7 +186,7 @@ export function parseMinecraftLogLine(line: string, knownNames: readonly string[
     if (DECORATED_NAME.test(name) || (/\s/.test(name) && !name.startsWith('.'))) return { kind: 'unparsed', reason: 'a display name with a prefix or suffix between "<" and ">" (a chat plugin\'s; set chatPattern)' };
     return { kind: 'player', channel: 'global', name, text: chat[2] ?? '', unsigned };
   }
-  if (said.startsWith('* ')) return readEmote(said.slice(2), knownNames, unsigned);
+  if (said.startsWith('* ')) return readEmote(said.slice(2), known(), unsigned);
 
   // Without a thread (the console layout) the head alone is trusted: nothing a player types comes before it.
   const serverThread = thread === undefined || thread === 'Server thread';
@@ -187,7 +195,7 @@ export function parseMinecraftLogLine(line: string, knownNames: readonly string[
     const sender = say?.[1] ?? '';
     const words = say?.[2] ?? '';
     if (say !== null && SERVER_SENDERS.has(sender)) return { kind: 'server', text: words };
-    if (say !== null && knownNames.includes(sender) && !PLUGIN_SEPARATOR.test(words)) return { kind: 'say', name: sender, text: words };
+    if (say !== null && known().all.has(sender) && !PLUGIN_SEPARATOR.test(words)) return { kind: 'say', name: sender, text: words };
   }
   if (!unsigned) {
     if (thread === undefined || UUID_THREAD.test(thread)) {
@@ -202,7 +210,7 @@ export function parseMinecraftLogLine(line: string, knownNames: readonly string[
       if (roster !== null) return { kind: roster[2] === 'joined' ? 'join' : 'leave', name: roster[1] ?? '' };
     }
   }
-  const speaker = pluginChatSpeaker(said, knownNames);
+  const speaker = pluginChatSpeaker(said, known());
   if (speaker !== undefined) return { kind: 'unparsed', reason: `a chat plugin's line naming ${speaker}: not the game's "<name> text" (set chatPattern to read it)` };
   if (unsigned) return { kind: 'unparsed', reason: 'a "[Not Secure] " line without "<name> " after it (a chat plugin\'s format? set chatPattern)' };
   if (said.startsWith('<')) return { kind: 'unparsed', reason: 'a chat line without "<name> " after the head' };
