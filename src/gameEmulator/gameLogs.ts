@@ -20,11 +20,28 @@ export interface GameLog {
    * the same name. Absent for games that only roll at a start.
    */
   roll?(): void;
+  /** A player's emote (Minecraft's `/me`), where the game has one. */
+  emote?(player: ScriptedPlayer, text: string): void;
 }
 
 export interface GameLogOptions {
   /** @default Date.now */
   readonly now?: () => number;
+}
+
+/** How the fake Minecraft server writes a player's chat, as the servers hosts run do (reference/games.md). */
+export interface MinecraftChatStyle {
+  /**
+   * The thread chat lines come from: vanilla's `Server thread`, Paper's `Async Chat Thread - #0`, or a hybrid's
+   * (CatServer, Mohist) `Netty Server IO #2`. @default 'Server thread'
+   */
+  readonly thread?: string | undefined;
+  /** A colour code (`e`) put around names in chat and `/me` (`<§eAlex§r>`), as nickname plugins do. @default none */
+  readonly nameColour?: string | undefined;
+}
+
+export interface MinecraftLogOptions extends GameLogOptions {
+  readonly chat?: MinecraftChatStyle | undefined;
 }
 
 const two = (value: number): string => String(value).padStart(2, '0');
@@ -146,10 +163,14 @@ function rollMinecraftLog(path: string, now: () => number): void {
 /**
  * Minecraft's `logs/latest.log`: an existing one is rolled to `YYYY-MM-DD-N.log.gz` beside it at each start, as the
  * server does, and again on roll() (the server's midnight roll). Chat comes from `Server thread` as vanilla writes
- * it, a login's UUID line from `User Authenticator #1`.
+ * it (or the thread `chat` says), `/me` from `Server thread` (commands run there), a login's UUID line from
+ * `User Authenticator #1`.
  */
-export function openMinecraftLog(path: string, options: GameLogOptions = {}): GameLog {
+export function openMinecraftLog(path: string, options: MinecraftLogOptions = {}): GameLog {
   const now = options.now ?? Date.now;
+  const chatThread = options.chat?.thread ?? 'Server thread';
+  const colour = options.chat?.nameColour;
+  const shown = (player: ScriptedPlayer): string => (colour === undefined ? player.name : `\u00a7${colour}${player.name}\u00a7r`);
   prepareDir(path);
   rollMinecraftLog(path, now);
   const line = (thread: string, text: string): void => {
@@ -166,7 +187,10 @@ export function openMinecraftLog(path: string, options: GameLogOptions = {}): Ga
       line('Server thread', `${player.name} left the game`);
     },
     chat: (player, text) => {
-      line('Server thread', `<${player.name}> ${text}`);
+      line(chatThread, `<${shown(player)}> ${text}`);
+    },
+    emote: (player, text) => {
+      line('Server thread', `* ${shown(player)} ${text}`);
     },
     roll: () => {
       rollMinecraftLog(path, now);

@@ -6,7 +6,7 @@
 // It must never log or print the password, and never be loaded by `run`.
 import { createServer, type Server, type Socket } from 'node:net';
 import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
-import { openArkGameLog, openConanLog, openMinecraftLog, type GameLog } from './gameLogs.js';
+import { openArkGameLog, openConanLog, openMinecraftLog, type GameLog, type MinecraftChatStyle } from './gameLogs.js';
 import type { ChatStage, ScriptedPlayer } from './scriptedChat.js';
 import { CONAN_TOO_MANY, SOURCE_GAME_RULES, type ConsoleWorld, type SourceConsoleGame, type SourceGameRules } from './sourceConsoleGames.js';
 
@@ -30,6 +30,8 @@ export interface SourceRconConsoleOptions {
   /** Where the game writes its log (ark: a file or a `ServerGame.*.log` pattern; conan: ConanSandbox.log;
    * minecraft: logs/latest.log). Each start makes a new file as the game does. @default no log */
   readonly logFile?: string | undefined;
+  /** minecraft: the thread chat comes from and the names' colour (a hybrid server, a nickname plugin). @default vanilla's */
+  readonly minecraftChat?: MinecraftChatStyle | undefined;
   /** conan: commands accepted in `karmaWindowMs` before `Too many commands, try again later.` (RconMaxKarma). @default 60 */
   readonly maxKarma?: number | undefined;
   /** conan: the window the karma counts in. @default 60000 */
@@ -58,7 +60,7 @@ function seededRandom(): () => number {
   };
 }
 
-function openLog(game: SourceConsoleGame, path: string, now: () => number): GameLog | undefined {
+function openLog(game: SourceConsoleGame, path: string, now: () => number, minecraftChat: MinecraftChatStyle | undefined): GameLog | undefined {
   switch (game) {
     case 'ark':
     case 'atlas':
@@ -66,7 +68,7 @@ function openLog(game: SourceConsoleGame, path: string, now: () => number): Game
     case 'conan':
       return openConanLog(path, { now });
     case 'minecraft':
-      return openMinecraftLog(path, { now });
+      return openMinecraftLog(path, { now, chat: minecraftChat });
     case 'squad':
       return undefined;
   }
@@ -104,7 +106,7 @@ export class SourceRconConsole implements ChatStage {
     this.#random = options.random ?? seededRandom();
     this.#now = options.now ?? Date.now;
     this.#online = [...(options.players ?? [])];
-    this.log = options.logFile === undefined ? undefined : openLog(options.game, options.logFile, this.#now);
+    this.log = options.logFile === undefined ? undefined : openLog(options.game, options.logFile, this.#now, options.minecraftChat);
     this.#server = createServer((socket) => {
       this.#onConnection(socket);
     });
@@ -154,6 +156,13 @@ export class SourceRconConsole implements ChatStage {
     this.log?.chat(player, text);
     if (this.game === 'ark' || this.game === 'atlas') this.#chatBuffer.push(`${player.name} (${player.character}): ${text}`);
     if (this.game === 'squad') this.push(`[ChatAll] [Online IDs:EOS: ${player.eosId} steam: ${player.steamId}] ${player.name} : ${text}`);
+  }
+
+  /** A player's emote (Minecraft's `/me`) in the game's log; false when this game's log has none. */
+  emote(player: ScriptedPlayer, text: string): boolean {
+    if (this.log?.emote === undefined) return false;
+    this.log.emote(player, text);
+    return true;
   }
 
   /** The game rolls its log while running (Minecraft's midnight roll); false when this game's log does not. */

@@ -4,10 +4,13 @@
 // profile, and a real ServerBridge whose mojangLookup is the test's (the System API is wired by the app layer).
 // Shown: a muted player's line is blocked and answered with tellraw holding the escaped alert, an unmuted player's
 // line is allowed, a line after each roll is still read, the mod API client is never asked about a Minecraft player,
-// and without mojangLookup the policy decides and the host is told once.
+// and without mojangLookup the policy decides and the host is told once. As live servers write chat (the GSA
+// emulator's System API answering, as the app layer wires it): a hybrid's
+// Netty thread, colour codes around the name and `/me` are gated like plain chat; a `/me` whose name is not listed,
+// a join or UUID line a player types, and a chat plugin's line are never anyone's.
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { rename, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
@@ -18,9 +21,11 @@ import { SourceRconClient } from '../../adapters/rcon/sourceRconClient.js';
 import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
+import type { MinecraftChatStyle } from '../../src/gameEmulator/gameLogs.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { SourceRconConsole } from '../../src/gameEmulator/sourceRconConsole.js';
-import { GsaClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
+import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaClient, SystemApiClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { createHostileTextGenerator } from '../fixtures/hostileText.js';
@@ -28,6 +33,7 @@ import { patientMs, PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js'
 import { tempDir } from '../fixtures/tempDir.js';
 
 const PASSWORD = 'mc-console-secret-1';
+const SYSTEM_KEY = 'mc-chat-system-key-1';
 const SERVER = 'mc-survival';
 /** What GSA says to a muted player, hostile on purpose: quotes, a backslash, a line break, a section sign, a pipe. */
 const ALERT = 'Muted by an admin: "spam" \\ appeal\r\non Discord §k|';
@@ -63,10 +69,24 @@ async function modApi(): Promise<{ readonly url: string; readonly requests: stri
 
 type MojangLookup = (mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus>;
 
-async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOptions: Record<string, unknown> = {}) {
+/**
+ * GSA as the app layer reaches it for a Minecraft player: the GSA emulator's System API, Alice and Mallory known by
+ * their Mojang ids, Mallory muted on the dashboard; the lookup is the sidecar's own System API client's.
+ */
+async function systemApiLookup(): Promise<MojangLookup> {
+  const emulator = await GsaEmulator.start({ systemKey: SYSTEM_KEY });
+  cleanups.push(() => emulator.close());
+  emulator.addPlayer({ ids: [{ type: 'mojang', id: ALICE.uuid }], name: ALICE.name });
+  emulator.systemMute(emulator.addPlayer({ ids: [{ type: 'mojang', id: MALLORY.uuid }], name: MALLORY.name }));
+  const system = new SystemApiClient({ baseUrl: emulator.url, key: SYSTEM_KEY, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } });
+  cleanups.push(() => system.close());
+  return (mojangId, kind, source) => system.checkMuted(mojangId, { kind, source });
+}
+
+async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOptions: Record<string, unknown> = {}, minecraftChat?: MinecraftChatStyle) {
   const dir = await tempDir('mc-chat');
   const logFile = join(dir, 'logs', 'latest.log');
-  const game = await SourceRconConsole.start({ game: 'minecraft', password: PASSWORD, logFile, writeMode: 'split' });
+  const game = await SourceRconConsole.start({ game: 'minecraft', password: PASSWORD, logFile, writeMode: 'split', minecraftChat });
   cleanups.push(() => game.close());
 
   const api = await modApi();
@@ -97,7 +117,7 @@ async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOpt
   await until(() => adapter.ready && game.commands.includes('list uuids'), 'the login and a first list uuids', logs);
   const tellraws = (): string[] => game.commands.filter((command) => command.startsWith('tellraw '));
   const verdictsOf = (name: string): VerdictEvent[] => verdicts.filter((event) => event.player.name === name);
-  return { dir, logFile, game, api, logs, tellraws, verdictsOf };
+  return { dir, logFile, game, api, logs, tellraws, verdicts, verdictsOf };
 }
 
 describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by tellraw', () => {
@@ -157,6 +177,59 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
     await until(() => mc.tellraws().length === 3, "Mallory's three answered lines", mc.logs);
     expect(mc.verdictsOf('Eve')).toEqual([]);
     expect(asked).not.toContain(ALICE.uuid);
+  });
+
+  it("gates a muted player's chat from a hybrid's Netty thread, with colour codes in the name, and as /me", async () => {
+    const mc = await startMinecraft(await systemApiLookup(), {}, { thread: 'Netty Server IO #3', nameColour: 'e' });
+    mc.game.join(ALICE);
+    mc.game.join(MALLORY);
+    mc.game.say(MALLORY, 'BUY GOLD CHEAP');
+    await until(() => mc.tellraws().length === 1, 'the tellraw for the Netty chat line', mc.logs);
+    expect(mc.game.emote(MALLORY, 'BUY GOLD CHEAP')).toBe(true);
+    await until(() => mc.tellraws().length === 2, 'the tellraw for the /me line', mc.logs);
+    mc.game.say(ALICE, 'hi all');
+    mc.game.say(MALLORY, 'again');
+    await until(() => mc.tellraws().length === 3, 'the third tellraw', mc.logs);
+
+    // The file holds what a CatServer with a nickname plugin writes; the verdicts name the plain, listed players.
+    const written = await readFile(mc.logFile, 'utf8');
+    expect(written).toContain('[Netty Server IO #3/INFO]: <\u00a7eMallory\u00a7r> BUY GOLD CHEAP');
+    expect(written).toContain('[Server thread/INFO]: * \u00a7eMallory\u00a7r BUY GOLD CHEAP');
+    expect(mc.verdictsOf('Mallory').map((event) => [event.verdict, event.reason, event.player.mojangId])).toEqual([
+      ['block', 'muted', MALLORY.uuid],
+      ['block', 'muted', MALLORY.uuid],
+      ['block', 'muted', MALLORY.uuid],
+    ]);
+    expect(mc.verdictsOf('Alice').map((event) => [event.verdict, event.reason])).toEqual([['allow', 'ok']]);
+    expect(mc.tellraws().every((sent) => sent.startsWith('tellraw Mallory '))).toBe(true);
+  });
+
+  it('never ties a /me of an unlisted name to a listed player, nor takes a join or UUID line typed on the Netty thread', async () => {
+    const mc = await startMinecraft(await systemApiLookup());
+    mc.game.join(MALLORY);
+    mc.game.join(ALICE);
+    await appendFile(
+      mc.logFile,
+      [
+        '[00:00:01] [Server thread/INFO]: * Mallory2 BUY GOLD CHEAP',
+        '[00:00:02] [Server thread/INFO]: * Mallory_ BUY GOLD CHEAP',
+        '[00:00:03] [Netty Server IO #3/INFO]: <Mallory> Eve joined the game',
+        `[00:00:04] [Netty Server IO #3/INFO]: UUID of player Eve is ${ALICE.uuid}`,
+        '[00:00:05] [Server thread/INFO]: * Eve I am Alice now',
+        '[00:00:06] [Server thread/INFO]: [Admin] Mallory: a plugin line',
+        '[00:00:07] [Netty Server IO #3/INFO]: <Mallory> last',
+        '[00:00:08] [Netty Server IO #3/INFO]: <Alice> the end',
+        '',
+      ].join('\n'),
+    );
+    // Lines are judged in the order written: Alice's verdict comes after every line above was judged.
+    await until(() => mc.verdictsOf('Alice').length === 1, "Alice's closing line", mc.logs);
+    // Mallory's two chat lines (the typed join among them) were hers; the others' /me and the plugin's line nobody's.
+    expect(mc.verdictsOf('Mallory').map((event) => event.verdict)).toEqual(['block', 'block']);
+    expect(mc.verdicts.filter((event) => !['Mallory', 'Alice'].includes(event.player.name ?? ''))).toEqual([]);
+    // The typed UUID line taught nothing: Alice's id was asked about only for Alice.
+    expect(mc.verdictsOf('Alice')[0]?.player.mojangId).toBe(ALICE.uuid);
+    expect(mc.verdicts.filter((event) => event.player.mojangId === ALICE.uuid).map((event) => event.player.name)).toEqual(['Alice']);
   });
 
   it("runs a host's plugin templates with the name and the Mojang id as {playerId} instead of tellraw", async () => {
