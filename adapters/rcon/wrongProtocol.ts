@@ -119,12 +119,11 @@ function sharesWithPassword(text: string, password: string): boolean {
   return false;
 }
 
-/** Enough is in to say what it is: a whole first line, a binary header, or as much as is kept. */
+/** Enough is in to say what it is: a binary header, a whole first line of text, or as much as is kept. */
 function describable(head: Buffer): boolean {
-  if (head.includes(0x0a) || head.length >= FIRST_BYTES_KEPT) return true;
   const text = decodeLine(head);
   if (!isText(text)) return head.length >= HEADER_BYTES;
-  return /^please enter password:/i.test(text.trimStart());
+  return head.includes(0x0a) || head.length >= FIRST_BYTES_KEPT || /^please enter password:/i.test(text.trimStart());
 }
 
 function appendKept(head: Buffer, chunk: Buffer): Buffer {
