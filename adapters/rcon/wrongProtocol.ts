@@ -10,6 +10,7 @@
 import { RconWrongProtocolError, type RconError } from './errors.js';
 import { DEFAULT_MAX_PACKET_SIZE, MIN_PACKET_SIZE, SourceRconPacketType } from './sourceRconCodec.js';
 import { decodeLine } from './telnetLines.js';
+import { passwordScrubber } from './webrcon/passwordUrl.js';
 
 /** How much of a connection's first answer is kept to judge and describe it. */
 export const FIRST_BYTES_KEPT = 64;
@@ -17,8 +18,6 @@ export const FIRST_BYTES_KEPT = 64;
 const HEADER_BYTES = 12;
 /** At most this many characters of a text answer are shown. */
 const SAMPLE_CHARS = 24;
-/** A sample sharing this many characters in a row with the password is not shown. */
-const PASSWORD_WINDOW = 3;
 
 export type ConsoleProtocol = 'source-rcon' | 'telnet' | 'webrcon';
 
@@ -102,21 +101,28 @@ function sourceRconPacketKind(head: Buffer): 'login' | 'answer' | undefined {
   return type === SourceRconPacketType.RESPONSE_VALUE || type === SourceRconPacketType.AUTH_RESPONSE ? 'answer' : undefined;
 }
 
-/** The first line's printable ASCII, at most SAMPLE_CHARS of it; undefined when it shares a run of characters with the password. */
+/**
+ * The first line's printable ASCII, at most SAMPLE_CHARS of it, with the password (raw or percent-encoded: an echoed
+ * WebSocket upgrade carries it in its path) replaced by `***`. A first line that did not end within what came may end
+ * in the start of a password that was cut there: a tail that could be one is dropped.
+ */
 function sampleOf(text: string, password: string): string | undefined {
-  const firstLine = text.split(/[\r\n]/, 1)[0] ?? '';
+  const lineEnd = text.search(/[\r\n]/);
+  let firstLine = passwordScrubber(password)(lineEnd === -1 ? text : text.slice(0, lineEnd));
+  if (lineEnd === -1) firstLine = withoutPasswordStart(firstLine, password);
   const printable = firstLine.replace(/[^\x20-\x7e]/g, '').trim();
-  if (printable === '' || sharesWithPassword(text, password)) return undefined;
+  if (printable === '') return undefined;
   return printable.length > SAMPLE_CHARS ? `${printable.slice(0, SAMPLE_CHARS)}…` : printable;
 }
 
-function sharesWithPassword(text: string, password: string): boolean {
-  if (password === '') return false;
-  const haystack = text.toLowerCase();
+/** `text` without a tail that is the start of the password (compared as the scrubber does, ignoring case). */
+function withoutPasswordStart(text: string, password: string): string {
+  const lower = text.toLowerCase();
   const secret = password.toLowerCase();
-  const width = Math.min(PASSWORD_WINDOW, secret.length);
-  for (let at = 0; at + width <= secret.length; at += 1) if (haystack.includes(secret.slice(at, at + width))) return true;
-  return false;
+  for (let length = Math.min(secret.length, text.length); length > 0; length -= 1) {
+    if (lower.endsWith(secret.slice(0, length))) return text.slice(0, text.length - length);
+  }
+  return text;
 }
 
 /** Enough is in to say what it is: a binary header, a whole first line of text, or as much as is kept. */
