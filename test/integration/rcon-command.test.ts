@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { ForeignProtocolServer } from '../fixtures/foreignProtocolServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
@@ -146,6 +147,30 @@ describe('gsa-bridge rcon: conan, one short session per command', () => {
     expect(run.stderr).not.toMatch(/"level":(40|50)/);
     // One session: the login the run waits for is the one the command goes on, so no 3 s pace is waited.
     expect([fake.connections, fake.loginAttempts, fake.logins, fake.commands]).toEqual([1, 1, 1, ['listplayers']]);
+    expectNoSecret(run);
+  });
+});
+
+describe("gsa-bridge rcon: every profile's one-shot path exits with its answer against the emulator's console", () => {
+  it.each([
+    ['ark', 'ListPlayers', /^No Players Connected/],
+    ['squad', 'ListPlayers', /^----- Active Players -----/],
+    ['rust', 'serverinfo', /"Hostname": "Fake Rust Server"/],
+    ['conan', 'listplayers', /^Idx \| Char name \| Player name/],
+    ['7dtd', 'lp', /^Total of 0 in the game\n$/],
+    ['minecraft', 'list', /^There are 0 of a max of \d+ players online/],
+  ] as const)('%s: %s printed, exit 0 (no command left waiting on a timer that lets Node exit with 13)', async (profile, command, printed) => {
+    const game = await GAME_CONSOLES[profile].start({ host: '127.0.0.1', port: 0, password: PASSWORD, writeMode: 'split' });
+    stops.push(() => game.close());
+    const logFile = join(dir, profile === 'conan' ? 'ConanSandbox.log' : 'latest.log');
+    await writeFile(logFile, '');
+    const logKeys = profile === 'conan' || profile === 'minecraft' ? { logFile } : {};
+    const path = await writeConfig([{ type: 'rcon', id: `${profile}-main`, profile, port: game.port, password: PASSWORD, ...logKeys }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', command]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(printed);
+    expect(run.code).toBe(0);
+    expect(game.commands).toContain(command);
     expectNoSecret(run);
   });
 });
