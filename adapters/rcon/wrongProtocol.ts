@@ -46,8 +46,9 @@ const TEXT_KINDS: readonly { readonly pattern: RegExp; readonly what: string }[]
   { pattern: /^\*\*\* Connected with 7DTD/, what: "7 Days to Die's telnet banner" },
   { pattern: /^SSH-\d/, what: 'an SSH greeting' },
 ];
-/** What a telnet console must not start with, and the prefixes of 7DTD's own first line (the prompt or, without a password, the banner). */
+/** What a telnet console never starts with. */
 const NOT_TELNET = [/^HTTP\/\d/, /^SSH-\d/];
+/** 7DTD's own first line, lower-cased: the password prompt or, without a password, the banner. */
 const SEVEN_DAYS_FIRST_LINES = ['please enter password:', '*** connected with 7dtd server'];
 
 /** The error a transport ends the connection with; its message names what was seen and the key to check. */
