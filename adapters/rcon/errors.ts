@@ -13,6 +13,8 @@ export type RconErrorCode =
   | 'disconnected'
   | 'closed'
   | 'protocol'
+  /** The port answered, but not in the transport's protocol (an HTTP server, a telnet console, a query port…). */
+  | 'wrong_protocol'
   | 'queue_full'
   | 'connect_failed'
   /** One command's answer grew past the per-reply cap: the answer was cut and the connection dropped. */
@@ -85,6 +87,16 @@ export class RconClosedError extends RconError {
 /** The server broke the framing (a size below the minimum or above the cap): the connection is dropped. */
 export class RconProtocolError extends RconError {
   static override readonly errorCode = 'protocol';
+}
+
+/**
+ * The first thing the port sent is not the transport's protocol at all (wrongProtocol.ts judges it): text that looks
+ * like HTTP on a Source RCON port, no password prompt but binary on a telnet port, an HTTP page where a WebSocket
+ * upgrade belongs. The port is wrong, not the session: the message says what was seen and which setting to check.
+ * Retried with the normal backoff (a host may be fixing the game's side), logged at warn once until a login works.
+ */
+export class RconWrongProtocolError extends RconError {
+  static override readonly errorCode = 'wrong_protocol';
 }
 
 /** The per-game rate cap left too many commands waiting; this one was refused without being sent. */

@@ -2,12 +2,18 @@
 // RCON session (connect, log in, send, read the answer, close), one at a time and spaced by the game's pace, since
 // Conan refuses bursts ("Too many commands, try again later.", RconMaxKarma) and locks RCON out after a flood.
 // "Ready" means the last login worked; while it does not, one probe is tried at a growing backoff, never a storm.
+// One-shot use (`rcon`, `config check --connect`) is one session: the login waitReady() waits for is the one the first
+// command is sent on, so no pace is waited. A command waiting for its turn holds the process (its timer is not
+// unref'd: a CLI whose only work is that wait would otherwise exit with Node's "unsettled top-level await", 13);
+// close() ends the wait.
 // It never logs the password, never runs two sessions at once, and never retries a command by itself.
 
 import { backoffDelayMs } from '../../src/time/backoff.js';
+import { withDeadline } from '../../src/time/deadline.js';
 import { RconClosedError, RconNotConnectedError, isRconError } from './errors.js';
 import type { RconCommandOptions, RconConnection, RconConnectionOptions } from './rconConnection.js';
 import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
+import { WrongProtocolNotice } from './wrongProtocol.js';
 
 export interface PerCommandTransport {
   readonly kind: 'source-per-command';
@@ -20,6 +26,8 @@ export interface PerCommandTransport {
 
 /** The probe's backoff while the console cannot be reached; a refused password waits the longest step at once. */
 const PROBE_BACKOFF = { minDelayMs: 2_000, maxDelayMs: 120_000 };
+/** What makes the console "down": a command that timed out or was refused by the game still reached one that logs in. */
+const DOWN_CODES: readonly string[] = ['connect_failed', 'auth_failed', 'auth_timeout', 'not_connected', 'disconnected', 'wrong_protocol'];
 
 export function openPerCommandSession(config: RconConnectionOptions, transport: PerCommandTransport): RconConnection {
   const { options, handlers } = config;
@@ -33,20 +41,28 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
   let probeTimer: NodeJS.Timeout | undefined;
   let readyWaiters: (() => void)[] = [];
   const clients = new Set<SourceRconClient>();
+  /** One-shot: the session start() opened, and its login; waitReady() waits for that and the first command is sent on it. */
+  let held: { readonly client: SourceRconClient; readonly login: Promise<void> } | undefined;
+  /** Commands waiting for the game's pace; close() wakes them (they then fail with `closed`). */
+  const paceWaits = new Map<NodeJS.Timeout, () => void>();
+  const wrongProtocol = new WrongProtocolNotice();
   // Each short session logs in and is closed by the server: normal here, so the client's "logged in" and
   // "disconnected" lines are debug; a failure that matters reaches the caller, and markDown says it once.
   const logger = config.logger;
   const sessionLogger: RconLogger = { debug: logger.debug.bind(logger), info: logger.debug.bind(logger), warn: logger.debug.bind(logger), error: logger.error.bind(logger) };
 
-  const wait = (ms: number): Promise<void> =>
+  const closedError = (): RconClosedError => new RconClosedError(`the RCON adapter ${config.label} was stopped`);
+
+  const waitForPace = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      setTimeout(resolve, ms).unref();
+      const timer = setTimeout(() => {
+        paceWaits.delete(timer);
+        resolve();
+      }, ms);
+      paceWaits.set(timer, resolve);
     });
 
-  async function oneSession(text: string, commandOptions: RconCommandOptions | undefined): Promise<string> {
-    const sinceLast = performance.now() - lastStartAt;
-    if (sinceLast < gapMs) await wait(gapMs - sinceLast);
-    if (closed) throw new RconClosedError(`the RCON adapter ${config.label} was stopped`);
+  function openSession(): SourceRconClient {
     lastStartAt = performance.now();
     const client = new SourceRconClient({
       host: options.host,
@@ -62,9 +78,30 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
       logger: sessionLogger,
     });
     clients.add(client);
+    client.start();
+    return client;
+  }
+
+  /** A session and its login, asked for at once: a login that fails before anyone waits is not missed. */
+  function openLoggingIn(): { readonly client: SourceRconClient; readonly login: Promise<void> } {
+    const client = openSession();
+    const login = client.whenReady({ failFast: true });
+    login.catch(() => undefined);
+    return { client, login };
+  }
+
+  async function oneSession(text: string, commandOptions: RconCommandOptions | undefined): Promise<string> {
+    let session = held;
+    held = undefined;
+    if (session === undefined) {
+      const sinceLast = performance.now() - lastStartAt;
+      if (sinceLast < gapMs) await waitForPace(gapMs - sinceLast);
+      if (closed) throw closedError();
+      session = openLoggingIn();
+    }
+    const { client } = session;
     try {
-      client.start();
-      await client.whenReady({ failFast: true });
+      await session.login;
       return await client.command(text, { timeoutMs: commandOptions?.timeoutMs });
     } finally {
       clients.delete(client);
@@ -74,6 +111,7 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
 
   function markUp(): void {
     failures = 0;
+    wrongProtocol.loggedIn();
     if (ready) return;
     ready = true;
     const waiters = readyWaiters;
@@ -83,15 +121,18 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
   }
 
   function markDown(error: unknown): void {
-    // A command that timed out or was refused by the game still reached a console that logs in: not "down".
-    if (!isRconError(error) || !['connect_failed', 'auth_failed', 'auth_timeout', 'not_connected', 'disconnected'].includes(error.code)) return;
+    if (!isRconError(error) || !DOWN_CODES.includes(error.code)) return;
     if (error.code === 'disconnected' && ready) return; // Conan closes after every answer: a close alone is normal.
     failures += 1;
     const wasReady = ready;
     ready = false;
     if (error.code === 'auth_failed' || error.code === 'auth_timeout') handlers?.onAuthFailed?.(error);
     else if (wasReady) handlers?.onDown?.(error.message);
-    if (failures === 1 || error.code.startsWith('auth')) config.logger.warn({ code: error.code }, `RCON ${config.label}: ${error.message}`);
+    // A wrong port is said once until a login works, whatever failed before it; other failures once per outage.
+    const repeat = wrongProtocol.isRepeat(error);
+    if (error.code === 'wrong_protocol' || failures === 1 || error.code.startsWith('auth')) {
+      config.logger[repeat ? 'debug' : 'warn']({ code: error.code }, `RCON ${config.label}: ${error.message}`);
+    }
     scheduleProbe(error.code.startsWith('auth') ? PROBE_BACKOFF.maxDelayMs : backoffDelayMs(failures, PROBE_BACKOFF));
   }
 
@@ -105,7 +146,7 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
   }
 
   function command(text: string, commandOptions?: RconCommandOptions): Promise<string> {
-    if (closed) return Promise.reject(new RconClosedError(`the RCON adapter ${config.label} was stopped`));
+    if (closed) return Promise.reject(closedError());
     const run = turn.then(() => oneSession(text, commandOptions));
     turn = run.catch(() => undefined);
     return run.then(
@@ -124,10 +165,24 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
     start() {
       if (started || closed) return;
       started = true;
-      void command(transport.probeCommand).catch(() => undefined);
+      if (config.oneShot === true) held = openLoggingIn();
+      else void command(transport.probeCommand).catch(() => undefined);
     },
     waitReady(timeoutMs) {
       if (ready) return Promise.resolve();
+      if (held !== undefined) {
+        const timedOut = Symbol('timed out');
+        return withDeadline(held.login, timeoutMs, () => timedOut).then(
+          (result) => {
+            if (result === timedOut) throw new RconNotConnectedError(`not logged in to the RCON server of ${config.label} within ${String(timeoutMs)} ms`);
+            markUp();
+          },
+          (error: unknown) => {
+            markDown(error);
+            throw error;
+          },
+        );
+      }
       if (config.oneShot === true) return command(transport.probeCommand).then(() => undefined);
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -149,6 +204,12 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
       closed = true;
       clearTimeout(probeTimer);
       probeTimer = undefined;
+      held = undefined;
+      for (const [timer, wake] of paceWaits) {
+        clearTimeout(timer);
+        wake();
+      }
+      paceWaits.clear();
       await Promise.all([...clients].map((client) => client.close()));
     },
   };

@@ -124,7 +124,8 @@ export async function sendOneRconCommand(request: OneShotRconRequest): Promise<O
  * What to check for a failure, naming the adapter's config keys (`host`, `port`, …). `path` is the adapter's place
  * in the file (`servers[0].adapters[1]`) when the caller knows it; the keys are then given in full. Undefined for a
  * refused login: the client's own message names the password key already (given the path: OneShotRconRequest.path),
- * and a second "check the password" would say it twice.
+ * and a second "check the password" would say it twice; nor for another protocol on the port, whose message names
+ * the port's key and the game's setting.
  */
 export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id: string, path?: string): string | undefined {
   const keys = (...names: string[]): string =>
@@ -133,6 +134,7 @@ export function adviceFor(failure: OneShotRconFailure, options: RconOptions, id:
   switch (failure.code) {
     case 'auth_failed':
     case 'auth_timeout':
+    case 'wrong_protocol':
       return undefined;
     case 'timeout':
     case 'disconnected':

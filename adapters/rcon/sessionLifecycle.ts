@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import { RconAuthFailedError, RconAuthTimeoutError, RconClosedError, RconNotConnectedError, type RconError } from './errors.js';
+import { WrongProtocolNotice } from './wrongProtocol.js';
 
 /** What the lifecycle writes to. Structural, so pino's Logger fits and a client may hand in one that scrubs. */
 export interface SessionLogger {
@@ -115,6 +116,8 @@ export class SessionLifecycle {
   #readyWaiters: ReadyWaiter[] = [];
   #closeWaiters: (() => void)[] = [];
   #attemptOpen = false;
+  /** A port that speaks another protocol is said at warn once until a login works; its repeats go to debug. */
+  readonly #wrongProtocol = new WrongProtocolNotice();
 
   constructor(options: SessionLifecycleOptions) {
     this.#options = options;
@@ -160,7 +163,10 @@ export class SessionLifecycle {
     this.#attempt();
   }
 
-  /** Resolves once logged in; rejects on a refused login, on close, on `failFast` and a failed attempt, or at the timeout. */
+  /**
+   * Resolves once logged in; rejects on a refused login, on a port that speaks another protocol (wrong_protocol), on
+   * close, on `failFast` and a failed attempt, or at the timeout.
+   */
   whenReady(options: WhenReadyOptions): Promise<void> {
     if (this.#state === 'ready') return Promise.resolve();
     if (this.#state === 'closed') return Promise.reject(this.closedError());
@@ -200,6 +206,7 @@ export class SessionLifecycle {
     this.#readyAt = this.#clock.now();
     this.#authFailures = 0;
     this.#lastError = undefined;
+    this.#wrongProtocol.loggedIn();
     this.#options.logger.info({}, `${this.#what} ${this.#options.label}: logged in`);
     const waiters = this.#readyWaiters;
     this.#readyWaiters = [];
@@ -239,14 +246,16 @@ export class SessionLifecycle {
     if (this.#readyAt !== undefined && this.#clock.now() - this.#readyAt >= (this.#options.stableSessionMs ?? 30_000)) this.#reconnectAttempt = 0;
     this.#readyAt = undefined;
     const afterAuthFailure = reason instanceof RconAuthFailedError || reason instanceof RconAuthTimeoutError;
+    const repeat = this.#wrongProtocol.isRepeat(reason);
     if (this.#oneLine) {
       // Logged with its next attempt, in #schedule.
     } else if (wasReady) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: disconnected: ${reason.message}`);
-    else if (!afterAuthFailure) this.#options.logger.warn({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
+    else if (!afterAuthFailure) this.#options.logger[repeat ? 'debug' : 'warn']({ code: reason.code }, `${this.#what} ${this.#options.label}: ${reason.message}`);
     if (how.wasOpen ?? wasReady) this.callback('onDisconnected', () => this.#options.onDisconnected?.(reason));
-    // Without reconnects nothing more will come: every waiter learns now, not at its timeout.
-    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect);
-    this.#schedule(reason, afterAuthFailure, wasReady);
+    // Without reconnects nothing more will come: every waiter learns now, not at its timeout. Nor will a retry on a
+    // port that speaks another protocol answer before a host changes something.
+    if (!afterAuthFailure) this.#rejectReadyWaiters(reason, this.#reconnect && reason.code !== 'wrong_protocol');
+    this.#schedule(reason, afterAuthFailure, wasReady, repeat);
   }
 
   /**
@@ -291,10 +300,10 @@ export class SessionLifecycle {
     this.#options.connect();
   }
 
-  #schedule(reason: RconError, afterAuthFailure: boolean, wasReady: boolean): void {
+  #schedule(reason: RconError, afterAuthFailure: boolean, wasReady: boolean, repeat: boolean): void {
     if (!this.#reconnect) {
       this.#state = 'idle';
-      if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, undefined);
+      if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, undefined, repeat);
       return;
     }
     let delayMs: number;
@@ -317,8 +326,8 @@ export class SessionLifecycle {
     delayMs = clampTimerMs(delayMs);
     this.#state = 'waiting';
     this.#reconnectDelayMs = delayMs;
-    if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, delayMs);
-    else this.#options.logger.info({ delayMs, attempt, code: reason.code }, `${this.#what} ${this.#options.label}: next connection attempt in ${formatMs(delayMs)}`);
+    if (this.#oneLine) this.#logFailure(reason, afterAuthFailure, wasReady, delayMs, repeat);
+    else this.#options.logger[repeat ? 'debug' : 'info']({ delayMs, attempt, code: reason.code }, `${this.#what} ${this.#options.label}: next connection attempt in ${formatMs(delayMs)}`);
     this.#reconnectTimer = setTimeout(() => {
       this.#attempt();
     }, delayMs);
@@ -326,8 +335,8 @@ export class SessionLifecycle {
   }
 
   /** 'one-line' logging: the failure and its next attempt together; the first failed attempt in a row is the news. */
-  #logFailure(reason: RconError, afterAuthFailure: boolean, wasReady: boolean, delayMs: number | undefined): void {
-    const level = afterAuthFailure ? 'error' : wasReady || this.#reconnectAttempt <= 1 ? 'warn' : 'info';
+  #logFailure(reason: RconError, afterAuthFailure: boolean, wasReady: boolean, delayMs: number | undefined, repeat: boolean): void {
+    const level = afterAuthFailure ? 'error' : repeat ? 'debug' : wasReady || this.#reconnectAttempt <= 1 || reason.code === 'wrong_protocol' ? 'warn' : 'info';
     const next = delayMs === undefined ? '' : `; next attempt in ${formatMs(delayMs)}`;
     this.#options.logger[level]({ code: reason.code, retryInMs: delayMs }, `${reason.message}${next}`);
   }

@@ -56,6 +56,7 @@ import {
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import { SourceRconFirstAnswer } from './wrongProtocol.js';
 
 export type {
   CommandOptions,
@@ -80,6 +81,8 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
 
 interface Session extends TcpSession {
+  /** Judges the connection's first bytes before the decoder sees them: another protocol is named, not framed. */
+  readonly firstAnswer: SourceRconFirstAnswer;
   readonly decoder: SourceRconDecoder;
   authId: number;
   loggedIn: boolean;
@@ -314,6 +317,10 @@ export class SourceRconClient {
     const socket = new Socket();
     const session: Session = {
       socket,
+      firstAnswer: new SourceRconFirstAnswer(
+        { protocol: 'source-rcon', label: this.#label, host: this.#host, port: this.#port, passwordKey: this.#passwordKey, password: this.#password },
+        this.#maxPacketSize,
+      ),
       decoder: new SourceRconDecoder({ maxPacketSize: this.#maxPacketSize }),
       authId: 0,
       loggedIn: false,
@@ -337,6 +344,11 @@ export class SourceRconClient {
     this.#life.callback('onConnected', () => this.#options.onConnected?.());
     session.authId = this.#newId();
     session.authTimer = setTimeout(() => {
+      const foreign = session.firstAnswer.atEnd();
+      if (foreign !== undefined) {
+        this.#end(session, foreign);
+        return;
+      }
       this.#authFailed(
         session,
         new RconAuthTimeoutError(
@@ -347,8 +359,14 @@ export class SourceRconClient {
     session.socket.write(encodeSourceRconPacket(session.authId, SourceRconPacketType.AUTH, this.#password));
   }
 
-  #onData(session: Session, chunk: Buffer): void {
+  #onData(session: Session, read: Buffer): void {
     if (!this.#isLive(session)) return;
+    const chunk = session.firstAnswer.push(read);
+    if (chunk === undefined) return;
+    if (chunk instanceof RconError) {
+      this.#end(session, chunk);
+      return;
+    }
     // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
     if (this.#replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
       this.#end(
@@ -429,7 +447,7 @@ export class SourceRconClient {
     this.#trailers.clear();
     this.#lateIds.clear();
     const closing = this.#life.closed;
-    const reason = session.endReason ?? this.#dropReason(session);
+    const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#dropReason(session);
     // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
     // (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is not up
     // yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a wrong

@@ -45,6 +45,7 @@ import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { TelnetLineFramer } from './telnetLines.js';
+import { TelnetFirstAnswer } from './wrongProtocol.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
 type StrayKind = 'unowned_line' | 'late_line';
@@ -52,6 +53,8 @@ type StrayKind = 'unowned_line' | 'late_line';
 interface Session extends TcpSession {
   phase: Phase;
   readonly lines: TelnetLineFramer;
+  /** Watches what comes before the password prompt: binary or HTTP there is another protocol, not a 7DTD console. */
+  readonly firstAnswer: TelnetFirstAnswer;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
 }
@@ -260,6 +263,7 @@ export class TelnetClient {
         joinsLogEntries: () => session.phase === 'ready' || session.phase === 'banner',
         isPushed: this.#isPushed,
       }),
+      firstAnswer: new TelnetFirstAnswer({ ...this.#options, protocol: 'telnet', label: this.#label, passwordKey: this.#passwordKey }),
       endReason: undefined,
       socketError: undefined,
       connectTimer: undefined,
@@ -276,6 +280,11 @@ export class TelnetClient {
     session.phase = 'prompt';
     this.#life.authenticating();
     session.loginTimer = setTimeout(() => {
+      const foreign = session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined;
+      if (foreign !== undefined) {
+        this.#end(session, foreign);
+        return;
+      }
       const error = new RconAuthTimeoutError(
         `no login from the telnet console of ${this.#label} within ${formatMs(this.#loginTimeoutMs)} (no password prompt, or no answer to the password): check that ${this.#options.host}:${this.#options.port} is the game's TelnetPort and ${this.#passwordKey} of adapter ${this.#label}`,
       );
@@ -286,6 +295,11 @@ export class TelnetClient {
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
+    const foreign = session.phase === 'prompt' ? session.firstAnswer.observe(chunk) : undefined;
+    if (foreign !== undefined) {
+      this.#end(session, foreign);
+      return;
+    }
     session.lines.push(chunk);
     // A line may have ended the session (a refused login, a cap).
     if (!this.#isLive(session)) return;
@@ -447,7 +461,7 @@ export class TelnetClient {
     clearTimeout(this.#drainTimer);
     this.#drainTimer = undefined;
     const wasReady = session.phase === 'ready';
-    const reason = session.endReason ?? this.#dropReason(session);
+    const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#dropReason(session);
     if (!this.#life.closed) {
       this.#failAll((sent) =>
         new RconDisconnectedError(

@@ -28,11 +28,13 @@ import {
   RconNotConnectedError,
   RconReplyTooLargeError,
   RconTimeoutError,
+  type RconWrongProtocolError,
 } from './errors.js';
 import { SessionLifecycle, formatBytes } from './sessionLifecycle.js';
 import { passwordNeedsEncoding, passwordScrubber, redactedWebRconUrl, webRconUrl } from './webrcon/passwordUrl.js';
 import { WebRconInbox } from './webrcon/inbox.js';
 import { encodeWebRconCommand } from './webrcon/wire.js';
+import { FIRST_BYTES_KEPT, describeFirstBytes, isForeignHttpStatus, wrongProtocolError } from './wrongProtocol.js';
 
 export type { WebRconInbound } from './webrcon/wire.js';
 export type {
@@ -58,6 +60,10 @@ interface Attempt {
   answeredNotHttp: boolean;
   /** The server sent a message over maxMessageBytes. */
   tooLarge: boolean;
+  /** The first bytes the server sent (at most FIRST_BYTES_KEPT), to tell another protocol from Rust's refusal. */
+  head: Buffer;
+  /** The port answered in another protocol (an HTTP page, a telnet prompt, binary). */
+  wrongProtocol: RconWrongProtocolError | undefined;
 }
 
 const DEFAULTS = {
@@ -223,6 +229,8 @@ export class WebRconClient {
       deadReason: undefined,
       answeredNotHttp: false,
       tooLarge: false,
+      head: Buffer.alloc(0),
+      wrongProtocol: undefined,
     };
     let socket: WebSocket;
     try {
@@ -235,6 +243,12 @@ export class WebRconClient {
         // server that is down (never connected).
         finishRequest: (request: ClientRequest) => {
           request.once('socket', (tcp: Socket) => {
+            const keepHead = (chunk: Buffer): void => {
+              attempt.head = Buffer.concat([attempt.head, chunk]).subarray(0, FIRST_BYTES_KEPT);
+              if (attempt.head.length >= FIRST_BYTES_KEPT || attempt.opened) tcp.off('data', keepHead);
+            };
+            // First: the HTTP parser's own listener fails on foreign bytes, and ws closes, before later listeners run.
+            tcp.prependListener('data', keepHead);
             if (!tcp.connecting) attempt.tcpConnected = true;
             else
               tcp.once('connect', () => {
@@ -273,6 +287,7 @@ export class WebRconClient {
     });
     socket.on('unexpected-response', (_request, response) => {
       attempt.httpStatus = response.statusCode;
+      if (isForeignHttpStatus(response.statusCode)) attempt.wrongProtocol ??= this.#wrongProtocol(`an HTTP ${response.statusCode ?? '?'} page (no WebSocket upgrade)`);
       attempt.failure ??= `the server answered HTTP ${response.statusCode ?? '?'} instead of a WebSocket upgrade`;
       response.resume();
       socket.terminate();
@@ -331,6 +346,16 @@ export class WebRconClient {
         ? new RconReplyTooLargeError(`rust webrcon of adapter ${this.#options.label}: ${reason} before the answer; the command may have run`)
         : new RconDisconnectedError(`rust webrcon of adapter ${this.#options.label}: the connection dropped before the answer (${reason}); the command may have run`, true),
     );
+
+    // Fleck's refusal is a WebSocket close frame (0x88 …) where the HTTP answer belongs; other bytes there are another
+    // protocol.
+    if (attempt.answeredNotHttp && attempt.head.length > 0 && attempt.head[0] !== 0x88) {
+      attempt.wrongProtocol ??= this.#wrongProtocol(describeFirstBytes(attempt.head, this.#options.password));
+    }
+    if (attempt.wrongProtocol !== undefined) {
+      this.#life.ended(attempt.wrongProtocol, { wasReady: false });
+      return;
+    }
 
     if (this.#looksLikeAuthFailure(attempt, socketWasOpen, wasReady, code)) {
       const key = this.#options.passwordKey ?? '"password"';
@@ -411,6 +436,11 @@ export class WebRconClient {
   }
 
   // ---- Helpers -----------------------------------------------------------------------------------------------------
+
+  #wrongProtocol(seen: string): RconWrongProtocolError {
+    const { label, host, port, passwordKey, password } = this.#options;
+    return wrongProtocolError({ protocol: 'webrcon', label, host, port, passwordKey: passwordKey ?? '"password"', password }, seen);
+  }
 
   #lastErrorSummary(): WebRconStatus['lastError'] {
     const last = this.#life.lastError;

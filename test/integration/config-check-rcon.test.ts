@@ -1,8 +1,8 @@
 // `gsa-bridge config check --connect` logs in to every RCON adapter, through the real binary against the fake game
 // servers and the GSA emulator: a good adapter is one `ok` line after exactly one login and the profile's harmless
-// command (ark and squad ListPlayers, rust serverinfo; never GetChat), a wrong password or a dead port one `FAIL`
-// line naming the adapter and the config key; any FAIL exits 1. The password appears nowhere, and nothing is left
-// open (the fakes see every session closed).
+// command (ark and squad ListPlayers, rust serverinfo, conan listplayers on the emulator's console; never GetChat), a
+// wrong password, a dead port or a port that speaks another protocol one `FAIL` line naming the adapter and the config
+// key; any FAIL exits 1. The password appears nowhere, and nothing is left open (the fakes see every session closed).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
+import { ForeignProtocolServer, seededBytes } from '../fixtures/foreignProtocolServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks } from '../fixtures/fakeSourceRconServer.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -160,6 +162,47 @@ describe('config check --connect: RCON adapters', () => {
       ),
     ]);
     expect([ark.loginAttempts, ark.logins, ark.commands, ark.sessions]).toEqual([1, 0, [], 0]);
+    expectNoSecret(run);
+  });
+
+  it("conan against the emulator's console (a session per command, closed after the answer): ok, one listplayers, exit 0", async () => {
+    const game = await GAME_CONSOLES.conan.start({ host: '127.0.0.1', port: 0, password: PASSWORD, writeMode: 'split' });
+    stops.push(() => game.close());
+    const logFile = join(dir, 'ConanSandbox.log');
+    await writeFile(logFile, '\uFEFF');
+    const run = await check([{ type: 'rcon', id: 'conan-main', profile: 'conan', port: game.port, password: PASSWORD, logFile }]);
+    // Exit 13 was Node's "unsettled top-level await", with no line at all.
+    expect(rconChecks(run)).toEqual([`ok    rcon ${SERVER}/conan-main 127.0.0.1:${game.port}: logged in; conan answered listplayers; chat is read from ${logFile}`]);
+    expect(run.code).toBe(0);
+    expect(game.commands).toEqual(['listplayers']);
+    expectNoSecret(run);
+  });
+
+  it('ports that speak another protocol: one FAIL each saying what answered and which key and setting to check', async () => {
+    const notFound = { answer: 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n', when: 'first-read', writeMode: 'merged', closeAfter: false } as const;
+    const web = await ForeignProtocolServer.start(notFound);
+    const web2 = await ForeignProtocolServer.start(notFound);
+    const telnet = await ForeignProtocolServer.start({ answer: 'Please enter password:\r\n', when: 'connect', writeMode: 'split', closeAfter: false });
+    const noise = await ForeignProtocolServer.start({ answer: seededBytes(64), when: 'connect', closeAfter: false });
+    for (const server of [web, web2, telnet, noise]) stops.push(() => server.stop());
+    const logFile = join(dir, 'ConanSandbox.log');
+    await writeFile(logFile, '\uFEFF');
+    const run = await check([
+      { type: 'rcon', id: 'ark-web', profile: 'ark', port: web.port, password: PASSWORD },
+      { type: 'rcon', id: 'rust-web', profile: 'rust', port: web2.port, password: PASSWORD },
+      { type: 'rcon', id: 'conan-telnet', profile: 'conan', port: telnet.port, password: PASSWORD, logFile },
+      { type: 'rcon', id: '7dtd-noise', profile: '7dtd', port: noise.port, password: PASSWORD },
+    ]);
+    expect(run.code).toBe(1);
+    const source = "the RCON port (RCONPort, RconPort or rcon.port in the game's settings), not the game or query port?";
+    expect(rconChecks(run)).toEqual([
+      `FAIL  rcon ${SERVER}/ark-web 127.0.0.1:${web.port}: RCON login failed: the server at 127.0.0.1:${web.port} answered with text that looks like HTTP ("HTTP/1.1 404 Not Found"), not Source RCON: is "port" of adapter ark-web ${source}`,
+      `FAIL  rcon ${SERVER}/rust-web 127.0.0.1:${web2.port}: RCON login failed: the server at 127.0.0.1:${web2.port} answered with an HTTP 404 page (no WebSocket upgrade), not Rust's WebRCON: is "port" of adapter rust-web the WebRCON port (rcon.port, with rcon.web 1), not the game or query port?`,
+      `FAIL  rcon ${SERVER}/conan-telnet 127.0.0.1:${telnet.port}: RCON login failed: the server at 127.0.0.1:${telnet.port} answered with a telnet password prompt (7 Days to Die's console) ("Please enter password:"), not Source RCON: is "port" of adapter conan-telnet ${source}; chat is read from ${logFile}`,
+      `FAIL  rcon ${SERVER}/7dtd-noise 127.0.0.1:${noise.port}: RCON login failed: the server at 127.0.0.1:${noise.port} answered with binary data, not a 7 Days to Die telnet console: is "port" of adapter 7dtd-noise the telnet port (TelnetPort in serverconfig.xml, 8081 by default), not the game or web dashboard port?`,
+    ]);
+    // One attempt each, at once: no wait for a login bound, no retry.
+    expect([web.connections, web2.connections, telnet.connections, noise.connections]).toEqual([1, 1, 1, 1]);
     expectNoSecret(run);
   });
 });

@@ -1,8 +1,9 @@
 // `gsa-bridge rcon --server NAME [--adapter ID] -- COMMAND…` through the real binary against the fake game servers:
 // the answer printed exactly (ARK, a multi-packet Squad answer split across reads, Rust WebRCON), the command sent as
-// typed, one login and one command per run; a wrong password (ARK's silence, SRCDS's id -1, Rust's refusal) and an
-// unreachable port exit 1 with one line naming the adapter and the config key; usage mistakes exit 2. The password
-// appears in no output, not even in the session's debug log.
+// typed, one login and one command per run; Conan (a session per command, closed by the game after its answer) as
+// one session that exits with its answer; a wrong password (ARK's silence, SRCDS's id -1, Rust's refusal), an
+// unreachable port and a port that speaks another protocol exit 1 with one line naming the adapter and the config key;
+// usage mistakes exit 2. The password appears in no output, not even in the session's debug log.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -10,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
+import { ForeignProtocolServer } from '../fixtures/foreignProtocolServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks, type FakeReply } from '../fixtures/fakeSourceRconServer.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -131,7 +134,71 @@ describe('gsa-bridge rcon: answers', () => {
   });
 });
 
+describe('gsa-bridge rcon: conan, one short session per command', () => {
+  it('prints the listplayers answer exactly and exits 0 after one login and the one command (Conan closes after it)', async () => {
+    const answer = 'Idx | Char name | Player name | User ID | Platform ID | Platform Name\n  0 | Conan | Bob | 76561198000000001 | 76561198000000001 | Steam\n';
+    const fake = await sourceFake('conan', (command) => (command === 'listplayers' ? answer : undefined), { writeMode: 'split' });
+    const logFile = join(dir, 'ConanSandbox.log');
+    await writeFile(logFile, '\uFEFF');
+    const path = await writeConfig([{ type: 'rcon', id: 'conan-main', profile: 'conan', port: fake.port, password: PASSWORD, logFile }]);
+    // Exit 13 was Node's "unsettled top-level await": the pace between the probe and the command was an unref'd timer.
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'listplayers'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: answer });
+    expect(run.stderr).not.toMatch(/"level":(40|50)/);
+    // One session: the login the run waits for is the one the command goes on, so no 3 s pace is waited.
+    expect([fake.connections, fake.loginAttempts, fake.logins, fake.commands]).toEqual([1, 1, 1, ['listplayers']]);
+    expectNoSecret(run);
+  });
+});
+
+describe("gsa-bridge rcon: every profile's one-shot path exits with its answer against the emulator's console", () => {
+  it.each([
+    ['ark', 'ListPlayers', /^No Players Connected/],
+    ['squad', 'ListPlayers', /^----- Active Players -----/],
+    ['rust', 'serverinfo', /"Hostname": "Fake Rust Server"/],
+    ['conan', 'listplayers', /^Idx \| Char name \| Player name/],
+    ['7dtd', 'lp', /^Total of 0 in the game\n$/],
+    ['minecraft', 'list', /^There are 0 of a max of \d+ players online/],
+  ] as const)('%s: %s printed, exit 0 (no command left waiting on a timer that lets Node exit with 13)', async (profile, command, printed) => {
+    const game = await GAME_CONSOLES[profile].start({ host: '127.0.0.1', port: 0, password: PASSWORD, writeMode: 'split' });
+    stops.push(() => game.close());
+    const logFile = join(dir, profile === 'conan' ? 'ConanSandbox.log' : 'latest.log');
+    await writeFile(logFile, '');
+    const logKeys = profile === 'conan' || profile === 'minecraft' ? { logFile } : {};
+    const path = await writeConfig([{ type: 'rcon', id: `${profile}-main`, profile, port: game.port, password: PASSWORD, ...logKeys }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', command]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(printed);
+    expect(run.code).toBe(0);
+    expect(game.commands).toContain(command);
+    expectNoSecret(run);
+  });
+});
+
 describe('gsa-bridge rcon: failures exit 1 with what to check, and never the password', () => {
+  it.each([
+    ['ark', 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n', 'first-read', 'text that looks like HTTP ("HTTP/1.1 400 Bad Request"), not Source RCON', "the RCON port (RCONPort, RconPort or rcon.port in the game's settings), not the game or query port"],
+    ['conan', 'Please enter password:\r\n', 'connect', `a telnet password prompt (7 Days to Die's console) ("Please enter password:"), not Source RCON`, "the RCON port (RCONPort, RconPort or rcon.port in the game's settings), not the game or query port"],
+    ['7dtd', Buffer.from([0x0a, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0]), 'connect', 'bytes that look like a Source RCON packet, not a 7 Days to Die telnet console', 'the telnet port (TelnetPort in serverconfig.xml, 8081 by default), not the game or web dashboard port'],
+    ['rust', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', 'first-read', "an HTTP 200 page (no WebSocket upgrade), not Rust's WebRCON", 'the WebRCON port (rcon.port, with rcon.web 1), not the game or query port'],
+  ] as const)('%s on a port that speaks another protocol: what answered and which key to check, at once', async (profile, answer, when, seen, port) => {
+    const server = await ForeignProtocolServer.start({ answer, when, writeMode: 'split', closeAfter: false });
+    stops.push(() => server.stop());
+    const logFile = join(dir, 'ConanSandbox.log');
+    await writeFile(logFile, '\uFEFF');
+    const path = await writeConfig([{ type: 'rcon', id: 'wrong-port', profile, port: server.port, password: PASSWORD, ...(profile === 'conan' ? { logFile } : {}) }]);
+    const run = await rcon(['--config', path, '--server', SERVER, '--', 'listplayers'], { GSA_BRIDGE_LOG_LEVEL: 'debug' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const errors = run.stderr.split('\n').filter((line) => line.startsWith('error:'));
+    expect(errors).toEqual([
+      `error: rcon adapter wrong-port (${profile} at 127.0.0.1:${server.port}): RCON login failed: the server at 127.0.0.1:${server.port} answered with ${seen}: is servers[0].adapters[0].port of adapter wrong-port ${port}?`,
+    ]);
+    expect(server.connections).toBe(1);
+    expectNoSecret(run);
+  });
+
+
   it('ark, wrong password: ARK says nothing; after the login bound, the auth-timeout line names the adapter and the key', async () => {
     const fake = await sourceFake('ark');
     const path = await writeConfig([{ type: 'rcon', id: 'ark-main', profile: 'ark', port: fake.port, password: WRONG_PASSWORD }]);

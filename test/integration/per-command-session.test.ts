@@ -1,0 +1,85 @@
+// Conan's per-command transport (adapters/rcon/perCommandSession.ts) against the fake Conan console on loopback: a
+// one-shot caller's login and first command are one session (no pace waited), a second command waits for Conan's
+// 3 s pace (to the millisecond, on fake time), and close() during that wait fails the command with `closed` at once
+// and opens nothing after. The pace and every timer are fake; socket I/O is real and awaited causally.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RconError } from '../../adapters/rcon/errors.js';
+import { rconOptionsSchema } from '../../adapters/rcon/options.js';
+import { openPerCommandSession } from '../../adapters/rcon/perCommandSession.js';
+import { conanProfile } from '../../adapters/rcon/profiles/conan.js';
+import type { RconConnection } from '../../adapters/rcon/rconConnection.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { FakeSourceRconServer } from '../fixtures/fakeSourceRconServer.js';
+import { settleIo, waitForIo as waitFor } from '../fixtures/ioWaits.js';
+
+const PASSWORD = 'conan-pace-pass-71b0';
+const PACE_MS = 3_000;
+const stops: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+});
+
+async function conan(): Promise<FakeSourceRconServer> {
+  const fake = await FakeSourceRconServer.start({ quirks: 'conan', password: PASSWORD, writeMode: 'split' });
+  stops.push(() => fake.stop());
+  return fake;
+}
+
+function connect(port: number, oneShot: boolean): RconConnection {
+  const transport = conanProfile.transport;
+  if (transport.kind !== 'source-per-command') throw new Error('conan is per-command');
+  const options = rconOptionsSchema.parse({ type: 'rcon', profile: 'conan', port, password: PASSWORD, logFile: 'ConanSandbox.log' });
+  const connection = openPerCommandSession({ options, transport, label: 'conan-main', logger: silentLogger(), oneShot }, transport);
+  stops.push(() => connection.close());
+  return connection;
+}
+
+/** Settles to `closed`, `answered` or `pending` without awaiting: a pending command must not hang the test. */
+function track(promise: Promise<string>): () => string {
+  let state = 'pending';
+  promise.then(
+    () => (state = 'answered'),
+    (error: unknown) => (state = error instanceof RconError ? error.code : 'other'),
+  );
+  return () => state;
+}
+
+describe('per-command sessions (Conan)', () => {
+  it("one-shot: the login waited for carries the first command; a second one waits Conan's 3 s to the millisecond", async () => {
+    // `performance` too: the pace is measured from when the last session started.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: 1_000_000 });
+    const fake = await conan();
+    const connection = connect(fake.port, true);
+    connection.start();
+    await connection.waitReady(11_000);
+    await expect(connection.command('listplayers')).resolves.toBe('reply to listplayers');
+    expect([fake.connections, fake.loginAttempts, fake.commands]).toEqual([1, 1, ['listplayers']]);
+
+    const second = track(connection.command('listplayers'));
+    await vi.advanceTimersByTimeAsync(PACE_MS - 1);
+    await settleIo();
+    expect([fake.connections, second()]).toEqual([1, 'pending']);
+    await vi.advanceTimersByTimeAsync(1);
+    await waitFor(() => second() !== 'pending', 'the second command answered');
+    expect([second(), fake.connections, fake.commands]).toEqual(['answered', 2, ['listplayers', 'listplayers']]);
+  });
+
+  it('close() during the pace wait fails the waiting command with closed at once, and no session follows', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: 1_000_000 });
+    const fake = await conan();
+    const connection = connect(fake.port, false);
+    await expect(connection.command('listplayers')).resolves.toBe('reply to listplayers');
+    const waiting = track(connection.command('listplayers'));
+    await settleIo();
+    expect(waiting()).toBe('pending');
+    await connection.close();
+    await waitFor(() => waiting() !== 'pending', 'the waiting command settled');
+    expect(waiting()).toBe('closed');
+    await vi.advanceTimersByTimeAsync(10 * PACE_MS);
+    await settleIo();
+    expect([fake.connections, fake.commands]).toEqual([1, ['listplayers']]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
