@@ -5,6 +5,8 @@
 // adapter's own reference, and telling a player something is a capability an adapter may lack.
 // This file holds types only (and re-exports the refusals): the bridge imports no adapter, and adapters import nothing else of the bridge.
 
+import type { UnattributedReason } from './chatAttribution.js';
+
 /** A player as the game knows them: at least one of the ids; the display name is for logs and commands. */
 export interface PlayerIdentity {
   readonly steamId?: string | undefined;
@@ -74,6 +76,9 @@ export type ServerActionOutcome =
 // The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
 export { CHAT_CHANNELS, isChatChannel, type ChatChannel } from './chatChannels.js';
 
+// Why a chat-like line could not be tied to a player (a value list too); adapters name it in chatLineRead().
+export { UNATTRIBUTED_REASONS, isUnattributedReason, type UnattributedReason } from './chatAttribution.js';
+
 // The one word for each service error code, as reasons are stored and as the mod protocol names them.
 export { reviewReasonCode as serviceCodeWord } from './reviewReasons.js';
 
@@ -115,6 +120,12 @@ export interface BridgeSink {
   playerLeft(player: PlayerIdentity): void;
   /** Rejects with ActionNotAllowedRefusal unless the server's allowActions lists the action. */
   serverAction(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome>;
+  /**
+   * A line that looks like chat was read; `unattributed`: why it could not be tied to a player (undefined: it was).
+   * Never throws. Called once per line, attributed or not, so the share of chat nobody could attribute is known
+   * (gsa_bridge_chat_lines_total, gsa_bridge_chat_unattributed_total); optional, so a sink without it is fine.
+   */
+  chatLineRead?(unattributed?: UnattributedReason): void;
 }
 
 /** What the bridge calls on an adapter. Both must return at once and never throw. */

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds, SystemApi } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
+import { ChatLineEvents } from './chatLineEvents.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
@@ -32,6 +33,7 @@ import {
   type ReviewRequest,
   type ServerActionName,
   type ServerActionOutcome,
+  type UnattributedReason,
 } from './port.js';
 import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { ReviewPolicy } from './reviewPolicy.js';
@@ -110,6 +112,8 @@ export class ServerBridge implements BridgeSink {
   /** Made once: a cache hit is published for every chat line someone listens to. */
   readonly #cacheHit: MuteCacheEvent;
   readonly #cacheMiss: MuteCacheEvent;
+  /** The chatLine events of lines reported to the bridge directly (no adapter's sink). */
+  readonly #chatLines: ChatLineEvents;
   #closed = false;
   readonly #mojangLookup: ServerBridgeOptions['mojangLookup'];
   readonly #clock: Clock;
@@ -148,6 +152,7 @@ export class ServerBridge implements BridgeSink {
     this.#filter = options.filter;
     this.#cacheHit = Object.freeze({ server: server.name, hit: true });
     this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
+    this.#chatLines = new ChatLineEvents(server.name, undefined);
   }
 
   /**
@@ -272,6 +277,16 @@ export class ServerBridge implements BridgeSink {
     return this.#checkMute(player, this.serverName);
   }
 
+  chatLineRead(unattributed?: UnattributedReason): void {
+    this.#chatLineRead(this.#chatLines, unattributed);
+  }
+
+  /** One chat-like line read, published when someone listens: made-once events, so a line allocates nothing. */
+  #chatLineRead(lines: ChatLineEvents, unattributed: UnattributedReason | undefined): void {
+    const events = this.#events;
+    if (events?.listens('chatLine') === true) events.emit('chatLine', lines.of(unattributed));
+  }
+
   #chat(player: PlayerIdentity, channel: string, text: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
     // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
     if (!this.#gatedChannels.has(channel)) {
@@ -391,6 +406,7 @@ export class ServerBridge implements BridgeSink {
    * named for those that may ask the service. A cached chat line costs one more call, no allocation.
    */
   #sinkFor(source: string, adapter: Adapter): BridgeSink {
+    const chatLines = new ChatLineEvents(this.serverName, adapter.id);
     return {
       serverName: this.serverName,
       chat: (player, channel, text) => this.#chat(player, channel, text, source, adapter),
@@ -404,6 +420,9 @@ export class ServerBridge implements BridgeSink {
         this.playerLeft(player);
       },
       serverAction: (action, countdownMinutes, message) => this.serverAction(action, countdownMinutes, message),
+      chatLineRead: (unattributed) => {
+        this.#chatLineRead(chatLines, unattributed);
+      },
     };
   }
 
