@@ -361,8 +361,9 @@ interface ChatLineTally {
 /**
  * Chat-like lines per server and adapter, kept as plain numbers that the counters take at scrape time: every line an
  * adapter reads is counted, and a labelled prom-client counter hashes its labels on each inc(). Every adapter the
- * sidecar runs gets its series at 0 from its first scrape (lines, and each reason), so rate() and the unattributed
- * share see a 0 rather than no series, and a first unattributed line is an increase Prometheus can see.
+ * adapter gauge lists gets its series at 0 from its first scrape (lines, and each reason), so rate() and the
+ * unattributed share see a 0 rather than no series, and a first unattributed line is an increase Prometheus can see.
+ * An adapter a reload removed keeps its series (counters; a few per reload) until the process restarts.
  */
 class ChatLineTallies {
   /** server → adapter id → tally: two string lookups per line, no key built. */
@@ -379,7 +380,7 @@ class ChatLineTallies {
     if (event.unattributed !== undefined) tally.unattributed[event.unattributed] += 1;
   }
 
-  /** Every tally, with one for each adapter running now (made at 0 when it has read nothing yet). */
+  /** Every tally, with one for each adapter configured now (the adapter gauge's list; made at 0 before its first line). */
   all(): ChatLineTally[] {
     for (const adapter of this.#adapters()) this.#tally(adapter.server, adapter.id);
     return [...this.#byServer.values()].flatMap((adapters) => [...adapters.values()]);

@@ -1,6 +1,6 @@
 // Chat-like lines from an adapter's report to /metrics: a real ServerBridge with a real BridgeEvents and the real
 // SidecarMetrics, adapters that call chatLineRead() on the sink the bridge gave them (as the websocket and rcon
-// adapters do), and the Prometheus text scraped. Every running adapter has its series at 0 before its first line;
+// adapters do), and the Prometheus text scraped. Every configured adapter has its series at 0 before its first line;
 // labels are the server, the adapter id and a reason of the closed set, never a player or a text.
 import { afterEach, describe, expect, it } from 'vitest';
 import { BridgeEvents, type ChatLineEvent } from '../../src/bridge/events.js';
@@ -100,7 +100,7 @@ function value(lines: readonly string[], series: string): number | undefined {
 }
 
 describe('chat-like lines reported by adapters, in /metrics', () => {
-  it('has every running adapter\'s series at 0 before its first line: lines, and each reason', async () => {
+  it('has every configured adapter\'s series at 0 before its first line: lines, and each reason', async () => {
     const events = new BridgeEvents();
     const bridge = await bridgeWith(events);
     await attached(bridge, 'mod');
