@@ -1,7 +1,10 @@
 // The websocket adapter's frame dispatch: one text frame from a mod, checked (shutdown, the per-connection rate,
 // binary, UTF-8, the protocol's shape), then answered through the bridge sink: a cached chat verdict in the same
-// tick, everything else through one awaited reply. Must never throw into ws, never answer a request twice, and
-// never hold connection or listener state of its own (the adapter passes what it needs in DispatchContext).
+// tick, everything else through one awaited reply. Every chat frame is reported to the bridge as a chat line read
+// (chatLineRead): a valid one as attributed (it carries its player's ids), one refused for its `player` field as
+// `unreadable`, so a mod that sends bad players shows up in gsa_bridge_chat_unattributed_total.
+// Must never throw into ws, never answer a request twice, and never hold connection or listener state of its own
+// (the adapter passes what it needs in DispatchContext).
 import { isUtf8 } from 'node:buffer';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
@@ -82,6 +85,7 @@ export class FrameDispatch {
       if (!parsed.ok) {
         const { error } = parsed;
         this.#context.logger.debug({ connectionId: connection.id, code: error.code, path: error.path }, 'bad frame');
+        if (parsed.type === 'chat' && isPlayerPath(error.path)) this.#context.sink()?.chatLineRead?.('unreadable');
         this.#sendError(connection, error.code, error.message, error.id, error.path);
         return;
       }
@@ -106,6 +110,7 @@ export class FrameDispatch {
         sink.playerLeft(toPlayerIdentity(message.player));
         return;
       case 'chat': {
+        sink.chatLineRead?.();
         // The common case, a cached player, is answered in this tick: no promise, no await.
         const verdict = sink.chatNow?.(toPlayerIdentity(message.player), message.channel, message.text);
         if (verdict !== undefined) {
@@ -215,6 +220,11 @@ export function asBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
+}
+
+/** Whether a bad_message's field is the player or one of its fields (`player`, `player.steam_id`, …). */
+function isPlayerPath(path: string | undefined): boolean {
+  return path !== undefined && (path === 'player' || path.startsWith('player.'));
 }
 
 /** The id of a frame we will not process, so that even its refusal can be matched to the request. */

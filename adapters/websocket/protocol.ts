@@ -268,7 +268,15 @@ export interface ModMessageError {
 
 export type ParseModMessageResult =
   | { readonly ok: true; readonly message: ModMessage }
-  | { readonly ok: false; readonly error: ModMessageError };
+  | {
+      readonly ok: false;
+      readonly error: ModMessageError;
+      /**
+       * The frame's type when it named a known one and its own fields were refused (bad_message): a chat frame refused
+       * for its player is still a chat line the mod read, which nobody can tie to a player. Not part of the wire reply.
+       */
+      readonly type?: ModMessageType;
+    };
 
 // Long enough to recognise a misspelt type, short enough that a hostile frame cannot bloat the reply.
 const MAX_ECHOED_TYPE_LENGTH = 40;
@@ -319,7 +327,7 @@ function parseFrame(text: string, fast: boolean): ParseModMessageResult {
   // One error per frame: the first problem, in field order (id, player, then the message's own fields).
   const issue = parsed.error.issues[0];
   const path = issue === undefined || issue.path.length === 0 ? 'type' : issue.path.map(String).join('.');
-  return failure('bad_message', issue?.message ?? 'invalid message', path, id);
+  return failure('bad_message', issue?.message ?? 'invalid message', path, id, type as ModMessageType);
 }
 
 // ---- The fast path ----------------------------------------------------------------------------------------------
@@ -377,11 +385,11 @@ export function validIdOf(fields: Readonly<Record<string, unknown>>): string | u
   return typeof id === 'string' && id.length >= 1 && id.length <= MAX_ID_LENGTH ? id : undefined;
 }
 
-function failure(code: ModMessageError['code'], message: string, path?: string, id?: string): ParseModMessageResult {
+function failure(code: ModMessageError['code'], message: string, path?: string, id?: string, type?: ModMessageType): ParseModMessageResult {
   const error: { code: ModMessageError['code']; message: string; path?: string; id?: string } = { code, message };
   if (path !== undefined) error.path = path;
   if (id !== undefined) error.id = id;
-  return { ok: false, error };
+  return type === undefined ? { ok: false, error } : { ok: false, error, type };
 }
 
 function describeJsonValue(value: unknown): string {

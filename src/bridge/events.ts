@@ -1,5 +1,6 @@
 // What the core tells whoever listens, as typed events: each request to GSA, each chat verdict, each mute cache
-// hit or miss, each change of the review outbox. Metrics, readiness and the host's log lines subscribe (src/ops);
+// hit or miss, each change of the review outbox, each chat-like line an adapter read (and why it could not be tied to
+// a player, when it could not). Metrics, readiness and the host's log lines subscribe (src/ops);
 // the core publishes and never knows who listens, so it never imports prom-client or anything of src/ops.
 // One emitter per sidecar, made by the composition root and handed down as an option, so a reload that rebuilds
 // bridges keeps its subscribers (and several sidecars in one test process keep theirs apart).
@@ -8,6 +9,7 @@
 
 import type { RequestEvent } from '../gsa/requestEvent.js';
 import type { AskedId } from './lookupIds.js';
+import type { UnattributedReason } from './chatAttribution.js';
 import type { PlayerIdentity } from './port.js';
 
 export type { RequestEvent } from '../gsa/requestEvent.js';
@@ -88,6 +90,20 @@ export interface ModerationEvent {
   readonly result: 'ok' | 'refused' | 'failed' | 'dry_run' | 'not_supported';
 }
 
+/**
+ * A line that looks like chat was read by an adapter (BridgeSink.chatLineRead), whether or not it could be tied to a
+ * listed player. No player and no text: it feeds gsa_bridge_chat_lines_total{server,adapter} and
+ * gsa_bridge_chat_unattributed_total{server,adapter,reason}. Publishers may hand out the same frozen object for
+ * every line of one adapter and reason.
+ */
+export interface ChatLineEvent {
+  readonly server: string;
+  /** The adapter's id; undefined when the bridge was called directly (no adapter's sink). */
+  readonly adapter?: string | undefined;
+  /** Why the line could not be tied to a listed player; undefined: it was. */
+  readonly unattributed?: UnattributedReason | undefined;
+}
+
 export interface BridgeEventMap {
   readonly request: RequestEvent;
   readonly verdict: VerdictEvent;
@@ -96,6 +112,7 @@ export interface BridgeEventMap {
   readonly review: ReviewEvent;
   readonly reviewResent: ReviewResentEvent;
   readonly moderation: ModerationEvent;
+  readonly chatLine: ChatLineEvent;
 }
 
 export type BridgeEventName = keyof BridgeEventMap;
@@ -105,7 +122,7 @@ export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEvent
 type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
-  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [] };
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [], chatLine: [] };
   /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
   #chatHeard = false;
 

@@ -76,8 +76,8 @@ export type ServerActionOutcome =
 // The channel vocabulary (a value list, so it lives in its own file); adapters name a line's channel with it.
 export { CHAT_CHANNELS, isChatChannel, type ChatChannel } from './chatChannels.js';
 
-// Why a chat-like line could not be tied to a player (a value list, so it lives in its own file).
-export { UNATTRIBUTED_REASONS, type UnattributedReason } from './chatAttribution.js';
+// Why a chat-like line could not be tied to a player (a value list too); adapters name it in chatLineRead().
+export { UNATTRIBUTED_REASONS, isUnattributedReason, type UnattributedReason } from './chatAttribution.js';
 
 // The one word for each service error code, as reasons are stored and as the mod protocol names them.
 export { reviewReasonCode as serviceCodeWord } from './reviewReasons.js';
@@ -115,13 +115,17 @@ export interface BridgeSink {
    * the outcome comes later through AdapterPushes.reviewResult. Rejects with a BridgeRefusal.
    */
   submitReview(review: ReviewRequest): Promise<void>;
-  /** A line that looks like chat was read; `unattributed`: why it could not be tied to a player (undefined: it was). Never throws. */
-  chatLineRead?(unattributed?: UnattributedReason): void;
   /** Warms the player's mute cache entry. */
   playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void;
   playerLeft(player: PlayerIdentity): void;
   /** Rejects with ActionNotAllowedRefusal unless the server's allowActions lists the action. */
   serverAction(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome>;
+  /**
+   * A line that looks like chat was read; `unattributed`: why it could not be tied to a player (undefined: it was).
+   * Never throws. Called once per line, attributed or not, so the share of chat nobody could attribute is known
+   * (gsa_bridge_chat_lines_total, gsa_bridge_chat_unattributed_total); optional, so a sink without it is fine.
+   */
+  chatLineRead?(unattributed?: UnattributedReason): void;
 }
 
 /** What the bridge calls on an adapter. Both must return at once and never throw. */

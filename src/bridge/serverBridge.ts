@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds, SystemApi } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
+import { ChatLineEvents } from './chatLineEvents.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { DEFAULT_LOOKUP_IDS, askByEach, askedFields, describeAsked, idsToAsk, type AskedAnswer, type AskedId } from './lookupIds.js';
@@ -35,6 +36,7 @@ import {
   type ReviewRequest,
   type ServerActionName,
   type ServerActionOutcome,
+  type UnattributedReason,
 } from './port.js';
 import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { ReviewPolicy } from './reviewPolicy.js';
@@ -113,6 +115,8 @@ export class ServerBridge implements BridgeSink {
   /** Made once: a cache hit is published for every chat line someone listens to. */
   readonly #cacheHit: MuteCacheEvent;
   readonly #cacheMiss: MuteCacheEvent;
+  /** The chatLine events of lines reported to the bridge directly (no adapter's sink). */
+  readonly #chatLines: ChatLineEvents;
   #closed = false;
   readonly #mojangLookup: ServerBridgeOptions['mojangLookup'];
   readonly #clock: Clock;
@@ -151,6 +155,7 @@ export class ServerBridge implements BridgeSink {
     this.#filter = options.filter;
     this.#cacheHit = Object.freeze({ server: server.name, hit: true });
     this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
+    this.#chatLines = new ChatLineEvents(server.name, undefined);
   }
 
   /**
@@ -290,6 +295,16 @@ export class ServerBridge implements BridgeSink {
     return this.#checkMute(player, this.serverName);
   }
 
+  chatLineRead(unattributed?: UnattributedReason): void {
+    this.#chatLineRead(this.#chatLines, unattributed);
+  }
+
+  /** One chat-like line read, published when someone listens: made-once events, so a line allocates nothing. */
+  #chatLineRead(lines: ChatLineEvents, unattributed: UnattributedReason | undefined): void {
+    const events = this.#events;
+    if (events?.listens('chatLine') === true) events.emit('chatLine', lines.of(unattributed));
+  }
+
   #chat(player: PlayerIdentity, channel: string, text: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
     // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
     if (!this.#gatedChannels.has(channel)) {
@@ -409,6 +424,7 @@ export class ServerBridge implements BridgeSink {
    * named for those that may ask the service. A cached chat line costs one more call, no allocation.
    */
   #sinkFor(source: string, adapter: Adapter): BridgeSink {
+    const chatLines = new ChatLineEvents(this.serverName, adapter.id);
     return {
       serverName: this.serverName,
       chat: (player, channel, text) => this.#chat(player, channel, text, source, adapter),
@@ -422,6 +438,9 @@ export class ServerBridge implements BridgeSink {
         this.playerLeft(player);
       },
       serverAction: (action, countdownMinutes, message) => this.serverAction(action, countdownMinutes, message),
+      chatLineRead: (unattributed) => {
+        this.#chatLineRead(chatLines, unattributed);
+      },
     };
   }
 

@@ -2,11 +2,12 @@
 // counters and histograms fed by the core's events, gauges read at scrape time from functions it is given, and the
 // process defaults, all in a registry of its own (never prom-client's global one: several sidecars may share a
 // test process). Labels are bounded: an endpoint from a fixed set, an HTTP status or a fixed word, allow/block/not_gated, the
-// configured servers and adapter ids; never a player id or a message.
+// configured servers and adapter ids, an unattributed line's reason (UNATTRIBUTED_REASONS); never a player id or a message.
 // It never changes what the core does and never throws into a publisher.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './promClientCore.js';
-import type { BridgeEvents, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
+import { UNATTRIBUTED_REASONS, type UnattributedReason } from '../bridge/chatAttribution.js';
+import type { BridgeEvents, ChatLineEvent, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
 import { BUDGET_CLASSES } from '../gsa/budgetShares.js';
 import type { BudgetState } from '../gsa/rateLimiter.js';
 import { HotHistogram } from './hotHistogram.js';
@@ -71,6 +72,9 @@ export const MODERATION_RESULT_LABELS: readonly ModerationEvent['result'][] = ['
 export type ReloadResult = 'success' | 'invalid' | 'failed';
 
 export const RELOAD_RESULTS: readonly ReloadResult[] = ['success', 'invalid', 'failed'];
+
+/** The adapter label of chat lines reported to a bridge directly, through no adapter's sink (an embedding, a test). */
+export const NO_ADAPTER_LABEL = '';
 
 /** The status label when no answer came (network error, timeout). */
 export const NO_ANSWER_STATUS = 'none';
@@ -153,6 +157,33 @@ export class SidecarMetrics {
       help: 'Time to decide a gated chat line (mute.decisionTimeoutMs bounds it; a cache hit is near 0; not_gated lines are not timed).',
       buckets: VERDICT_BUCKETS_S,
       registers,
+    });
+    const chatLines = new ChatLineTallies(sources.adapters);
+    new Counter({
+      name: 'gsa_bridge_chat_lines_total',
+      help: "Chat-like lines an adapter read (a mod's chat frames; chat lines of a game's console or log), tied to a listed player or not: the denominator of gsa_bridge_chat_unattributed_total.",
+      labelNames: ['server', 'adapter'],
+      registers,
+      collect() {
+        for (const tally of chatLines.all()) {
+          this.inc({ server: tally.server, adapter: tally.adapter }, tally.lines);
+          tally.lines = 0;
+        }
+      },
+    });
+    new Counter({
+      name: 'gsa_bridge_chat_unattributed_total',
+      help: "Chat-like lines that could not be tied to a listed player, so their speaker's mute was not checked, by reason: unreadable (no reader, chatPattern included, could read a speaker; a mod's chat frame with a bad player field), not_listed (the name is not on the game's player list), ambiguous (several listed players fit), unconfirmed_id (an id on the line the player list does not confirm for that name).",
+      labelNames: ['server', 'adapter', 'reason'],
+      registers,
+      collect() {
+        for (const tally of chatLines.all()) {
+          for (const reason of UNATTRIBUTED_REASONS) {
+            this.inc({ server: tally.server, adapter: tally.adapter, reason }, tally.unattributed[reason]);
+            tally.unattributed[reason] = 0;
+          }
+        }
+      },
     });
     const resent = new Counter({
       name: 'gsa_bridge_reviews_resent_after_restart_total',
@@ -283,6 +314,9 @@ export class SidecarMetrics {
       events.on('moderation', (event: ModerationEvent) => {
         moderation.inc({ action: event.action, result: event.result });
       }),
+      events.on('chatLine', (event: ChatLineEvent) => {
+        chatLines.count(event);
+      }),
       events.on('verdict', (event: VerdictEvent) => {
         if (event.reason === 'not_gated') {
           unscraped.not_gated += 1;
@@ -313,5 +347,56 @@ export class SidecarMetrics {
   /** Stops listening to the events (the registry still answers scrapes). */
   close(): void {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+}
+
+/** One adapter's chat-like lines not yet taken by a scrape. */
+interface ChatLineTally {
+  readonly server: string;
+  readonly adapter: string;
+  lines: number;
+  readonly unattributed: Record<UnattributedReason, number>;
+}
+
+/**
+ * Chat-like lines per server and adapter, kept as plain numbers that the counters take at scrape time: every line an
+ * adapter reads is counted, and a labelled prom-client counter hashes its labels on each inc(). Every adapter the
+ * adapter gauge lists gets its series at 0 from its first scrape (lines, and each reason), so rate() and the
+ * unattributed share see a 0 rather than no series, and a first unattributed line is an increase Prometheus can see.
+ * An adapter a reload removed keeps its series (counters; a few per reload) until the process restarts.
+ */
+class ChatLineTallies {
+  /** server → adapter id → tally: two string lookups per line, no key built. */
+  readonly #byServer = new Map<string, Map<string, ChatLineTally>>();
+  readonly #adapters: () => readonly AdapterState[];
+
+  constructor(adapters: () => readonly AdapterState[]) {
+    this.#adapters = adapters;
+  }
+
+  count(event: ChatLineEvent): void {
+    const tally = this.#tally(event.server, event.adapter ?? NO_ADAPTER_LABEL);
+    tally.lines += 1;
+    if (event.unattributed !== undefined) tally.unattributed[event.unattributed] += 1;
+  }
+
+  /** Every tally, with one for each adapter configured now (the adapter gauge's list; made at 0 before its first line). */
+  all(): ChatLineTally[] {
+    for (const adapter of this.#adapters()) this.#tally(adapter.server, adapter.id);
+    return [...this.#byServer.values()].flatMap((adapters) => [...adapters.values()]);
+  }
+
+  #tally(server: string, adapter: string): ChatLineTally {
+    let adapters = this.#byServer.get(server);
+    if (adapters === undefined) {
+      adapters = new Map();
+      this.#byServer.set(server, adapters);
+    }
+    let tally = adapters.get(adapter);
+    if (tally === undefined) {
+      tally = { server, adapter, lines: 0, unattributed: { unreadable: 0, not_listed: 0, ambiguous: 0, unconfirmed_id: 0 } };
+      adapters.set(adapter, tally);
+    }
+    return tally;
   }
 }

@@ -40,7 +40,7 @@ afterAll(async () => {
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
 function record(events: BridgeEvents): Recorded {
-  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [] };
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [], chatLine: [] };
   events.on('request', (event) => recorded.request.push(event));
   events.on('verdict', (event) => recorded.verdict.push(event));
   events.on('muteCache', (event) => recorded.muteCache.push(event));
@@ -48,6 +48,7 @@ function record(events: BridgeEvents): Recorded {
   events.on('review', (event) => recorded.review.push(event));
   events.on('reviewResent', (event) => recorded.reviewResent.push(event));
   events.on('moderation', (event) => recorded.moderation.push(event));
+  events.on('chatLine', (event) => recorded.chatLine.push(event));
   return recorded;
 }
 

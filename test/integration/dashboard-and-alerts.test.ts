@@ -1,6 +1,6 @@
 // The shipped Grafana dashboard and Prometheus alert rules against a real `gsa-bridge run`: after some traffic (an
-// allowed and a blocked chat line, a mute check, a delivered review), every metric a panel, a rule or a rule test
-// names must be one the sidecar's /metrics really exposes (or Prometheus's own `up`), and the scrape itself must pass promtool's rules. The
+// allowed and a blocked chat line, a chat frame nobody can tie to a player, a mute check, a delivered review), every
+// metric a panel, a rule or a rule test names must be one the sidecar's /metrics really exposes (or Prometheus's own `up`), and the scrape itself must pass promtool's rules. The
 // dashboard is also checked for structure (unique ids, a 24-column grid without overlaps, a datasource and a
 // refId on every query, every variable it uses defined). .ci/promtool-check parses every expression with promtool.
 import { readFile } from 'node:fs/promises';
@@ -42,6 +42,8 @@ async function scrapeAfterTraffic(): Promise<string> {
   await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c1');
   mod.send({ type: 'chat', id: 'c2', player: { steam_id: MALLORY }, channel: 'global', text: 'spam' });
   await mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === 'c2');
+  mod.send({ type: 'chat', id: 'c3', player: { steam_id: 'not-a-steam-id' }, channel: 'global', text: 'who?' });
+  await mod.waitFor((frame) => frame.type === 'error' && frame.id === 'c3');
   mod.send({ type: 'mute.check', id: 'm1', player: { steam_id: ALICE } });
   await mod.waitFor((frame) => frame.type === 'mute.status' && frame.id === 'm1');
   mod.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 5, comment: 'Great admins' });
@@ -73,6 +75,8 @@ describe('the shipped dashboard and alert rules, against a real /metrics', () =>
     // The traffic reached every family the files read (a histogram's _bucket samples exist only once it has labels).
     expect(exposed).toContain('gsa_bridge_api_request_duration_seconds_bucket');
     expect(exposed).toContain('gsa_bridge_chat_verdict_reasons_total');
+    expect(text).toMatch(/^gsa_bridge_chat_lines_total\{server="ovddykvbs",adapter="[^"]+"\} 3$/m);
+    expect(text).toMatch(/^gsa_bridge_chat_unattributed_total\{server="ovddykvbs",adapter="[^"]+",reason="unreadable"\} 1$/m);
 
     const dashboard = JSON.parse(await readFile(DASHBOARD, 'utf8')) as Dashboard;
     const queries = dashboardPanels(dashboard).flatMap((panel) => (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}" ${target.refId}`, expr: target.expr })));
@@ -81,7 +85,7 @@ describe('the shipped dashboard and alert rules, against a real /metrics', () =>
     }
     const rules = ruleFileExpressions(await readFile(ALERTS, 'utf8'));
     const ruleTests = ruleFileExpressions(await readFile(ALERT_TESTS, 'utf8'));
-    expect(rules.exprs).toHaveLength(8);
+    expect(rules.exprs).toHaveLength(9);
     queries.push(...rules.exprs.map(({ line, expr }) => ({ where: `prometheus-alerts.yml:${line}`, expr })));
     queries.push(...ruleTests.series.map(({ line, series }) => ({ where: `prometheus-alerts.test.yml:${line}`, expr: series })));
 
