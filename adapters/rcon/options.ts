@@ -8,6 +8,7 @@ import { MAX_TIMER_MS, adapterId, countOrZero, host, integer, milliseconds, nonE
 import { RUST_TEXT_RULES } from './commandText.js';
 import { compileCommandTemplate } from './commandTemplate.js';
 import { RconError } from './errors.js';
+import { chatPatternProblem } from './reading/chatPattern.js';
 import { RCON_PROFILES, RCON_PROFILE_TABLE, type RconProfileName } from './profiles/index.js';
 
 export { RCON_PROFILES, type RconProfileName };
@@ -37,6 +38,18 @@ const rconFields = z.looseObject({
    * segment follows the newest matching file. Only lines written after the start are read. @default unset
    */
   logFile: z.string().min(1, 'must not be empty').refine((path) => !path.split(/[\\/]/).slice(0, -1).some((part) => part.includes('*')), 'may hold a * in its last path segment only').optional(),
+  /**
+   * A chat plugin's line (EssentialsX Chat, LuckPerms prefixes, VentureChat): a regular expression (RE2 syntax) with
+   * named groups `name` and `message` (optional `channel`), tried on log lines the profile's own reader did not read
+   * as chat. Profiles that read log lines only. Compiled at load; linear time per line. @default unset
+   */
+  chatPattern: z
+    .string()
+    .superRefine((source, ctx) => {
+      const problem = chatPatternProblem(source);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   /** ark/atlas: GameServerApp's ASA mod is installed; a muted speaker is muted in game by the mod. @default false */
   gsaMod: z.boolean().optional(),
   /** ark/atlas without logFile: how often GetChat is polled (the other games push chat or write a log). @default 1000 */
@@ -74,6 +87,12 @@ const rconFields = z.looseObject({
   kickAfterAlerts: countOrZero().default(0),
 });
 
+/** A game whose chat is read as lines (its log file, or its console's stream), where a chat plugin's format shows. */
+function readsLogLines(name: RconProfileName): boolean {
+  const chat = RCON_PROFILE_TABLE[name].chat;
+  return chat.logFile !== undefined || chat.console?.kind === 'stream';
+}
+
 /** What the profile says about the options: a port it defaults, a log file it requires or cannot read. */
 function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.RefinementCtx): void {
   const profile = RCON_PROFILE_TABLE[options.profile];
@@ -83,6 +102,10 @@ function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.Refine
   }
   if (options.logFile !== undefined && profile.chat.logFile === undefined) {
     ctx.addIssue({ code: 'custom', path: ['logFile'], message: `is not read for profile ${options.profile}: its chat comes from its console; remove logFile` });
+  }
+  if (options.chatPattern !== undefined && !readsLogLines(options.profile)) {
+    const lineProfiles = RCON_PROFILES.filter(readsLogLines).join(', ');
+    ctx.addIssue({ code: 'custom', path: ['chatPattern'], message: `is for games whose chat is read from log lines (profiles ${lineProfiles}), not profile ${options.profile}: its chat arrives already split into name and text; remove chatPattern` });
   }
   if (options.gsaMod === true && profile.commands.gsaModMute === undefined) {
     ctx.addIssue({ code: 'custom', path: ['gsaMod'], message: `is for GameServerApp's ASA mod (profiles ark and atlas), not profile ${options.profile}` });
