@@ -5,6 +5,7 @@
 // (no test here times anything; a backtracking engine would not come back, and the test would fail on its timeout).
 import { describe, expect, it } from 'vitest';
 import {
+  CHAT_PATTERN_WORK_BUDGET,
   MAX_CHAT_PATTERN_INPUT_LENGTH,
   MAX_CHAT_PATTERN_LENGTH,
   MAX_CHAT_PATTERN_PROGRAM_SIZE,
@@ -76,6 +77,16 @@ describe('the chat plugins’ formats', () => {
     const longest = `Steve: ${'x'.repeat(MAX_CHAT_PATTERN_INPUT_LENGTH - 7)}`;
     expect(pattern.match(longest)?.message).toHaveLength(MAX_CHAT_PATTERN_INPUT_LENGTH - 7);
     expect(pattern.match(`${longest}x`)).toBeUndefined();
+  });
+
+  it('reads shorter lines the larger its program, so no line costs more than the work budget', () => {
+    for (const format of [ESSENTIALS_GROUP, LUCKPERMS_ARROW, VENTURECHAT]) expect(compileChatPattern(format).maxInputLength).toBe(MAX_CHAT_PATTERN_INPUT_LENGTH);
+    const large = compileChatPattern(String.raw`^(?<name>[a-z]{1,100}): (?<message>.*)$`);
+    expect(large.maxInputLength).toBe(Math.floor(CHAT_PATTERN_WORK_BUDGET / large.programSize));
+    expect(large.maxInputLength).toBeLessThan(MAX_CHAT_PATTERN_INPUT_LENGTH);
+    const longest = `steve: ${'x'.repeat(large.maxInputLength - 7)}`;
+    expect(large.match(longest)?.name).toBe('steve');
+    expect(large.match(`${longest}x`)).toBeUndefined();
   });
 
   it('keeps the source, and tells the engine and the program size', () => {

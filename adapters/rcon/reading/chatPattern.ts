@@ -6,8 +6,10 @@
 // It runs on re2js (a JavaScript port of RE2), never on the built-in RegExp: a host's pattern such as
 // `(?<name>(a|aa)+)+b` backtracks on a line of a's for longer than the universe lasts, and one log line must never
 // stall the sidecar. RE2 has no backtracking: a line costs time linear in its length times the pattern's program
-// size, and both are bounded here (a line at most MAX_CHAT_PATTERN_INPUT_LENGTH characters, a program at most
-// MAX_CHAT_PATTERN_PROGRAM_SIZE instructions; the engine's lazy DFA caps its own cache at 8 MiB a pattern).
+// size, and both are bounded here: a program at most MAX_CHAT_PATTERN_PROGRAM_SIZE instructions, and a line at most
+// CHAT_PATTERN_WORK_BUDGET ÷ that size characters (all of a 16 KiB line for the plugins' formats, which compile to
+// 20–48), so no pattern's worst line costs more than about a million NFA steps. The engine's lazy DFA caps its own
+// cache at 8 MiB a pattern.
 // The engine is required (its CommonJS build, synchronously, so the zod schema can check a pattern at load) on the
 // first pattern: a sidecar whose config has none never loads it.
 //
@@ -29,13 +31,17 @@ import { ChatPatternError, type ChatPatternProblem } from '../errors.js';
 
 /** Longest pattern accepted, in characters. */
 export const MAX_CHAT_PATTERN_LENGTH = 1_000;
-/**
- * Largest compiled program accepted, in instructions. A line's worst case is about 100 ns per character per
- * instruction (bench/chat-pattern.ts), so this bounds a 16 KiB line; the plugins' real formats compile to 20–100.
- */
+/** Largest compiled program accepted, in instructions; the plugins' real formats compile to 20–100. */
 export const MAX_CHAT_PATTERN_PROGRAM_SIZE = 400;
-/** Longest message part matched: the log decoder's line cut (sources/logLineDecoder.ts). A longer one is no match. */
+/** Longest message part ever matched: the log decoder's line cut (sources/logLineDecoder.ts). */
 export const MAX_CHAT_PATTERN_INPUT_LENGTH = 16_384;
+/**
+ * Characters × instructions one line may cost: a line's worst case is one NFA step per character per instruction
+ * (about 100 ns each, bench/chat-pattern.ts), so a pattern of up to 64 instructions reads all of a 16 KiB line and
+ * one of 400 reads lines up to 2,621 characters. Longer lines are no match: no game's chat line comes near that
+ * (Minecraft caps a message at 256 characters), while a stack trace or a mod list may.
+ */
+export const CHAT_PATTERN_WORK_BUDGET = 64 * MAX_CHAT_PATTERN_INPUT_LENGTH;
 /** How much of a pattern a syntax error may quote: the part it points at, cut to this. */
 const QUOTED_FRAGMENT_LENGTH = 24;
 
@@ -52,6 +58,8 @@ export interface ChatPattern {
   readonly engine: 're2js';
   /** Instructions of the compiled program (at most MAX_CHAT_PATTERN_PROGRAM_SIZE): what a character of a line costs. */
   readonly programSize: number;
+  /** The longest message part it reads (CHAT_PATTERN_WORK_BUDGET ÷ programSize, at most 16,384); longer: no match. */
+  readonly maxInputLength: number;
   /** The player's name, text and channel on a chat plugin's line, or undefined when the line is not one. Never throws. */
   match(messagePart: string): ChatPatternMatch | undefined;
 }
@@ -125,12 +133,15 @@ function compileOrRefuse(source: string): RE2JS | Refusal {
 
 function matcherOf(compiled: RE2JS, source: string): ChatPattern {
   const hasChannel = compiled.namedGroups()['channel'] !== undefined;
+  const programSize = compiled.programSize();
+  const maxInputLength = Math.min(MAX_CHAT_PATTERN_INPUT_LENGTH, Math.floor(CHAT_PATTERN_WORK_BUDGET / programSize));
   return {
     source,
     engine: 're2js',
-    programSize: compiled.programSize(),
+    programSize,
+    maxInputLength,
     match(messagePart) {
-      if (messagePart.length > MAX_CHAT_PATTERN_INPUT_LENGTH) return undefined;
+      if (messagePart.length > maxInputLength) return undefined;
       // The lazy DFA answers "does it match at all" without captures, at a few ns a character; only a line that
       // matches pays for the groups (the NFA or one-pass engine, tens of ns a character per instruction).
       if (!compiled.test(messagePart)) return undefined;
