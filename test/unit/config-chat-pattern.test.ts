@@ -45,7 +45,7 @@ describe('servers[].adapters[].chatPattern', () => {
 
   it.each([
     ['no message group', String.raw`^(?<name>\w+): .*$`, 'has no named group `message`: put (?<message>…) around the chat text'],
-    ['an unclosed group', String.raw`^(?<name>\w+): (?<message>.*$`, 'does not compile: missing closing ) at `^(?<name>\\w+): (?<messag…`'],
+    ['an unclosed group', String.raw`^(?<name>\w+): (?<message>.*$`, 'does not compile: missing closing )'],
     ['an empty string', '', 'must not be empty'],
     ['a long one', 'x'.repeat(1001), 'is 1001 characters long; at most 1000'],
   ])('refuses %s with its path and what is wrong', (_label, chatPattern, message) => {

@@ -24,7 +24,7 @@
 //
 // It must never run a pattern on the built-in RegExp, never load the engine before a pattern is given, never throw
 // from match() (a bad pattern is refused at load), and never echo more of a pattern than the few characters a
-// syntax error points at.
+// syntax error points at (a longer piece is named by its position).
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { ChatPatternError, type ChatPatternProblem } from '../errors.js';
@@ -42,8 +42,8 @@ export const MAX_CHAT_PATTERN_INPUT_LENGTH = 16_384;
  * (Minecraft caps a message at 256 characters), while a stack trace or a mod list may.
  */
 export const CHAT_PATTERN_WORK_BUDGET = 64 * MAX_CHAT_PATTERN_INPUT_LENGTH;
-/** How much of a pattern a syntax error may quote: the part it points at, cut to this. */
-const QUOTED_FRAGMENT_LENGTH = 24;
+/** The longest part of a pattern a syntax error quotes (`(?=`, `\\1`, `{1000}`); a longer one is named by position. */
+const QUOTED_FRAGMENT_LENGTH = 12;
 
 export interface ChatPatternMatch {
   readonly name: string;
@@ -85,19 +85,22 @@ function re2js(): Re2jsModule | Refusal {
   }
 }
 
-function quoted(fragment: string): string {
-  const cut = fragment.length > QUOTED_FRAGMENT_LENGTH ? `${fragment.slice(0, QUOTED_FRAGMENT_LENGTH)}…` : fragment;
-  return `\`${cut}\``;
+/** Where a syntax error is: the few characters the engine points at, or where they start when they are more. */
+function place(source: string, fragment: string | null): string {
+  if (fragment === null || fragment === '') return '';
+  if (fragment.length <= QUOTED_FRAGMENT_LENGTH) return ` at \`${fragment}\``;
+  // RE2 names the whole pattern for an unclosed group: a position would say nothing.
+  const at = fragment === source ? -1 : source.indexOf(fragment);
+  return at === -1 ? '' : ` at character ${at + 1}`;
 }
 
 /** A syntax error in words, pointing at the part of the pattern the engine names (cut short). */
-function syntaxRefusal(error: unknown, engine: Re2jsModule): Refusal {
+function syntaxRefusal(error: unknown, engine: Re2jsModule, source: string): Refusal {
   if (error instanceof engine.RE2JSSyntaxException) {
     const description = error.getDescription();
     if (description === 'expression too large') return tooLarge(`is too large for the engine (${description})`);
-    const at = error.getPattern();
     const hint = /unsupported Perl syntax|invalid escape sequence/.test(description) ? ' (RE2 syntax: no lookaround, no backreferences, \\x{00BB} rather than \\u00BB)' : '';
-    return new Refusal('syntax', `does not compile: ${description}${at === null || at === '' ? '' : ` at ${quoted(at)}`}${hint}`);
+    return new Refusal('syntax', `does not compile: ${description}${place(source, error.getPattern())}${hint}`);
   }
   if (error instanceof engine.RE2JSException) return new Refusal('syntax', 'does not compile (RE2 syntax)');
   throw error;
@@ -117,7 +120,7 @@ function compileOrRefuse(source: string): RE2JS | Refusal {
     // No flags: the source says its own ((?i) at its start), and the engine's lookbehind extension stays off.
     compiled = engine.RE2JS.compile(source, 0);
   } catch (error) {
-    return syntaxRefusal(error, engine);
+    return syntaxRefusal(error, engine, source);
   }
   const groups = compiled.namedGroups();
   const missing = (['name', 'message'] as const).filter((group) => groups[group] === undefined);
