@@ -8,7 +8,7 @@
 // stall the sidecar. RE2 has no backtracking: a line costs time linear in its length times the pattern's program
 // size, and both are bounded here: a program at most MAX_CHAT_PATTERN_PROGRAM_SIZE instructions, and a line at most
 // CHAT_PATTERN_WORK_BUDGET ÷ that size characters (all of a 16 KiB line for the plugins' formats, which compile to
-// 20–48), so no pattern's worst line costs more than about a million NFA steps. The engine's lazy DFA caps its own
+// 20–50), so no pattern's worst line costs more than about a million NFA steps. The engine's lazy DFA caps its own
 // cache at 8 MiB a pattern.
 // The engine is required (its CommonJS build, synchronously, so the zod schema can check a pattern at load) on the
 // first pattern: a sidecar whose config has none never loads it.
@@ -31,18 +31,18 @@ import { ChatPatternError, type ChatPatternProblem } from '../errors.js';
 
 /** Longest pattern accepted, in characters. */
 export const MAX_CHAT_PATTERN_LENGTH = 1_000;
-/** Largest compiled program accepted, in instructions; the plugins' real formats compile to 20–100. */
+/** Largest compiled program accepted, in instructions; the plugins' real formats compile to 20–50. */
 export const MAX_CHAT_PATTERN_PROGRAM_SIZE = 400;
 /** Longest message part ever matched: the log decoder's line cut (sources/logLineDecoder.ts). */
 export const MAX_CHAT_PATTERN_INPUT_LENGTH = 16_384;
 /**
  * Characters × instructions one line may cost: a line's worst case is one NFA step per character per instruction
- * (about 100 ns each, bench/chat-pattern.ts), so a pattern of up to 64 instructions reads all of a 16 KiB line and
+ * (100–300 ns each, bench/chat-pattern.ts), so a pattern of up to 64 instructions reads all of a 16 KiB line and
  * one of 400 reads lines up to 2,621 characters. Longer lines are no match: no game's chat line comes near that
  * (Minecraft caps a message at 256 characters), while a stack trace or a mod list may.
  */
 export const CHAT_PATTERN_WORK_BUDGET = 64 * MAX_CHAT_PATTERN_INPUT_LENGTH;
-/** The longest part of a pattern a syntax error quotes (`(?=`, `\\1`, `{1000}`); a longer one is named by position. */
+/** The longest part of a pattern a syntax error quotes (`(?=`, `\1`, `{1000}`); a longer one is named by position. */
 const QUOTED_FRAGMENT_LENGTH = 12;
 
 export interface ChatPatternMatch {
@@ -145,8 +145,8 @@ function matcherOf(compiled: RE2JS, source: string): ChatPattern {
     maxInputLength,
     match(messagePart) {
       if (messagePart.length > maxInputLength) return undefined;
-      // The lazy DFA answers "does it match at all" without captures, at a few ns a character; only a line that
-      // matches pays for the groups (the NFA or one-pass engine, tens of ns a character per instruction).
+      // The lazy DFA answers "does it match at all" without the groups, far cheaper; only a line that matches pays
+      // for them (the NFA, one-pass or bit-state engine). Most lines tried are the server's own, which do not.
       if (!compiled.test(messagePart)) return undefined;
       const matcher = compiled.matcher(messagePart);
       if (!matcher.find()) return undefined;
