@@ -28,7 +28,9 @@ export type RconErrorCode =
   /** A game command was not built: the name cannot be addressed safely. */
   | 'unaddressable_name'
   /** A configured command template (notifyCommand) cannot be expanded safely. */
-  | 'invalid_command_template';
+  | 'invalid_command_template'
+  /** The host's chatPattern cannot be used (reading/chatPattern.ts): refused at load. */
+  | 'invalid_chat_pattern';
 
 export abstract class RconError extends Error {
   /** The code every instance of a subclass carries; callers read the instance's `code`. */
@@ -167,4 +169,19 @@ export class UnaddressableNameError extends RconError {
 /** A notifyCommand template that cannot be expanded safely (see compileNotifyTemplate). */
 export class InvalidCommandTemplateError extends RconError {
   static override readonly errorCode = 'invalid_command_template';
+}
+
+/** What is wrong with a chatPattern, for a caller that branches (the message says it in words). */
+export type ChatPatternProblem = 'empty' | 'too_long' | 'syntax' | 'missing_group' | 'too_large' | 'engine_unavailable';
+
+/** The host's chatPattern cannot be used (see reading/chatPattern.ts); the message names chatPattern and the problem. */
+export class ChatPatternError extends RconError {
+  static override readonly errorCode = 'invalid_chat_pattern';
+  constructor(
+    readonly problem: ChatPatternProblem,
+    message: string,
+    cause?: unknown,
+  ) {
+    super(message, cause);
+  }
 }

@@ -10,6 +10,7 @@ import { MAX_TIMER_MS, adapterId, countOrZero, host, integer, milliseconds, nonE
 import { RUST_TEXT_RULES } from './commandText.js';
 import { compileCommandTemplate } from './commandTemplate.js';
 import { RconError } from './errors.js';
+import { chatPatternProblem } from './reading/chatPattern.js';
 import { RCON_PROFILES, RCON_PROFILE_TABLE, type RconProfileName } from './profiles/index.js';
 import type { ProfileOptionKey } from './profiles/profile.js';
 
@@ -40,8 +41,18 @@ const rconFields = z.strictObject({
    * segment follows the newest matching file. Only lines written after the start are read. @default unset
    */
   logFile: z.string().min(1, 'must not be empty').refine((path) => !path.split(/[\\/]/).slice(0, -1).some((part) => part.includes('*')), 'may hold a * in its last path segment only').optional(),
-  /** Log-reading profiles: the host's regular expression for a chat plugin's line (docs/configuration.md). @default unset */
-  chatPattern: z.string().optional(),
+  /**
+   * A chat plugin's line (EssentialsX Chat, LuckPerms prefixes, VentureChat): a regular expression (RE2 syntax) with
+   * named groups `name` and `message` (optional `channel`), tried on log lines the profile's own reader did not read
+   * as chat. Profiles that read log lines only. Compiled at load; linear time per line. @default unset
+   */
+  chatPattern: z
+    .string()
+    .superRefine((source, ctx) => {
+      const problem = chatPatternProblem(source);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   /** ark/atlas: GameServerApp's ASA mod is installed; a muted speaker is muted in game by the mod. @default false */
   gsaMod: z.boolean().optional(),
   /**
@@ -111,6 +122,10 @@ function checkAgainstProfile(options: z.output<typeof rconFields>, ctx: z.Refine
       const where = `its log file (${profile.chat.logFile?.example ?? 'the game log'})`;
       ctx.addIssue({ code: 'custom', path: [key], message: `is required for profile ${options.profile}: its chat is only written to ${where}` });
     }
+  }
+  // A pattern reads log lines: ARK's chat comes as lines only from its game log, not from GetChat's answers.
+  if (options.chatPattern !== undefined && profile.options.chatPattern !== undefined && options.logFile === undefined && profile.chat.console?.kind !== 'stream') {
+    ctx.addIssue({ code: 'custom', path: ['chatPattern'], message: `is tried on the lines of the game log only: set logFile too (${profile.chat.logFile?.example ?? 'the game log'})` });
   }
 }
 

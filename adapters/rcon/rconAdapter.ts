@@ -30,6 +30,7 @@ import { PlayerRoster, identityOf, type SpeakerLookup } from './playerRoster.js'
 import type { PlayerListParse } from './profiles/parsedLines.js';
 import type { RconChatLine, RconProfile } from './profiles/profile.js';
 import { openRconConnection, type RconConnection } from './rconConnection.js';
+import { compileChatPattern } from './reading/chatPattern.js';
 import { LineReading } from './reading/lineReading.js';
 import { UnattributedChat } from './reading/unattributedChat.js';
 import { LogTail } from './sources/logTail.js';
@@ -113,8 +114,10 @@ export class RconAdapter implements Adapter {
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
     const consoleChat = config.options.logFile === undefined ? config.profile.chat.console : undefined;
+    // Checked at load already: compiling it again cannot fail. The engine is loaded only when a pattern is set.
+    const chatPattern = config.options.chatPattern === undefined ? undefined : compileChatPattern(config.options.chatPattern);
     // One reader per source: a profile's reader may pair lines of one stream (7 Days to Die's chat mods).
-    const streamReading = consoleChat?.kind === 'stream' ? new LineReading({ source: consoleChat }) : undefined;
+    const streamReading = consoleChat?.kind === 'stream' ? new LineReading({ source: consoleChat, chatPattern }) : undefined;
     this.#connection = openRconConnection({
       options: config.options,
       transport: config.profile.transport,
@@ -175,7 +178,7 @@ export class RconAdapter implements Adapter {
     });
     const logChat = config.profile.chat.logFile;
     if (config.options.logFile !== undefined && logChat !== undefined) {
-      const logReading = new LineReading({ source: logChat });
+      const logReading = new LineReading({ source: logChat, chatPattern });
       this.#logTail = new LogTail({
         path: config.options.logFile,
         logger: config.logger,

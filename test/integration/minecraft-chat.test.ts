@@ -232,6 +232,30 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
     expect(mc.verdicts.filter((event) => event.player.mojangId === ALICE.uuid).map((event) => event.player.name)).toEqual(['Alice']);
   });
 
+  it("reads a chat plugin's lines with the host's chatPattern, the listed speaker only, and never re-reads vanilla chat", async () => {
+    // EssentialsX Chat with a LuckPerms prefix: `[Member] Mallory » text` (the message part after the game's head).
+    const chatPattern = String.raw`^\[(?<group>[^\]]+)\] (?<name>[A-Za-z0-9_.]{1,16}) » (?<message>.*)$`;
+    const mc = await startMinecraft(await systemApiLookup(), { chatPattern });
+    mc.game.join(MALLORY);
+    mc.game.join(ALICE);
+    await appendFile(
+      mc.logFile,
+      [
+        '[00:00:01] [Async Chat Thread - #2/INFO]: [Member] §cMallory§r » BUY GOLD CHEAP',
+        // A name the list does not show: counted as unattributed, never tied to a listed player.
+        '[00:00:02] [Async Chat Thread - #2/INFO]: [Member] Mallory2 » me too',
+        // Vanilla chat whose text looks like the plugin's format stays Alice's own line.
+        '[00:00:03] [Server thread/INFO]: <Alice> [Member] Mallory » not me',
+        '',
+      ].join('\n'),
+    );
+    await until(() => mc.verdictsOf('Alice').length === 1, "Alice's line", mc.logs);
+    expect(mc.verdictsOf('Mallory').map((event) => [event.verdict, event.reason, event.player.mojangId])).toEqual([['block', 'muted', MALLORY.uuid]]);
+    expect(mc.verdictsOf('Alice').map((event) => [event.verdict, event.reason])).toEqual([['allow', 'ok']]);
+    expect(mc.verdicts).toHaveLength(2);
+    expect(mc.logs.join('')).toMatch(/could not be tied to a player and were not gated \(not_listed 1\)/);
+  });
+
   it("runs a host's plugin templates with the name and the Mojang id as {playerId} instead of tellraw", async () => {
     const mc = await startMinecraft(
       (mojangId) => Promise.resolve({ muted: mojangId === MALLORY.uuid, alert: ALERT, steamId: null, eosId: null }),

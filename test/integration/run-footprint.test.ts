@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 describe('gsa-bridge run with a websocket-only config', () => {
-  it('loads neither the Redis driver, nor the RCON clients, nor the emulator, nor undici\'s and prom-client\'s indexes', async () => {
+  it('loads neither the Redis driver, nor the RCON clients, nor the regular expression engine, nor the emulator, nor undici\'s and prom-client\'s indexes', async () => {
     const emulator = await GsaEmulator.start({ clientSecret: CLIENT_SECRET, servers: [{ name: SERVER, id: 4711 }] });
     cleanups.push(() => emulator.close());
     const dir = await tempDir('run-footprint');
@@ -72,6 +72,10 @@ describe('gsa-bridge run with a websocket-only config', () => {
     for (const rconClient of ['rconAdapter.js', 'rconConnection.js', 'sourceRconClient.js', 'webRconClient.js', 'telnetClient.js', 'logTail.js']) {
       expect(loadedAny(`/adapters/rcon/${rconClient}`)).toEqual([]);
     }
+    // The rcon schema is eager (the config is validated against it), and so is the chatPattern check it holds; the
+    // regular expression engine behind it is required only when a config gives a pattern.
+    expect(loadedAny('/adapters/rcon/reading/chatPattern.js')).toHaveLength(1);
+    expect(loadedAny('/node_modules/re2js/')).toEqual([]);
     expect(loadedAny('/src/gsa/emulator/')).toEqual([]);
     expect(loadedAny('/src/gameEmulator/')).toEqual([]);
     expect(loadedAny('/src/cli/demoCommand.js')).toEqual([]);

@@ -8,24 +8,13 @@
 
 import { isChatChannel, type ChatChannel } from '../../../src/bridge/port.js';
 import type { RconChatLine, RconLineReader, RconLineSource } from '../profiles/profile.js';
-
-/** What a `chatPattern` found in a line's message part (adapters/rcon/reading/chatPattern.ts). */
-export interface ChatPatternMatch {
-  readonly name: string;
-  readonly message: string;
-  readonly channel?: string | undefined;
-}
-
-/** The host's pattern for a chat plugin's lines, compiled. */
-export interface ChatLinePattern {
-  match(messagePart: string): ChatPatternMatch | undefined;
-}
+import type { ChatPattern } from './chatPattern.js';
 
 export interface LineReadingOptions {
   /** The profile's log-line source: its reader and where a line's message starts. */
   readonly source: RconLineSource;
   /** The host's `chatPattern`, compiled; absent: only the profile's reader reads chat. */
-  readonly chatPattern?: ChatLinePattern | undefined;
+  readonly chatPattern?: Pick<ChatPattern, 'match'> | undefined;
 }
 
 /**
@@ -41,7 +30,7 @@ function channelOf(channel: string | undefined): ChatChannel {
 export class LineReading {
   readonly #source: RconLineSource;
   readonly #read: RconLineReader;
-  readonly #pattern: ChatLinePattern | undefined;
+  readonly #pattern: Pick<ChatPattern, 'match'> | undefined;
 
   constructor(options: LineReadingOptions) {
     this.#source = options.source;
