@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { diffPlayerLists, type ListedPlayer, type PlayerListParse } from './profiles/parsedLines.js';
-import type { RconChatLine, SpeakerReading } from './profiles/profile.js';
+import type { RconChatLine, RosterPresence, SpeakerReading } from './profiles/profile.js';
 
 export interface PlayerRosterOptions {
   /** Asks the game for its list; undefined when the command failed (already logged). */
@@ -40,7 +40,9 @@ export type SpeakerLookup =
   | { readonly kind: 'found'; readonly player: PlayerIdentity; readonly text: string; readonly listed?: ListedPlayer | undefined }
   | { readonly kind: 'not-listed' }
   | { readonly kind: 'ambiguous'; readonly matches: number }
-  | { readonly kind: 'unconfirmed-id' };
+  | { readonly kind: 'unconfirmed-id' }
+  /** The line was the game's own join or leave line of a listed player, read like chat by a crafted name. */
+  | { readonly kind: 'presence' };
 
 /** One reading weighed against the list: the listed players it names. */
 type ReadingMatch = { readonly reading: SpeakerReading; readonly matches: readonly ListedPlayer[] };
@@ -133,20 +135,35 @@ export class PlayerRoster {
       return { kind: 'found', player: { steamId: line.steamId ?? listed?.steamId, eosId: line.eosId ?? listed?.eosId, name: line.name }, text: line.text, listed };
     }
     const arrivedAt = performance.now();
+    // The game's join or leave line of a player the list shows (or showed until now): nobody's chat.
+    if (line.presence !== undefined && this.#shows(line.presence)) return { kind: 'presence' };
     const learned = line.readings === undefined ? this.#learned.get(line.name) : undefined;
     let weighed = this.#weigh(line);
     // Learned from the log's login line: no list read needed for a player who just joined.
     if (weighed === undefined && learned !== undefined) return { kind: 'found', player: { mojangId: learned, name: line.name }, text: line.text };
-    if ((weighed === undefined || weighed.longerUnlisted) && this.#readAt < arrivedAt) {
+    // A line that may be a join line is settled by a fresh list: the joining player is on it by now.
+    if ((weighed === undefined || weighed.longerUnlisted || line.presence !== undefined) && this.#readAt < arrivedAt) {
       const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
       if (waitMs > 0) await sleep(waitMs);
       // No second look at the clock: a timer may fire a fraction of a millisecond "early" by performance.now().
       if (!stopped() && this.#readAt < arrivedAt) await this.refresh();
+      if (line.presence !== undefined && this.#shows(line.presence)) return { kind: 'presence' };
       weighed = this.#weigh(line);
     }
     if (weighed !== undefined) return this.#decided(line, weighed.match);
     if (idsOnLine && trustIds) return { kind: 'found', player: { steamId: line.steamId, eosId: line.eosId, name: line.name }, text: line.text };
     return idsOnLine ? { kind: 'unconfirmed-id' } : { kind: 'not-listed' };
+  }
+
+  /** Whether the list shows the player a join or leave line names: by name, and by the id when the line has one. */
+  #shows(presence: RosterPresence): boolean {
+    const eosId = presence.eosId?.toLowerCase();
+    return this.players.some(
+      (player) =>
+        player.name === presence.name &&
+        (presence.steamId === undefined || player.steamId === presence.steamId) &&
+        (eosId === undefined || player.eosId?.toLowerCase() === eosId),
+    );
   }
 
   /** The longest reading that names listed players, and whether a longer one names nobody listed (yet). */

@@ -66,7 +66,7 @@ function refusalText(error: BridgeRefusal): string {
 }
 
 /** Why a speaker was not found, as the unattributed-chat counter names it. */
-function unattributedReason(lookup: Exclude<SpeakerLookup, { kind: 'found' }>): UnattributedReason {
+function unattributedReason(lookup: Exclude<SpeakerLookup, { kind: 'found' | 'presence' }>): UnattributedReason {
   switch (lookup.kind) {
     case 'not-listed':
       return 'not_listed';
@@ -350,6 +350,8 @@ export class RconAdapter implements Adapter {
     if (line.kind !== 'player') return; // The server's own lines and other notices are never gated.
     const lookup = await this.#roster.speaker(line, (ms) => this.#sleep(ms), () => this.#isStopped());
     if (this.#isStopped()) return;
+    // A join or leave line a crafted name made look like chat: the list was just read; nobody spoke.
+    if (lookup.kind === 'presence') return;
     if (lookup.kind !== 'found') {
       // Never guessed: the line is not gated, and the host hears of it.
       this.#unattributed.note(unattributedReason(lookup), raw ?? sampleOf(line));

@@ -40,6 +40,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   broadcast: async () => import('./broadcastCommand.js').then((m) => ({ run: m.broadcastCommand, spec: m.BROADCAST_COMMAND })),
   mutes: async () => import('./mutesCommand.js').then((m) => ({ run: m.mutesCommand, spec: m.MUTES_COMMAND })),
   reload: async () => import('./reloadCommand.js').then((m) => ({ run: m.reloadCommand, spec: m.RELOAD_COMMAND })),
+  log: async () => import('./logCheckCommand.js').then((m) => ({ run: m.logCommand, spec: m.LOG_COMMANDS })),
 };
 
 /** The full help loads every command for its table: fine once, for a person reading it. */

@@ -179,8 +179,10 @@ describe("ark: a name holding `(X): ` can never lend a line to a listed namesake
     const { adapter } = await startRig({ port: fake.port, logFile: path, pollPlayersMs: 60_000 });
     await until(() => adapter.ready && fake.commands.includes('ListPlayers'), 'login and a player list');
 
-    // Mallory joined after the last list read and speaks at once.
+    // Mallory joined after the last list read and speaks at once. Her join line reads like Alice's chat
+    // (`Alice (Rex): hi [UniqueNetId:…] joined this ARK!`): the fresh list shows her, so it is her join, nobody's chat.
     online = [ALICE, NICE, MALLORY];
+    await appendFile(path, `[2026.09.13-18.48.40:782][696]2026.09.13_18.48.40: ${MALLORY.name} [UniqueNetId:${MALLORY.steamId} Platform:Steam] joined this ARK!\r\n`);
     await appendFile(path, chatLine(MALLORY.name, 'Mal', 'blame Alice'));
     await until(() => actions().length === 1, "the alert for Mallory's line");
     expect(actions()).toEqual([`ServerChatTo "${MALLORY.steamId}" mallory alert`]);

@@ -56,6 +56,8 @@ describe('parseArkGameLogLine', () => {
       name: 'Bob',
       characterName: 'Rex',
       text: `Survivor42 [UniqueNetId:${EOS} Platform:None] joined this ARK!`,
+      // Or the join of a player named `Bob (Rex): Survivor42`: the player list settles which (the adapter's roster).
+      presence: { kind: 'join', name: 'Bob (Rex): Survivor42', eosId: EOS },
     });
   });
 

@@ -172,8 +172,11 @@ describe('parseArkChat', () => {
     expect(parsed.lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'hi' }]);
     expect(parsed.notices.map((notice) => notice.kind)).toEqual(['admin-command', 'presence', 'presence', 'tribe-log']);
     expect(parsed.unparsed.map((line) => line.line)).toEqual(['stray after a notice']);
-    // A player's own words that end like a join notice are still their chat.
-    expect(parseArkChat('Bob (Rex): I joined this ARK!').lines).toEqual([{ kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'I joined this ARK!' }]);
+    // A player's own words that end like a join notice are still their chat; the join reading rides along, for the
+    // player list to settle (a player named `Bob (Rex): I` would make it a join).
+    expect(parseArkChat('Bob (Rex): I joined this ARK!').lines).toEqual([
+      { kind: 'player', playerName: 'Bob', characterName: 'Rex', text: 'I joined this ARK!', presence: { kind: 'join', name: 'Bob (Rex): I' } },
+    ]);
   });
 
   it('never joins a game notice that lost its tribe-log head onto the message before it', () => {

@@ -21,12 +21,12 @@ function gameLogLineOf(line: string, knownNames: readonly string[]): RconChatLin
   const parsed = parseArkGameLogLine(line, knownNames);
   switch (parsed.kind) {
     case 'player':
-      return { kind: 'player', channel: 'global', name: parsed.name, text: parsed.text, readings: speakerReadings(parsed.readings) };
+      return { kind: 'player', channel: 'global', name: parsed.name, text: parsed.text, readings: speakerReadings(parsed.readings), presence: parsed.presence };
     case 'server':
       return { kind: 'server', text: parsed.text };
     case 'join':
     case 'leave':
-      return { kind: 'roster' };
+      return { kind: 'roster', presence: parsed };
     case 'notice':
       return { kind: 'ignored' };
     case 'unparsed':
@@ -58,7 +58,7 @@ export const arkProfile: RconProfile = {
         const lines: RconChatLine[] = parsed.lines.map((line) =>
           line.kind === 'server'
             ? { kind: 'server', text: line.text }
-            : { kind: 'player', channel: 'global', name: line.playerName, text: line.text, readings: speakerReadings(line.readings) },
+            : { kind: 'player', channel: 'global', name: line.playerName, text: line.text, readings: speakerReadings(line.readings), presence: line.presence },
         );
         for (const odd of parsed.unparsed) lines.push({ kind: 'unparsed', reason: odd.reason });
         return lines;

@@ -10,8 +10,7 @@
 //   then what GetChat would print (`SERVER: text`, `AdminCmd: …`, `Tribe <name>, ID <n>: Day <n>, hh:mm:ss: …`),
 //   and the presence lines `Name [UniqueNetId:<id> Platform:<p>] joined this ARK!` (ASA) or
 //   `Name joined this ARK!` (ASE), `left this ARK!` alike.
-import { checkPlayerId } from '../commandText.js';
-import { arkNoticeKind, parseChatLine, sortKnownNames, type ArkSpeakerReading } from './arkLines.js';
+import { arkNoticeKind, parseChatLine, readArkPresence, sortKnownNames, type ArkPresence, type ArkSpeakerReading } from './arkLines.js';
 
 /** A player's chat line. `name` is the platform name as ListPlayers prints it: that maps it to an id. */
 export interface ArkGameLogChat {
@@ -22,15 +21,12 @@ export interface ArkGameLogChat {
   readonly text: string;
   /** Every split of an ambiguous line, the longest name first (arkLines.ts ArkPlayerChat.readings). */
   readonly readings?: readonly ArkSpeakerReading[] | undefined;
+  /** The same line read as the game's join or leave (arkLines.ts ArkPlayerChat.presence). */
+  readonly presence?: ArkPresence | undefined;
 }
 
-/** A player came or went. The ids are there on ASA (`UniqueNetId`), checked; ASE lines carry the name only. */
-export interface ArkGameLogPresence {
-  readonly kind: 'join' | 'leave';
-  readonly name: string;
-  readonly eosId?: string | undefined;
-  readonly steamId?: string | undefined;
-}
+/** A player came or went (arkLines.ts ArkPresence). */
+export type ArkGameLogPresence = ArkPresence;
 
 export type ArkGameLogLine =
   | ArkGameLogChat
@@ -44,9 +40,6 @@ export type ArkGameLogLine =
 const ENGINE_HEAD = /^\[\d{4}\.\d{2}\.\d{2}-\d{2}\.\d{2}\.\d{2}:\d{3}\]\[[^\]]*\]/;
 /** The game's own `2026.09.13_18.48.40: ` stamp. */
 const GAME_STAMP = /^\d{4}\.\d{2}\.\d{2}_\d{2}\.\d{2}\.\d{2}: ?/;
-/** ASA's presence line: the id and platform in brackets; the name is everything before (greedy: it may hold ` [`). */
-const PRESENCE_WITH_ID = /^(.+) \[UniqueNetId:([^\]\s]*)\s+Platform:[^\]]*\] (joined|left) this ARK!$/;
-const PRESENCE = /^(.+) (joined|left) this ARK!$/;
 /**
  * Lines the server writes at start and stop, with no stamp of the game's own: not chat. Kept short on purpose:
  * anything else that is not chat is `unparsed` (a debug line) rather than silently dropped.
@@ -79,9 +72,9 @@ export function parseArkGameLogLine(line: string, knownNames: Iterable<string> =
   if (typeof chat !== 'string') {
     return chat.kind === 'server'
       ? { kind: 'server', text: chat.text }
-      : { kind: 'player', name: chat.playerName, characterName: chat.characterName, text: chat.text, readings: chat.readings };
+      : { kind: 'player', name: chat.playerName, characterName: chat.characterName, text: chat.text, readings: chat.readings, presence: chat.presence };
   }
-  const presence = readPresence(body);
+  const presence = readArkPresence(body);
   if (presence !== undefined) return presence;
   if (arkNoticeKind(body) !== undefined || ENGINE_NOTICES.some((pattern) => pattern.test(body))) return { kind: 'notice' };
   return { kind: 'unparsed', reason: chat };
@@ -98,16 +91,3 @@ function stripHeads(line: string): string {
   return afterHead.replace(GAME_STAMP, '');
 }
 
-function readPresence(body: string): ArkGameLogPresence | undefined {
-  const withId = PRESENCE_WITH_ID.exec(body);
-  if (withId !== null) {
-    const kind = withId[3] === 'joined' ? 'join' : 'leave';
-    const name = (withId[1] ?? '').trim();
-    const id = checkPlayerId(withId[2] ?? '');
-    if (id === undefined) return { kind, name };
-    return id.kind === 'eos' ? { kind, name, eosId: id.id } : { kind, name, steamId: id.id };
-  }
-  const plain = PRESENCE.exec(body);
-  if (plain === null) return undefined;
-  return { kind: plain[2] === 'joined' ? 'join' : 'leave', name: (plain[1] ?? '').trim() };
-}

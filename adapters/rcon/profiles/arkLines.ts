@@ -81,6 +81,39 @@ export interface ArkPlayerChat {
    * takes the longest listed one. Absent when the line splits one way only.
    */
   readonly readings?: readonly ArkSpeakerReading[] | undefined;
+  /**
+   * The same line read as the game's own join or leave line: a player whose name holds `(X): ` makes their join line
+   * read like a listed namesake's chat (`Alice (Rex): hi joined this ARK!`). It is the join, not anyone's chat, when
+   * the player list shows (or just showed) that player. Absent when the line cannot be one.
+   */
+  readonly presence?: ArkPresence | undefined;
+}
+
+/** A player came or went. The ids are there on ASA (`UniqueNetId`), checked; ASE lines carry the name only. */
+export interface ArkPresence {
+  readonly kind: 'join' | 'leave';
+  readonly name: string;
+  readonly eosId?: string | undefined;
+  readonly steamId?: string | undefined;
+}
+
+/** ASA's presence line: the id and platform in brackets; the name is everything before (greedy: it may hold ` [`). */
+const PRESENCE_WITH_ID = /^(.+) \[UniqueNetId:([^\]\s]*)\s+Platform:[^\]]*\] (joined|left) this ARK!$/;
+const PRESENCE = /^(.+) (joined|left) this ARK!$/;
+
+/** A line read as the game's own join or leave line, with the id ASA prints; undefined when it is not one. */
+export function readArkPresence(body: string): ArkPresence | undefined {
+  const withId = PRESENCE_WITH_ID.exec(body);
+  if (withId !== null) {
+    const kind = withId[3] === 'joined' ? 'join' : 'leave';
+    const name = (withId[1] ?? '').trim();
+    const id = checkPlayerId(withId[2] ?? '');
+    if (id === undefined) return { kind, name };
+    return id.kind === 'eos' ? { kind, name, eosId: id.id } : { kind, name, steamId: id.id };
+  }
+  const plain = PRESENCE.exec(body);
+  if (plain === null) return undefined;
+  return { kind: plain[2] === 'joined' ? 'join' : 'leave', name: (plain[1] ?? '').trim() };
 }
 
 /** One split of a player's chat line. */
@@ -230,7 +263,9 @@ export function arkSpeakerReadings(line: string): ArkSpeakerReading[] {
 /** The line's chat reading with its other splits attached, when it has more than one. */
 function withReadings(chat: ArkPlayerChat, line: string): ArkPlayerChat {
   const readings = arkSpeakerReadings(line);
-  return readings.length > 1 ? { ...chat, readings } : chat;
+  const presence = readArkPresence(line);
+  if (readings.length <= 1 && presence === undefined) return chat;
+  return { ...chat, ...(readings.length > 1 ? { readings } : {}), ...(presence === undefined ? {} : { presence }) };
 }
 
 /**

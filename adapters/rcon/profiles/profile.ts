@@ -54,6 +54,12 @@ export type RconChatLine =
        * Conan), so they count only where the player list shows them for that name. @default 'line'
        */
       readonly idsFrom?: 'line' | 'list' | undefined;
+      /**
+       * The same line read as the game's own join or leave line (ARK: a name holding `(X): ` makes a join line read
+       * like a listed namesake's chat). The roster takes it for that join or leave, not for anyone's chat, when the
+       * player list shows (or just showed) that player.
+       */
+      readonly presence?: RosterPresence | undefined;
     }
   | { readonly kind: 'server'; readonly text: string }
   /**
