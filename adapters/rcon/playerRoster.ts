@@ -142,11 +142,14 @@ export class PlayerRoster {
     // Learned from the log's login line: no list read needed for a player who just joined.
     if (weighed === undefined && learned !== undefined) return { kind: 'found', player: { mojangId: learned, name: line.name }, text: line.text };
     // A line that may be a join line is settled by a fresh list: the joining player is on it by now.
-    if ((weighed === undefined || weighed.longerUnlisted || line.presence !== undefined) && this.#readAt < arrivedAt) {
-      const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
-      if (waitMs > 0) await sleep(waitMs);
-      // No second look at the clock: a timer may fire a fraction of a millisecond "early" by performance.now().
-      if (!stopped() && this.#readAt < arrivedAt) await this.refresh();
+    if (weighed === undefined || weighed.longerUnlisted || line.presence !== undefined) {
+      if (this.#readAt < arrivedAt) {
+        const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
+        if (waitMs > 0) await sleep(waitMs);
+      }
+      // A read begun since the line came (a poll, another line's) is awaited, never taken as already answered; none
+      // begun: one now. No second look at the clock: a timer may fire a fraction of a millisecond "early".
+      if (!stopped()) await (this.#readAt < arrivedAt ? this.refresh() : this.#reading);
       if (line.presence !== undefined && this.#shows(line.presence)) return { kind: 'presence' };
       weighed = this.#weigh(line);
     }

@@ -32,7 +32,8 @@ import type { RconChatLine, RconProfile } from './profiles/profile.js';
 import { openRconConnection, type RconConnection } from './rconConnection.js';
 import { compileChatPattern } from './reading/chatPattern.js';
 import { LineReading } from './reading/lineReading.js';
-import { UnattributedChat } from './reading/unattributedChat.js';
+import { rconUnattributedFix } from './reading/unattributedFix.js';
+import { UnattributedChat } from '../unattributedChat.js';
 import { LogTail } from './sources/logTail.js';
 
 export interface RconAdapterOptions {
@@ -191,10 +192,8 @@ export class RconAdapter implements Adapter {
     const now = config.now ?? (() => Date.now());
     this.#unattributed = new UnattributedChat({
       logger: config.logger,
-      adapterId: config.id,
-      profile: config.profile.name,
-      playerListCommand: config.profile.players.command,
-      patternCapable: config.profile.chat.logFile !== undefined || config.profile.chat.console?.kind === 'stream',
+      label: `rcon adapter ${config.id}`,
+      fix: rconUnattributedFix(config.profile),
       count: (reason) => {
         this.#sink?.chatLineRead?.(reason);
       },

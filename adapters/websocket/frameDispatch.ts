@@ -22,6 +22,7 @@ import {
   type ServerActionMessage,
 } from './protocol.js';
 import { refusalWireCode, resultWireCode } from './wireCodes.js';
+import type { UnattributedChat } from '../unattributedChat.js';
 
 const ID_KEY = Buffer.from('"id"');
 const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';
@@ -39,6 +40,8 @@ export interface DispatchContext {
   stopping(): boolean;
   /** The bridge, once started. */
   sink(): BridgeSink | undefined;
+  /** Chat frames whose player cannot be read: counted through the bridge and warned about. */
+  readonly unattributed: UnattributedChat;
   /** `mute.gatedChannels` as it is now, named in the warning about a channel outside the vocabulary. */
   readonly gatedChannels?: (() => readonly string[]) | undefined;
   /** Sends one frame; false when the connection cannot take it. */
@@ -85,7 +88,8 @@ export class FrameDispatch {
       if (!parsed.ok) {
         const { error } = parsed;
         this.#context.logger.debug({ connectionId: connection.id, code: error.code, path: error.path }, 'bad frame');
-        if (parsed.type === 'chat' && isPlayerPath(error.path)) this.#context.sink()?.chatLineRead?.('unreadable');
+        // Counted, and the host warned (at most once per 10 minutes, with the frame as the sample): a mod's bug.
+        if (parsed.type === 'chat' && isPlayerPath(error.path)) this.#context.unattributed.note('unreadable', bytes.toString('utf8'));
         this.#sendError(connection, error.code, error.message, error.id, error.path);
         return;
       }

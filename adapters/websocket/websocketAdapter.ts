@@ -13,7 +13,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { hostForAddress } from '../../src/net/endpoint.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
 import { describeListenError } from '../../src/net/listenFailure.js';
-import type { Clock } from '../../src/time/clock.js';
+import { systemClock, type Clock } from '../../src/time/clock.js';
 import type { Adapter, BridgeSink, ListeningAddress, PlayerIdentity, ReviewOrigin, ReviewOutcome } from '../../src/bridge/port.js';
 import { FrameDispatch } from './frameDispatch.js';
 import { ModConnection } from './modConnection.js';
@@ -33,6 +33,7 @@ import {
 } from './upgradeGate.js';
 import { UpgradeThrottle } from './upgradeThrottle.js';
 import { resultWireCode } from './wireCodes.js';
+import { UnattributedChat } from '../unattributedChat.js';
 
 export interface WebSocketAdapterOptions {
   /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond,
@@ -162,6 +163,15 @@ export class WebSocketAdapter implements Adapter {
       now: this.#now,
       stopping: () => this.#stopping,
       sink: () => this.#sink,
+      unattributed: new UnattributedChat({
+        logger: this.#logger,
+        label: `mod WebSocket ${this.id}`,
+        fix: () => "The mod sent chat frames whose player cannot be read (see the mod's bad_message errors at path player): fix the mod (docs/mod-protocol.md, Common fields).",
+        count: (reason) => {
+          this.#sink?.chatLineRead?.(reason);
+        },
+        now: () => (options.clock ?? systemClock).now(),
+      }),
       gatedChannels: this.#gatedChannels,
       send: (connection, frame) => this.#send(connection, frame),
       requestStarted: () => {

@@ -51,7 +51,8 @@ let configs = 0;
 async function writeConfig(adapters: unknown[], servers: unknown[] = []): Promise<string> {
   const path = join(dir, `config-${++configs}.json`);
   const config = {
-    api: { baseUrl: 'http://127.0.0.1:9', clientId: 'rcon-client', clientSecret: API_SECRET },
+    // A System API key: a Minecraft adapter gates nobody without one, so its config would be refused.
+    api: { baseUrl: 'http://127.0.0.1:9', clientId: 'rcon-client', clientSecret: API_SECRET, system: { key: 'rcon-system-key' } },
     servers: [{ name: SERVER, adapters }, ...servers],
     reviews: { dataDir: 'data' },
   };

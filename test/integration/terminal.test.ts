@@ -135,7 +135,9 @@ describe('one-shot commands on a terminal', () => {
   it('mute-check prints its JSON result and nothing else: no log line in between', async () => {
     const terminal = onTerminal(['mute-check', '--server', SERVER, '--steam-id', '76561198000000001', '--config', configPath]);
     expect(await terminal.exited()).toBe(0);
-    expect(terminal.output().trim()).toBe(`{"server":"${SERVER}","steam_id":"76561198000000001","eos_id":null,"muted":false,"alert":null}`);
+    expect(terminal.output().trim()).toBe(
+      `{"server":"${SERVER}","steam_id":"76561198000000001","eos_id":null,"muted":false,"alert":null,"asked":{"steam_id":"76561198000000001"},"muted_by":null,"lookup_ids":"steam-first"}`,
+    );
   });
 
   it('config check --connect prints its check lines for a person, no JSON log line, no secret', async () => {

@@ -7,6 +7,7 @@ import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { lintExposition } from '../fixtures/promLint.js';
 import { HARNESS_SERVER, HARNESS_TOKEN, startSidecarHarness, type SidecarHarness } from '../fixtures/sidecarHarness.js';
+import { createLogger } from '../../src/log/logger.js';
 
 const SERVER = HARNESS_SERVER;
 const ADAPTER = 'mod';
@@ -22,8 +23,10 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function start(): Promise<{ harness: SidecarHarness; metrics: SidecarMetrics; mod: ModSocket }> {
-  const harness = await startSidecarHarness((stop) => cleanups.push(stop), { adapter: { id: ADAPTER } });
+async function start(): Promise<{ harness: SidecarHarness; metrics: SidecarMetrics; mod: ModSocket; logs: string[] }> {
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => logs.push(line) } });
+  const harness = await startSidecarHarness((stop) => cleanups.push(stop), { adapter: { id: ADAPTER }, logger });
   const { sidecar } = harness;
   const metrics = new SidecarMetrics({
     events: sidecar.events,
@@ -37,7 +40,7 @@ async function start(): Promise<{ harness: SidecarHarness; metrics: SidecarMetri
   const mod = await connectMod(harness.url, HARNESS_TOKEN);
   cleanups.push(() => mod.close());
   await mod.waitFor((frame) => frame['type'] === 'welcome');
-  return { harness, metrics, mod };
+  return { harness, metrics, mod, logs };
 }
 
 async function scrape(metrics: SidecarMetrics): Promise<string[]> {
@@ -73,7 +76,7 @@ describe('the websocket adapter counts chat lines', () => {
   });
 
   it('counts a chat frame refused for its player field as unreadable, and nothing else that is refused or not chat', async () => {
-    const { metrics, mod } = await start();
+    const { metrics, mod, logs } = await start();
     const refusedPlayers: unknown[] = [{ steam_id: 'not-a-steam-id' }, { name: 'Alice' }, 'Alice', { steam_id: ALICE, name: 'x'.repeat(65) }];
     for (const [index, player] of refusedPlayers.entries()) {
       const answer = await ask(mod, { type: 'chat', id: `bad${index}`, player, channel: 'global', text: 'who said this?' });
@@ -95,5 +98,10 @@ describe('the websocket adapter counts chat lines', () => {
     expect(value(lines, LINES)).toBe(6);
     for (const reason of ['not_listed', 'ambiguous', 'unconfirmed_id']) expect(value(lines, unattributed(reason))).toBe(0);
     expect(lines.join('\n')).not.toContain('not-a-steam-id');
+    // The host is told once (at most once per 10 minutes), with one sample and the fix: the mod.
+    const warnings = logs.filter((line) => line.includes('could not be tied to a player'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`mod WebSocket ${ADAPTER}: 1 chat-like line so far`);
+    expect(warnings[0]).toContain('fix the mod');
   });
 });

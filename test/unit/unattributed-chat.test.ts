@@ -3,20 +3,21 @@
 // reason at hand.
 import { describe, expect, it } from 'vitest';
 import type { UnattributedReason } from '../../src/bridge/port.js';
-import { UnattributedChat } from '../../adapters/rcon/reading/unattributedChat.js';
+import { rconUnattributedFix } from '../../adapters/rcon/reading/unattributedFix.js';
+import { minecraftProfile } from '../../adapters/rcon/profiles/minecraft.js';
+import { rustProfile } from '../../adapters/rcon/profiles/rust.js';
+import { UnattributedChat } from '../../adapters/unattributedChat.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 
-function setup(patternCapable = true) {
+function setup(profile = minecraftProfile) {
   const lines: LogLine[] = [];
   const counted: UnattributedReason[] = [];
   let now = 1_000_000;
   const report = new UnattributedChat({
     logger: captureLogger(lines),
-    adapterId: 'game',
-    profile: 'minecraft',
-    playerListCommand: 'list uuids',
-    patternCapable,
-    count: (reason) => counted.push(reason),
+    label: 'rcon adapter game',
+    fix: rconUnattributedFix(profile),
+    count: (reason: UnattributedReason) => counted.push(reason),
     now: () => now,
   });
   return {
@@ -62,7 +63,7 @@ describe('UnattributedChat', () => {
   });
 
   it('names the id that did not match for an unconfirmed id, and no chatPattern where none can apply', () => {
-    const { report, warnings } = setup(false);
+    const { report, warnings } = setup(rustProfile);
     report.note('unreadable', 'a');
     expect(warnings()[0]).not.toMatch(/chatPattern/);
     const other = setup();

@@ -1,11 +1,12 @@
-// Chat that could not be tied to a player, made visible: each such line is counted through the bridge
-// (gsa_bridge_chat_unattributed_total{server,adapter,reason}), and the host is warned at most once per 10 minutes
-// per adapter, with one sample and the fix. A line that looks like chat is never dropped in silence.
+// Chat that could not be tied to a player, made visible, for every adapter type alike: each such line is counted
+// through the bridge (gsa_bridge_chat_unattributed_total{server,adapter,reason}), and the host is warned at most once
+// per 10 minutes per adapter, with one sample and the fix the adapter type names (a `chatPattern`, the player list,
+// the mod). A line that looks like chat is never dropped in silence.
 // It must never log more than one sample per warning, never print a control character or more than a short
 // sample of what a player typed, and never decide anything about the line (the adapter already has).
 
-import type { UnattributedReason } from '../../../src/bridge/port.js';
-import { printableText } from '../../../src/text/printableText.js';
+import type { UnattributedReason } from '../src/bridge/port.js';
+import { printableText } from '../src/text/printableText.js';
 
 /** The two levels it writes at (pino's logger is one). */
 export interface UnattributedChatLogger {
@@ -15,14 +16,10 @@ export interface UnattributedChatLogger {
 
 export interface UnattributedChatOptions {
   readonly logger: UnattributedChatLogger;
-  /** The adapter's id, named in the warning. */
-  readonly adapterId: string;
-  /** The profile's name, for the `log check` hint. */
-  readonly profile: string;
-  /** The command that lists the players, named when a speaker was not on the list. */
-  readonly playerListCommand: string;
-  /** Whether the adapter reads log lines the host's `chatPattern` could read (log files, 7 Days to Die's stream). */
-  readonly patternCapable: boolean;
+  /** How the warning names the adapter, e.g. `rcon adapter ark-main`. */
+  readonly label: string;
+  /** What the host can do about a line of this reason, in the adapter type's terms. */
+  readonly fix: (reason: UnattributedReason) => string;
   /** Counts the line (BridgeSink.chatLineRead); absent before the adapter has started. */
   readonly count: (reason: UnattributedReason) => void;
   /** Wall or fake time in ms. */
@@ -64,24 +61,8 @@ export class UnattributedChat {
     const lines = total === 1 ? '1 chat-like line' : `${String(total)} chat-like lines`;
     this.#options.logger.warn(
       { reason, unattributed: total },
-      `rcon adapter ${this.#options.adapterId}: ${lines} ${period} could not be tied to a player and were not gated (${counts}); ` +
-        `one (${reason}): "${printableText(sample, SAMPLE_LENGTH)}". ${this.#fix(reason)} (at most one such warning per ${String(Math.round(this.#everyMs / 60_000))} min)`,
+      `${this.#options.label}: ${lines} ${period} could not be tied to a player and were not gated (${counts}); ` +
+        `one (${reason}): "${printableText(sample, SAMPLE_LENGTH)}". ${this.#options.fix(reason)} (at most one such warning per ${String(Math.round(this.#everyMs / 60_000))} min)`,
     );
-  }
-
-  #fix(reason: UnattributedReason): string {
-    const check = `\`gsa-bridge log check --profile ${this.#options.profile} <log file>\` shows how each line of a log is read`;
-    switch (reason) {
-      case 'unreadable':
-        return this.#options.patternCapable
-          ? `If a chat mod or plugin rewrites chat lines, set "chatPattern" on this adapter to read its format (docs/configuration.md); ${check}.`
-          : 'The line has a chat shape this profile does not read; please report it with the line (remove player names first).';
-      case 'not_listed':
-        return `The speaker's name is not on the player list (\`${this.#options.playerListCommand}\`): a nickname or chat plugin may print another name than the list (match the listed name in "chatPattern"), or the list cannot be read (see earlier lines); ${check}.`;
-      case 'ambiguous':
-        return 'Several listed players fit that name, so the speaker cannot be told apart (the sidecar never guesses).';
-      case 'unconfirmed_id':
-        return "The id printed on the line is not the one the player list shows for that name (a name built to carry someone else's id?), so nobody was looked up.";
-    }
   }
 }
