@@ -14,16 +14,17 @@
 // client and its dialect send the one id they are given.
 
 import type { Logger } from 'pino';
-import type { GsaClient, MuteLookupKind, MuteStatus, PlayerIds, SystemApi } from '../gsa/index.js';
+import type { GsaClient, MuteLookupKind, PlayerIds, SystemApi } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import { ChatLineEvents } from './chatLineEvents.js';
+import { MojangMuteLookup, type MojangLookup } from './mojangMuteLookup.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import { DEFAULT_LOOKUP_IDS, askByEach, askedFields, describeAsked, idsToAsk, type AskedAnswer, type AskedId } from './lookupIds.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
-import { BadInputRefusal, MojangLookupMissingError, UnavailableRefusal } from './errors.js';
+import { BadInputRefusal, UnavailableRefusal } from './errors.js';
 import {
   type Adapter,
   type BridgeSink,
@@ -69,7 +70,7 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
    * "unknown", and the host is told at most once a minute per player.
    * @default none
    */
-  readonly mojangLookup?: ((mojangId: string, kind: MuteLookupKind, source: string | undefined) => Promise<MuteStatus> | undefined) | undefined;
+  readonly mojangLookup?: MojangLookup | undefined;
   /**
    * GSA's System API, read at each server action (a reload may bring or drop a key): with one, a mod's actions other
    * than wipe go through it; without, through the seed's webhooks. @default none
@@ -93,10 +94,6 @@ function describePlayer(player: PlayerIdentity): string {
   return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
-/** The "no System API for Minecraft players" warning: at most once per player per this period. */
-const MOJANG_WARNING_EVERY_MS = 60_000;
-/** Players remembered for that warning; past it the oldest are forgotten (they may be warned about again). */
-const MOJANG_WARNING_MAX_PLAYERS = 1_000;
 
 export class ServerBridge implements BridgeSink {
   readonly serverName: string;
@@ -118,10 +115,7 @@ export class ServerBridge implements BridgeSink {
   /** The chatLine events of lines reported to the bridge directly (no adapter's sink). */
   readonly #chatLines: ChatLineEvents;
   #closed = false;
-  readonly #mojangLookup: ServerBridgeOptions['mojangLookup'];
-  readonly #clock: Clock;
-  /** Mojang id → when the missing System API lookup was last logged for that player. */
-  readonly #mojangWarnedAt = new Map<string, number>();
+  readonly #mojangLookup: MojangMuteLookup;
   #filter: ChatFilter | undefined;
 
   constructor(options: ServerBridgeOptions) {
@@ -143,8 +137,7 @@ export class ServerBridge implements BridgeSink {
     this.#gate = new ChatGate(this.#cache, options.mute);
     this.#gatedChannels = new Set(options.mute.gatedChannels ?? DEFAULT_GATED_CHANNELS);
     const clock = options.clock ?? systemClock;
-    this.#clock = clock;
-    this.#mojangLookup = options.mojangLookup;
+    this.#mojangLookup = new MojangMuteLookup(options.mojangLookup, this.#logger, clock);
     this.#policy = new ReviewPolicy(options.reviews, () => clock.now());
     // The cooldown survives restarts and reloads: the journal still knows who reviewed recently.
     for (const accepted of options.outbox.accepted) {
@@ -171,11 +164,7 @@ export class ServerBridge implements BridgeSink {
       const client = this.#client;
       return askByEach(idsToAsk(player, this.#lookupIds()), (asked) => client.checkMuted(this.serverName, asked, { kind, source }));
     }
-    const answer = this.#mojangLookup?.(mojangId, kind, source);
-    if (answer !== undefined) return answer.then((status) => (status.muted ? { muted: true, alert: status.alert, mutedBy: { kind: 'mojang', id: mojangId } } : status));
-    const error = new MojangLookupMissingError();
-    this.#warnMojangLookupMissing(mojangId, error);
-    return Promise.reject(error);
+    return this.#mojangLookup.ask(mojangId, kind, source);
   }
 
   #lookupIds(): NonNullable<ServerOptions['lookupIds']> {
@@ -186,19 +175,6 @@ export class ServerBridge implements BridgeSink {
   #askedIds(player: PlayerIdentity): AskedId[] {
     if (player.steamId === undefined && player.eosId === undefined && player.mojangId !== undefined) return [{ kind: 'mojang', id: player.mojangId }];
     return idsToAsk(player, this.#lookupIds());
-  }
-
-  #warnMojangLookupMissing(mojangId: string, error: MojangLookupMissingError): void {
-    const now = this.#clock.now();
-    const last = this.#mojangWarnedAt.get(mojangId);
-    if (last !== undefined && now - last < MOJANG_WARNING_EVERY_MS) return;
-    this.#mojangWarnedAt.delete(mojangId);
-    this.#mojangWarnedAt.set(mojangId, now);
-    if (this.#mojangWarnedAt.size > MOJANG_WARNING_MAX_PLAYERS) {
-      const oldest = this.#mojangWarnedAt.keys().next().value;
-      if (oldest !== undefined) this.#mojangWarnedAt.delete(oldest);
-    }
-    this.#logger.warn({ player: mojangId, asked: { mojang_id: mojangId }, code: error.code }, `${error.message} (player mojang_id ${mojangId})`);
   }
 
   /** Players in the mute cache (for metrics and the memory benchmark). */
