@@ -36,16 +36,8 @@ export interface ReplayedServerLine {
   readonly text: string;
 }
 
-export interface ReplayedPresence {
-  readonly line: number;
-  readonly kind: 'join' | 'leave';
-  readonly name?: string | undefined;
-  readonly steamId?: string | undefined;
-  readonly eosId?: string | undefined;
-  readonly mojangId?: string | undefined;
-  readonly platformId?: string | undefined;
-  readonly entityId?: number | undefined;
-}
+/** A join or leave as the line said it (the ids it carries), at its line number. */
+export type ReplayedPresence = RosterPresence & { readonly line: number };
 
 export interface UnattributedSample {
   readonly line: number;
