@@ -70,9 +70,35 @@ export async function choosePassword(request: Pick<GameConsoleRequest, 'game' | 
   return { password: generated, source: `${generated}   (generated for this run, shown once; set ${RCON_PASSWORD_ENV} or --config to choose it)` };
 }
 
-/** The id a game's players are known by at GSA: Minecraft players by their Mojang UUID, the others by Steam64. */
+/**
+ * The id GSA is asked by about a scripted player: Minecraft players by their Mojang UUID (through GSA's System API);
+ * the others by Steam64, which the fake consoles list for every player (on Squad and 7 Days to Die beside an EOS id,
+ * and servers[].lookupIds "steam-first", the default, picks the Steam64).
+ */
 function gsaIdOf(game: GameName, player: ScriptedPlayer): string {
   return game === 'minecraft' ? player.uuid : player.steamId;
+}
+
+/** The fake consoles whose lines give a player both a Steam64 and an EOS id (servers[].lookupIds picks one). */
+const BOTH_IDS: ReadonlySet<GameName> = new Set(['squad', '7dtd']);
+
+/**
+ * How to mute Mallory in `gsa-bridge emulator` so the sidecar finds her muted: the mod API's mute for a Steam64 or an
+ * EOS id; for Minecraft, GSA's System API (a player holding her Mojang id, then a dashboard mute of its uuid), since
+ * the mod API's mute never reaches a Mojang id.
+ */
+export function muteHint(game: GameName): string[] {
+  if (game === 'minecraft') {
+    const player = JSON.stringify({ ids: [{ type: 'mojang', id: MALLORY.uuid }], name: MALLORY.name });
+    return [
+      `With \`gsa-bridge emulator\` as your GSA, mute her through its System API (Minecraft players are looked up there, never through the mod API's /_emulator/mute):`,
+      `  POST /_emulator/player ${player} answers her GSA uuid; then POST /_emulator/system-mute {"uuid":"<that uuid>"}.`,
+      '  The sidecar needs api.system.key for a Minecraft adapter (the key `gsa-bridge emulator` prints); without it the config is refused.',
+    ];
+  }
+  const lines = [`With \`gsa-bridge emulator\` as your GSA, mute her with POST /_emulator/mute {"server":"<name>","player":"${MALLORY.steamId}"}.`];
+  if (BOTH_IDS.has(game)) lines.push(`  GSA is asked by her Steam id; with "lookupIds": "eos-first" on the server, mute her EOS id ${MALLORY.eosId} instead.`);
+  return lines;
 }
 
 function describeStep(game: GameName, step: ScriptStep): string {
@@ -105,12 +131,10 @@ export async function gameConsoleCommand(request: GameConsoleRequest, context: C
   say('Put this in your config, under servers[].adapters[]:');
   say(`  ${JSON.stringify(adapter)}`);
   if (request.chatEverySeconds > 0) {
-    const malloryId = gsaIdOf(request.game, MALLORY);
     say(
-      `Scripted chat every ${request.chatEverySeconds} s: ${SCRIPTED_PLAYERS.map((player) => player.name).join(' and ')} join; ${MALLORY.name} (${malloryId}) is the player gsa-bridge demo mutes. With \`gsa-bridge emulator\` as your GSA, mute her with POST /_emulator/mute {"server":"<name>","player":"${malloryId}"}.`,
+      `Scripted chat every ${request.chatEverySeconds} s: ${SCRIPTED_PLAYERS.map((player) => player.name).join(' and ')} join; ${MALLORY.name} (${gsaIdOf(request.game, MALLORY)}) is the player to mute.`,
     );
-    // GSA checks Mojang ids only through its System API: the mod API emulator's mute reaches no Minecraft player.
-    if (request.game === 'minecraft') say('  Minecraft players are looked up through GSA\'s System API (api.system); without it their lines get mute.onUnknown.');
+    for (const line of muteHint(request.game)) say(line);
   }
   // Minecraft rolls latest.log at midnight too: SIGHUP does it now, so a host can watch the sidecar follow the roll.
   const rolls = running.rollLog === undefined ? undefined : new SignalQueue(['SIGHUP']);

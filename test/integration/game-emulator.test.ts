@@ -13,9 +13,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SourceRconClient, type UnsolicitedPacket } from '../../adapters/rcon/sourceRconClient.js';
 import { SourceRconDecoder, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { TelnetClient } from '../../adapters/rcon/telnetClient.js';
-import { choosePassword } from '../../src/cli/gameConsoleCommand.js';
+import { choosePassword, muteHint } from '../../src/cli/gameConsoleCommand.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
+import { GsaEmulator } from '../../src/gsa/emulator/server.js';
 import { ALICE, MALLORY, SCRIPT_LINES, startScriptedChat, type ChatStage, type ScriptedPlayer } from '../../src/gameEmulator/scriptedChat.js';
 import { ARK_NO_RESPONSE, CONAN_TOO_MANY } from '../../src/gameEmulator/sourceConsoleGames.js';
 import { SourceRconConsole, type SourceRconConsoleOptions } from '../../src/gameEmulator/sourceRconConsole.js';
@@ -389,6 +390,35 @@ describe('gsa-bridge emulator --game', () => {
     const help = await runCliInProcess(['emulator', '--help'], {});
     expect(help.stdout).toContain('squad 21114');
     expect(help.stdout).toContain('GSA_BRIDGE_RCON_PASSWORD');
+  });
+
+  it("the mute hint is one gsa-bridge emulator takes: Mallory's Steam id on the mod API, her Mojang id through the System API for Minecraft", async () => {
+    const gsa = await GsaEmulator.start();
+    cleanups.push(() => gsa.close());
+    const post = async (path: string, body: string): Promise<unknown> => {
+      const answer = await fetch(`${gsa.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(answer.status).toBe(200);
+      return answer.json();
+    };
+    // The body a hint shows after `POST <path> `, as a host would paste it.
+    const bodyAfter = (hint: string, path: string): string => /^\{.*?\}(?=[ .;]|$)/.exec(hint.slice(hint.indexOf(`POST ${path} `) + `POST ${path} `.length))?.[0] ?? '';
+
+    const steam = muteHint('7dtd').join('\n');
+    await post('/_emulator/mute', bodyAfter(steam, '/_emulator/mute').replace('<name>', 'ovddykvbs'));
+    expect(gsa.snapshot().mutes).toEqual([expect.objectContaining({ server: 'ovddykvbs', player: MALLORY.steamId })]);
+    expect(steam).toContain(`"lookupIds": "eos-first"`);
+    expect(steam).toContain(MALLORY.eosId);
+    expect(muteHint('ark').join('\n')).not.toContain('lookupIds');
+
+    const minecraft = muteHint('minecraft').join('\n');
+    // The mod API's mute never reaches a Mojang id: the hint must not send a host there.
+    expect(minecraft).not.toMatch(/POST \/_emulator\/mute\b/);
+    const { uuid } = (await post('/_emulator/player', bodyAfter(minecraft, '/_emulator/player'))) as { uuid: string };
+    await post('/_emulator/system-mute', bodyAfter(minecraft, '/_emulator/system-mute').replace('<that uuid>', uuid));
+    const { system } = gsa.snapshot();
+    expect(system.mutes).toEqual([expect.objectContaining({ uuid })]);
+    expect(system.players.find((player) => player.uuid === uuid)?.ids).toContainEqual(expect.objectContaining({ type: 'mojang', id: MALLORY.uuid }));
+    expect(minecraft).toContain('api.system.key');
   });
 
   it('takes the password from --config (the first rcon adapter of the profile), else the environment, else makes one', async () => {

@@ -48,7 +48,7 @@ export const arkProfile: RconProfile = {
   players: { command: 'ListPlayers', read: parseArkPlayerList },
   chat: {
     console: {
-      // GetChat drains a buffer that GameServerApp's own chat processing and BattleMetrics read too (README).
+      // GetChat drains a buffer that GameServerApp's own chat processing and BattleMetrics read too (docs/games/ark.md).
       kind: 'poll',
       command: 'GetChat',
       read(answer, knownNames) {
