@@ -61,7 +61,7 @@ export class UnattributedChat {
     const lines = total === 1 ? '1 chat-like line' : `${String(total)} chat-like lines`;
     this.#options.logger.warn(
       { reason, unattributed: total },
-      `${this.#options.label}: ${lines} ${period} could not be tied to a player and were not gated (${counts}); ` +
+      `${this.#options.label}: ${lines} ${period} could not be tied to a player and ${total === 1 ? 'was' : 'were'} not gated (${counts}); ` +
         `one (${reason}): "${printableText(sample, SAMPLE_LENGTH)}". ${this.#options.fix(reason)} (at most one such warning per ${String(Math.round(this.#everyMs / 60_000))} min)`,
     );
   }

@@ -94,7 +94,7 @@ describe('ark: chat from the game log', () => {
     await until(() => ark.actions().length >= 1, "the unique speaker's alert");
     expect(ark.actions()).toEqual([`ServerChatTo "${NICE.steamId}" ${ALERT}`]);
     // Counted as unattributed and warned about once, with the reason and the fix.
-    expect(lines.join('')).toMatch(/1 chat-like line so far could not be tied to a player and were not gated \(ambiguous 1\)/);
+    expect(lines.join('')).toMatch(/1 chat-like line so far could not be tied to a player and was not gated \(ambiguous 1\)/);
     expect(lines.join('')).toMatch(/Several listed players fit that name/);
   });
 

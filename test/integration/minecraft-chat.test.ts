@@ -253,7 +253,7 @@ describe('minecraft: chat from logs/latest.log, ids from list uuids, answers by 
     expect(mc.verdictsOf('Mallory').map((event) => [event.verdict, event.reason, event.player.mojangId])).toEqual([['block', 'muted', MALLORY.uuid]]);
     expect(mc.verdictsOf('Alice').map((event) => [event.verdict, event.reason])).toEqual([['allow', 'ok']]);
     expect(mc.verdicts).toHaveLength(2);
-    expect(mc.logs.join('')).toMatch(/could not be tied to a player and were not gated \(not_listed 1\)/);
+    expect(mc.logs.join('')).toMatch(/could not be tied to a player and was not gated \(not_listed 1\)/);
   });
 
   it("runs a host's plugin templates with the name and the Mojang id as {playerId} instead of tellraw", async () => {
