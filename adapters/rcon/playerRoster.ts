@@ -24,6 +24,8 @@ export interface PlayerRosterOptions {
 
 /** Most names remembered from the log's login lines (Minecraft's `UUID of player`); the oldest go first. */
 const MAX_LEARNED = 1_000;
+/** Players who left, kept for a leave line read after the list already dropped them; the oldest go first. */
+const MAX_RECENTLY_LEFT = 64;
 
 /** A speaker as a chat line named them. */
 export type Speaker = Extract<RconChatLine, { kind: 'player' }>;
@@ -58,6 +60,8 @@ export class PlayerRoster {
   #closed = false;
   /** Name → Mojang id, as the log said at login: used for a speaker the list does not show yet. */
   readonly #learned = new Map<string, string>();
+  /** The last players the list stopped showing: a leave line of theirs may still be on its way. */
+  #recentlyLeft: ListedPlayer[] = [];
 
   constructor(options: PlayerRosterOptions) {
     this.#options = options;
@@ -108,6 +112,7 @@ export class PlayerRoster {
     if (list.status !== 'players' && list.status !== 'none') return;
     const { joined, left } = diffPlayerLists(this.#players ?? [], list.players);
     this.#players = list.players;
+    if (left.length > 0) this.#recentlyLeft = [...this.#recentlyLeft, ...left].slice(-MAX_RECENTLY_LEFT);
     for (const player of left) this.#options.onLeft(player);
     for (const player of joined) this.#options.onJoined(player);
     this.#options.onList?.(list.players);
@@ -158,10 +163,14 @@ export class PlayerRoster {
     return idsOnLine ? { kind: 'unconfirmed-id' } : { kind: 'not-listed' };
   }
 
-  /** Whether the list shows the player a join or leave line names: by name, and by the id when the line has one. */
+  /**
+   * Whether the list shows the player a join or leave line names, by name and by the id when the line has one; a
+   * leave line also counts a player the list stopped showing lately (the list may have been read before the line).
+   */
   #shows(presence: RosterPresence): boolean {
     const eosId = presence.eosId?.toLowerCase();
-    return this.players.some(
+    const candidates = presence.kind === 'leave' ? [...this.players, ...this.#recentlyLeft] : this.players;
+    return candidates.some(
       (player) =>
         player.name === presence.name &&
         (presence.steamId === undefined || player.steamId === presence.steamId) &&
