@@ -57,6 +57,8 @@ export class PlayerRoster {
   #reading: Promise<void> | undefined;
   /** When the list was last asked for (performance.now), for the extra reads of unknown speakers. */
   #readAt = Number.NEGATIVE_INFINITY;
+  /** The read that follows the one in flight, for lines that came after it began. */
+  #followUp: Promise<void> | undefined;
   #closed = false;
   /** Name → Mojang id, as the log said at login: used for a speaker the list does not show yet. */
   readonly #learned = new Map<string, string>();
@@ -100,6 +102,22 @@ export class PlayerRoster {
       this.#reading = undefined;
     });
     return this.#reading;
+  }
+
+  /**
+   * A read begun at or after `since` (a `performance.now()` time): the read in flight when it began since then, none
+   * when one began and ended since, else a new one. A read in flight that began earlier may have been answered before
+   * the line that asks came (a join): one more read follows it, shared by everyone who asks meanwhile.
+   */
+  readSince(since: number): Promise<void> {
+    if (this.#readAt >= since) return this.#reading ?? Promise.resolve();
+    const earlier = this.#reading;
+    if (earlier === undefined) return this.refresh();
+    this.#followUp ??= earlier.then(() => {
+      this.#followUp = undefined;
+      return this.#readAt >= since ? this.#reading : this.refresh();
+    });
+    return this.#followUp;
   }
 
   async #read(): Promise<void> {
@@ -152,9 +170,9 @@ export class PlayerRoster {
         const waitMs = this.#readAt + this.#extraReadGapMs - performance.now();
         if (waitMs > 0) await sleep(waitMs);
       }
-      // A read begun since the line came (a poll, another line's) is awaited, never taken as already answered; none
-      // begun: one now. No second look at the clock: a timer may fire a fraction of a millisecond "early".
-      if (!stopped()) await (this.#readAt < arrivedAt ? this.refresh() : this.#reading);
+      // A read begun since the line came (a poll, another line's) is awaited, never taken as already answered; one
+      // begun before it is followed by one more. No second look at the clock: a timer may fire a fraction early.
+      if (!stopped()) await this.readSince(arrivedAt);
       if (line.presence !== undefined && this.#shows(line.presence)) return { kind: 'presence' };
       weighed = this.#weigh(line);
     }

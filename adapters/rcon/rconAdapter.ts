@@ -343,7 +343,8 @@ export class RconAdapter implements Adapter {
     }
     if (line.kind === 'roster') {
       if (line.learned !== undefined) this.#roster.learn(line.learned.name, line.learned.mojangId);
-      void this.#roster.refresh();
+      // A read in flight may have been answered before this join: the joiner is on a read begun after the line.
+      void this.#roster.readSince(performance.now());
       return;
     }
     if (line.kind !== 'player') return; // The server's own lines and other notices are never gated.

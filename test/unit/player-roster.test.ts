@@ -117,3 +117,60 @@ describe('PlayerRoster.speaker', () => {
     expect(await speaker(newcomer)).toEqual({ kind: 'not-listed' });
   });
 });
+
+describe('PlayerRoster.readSince', () => {
+  /** A roster whose list reads finish only when the test says; counts the reads and who each one showed. */
+  function heldRoster(online: () => readonly ListedPlayer[]) {
+    const answers: (() => void)[] = [];
+    const joined: string[] = [];
+    const roster = new PlayerRoster({
+      readList: () =>
+        new Promise<PlayerListParse>((resolve) => {
+          answers.push(() => {
+            resolve({ status: 'players', players: online(), unparsed: [] });
+          });
+        }),
+      logger: silentLogger(),
+      onJoined: (player) => {
+        joined.push(player.name);
+      },
+      onLeft: () => undefined,
+    });
+    const answerNext = async () => {
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error('no list read is waiting for an answer');
+      answer();
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    return { roster, joined, reads: () => answers.length, answerNext };
+  }
+
+  it('follows a read begun before the join line with one more, shared by every line that came meanwhile', async () => {
+    let online = [ALICE];
+    const { roster, joined, reads, answerNext } = heldRoster(() => online);
+    void roster.refresh();
+    expect(reads()).toBe(1);
+    // The game answered the first read before Victim joined; their join line and a second one come while it flies.
+    const firstJoin = roster.readSince(performance.now() + 1);
+    const secondJoin = roster.readSince(performance.now() + 1);
+    expect(reads()).toBe(1);
+    await answerNext();
+    expect(joined).toEqual(['Alice']);
+    online = [ALICE, VICTIM];
+    expect(reads()).toBe(1);
+    await answerNext();
+    await Promise.all([firstJoin, secondJoin]);
+    expect(joined).toEqual(['Alice', 'Victim']);
+    expect(reads()).toBe(0);
+  });
+
+  it('takes a read begun since the line as the answer, and asks nothing when one began and ended since', async () => {
+    const { roster, reads, answerNext } = heldRoster(() => [ALICE]);
+    const since = performance.now();
+    const flying = roster.refresh();
+    expect(roster.readSince(since)).toBe(flying);
+    await answerNext();
+    await roster.readSince(since);
+    expect(reads()).toBe(0);
+  });
+});
