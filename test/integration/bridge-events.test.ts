@@ -4,16 +4,16 @@
 // request to GSA is told with its endpoint and status. And a sidecar whose events nobody hears behaves the same.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type BridgeEventMap, type BridgeEventName } from '../../src/bridge/events.js';
 import { parseConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
-import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { startSidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { modListenerPort } from '../fixtures/sidecarHarness.js';
+import { emulatorWorld } from '../fixtures/emulatorWorld.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -21,21 +21,8 @@ const TOKEN = 'events-token';
 const ALICE = '76561198000000101';
 const MALLORY = '76561198000000666';
 
-let emulator: GsaEmulator;
-const sidecars: Sidecar[] = [];
-const sockets: ModSocket[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
+const world = emulatorWorld(SERVER);
+const { sidecars, sockets } = world;
 
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
@@ -55,7 +42,7 @@ function record(events: BridgeEvents): Recorded {
 async function start(events?: BridgeEvents, dataDir?: string): Promise<ModSocket> {
   const config = parseConfig(
     {
-      api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
+      api: { baseUrl: world.emulator.url, clientId: world.emulator.clientId, clientSecret: world.emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
       servers: [{ name: SERVER, id: 4711, adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
       reviews: { dataDir: dataDir ?? (await tempDir('events')), cooldownMs: 0 },
       // A first lookup decides the verdict (source "service") on a busy machine too, not the deadline's policy.
@@ -80,7 +67,7 @@ describe('bridge events', () => {
   it('publishes verdicts with their source, cache hits and misses, and each request', async () => {
     const events = new BridgeEvents();
     const recorded = record(events);
-    emulator.mute(SERVER, MALLORY, 'Muted for spam');
+    world.emulator.mute(SERVER, MALLORY, 'Muted for spam');
     const socket = await start(events);
 
     expect(await chat(socket, 'a1', ALICE)).toMatchObject({ allow: true });
@@ -124,7 +111,7 @@ describe('bridge events', () => {
   it('publishes a refused review with its code', async () => {
     const events = new BridgeEvents();
     const recorded = record(events);
-    emulator.setIneligible(SERVER, ALICE, 'You have not played long enough');
+    world.emulator.setIneligible(SERVER, ALICE, 'You have not played long enough');
     const socket = await start(events);
     socket.send({ type: 'review', id: 'r1', player: { steam_id: ALICE }, stars: 5, comment: 'Great admins' });
     await socket.waitFor((frame) => frame.type === 'review.result' && frame.id === 'r1');
@@ -146,7 +133,7 @@ describe('bridge events', () => {
         expect(recorded.review).toContainEqual({ server: SERVER, review: id, result: 'delivered' });
       }, { timeout: patientMs(8000), interval: 10 });
       expect(recorded.reviewResent).toEqual([{ server: SERVER, review: id }]);
-      expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
+      expect(world.emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
       expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_resent_after_restart_total 1$/m);
     } finally {
       metrics.close();
@@ -154,7 +141,7 @@ describe('bridge events', () => {
   });
 
   it('decides the same with nobody listening (the emitter made by the sidecar itself)', async () => {
-    emulator.mute(SERVER, MALLORY);
+    world.emulator.mute(SERVER, MALLORY);
     const socket = await start();
     expect(await chat(socket, 'm1', MALLORY)).toMatchObject({ allow: false, reason: 'muted' });
     expect(await chat(socket, 'm2', MALLORY)).toMatchObject({ allow: false, reason: 'muted' });

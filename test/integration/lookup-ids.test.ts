@@ -7,16 +7,16 @@ import { Writable } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
 import type { VerdictEvent } from '../../src/bridge/events.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { PATIENT_DECISION_TIMEOUT_MS } from '../fixtures/patience.js';
 import { modListenerPort } from '../fixtures/sidecarHarness.js';
+import { emulatorWorld } from '../fixtures/emulatorWorld.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
@@ -26,25 +26,12 @@ const EOS = '0002bfc5aaaa0000bbbb0000cccc0281';
 /** One player, both ids on every line, as 7 Days to Die's and Squad's chat carries them. */
 const BOTH_IDS = { steam_id: STEAM, eos_id: EOS, name: 'Crossplay' };
 
-let emulator: GsaEmulator;
-const sidecars: Sidecar[] = [];
-const sockets: ModSocket[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
+const world = emulatorWorld(SERVER);
+const { sidecars, sockets } = world;
 
 function configFile(dataDir: string, lookupIds?: string): Record<string, unknown> {
   return {
-    api: { baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
+    api: { baseUrl: world.emulator.url, clientId: world.emulator.clientId, clientSecret: world.emulator.clientSecret, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10 } },
     servers: [{ name: SERVER, id: 4711, ...(lookupIds === undefined ? {} : { lookupIds }), adapters: [{ type: 'websocket', port: 0, token: TOKEN }] }],
     // Verdicts that need the service wait for it; answers keep for an hour, so nothing goes stale during a test.
     mute: { decisionTimeoutMs: PATIENT_DECISION_TIMEOUT_MS, mutedTtlMs: 3_600_000, unmutedTtlMs: 3_600_000 },
@@ -71,11 +58,11 @@ async function chat(mod: ModSocket, player: Record<string, string>): Promise<Rec
 }
 
 /** The player ids each mute call named, in arrival order, as the emulator read them from the body. */
-const askedAtEmulator = (): unknown[] => emulator.calls.filter((call) => call.endpoint === 'mute').map((call) => call.player);
+const askedAtEmulator = (): unknown[] => world.emulator.calls.filter((call) => call.endpoint === 'mute').map((call) => call.player);
 
 describe('servers[].lookupIds: which id a player with both is asked by', () => {
   it('asks by the Steam64 by default, so a player muted by Steam64 only is blocked', async () => {
-    emulator.mute(SERVER, STEAM, 'Muted on Steam');
+    world.emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const { sidecar, mod, verdicts } = await start();
     expect(await chat(mod, BOTH_IDS)).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted on Steam' });
     expect(askedAtEmulator()).toEqual([{ steam_id: STEAM }]);
@@ -87,7 +74,7 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
   });
 
   it('with eos-first asks by the EOS id, which the emulator does not know muted: the same line is allowed', async () => {
-    emulator.mute(SERVER, STEAM, 'Muted on Steam');
+    world.emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const { mod } = await start('eos-first');
     expect(await chat(mod, BOTH_IDS)).toMatchObject({ allow: true, reason: 'ok' });
     expect(askedAtEmulator()).toEqual([{ eos_id: EOS }]);
@@ -100,7 +87,7 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
   });
 
   it('with both: muted when either id is, two calls for a new player, none once cached', async () => {
-    emulator.mute(SERVER, EOS, 'Muted on Epic');
+    world.emulator.mute(SERVER, EOS, 'Muted on Epic');
     const { mod, verdicts } = await start('both');
     expect(await chat(mod, BOTH_IDS)).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted on Epic' });
     expect(askedAtEmulator()).toEqual([{ steam_id: STEAM }, { eos_id: EOS }]);
@@ -113,7 +100,7 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
 
     // Muted by the Steam64 alone counts too; a player muted by neither is allowed after both answered.
     const other = { steam_id: '76561198000000282', eos_id: '0002bfc5aaaa0000bbbb0000cccc0282', name: 'Other' };
-    emulator.mute(SERVER, other.steam_id, 'Muted on Steam');
+    world.emulator.mute(SERVER, other.steam_id, 'Muted on Steam');
     expect(await chat(mod, other)).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted on Steam' });
     const clean = { steam_id: '76561198000000283', eos_id: '0002bfc5aaaa0000bbbb0000cccc0283', name: 'Clean' };
     expect(await chat(mod, clean)).toMatchObject({ allow: true, reason: 'ok' });
@@ -130,15 +117,15 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
       const id = `review-${String(rule)}`;
       mod.send({ type: 'review', id, player: BOTH_IDS, stars: 5, comment: 'Fair admins' });
       expect(await mod.waitFor((frame) => frame.type === 'review.result' && frame.id === id)).toMatchObject({ ok: true });
-      expect(emulator.calls.filter((call) => call.endpoint === 'review').map((call) => call.player)).toEqual([expected]);
+      expect(world.emulator.calls.filter((call) => call.endpoint === 'review').map((call) => call.player)).toEqual([expected]);
       await Promise.all(sockets.splice(0).map((socket) => socket.close()));
       await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
-      emulator.reset();
+      world.emulator.reset();
     }
   });
 
   it('a reload that changes it applies to the lookups from then on, keeping what is cached', async () => {
-    emulator.mute(SERVER, STEAM, 'Muted on Steam');
+    world.emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const dataDir = await tempDir('lookup-ids-reload');
     const sidecar = await startSidecar(parseConfig(configFile(dataDir), {}), { logger: silentLogger() });
     sidecars.push(sidecar);
@@ -152,7 +139,7 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
     // The cached answer stands; a new player is asked by the EOS id now.
     expect(await chat(mod, BOTH_IDS)).toMatchObject({ allow: false, reason: 'muted' });
     const newcomer = { steam_id: '76561198000000284', eos_id: '0002bfc5aaaa0000bbbb0000cccc0284', name: 'Newcomer' };
-    emulator.mute(SERVER, newcomer.steam_id, 'Muted on Steam');
+    world.emulator.mute(SERVER, newcomer.steam_id, 'Muted on Steam');
     expect(await chat(mod, newcomer)).toMatchObject({ allow: true, reason: 'ok' });
     expect(askedAtEmulator()).toEqual([{ steam_id: STEAM }, { eos_id: newcomer.eos_id }]);
   });
@@ -160,7 +147,7 @@ describe('servers[].lookupIds: which id a player with both is asked by', () => {
 
 describe('mute-check and the running sidecar agree, and name the id they sent', () => {
   it('both ask by the Steam64 and say muted; the log and the JSON name steam_id', async () => {
-    emulator.mute(SERVER, STEAM, 'Muted on Steam');
+    world.emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const logLines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -200,7 +187,7 @@ describe('mute-check and the running sidecar agree, and name the id they sent', 
   });
 
   it('follows --lookup-ids over the config, and with both names every id it asked', async () => {
-    emulator.mute(SERVER, STEAM, 'Muted on Steam');
+    world.emulator.mute(SERVER, STEAM, 'Muted on Steam');
     const dir = await tempDir('lookup-ids-cli-rule');
     const path = join(dir, 'config.json');
     await writeFile(path, JSON.stringify(configFile(dir, 'both')));
@@ -211,13 +198,13 @@ describe('mute-check and the running sidecar agree, and name the id they sent', 
     expect(askedAtEmulator()).toEqual([{ eos_id: EOS }, { steam_id: STEAM }, { eos_id: EOS }]);
 
     // A bad id is refused even when the rule would not ask by it; a bad rule is a usage error. Nothing is sent.
-    const callsBefore = emulator.calls.length;
+    const callsBefore = world.emulator.calls.length;
     const badEos = await runCliInProcess(['mute-check', '--config', path, '--server', SERVER, '--steam-id', STEAM, '--eos-id', 'zz', '--lookup-ids', 'steam-first']);
     expect(badEos.code).toBe(2);
     expect(badEos.stderr).toMatch(/eos_id: must be 32 hexadecimal/);
     const badRule = await runCliInProcess(['mute-check', '--config', path, '--server', SERVER, '--steam-id', STEAM, '--lookup-ids', 'eos']);
     expect(badRule.code).toBe(2);
     expect(badRule.stderr).toMatch(/--lookup-ids must be one of steam-first, eos-first, both/);
-    expect(emulator.calls).toHaveLength(callsBefore);
+    expect(world.emulator.calls).toHaveLength(callsBefore);
   });
 });

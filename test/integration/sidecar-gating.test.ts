@@ -1,38 +1,26 @@
 // Chat gating end to end: a real sidecar (startSidecar) over real WebSockets against the emulator, counting
 // what reaches the emulator: single flight, the decision timeout, stale-while-revalidate, the rate limit.
-import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
 import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { startSidecar, type Sidecar } from '../../src/sidecar.js';
+import { startSidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 import { modListenerPort } from '../fixtures/sidecarHarness.js';
+import { emulatorWorld } from '../fixtures/emulatorWorld.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const SERVER = 'ovddykvbs';
 const TOKEN = 'gating-token';
 const NEWCOMER = { steam_id: '76561198000000042', name: 'Newcomer' };
 
-let emulator: GsaEmulator;
-const sidecars: Sidecar[] = [];
-const sockets: ModSocket[] = [];
-
-beforeAll(async () => {
-  emulator = await GsaEmulator.start({ servers: [{ name: SERVER, id: 4711 }] });
-});
-afterEach(async () => {
-  await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
-  emulator.reset();
-});
-afterAll(async () => {
-  await emulator.close();
-});
+const world = emulatorWorld(SERVER);
+const { sidecars, sockets } = world;
 
 async function start(overrides: { mute?: Record<string, unknown>; rateLimit?: Record<string, unknown>; service?: GsaEmulator } = {}): Promise<ModSocket> {
-  const service = overrides.service ?? emulator;
+  const service = overrides.service ?? world.emulator;
   const config = parseConfig(
     {
       api: {
@@ -69,7 +57,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = patient
   }
 }
 
-const muteCalls = (): number => emulator.calls.filter((call) => call.endpoint === 'mute').length;
+const muteCalls = (): number => world.emulator.calls.filter((call) => call.endpoint === 'mute').length;
 
 describe('chat gating over the mod WebSocket', () => {
   it('makes one mute check for 200 simultaneous chats from a new player (single flight)', async () => {
@@ -82,14 +70,14 @@ describe('chat gating over the mod WebSocket', () => {
 
   it('answers within the decision timeout when GSA is slow, by policy, and warms the cache meanwhile', async () => {
     const mod = await start({ mute: { decisionTimeoutMs: 150, onUnknown: 'block', defaultAlert: 'Chat is checking you.' } });
-    emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted by admin');
-    emulator.injectFault({ kind: 'latency', ms: 600, endpoint: 'mute' });
+    world.emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted by admin');
+    world.emulator.injectFault({ kind: 'latency', ms: 600, endpoint: 'mute' });
     mod.send({ type: 'chat', id: 'slow', player: NEWCOMER, channel: 'global', text: 'hello' });
     // The policy's answer, so it came before the slow lookup did (that would have said "muted"). When exactly it
     // comes is tested on fake timers (test/unit/chat-gate-deadline.test.ts), not against a wall clock here.
     const first = await mod.waitFor((frame) => frame.id === 'slow');
     expect(first).toMatchObject({ type: 'chat.verdict', allow: false, reason: 'unknown', alert: 'Chat is checking you.' });
-    await until(() => emulator.calls.some((call) => call.endpoint === 'mute' && call.status === 200), 'the slow lookup to finish');
+    await until(() => world.emulator.calls.some((call) => call.endpoint === 'mute' && call.status === 200), 'the slow lookup to finish');
     mod.send({ type: 'chat', id: 'warm', player: NEWCOMER, channel: 'global', text: 'hello again' });
     expect(await mod.waitFor((frame) => frame.id === 'warm')).toMatchObject({ allow: false, reason: 'muted', alert: 'Muted by admin' });
     expect(muteCalls()).toBe(1);
@@ -97,13 +85,13 @@ describe('chat gating over the mod WebSocket', () => {
 
   it('serves a stale answer at once while refreshing, then the new one', async () => {
     const mod = await start({ mute: { mutedTtlMs: 50 } });
-    emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted');
+    world.emulator.mute(SERVER, NEWCOMER.steam_id, 'Muted');
     mod.send({ type: 'chat', id: 'a', player: NEWCOMER, channel: 'global', text: '1' });
     expect(await mod.waitFor((frame) => frame.id === 'a')).toMatchObject({ allow: false, reason: 'muted' });
     // Past the 50 ms TTL (a timer never fires early, so this cannot be flaky).
     await new Promise((resolve) => setTimeout(resolve, 80));
-    emulator.unmute(SERVER, NEWCOMER.steam_id);
-    emulator.injectFault({ kind: 'latency', ms: 300, endpoint: 'mute' });
+    world.emulator.unmute(SERVER, NEWCOMER.steam_id);
+    world.emulator.injectFault({ kind: 'latency', ms: 300, endpoint: 'mute' });
     mod.send({ type: 'chat', id: 'b', player: NEWCOMER, channel: 'global', text: '2' });
     // Still "muted" although GSA now says otherwise: the stale answer, served without waiting for the refresh.
     expect(await mod.waitFor((frame) => frame.id === 'b')).toMatchObject({ allow: false, reason: 'muted' });
