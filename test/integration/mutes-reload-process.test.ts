@@ -123,7 +123,8 @@ describe('gsa-bridge reload', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('config reloaded (1 started, 0 stopped, 0 restarted, 1 unchanged; no other setting changed)\n');
     expect(run.code).toBe(0);
-    expect(sidecar.output()).toContain('"msg":"reload (gsa-bridge reload): config reloaded (1 started');
+    // The sidecar's stdout and its answer on the control socket are two streams: the log line may come a moment later.
+    await waitForOutput(sidecar, /"msg":"reload \(gsa-bridge reload\): config reloaded \(1 started/);
     expect(await reloadsCounted(sidecar, 'success')).toBe(1);
     // Applied: the new listener takes a mod; the old one's mod is still connected.
     const second = await connectMod(modListenerUrl(sidecar, 'second'), TOKEN);
@@ -175,7 +176,7 @@ describe('gsa-bridge reload', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('error: the config file is invalid; the running sidecar keeps its config:\n');
     expect(run.stderr).toContain('servers[0].adapters[0].id: must be 1–64 letters');
-    expect(sidecar.output()).toContain('reload (gsa-bridge reload): the config file is invalid; keeping the running config');
+    await waitForOutput(sidecar, /reload \(gsa-bridge reload\): the config file is invalid; keeping the running config/);
     expect(await reloadsCounted(sidecar, 'invalid')).toBe(1);
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     expect(await chat(mod, ALICE)).toMatchObject({ allow: true, reason: 'ok' });
