@@ -203,6 +203,7 @@ describe('gsa-bridge reload', () => {
     const run = await asked;
     expect(run.code).toBe(0);
     await waitForOutput(sidecar, /"msg":"SIGHUP: config reloaded/);
+    await waitForOutput(sidecar, /"msg":"reload \(gsa-bridge reload\): config reloaded/);
     const reloaded = sidecar.output().split('\n').flatMap((line) => /"msg":"((?:SIGHUP|reload \(gsa-bridge reload\)): config reloaded[^"]*)"/.exec(line)?.[1] ?? []);
     // Whichever went first started the new listener; the other found it running: had they overlapped, both would
     // have started it (and the second would have failed to bind or listed it twice).
