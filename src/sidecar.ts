@@ -365,6 +365,9 @@ async function openOutbox(
     onResend: (review) => {
       events.emit('reviewResent', { server: review.server, review: review.id });
     },
+    onDamaged: (lines) => {
+      events.emit('reviewsDamaged', { lines });
+    },
     logger: logger.child({ component: 'outbox' }),
     // Enough reviews waiting in the client to use the review share of every window under full chat load (api-budget.md).
     concurrency: reviewConcurrency(config.api.rateLimit.requests),

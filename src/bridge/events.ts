@@ -81,6 +81,15 @@ export interface ReviewResentEvent {
 }
 
 /**
+ * The review journal held whole lines that no longer read as a record when it was opened: each was moved byte for
+ * byte to reviews.damaged.jsonl for a person (`reviews list --state damaged`). Only the count: a line may hold
+ * player text. It feeds gsa_bridge_reviews_damaged_total.
+ */
+export interface ReviewsDamagedEvent {
+  readonly lines: number;
+}
+
+/**
  * One step the chat filter took (moderation.filter): the line's block, a warning, a mute; or what a dry run would
  * have done. No player: it feeds gsa_bridge_moderation_actions_total{action,result}.
  */
@@ -111,6 +120,7 @@ export interface BridgeEventMap {
   readonly outbox: OutboxEvent;
   readonly review: ReviewEvent;
   readonly reviewResent: ReviewResentEvent;
+  readonly reviewsDamaged: ReviewsDamagedEvent;
   readonly moderation: ModerationEvent;
   readonly chatLine: ChatLineEvent;
 }
@@ -122,7 +132,7 @@ export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEvent
 type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
-  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [], chatLine: [] };
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [] };
   /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
   #chatHeard = false;
 

@@ -1,4 +1,4 @@
-// `gsa-bridge reviews list|retry`: what the review outbox holds (pending, unconfirmed, dead) or recently delivered,
+// `gsa-bridge reviews list|retry`: what the review outbox holds (pending, unconfirmed, dead, damaged) or recently delivered,
 // and a person's re-queue of chosen reviews. `list` only reads, so it is safe next to a running sidecar. `retry` takes the data
 // directory's lock itself when no sidecar runs, and otherwise asks the running sidecar (through the lock socket)
 // to do it, so the journal is only ever written by the one process that holds the directory.
@@ -8,6 +8,7 @@ import { access, stat } from 'node:fs/promises';
 import { ConfigError, loadConfig, type BridgeConfig } from '../app/config.js';
 import { askHolder, DataDirLock, DataDirLockError, describeHolder, lockHolder, type ControlHandler, type ControlRequest } from '../datadir/dataDirLock.js';
 import { DELIVERED_HISTORY, type DeliveredReview, type LetterKind, type RequeueResult, type RequeueSelection } from '../reviews/journalRecords.js';
+import type { DamagedRecord } from '../reviews/damagedRecords.js';
 import { readOutboxContents } from '../reviews/letters.js';
 import { ReviewJournal } from '../reviews/reviewJournal.js';
 import type { PlayerIdentity } from '../bridge/port.js';
@@ -20,8 +21,11 @@ import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
 import { CONFIG_OPTION, PRETTY_OPTION, defineCommand, parseCommandLine, type CommandGroupSpec } from './options.js';
 import { reportConfigError } from './serviceSession.js';
 
-/** What the outbox holds, then what it delivered (listed only when asked for: those reviews left the outbox). */
-const STATES = ['pending', 'unconfirmed', 'dead', 'delivered'] as const;
+/**
+ * What the outbox holds (damaged: journal lines that no longer read as a record, set aside in reviews.damaged.jsonl),
+ * then what it delivered (listed only when asked for: those reviews left the outbox).
+ */
+const STATES = ['pending', 'unconfirmed', 'dead', 'damaged', 'delivered'] as const;
 type State = (typeof STATES)[number];
 /** Words of the comment shown in a list line. */
 const PREVIEW_WORDS = 8;
@@ -30,16 +34,17 @@ const MAX_IDS = 10_000;
 
 export const REVIEWS_LIST_COMMAND = defineCommand({
   name: 'reviews list',
-  synopsis: '[--state pending|unconfirmed|dead|delivered] [--json] [--config FILE]',
+  synopsis: '[--state pending|unconfirmed|dead|damaged|delivered] [--json] [--config FILE]',
   summary: 'what the review outbox holds, one review a line (id, state, server, player, stars, first words, reason)',
   // Plain digits, not toLocaleString: `run` loads this module (its control handler), and the first number ICU
   // formats costs a long-lived process about 7 MB resident (ICU's data and its formatter).
   details: [
     `--state delivered lists the last ${DELIVERED_HISTORY} reviews GSA stored instead (id, server, player, stars, when, GSA's receipt; not the comment).`,
+    'damaged: a journal line that no longer reads as a record (id when it still shows one, file, line, size, why); see docs/reviews.md to re-queue it.',
     'It only reads, so it is safe next to a running sidecar. Exit 0.',
   ],
   options: {
-    state: { type: 'string', value: 'STATE', choices: STATES, description: 'only reviews in this state', defaultText: 'pending, unconfirmed and dead' },
+    state: { type: 'string', value: 'STATE', choices: STATES, description: 'only reviews in this state', defaultText: 'pending, unconfirmed, dead and damaged' },
     json: { type: 'boolean', description: 'one JSON object a line, for scripts' },
     ...CONFIG_OPTION,
   },
@@ -66,7 +71,7 @@ export const REVIEWS_COMMANDS: CommandGroupSpec = {
 };
 
 interface Row {
-  readonly state: Exclude<State, 'delivered'>;
+  readonly state: Exclude<State, 'delivered' | 'damaged'>;
   readonly review: OutboxReview;
   readonly reason: { readonly code: string; readonly status: number | null; readonly message: string } | null;
   /** Its fate is in the journal, its letter not written yet (the sidecar retries the write). */
@@ -99,6 +104,27 @@ function textLine(row: Row): string {
   const because = reason === null ? '' : `  ${reason.code}${reason.status === null ? '' : ` ${reason.status}`}: ${reason.message}`;
   const held = row.held ? ` (${HELD_NOTE})` : '';
   return `${review.id}  ${row.state.padEnd(11)}  ${review.server}  ${playerOf(review.player)}  ${review.stars}★  ${JSON.stringify(preview(review.comment))}${because}${held}`;
+}
+
+function damagedTextLine(record: DamagedRecord): string {
+  return `${record.id ?? '?'}  ${'damaged'.padEnd(11)}  line ${record.lineNumber} of ${record.file} (${record.bytes} bytes): ${record.reason}`;
+}
+
+/** Shaped like the other rows (what a damaged line says is unknown: null), with where it is. */
+function damagedJsonLine(record: DamagedRecord): string {
+  return JSON.stringify({
+    id: record.id ?? null,
+    state: 'damaged',
+    server: null,
+    player: null,
+    stars: null,
+    comment: null,
+    queued_at: null,
+    reason: { code: 'damaged', status: null, message: record.reason },
+    file: record.file,
+    line: record.lineNumber,
+    bytes: record.bytes,
+  });
 }
 
 function deliveredTextLine(review: DeliveredReview): string {
@@ -174,7 +200,7 @@ async function listCommand(args: readonly string[], context: CliContext): Promis
   const config = await loadDataDir(context, options.config);
   if (typeof config === 'number') return config;
   const { dataDir } = config.reviews;
-  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [], unreadable: [], delivered: [] };
+  const contents = (await exists(dataDir)) ? await readOutboxContents(dataDir) : { pending: [], letters: [], unreadable: [], delivered: [], damaged: [] };
   const { json } = options;
   if (state === 'delivered') {
     // From the journal alone: the letter files hold no delivered review.
@@ -188,7 +214,10 @@ async function listCommand(args: readonly string[], context: CliContext): Promis
     ...contents.letters.map((letter): Row => ({ state: letter.kind, review: letter.review, reason: letter.reason, held: letter.held === true })),
   ].filter((row) => state === undefined || row.state === state);
   for (const row of rows) context.stdout.write(`${json ? jsonLine(row) : textLine(row)}\n`);
-  if (!json) context.stderr.write(`${rows.length} ${rows.length === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
+  const damaged = state === undefined || state === 'damaged' ? contents.damaged : [];
+  for (const record of damaged) context.stdout.write(`${json ? damagedJsonLine(record) : damagedTextLine(record)}\n`);
+  const count = rows.length + damaged.length;
+  if (!json) context.stderr.write(`${count} ${count === 1 ? 'review' : 'reviews'} in ${dataDir}\n`);
   return EXIT_OK;
 }
 

@@ -190,6 +190,11 @@ export class SidecarMetrics {
       help: 'Reviews sent again after a restart that were in flight (sent, no answer journaled) when the previous process stopped: possible duplicates at GSA.',
       registers,
     });
+    const damaged = new Counter({
+      name: 'gsa_bridge_reviews_damaged_total',
+      help: 'Review journal lines found damaged at start (whole lines that no longer read as a record, each possibly an acknowledged review) and moved byte for byte to reviews.damaged.jsonl for a person: gsa-bridge reviews list --state damaged.',
+      registers,
+    });
     new Gauge({
       name: 'gsa_bridge_outbox_pending',
       help: 'Reviews accepted and not yet delivered, refused or unconfirmed.',
@@ -310,6 +315,9 @@ export class SidecarMetrics {
       }),
       events.on('reviewResent', () => {
         resent.inc();
+      }),
+      events.on('reviewsDamaged', (event) => {
+        damaged.inc(event.lines);
       }),
       events.on('moderation', (event: ModerationEvent) => {
         moderation.inc({ action: event.action, result: event.result });

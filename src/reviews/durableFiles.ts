@@ -3,7 +3,7 @@
 // that loop until every byte is out. Files are created 0600 and directories 0700: reviews hold player ids.
 // Must never know a record's format or hold a file open past one call, and never report success before an fsync.
 
-import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 export const FILE_MODE = 0o600;
@@ -58,8 +58,8 @@ export async function removeIfPresent(file: string): Promise<boolean> {
   }
 }
 
-/** Appends one line and fsyncs it; a newly created file also gets its directory entry fsynced. */
-export async function appendDurably(file: string, line: string): Promise<void> {
+/** Appends one line (or several, as bytes) and fsyncs it; a newly created file also gets its directory entry fsynced. */
+export async function appendDurably(file: string, line: string | Buffer): Promise<void> {
   let handle: FileHandle;
   let created = true;
   try {
@@ -70,10 +70,32 @@ export async function appendDurably(file: string, line: string): Promise<void> {
     handle = await open(file, 'a', FILE_MODE);
   }
   try {
-    await writeFully(handle, Buffer.from(line, 'utf8'));
+    await writeFully(handle, typeof line === 'string' ? Buffer.from(line, 'utf8') : line);
     await handle.datasync();
   } finally {
     await handle.close();
   }
   if (created) await syncDirectory(path.dirname(file));
+}
+
+/**
+ * Replaces `file` by `data` so that a crash at any step leaves either the old or the new file whole: written to
+ * `tmp`, fsynced, renamed over it. A failure removes `tmp` and leaves `file` as it was. The caller fsyncs the
+ * directory next (syncDirectory): until then power loss may undo the rename.
+ */
+export async function replaceByRename(file: string, tmp: string, data: Buffer): Promise<void> {
+  try {
+    await removeIfPresent(tmp);
+    const handle = await open(tmp, 'wx', FILE_MODE);
+    try {
+      await writeFully(handle, data);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+  } catch (error) {
+    await removeIfPresent(tmp).catch(() => undefined);
+    throw error;
+  }
 }

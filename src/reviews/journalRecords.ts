@@ -39,6 +39,8 @@ import { reviewReasonCode } from '../bridge/reviewReasons.js';
 export const JOURNAL_FILE = 'reviews.jsonl';
 export const DEAD_LETTER_FILE = 'dead-letter.jsonl';
 export const UNCONFIRMED_FILE = 'unconfirmed.jsonl';
+/** Where a journal line that no longer reads as a record is moved at start, byte for byte (damagedRecords.ts). */
+export const DAMAGED_FILE = 'reviews.damaged.jsonl';
 /**
  * Delivered reviews kept through compactions, newest: the contract's "at least the last 1,000" (spec/interfaces.md,
  * "The data directory"), and no more, since each costs about 220 bytes on disk and in memory and is read at each start.

@@ -2,10 +2,11 @@
 // the delivered history, and what was wrong with the file. Pure over a buffer; the caller reads and repairs the file.
 // Must never throw on a bad file: a bad line is reported and skipped, never fatal, and never counted as acknowledged.
 //
-// Reading: a tail after the last good record (a torn write: no newline, or not a valid record) is dropped,
-// logged with its size and byte offset, and truncated away so new appends never glue onto it. A bad line in
-// the middle is skipped with a warning naming its line number; every other record is kept. Bad middle lines stay
-// in the file (a person may want to see them) until the next compaction drops them.
+// Reading: only a torn tail (a last line with no newline: a write that never finished, so never acknowledged) may
+// be cut; it is logged with its size and byte offset, and the caller truncates it away so new appends never glue
+// onto it. A whole line that does not read as a record, wherever it is, may hold an acknowledged review: it is
+// listed in `damaged` (never its content in a log: comments are player text) for the caller to move byte for byte
+// to the quarantine file (journalRepair.ts); every other record is kept. A blank line holds nothing and is skipped.
 
 import type { Logger } from 'pino';
 import {
@@ -23,13 +24,16 @@ import {
   type QueuedRecord,
 } from './journalRecords.js';
 
-/** Bad middle lines get one warning each up to this many; the rest are summed up in one line. */
-const MAX_LINE_WARNINGS = 20;
-
 export interface BadLine {
   readonly lineNumber: number;
   readonly offset: number;
   readonly reason: string;
+}
+
+/** A whole line (newline included) that does not read as a record. */
+export interface DamagedLine extends BadLine {
+  /** Its bytes, its newline included. */
+  readonly bytes: number;
 }
 
 /** A held review's fate, and its `held` line (kept by a compaction). */
@@ -76,10 +80,10 @@ export interface ScanResult {
   readonly held: HeldReview[];
   readonly validLines: number;
   readonly finishedReviews: number;
-  /** Byte offset just past the last good record: everything after it is a torn tail. */
+  /** Byte offset just past the last whole line: everything after it is a torn tail (no newline). */
   readonly goodEnd: number;
-  readonly tailLines: number;
-  readonly middleBad: readonly BadLine[];
+  /** Whole lines that do not read as a record, in file order. */
+  readonly damaged: readonly DamagedLine[];
   readonly duplicates: readonly BadLine[];
 }
 
@@ -87,27 +91,26 @@ export function scanJournal(data: Buffer): ScanResult {
   const live = new Map<string, LiveReview>();
   const finished = new Map<string, QueuedRecord | AcceptedRecord>();
   const delivered = new Map<string, DeliveredEntry>();
-  const bad: BadLine[] = [];
+  const damaged: DamagedLine[] = [];
   const duplicates: BadLine[] = [];
   let validLines = 0;
   let finishedReviews = 0;
   let goodEnd = 0;
   let lineNumber = 0;
-  let tailLines = 0;
   for (let offset = 0; offset < data.length; ) {
     lineNumber += 1;
     const newline = data.indexOf(0x0a, offset);
     if (newline === -1) {
       // An unterminated last line never finished its write, so it was never acknowledged: drop it even if it parses.
-      tailLines += 1;
       break;
     }
-    const parsed = parseLine(data.subarray(offset, newline));
+    goodEnd = newline + 1;
+    const bytes = data.subarray(offset, newline);
+    const parsed = parseLine(bytes);
     if (!parsed.ok) {
-      bad.push({ lineNumber, offset, reason: parsed.reason });
+      if (!isBlank(bytes)) damaged.push({ lineNumber, offset, bytes: goodEnd - offset, reason: parsed.reason });
     } else {
       validLines += 1;
-      goodEnd = newline + 1;
       const { record } = parsed;
       if (record.op === 'queued') {
         if (live.has(record.id)) {
@@ -143,33 +146,29 @@ export function scanJournal(data: Buffer): ScanResult {
     }
     offset = newline + 1;
   }
-  const middleBad = bad.filter((line) => line.offset < goodEnd);
-  tailLines += bad.length - middleBad.length;
   const entries = [...live.values()];
   const pending = entries.filter((entry) => entry.held === undefined).map((entry) => toReview(entry.record));
   const inFlight = new Set(entries.filter((entry) => entry.held === undefined && entry.sending !== undefined).map((entry) => entry.record.id));
   const held = entries.flatMap((entry) => heldOf(entry) ?? []);
-  return { live, finished, delivered, pending, inFlight, held, validLines, finishedReviews, goodEnd, tailLines, middleBad, duplicates };
+  return { live, finished, delivered, pending, inFlight, held, validLines, finishedReviews, goodEnd, damaged, duplicates };
 }
 
+/** Spaces, tabs and a carriage return only: a person's stray blank line, which holds no record. */
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
+}
+
+/** Warns about what the scan set aside and what a start cuts off; the damaged lines are the caller's (journalRepair.ts). */
 export function logScanProblems(logger: Logger, file: string, fileSize: number, scan: ScanResult): void {
-  scan.middleBad.slice(0, MAX_LINE_WARNINGS).forEach((line) => {
-    logger.warn(
-      { file, line: line.lineNumber, offset: line.offset, reason: line.reason },
-      `skipped line ${line.lineNumber} of ${file} (byte offset ${line.offset}): ${line.reason}; every other record was kept`,
-    );
-  });
-  const unlisted = scan.middleBad.length - MAX_LINE_WARNINGS;
-  if (unlisted > 0) logger.warn({ file, lines: unlisted }, `skipped ${unlisted} more bad lines of ${file}`);
   for (const line of scan.duplicates) {
     logger.warn({ file, line: line.lineNumber, offset: line.offset }, `ignored line ${line.lineNumber} of ${file}: ${line.reason}`);
   }
   const tornBytes = fileSize - scan.goodEnd;
   if (tornBytes > 0) {
     logger.warn(
-      { file, offset: scan.goodEnd, bytes: tornBytes, lines: scan.tailLines },
-      `dropped ${tornBytes} bytes (${scan.tailLines} ${scan.tailLines === 1 ? 'line' : 'lines'}) at the end of ${file} from byte offset ${scan.goodEnd}: ` +
-        'a write that never finished (its reviews were never acknowledged); the file was cut back to the last whole record',
+      { file, offset: scan.goodEnd, bytes: tornBytes },
+      `cut ${tornBytes} bytes at the end of ${file} from byte offset ${scan.goodEnd}: a last line with no newline is a write ` +
+        'that never finished (its review was never acknowledged); the file was cut back to its last whole line',
     );
   }
 }

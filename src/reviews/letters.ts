@@ -1,11 +1,13 @@
 // The letter files as a person's tools see them (`reviews list`, `reviews retry`): which letters still wait, and a
-// read-only view of the whole data directory. It reads only, so it is safe while a sidecar appends.
+// read-only view of the whole data directory, the quarantine file of damaged records included. It reads only, so it is safe while a sidecar appends.
 // Must never write, repair or compact a file, and never fail the whole listing because one letter file is unreadable.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { describeDamaged, readDamagedFile, type DamagedRecord } from './damagedRecords.js';
 import { isErrnoCode, describeError } from './durableFiles.js';
 import {
+  DAMAGED_FILE,
   DEAD_LETTER_FILE,
   JOURNAL_FILE,
   UNCONFIRMED_FILE,
@@ -99,6 +101,11 @@ export interface OutboxContents {
   readonly unreadable: readonly UnreadableFile[];
   /** The last DELIVERED_HISTORY delivered reviews, in delivery order (the newest last). */
   readonly delivered: readonly DeliveredReview[];
+  /**
+   * Records that no longer read as one: those in the quarantine file, then any still in the journal (not moved yet:
+   * no start since the damage, or the move failed).
+   */
+  readonly damaged: readonly DamagedRecord[];
 }
 
 /**
@@ -107,18 +114,27 @@ export interface OutboxContents {
  */
 export async function readOutboxContents(dataDir: string): Promise<OutboxContents> {
   const dir = path.resolve(dataDir);
+  const journalFile = path.join(dir, JOURNAL_FILE);
   let data: Buffer;
   try {
-    data = await readFile(path.join(dir, JOURNAL_FILE));
+    data = await readFile(journalFile);
   } catch (error) {
     if (!isErrnoCode(error, 'ENOENT')) throw error;
     data = Buffer.alloc(0);
   }
   const scan = scanJournal(data);
   const unreadable: UnreadableFile[] = [];
+  // The journal first, then the quarantine file: a start moving lines in between lists them twice, never not at all.
+  const damaged: DamagedRecord[] = await readDamagedFile(dir).catch((error: unknown) => {
+    unreadable.push({ file: path.join(dir, DAMAGED_FILE), reason: describeError(error) });
+    return [];
+  });
+  for (const line of scan.damaged) {
+    damaged.push(describeDamaged(journalFile, line.lineNumber, data.subarray(line.offset, line.offset + line.bytes - 1)));
+  }
   const letters = currentLetters(await readLetterFiles(dir, unreadable), new Set(scan.live.keys()));
   const held = [...scan.live.values()].flatMap((entry): ReviewLetter[] =>
     entry.held === undefined ? [] : [{ kind: entry.held.kind, review: toReview(entry.record), at: entry.held.at, reason: entry.held.reason, held: true }],
   );
-  return { pending: scan.pending, letters: [...letters, ...held], unreadable, delivered: [...scan.delivered.values()].map((entry) => entry.review) };
+  return { pending: scan.pending, letters: [...letters, ...held], unreadable, delivered: [...scan.delivered.values()].map((entry) => entry.review), damaged };
 }

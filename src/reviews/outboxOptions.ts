@@ -29,6 +29,11 @@ export interface ReviewOutboxOptions {
    * answer) is sent again: GSA may store it twice. Once per review and restart. Must not throw.
    */
   readonly onResend?: ((review: OutboxReview) => void) | undefined;
+  /**
+   * Told once at open when the journal held whole lines that no longer read as a record (each moved byte for byte
+   * to reviews.damaged.jsonl for a person), with how many. Must not throw.
+   */
+  readonly onDamaged?: ((lines: number) => void) | undefined;
   readonly logger: Logger;
   /** Backoff between delivery rounds while GSA is unreachable, with 50–100% jitter. Default 1000 ms. */
   readonly retryMinDelayMs?: number;

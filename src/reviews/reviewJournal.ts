@@ -2,7 +2,9 @@
 // accepted review and later its fate, and the letter files where reviews wait for a person: `dead-letter.jsonl`
 // (refused by GSA) and `unconfirmed.jsonl` (GSA's answer was ambiguous; it may or may not have stored them).
 // It must never acknowledge a record before it is fsynced, never append onto a torn line, never rewrite the
-// journal in a way a crash could leave half-done, and never drop a pending review. It sends nothing.
+// journal in a way a crash could leave half-done, and never drop a pending review or a damaged line (a line that no
+// longer reads as a record may be an acknowledged review: journalRepair.ts moves it to the quarantine file at start,
+// and a compaction keeps any it could not move). It sends nothing.
 // The record formats are in journalRecords.ts, reading a journal back in journalScan.ts, the letters a person
 // reads in letters.ts.
 //
@@ -37,7 +39,7 @@
 // dropped the dirty pages and a later fsync can succeed without them, so only a restart (which re-reads the
 // file) is trustworthy. Files are created 0600 and the directory 0700: reviews hold player ids.
 
-import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -48,6 +50,7 @@ import {
   isErrnoCode,
   makeDataDir,
   removeIfPresent,
+  replaceByRename,
   syncDirectory,
   writeFully,
 } from './durableFiles.js';
@@ -75,6 +78,7 @@ import {
   type ReviewLetter,
 } from './journalRecords.js';
 import { liveLineCount, liveLines, logScanProblems, scanJournal, type LiveReview, type ScanResult } from './journalScan.js';
+import { moveDamagedRecords, type RepairedJournal } from './journalRepair.js';
 import { currentLetters, readLetterFiles } from './letters.js';
 
 export interface JournalOptions {
@@ -99,6 +103,8 @@ export interface OpenedJournal {
   readonly held: readonly HeldReview[];
   /** Every review the journal still knows was accepted (pending, finished, or kept for its cooldown), oldest first. */
   readonly accepted: readonly AcceptedReview[];
+  /** Whole lines found damaged (no longer a record) at this open: moved to the quarantine file, or kept. */
+  readonly damaged: number;
 }
 
 interface PendingWrite {
@@ -128,6 +134,8 @@ export class ReviewJournal {
   /** id → the `delivered` line of the last DELIVERED_HISTORY delivered reviews, in delivery order: kept by compactions. */
   readonly #delivered: Map<string, string>;
   #finishedSinceCompaction: number;
+  /** Damaged lines the open could not move to the quarantine file: every compaction keeps them, byte for byte. */
+  readonly #unmoved: Buffer;
   #waiting: PendingWrite[] = [];
   #writing = false;
   #drained: Promise<void> = Promise.resolve();
@@ -137,7 +145,7 @@ export class ReviewJournal {
   /** Letter writes in order, one file append at a time: what close() waits for. */
   #letters: Promise<void> = Promise.resolve();
 
-  private constructor(options: JournalOptions, handle: FileHandle, scan: ScanResult) {
+  private constructor(options: JournalOptions, handle: FileHandle, scan: ScanResult, repaired: RepairedJournal) {
     this.#dir = path.resolve(options.dataDir);
     this.#path = path.join(this.#dir, JOURNAL_FILE);
     this.#tmpPath = `${this.#path}.tmp`;
@@ -147,7 +155,8 @@ export class ReviewJournal {
     this.#retainAcceptedMs = options.retainAcceptedMs ?? 0;
     this.#clock = options.clock ?? systemClock;
     this.#handle = handle;
-    this.#size = scan.goodEnd;
+    this.#size = repaired.size;
+    this.#unmoved = repaired.unmoved;
     this.#live = scan.live;
     this.#finished = scan.finished;
     this.#delivered = new Map([...scan.delivered].map(([id, entry]) => [id, entry.line]));
@@ -175,11 +184,12 @@ export class ReviewJournal {
     }
     const scan = scanJournal(data);
     logScanProblems(logger, file, data.length, scan);
+    const repaired = await moveDamagedRecords(file, data, scan, logger);
 
     const handle = await open(file, 'a', FILE_MODE);
     try {
-      if (scan.goodEnd < data.length) {
-        await handle.truncate(scan.goodEnd);
+      if (repaired.size < repaired.length) {
+        await handle.truncate(repaired.size);
         await handle.datasync();
       }
       if (!existed) await syncDirectory(dir);
@@ -187,7 +197,7 @@ export class ReviewJournal {
       await handle.close();
       throw error;
     }
-    const journal = new ReviewJournal(options, handle, scan);
+    const journal = new ReviewJournal(options, handle, scan, repaired);
     logger.info(
       { file, pending: scan.pending.length, finished: scan.finishedReviews },
       `review journal ${file}: ${scan.pending.length} pending reviews, ${scan.finishedReviews} finished`,
@@ -197,7 +207,7 @@ export class ReviewJournal {
     const liveLineTotal = [...scan.live.values()].reduce((sum, entry) => sum + liveLineCount(entry), 0);
     const deadLines = scan.validLines - liveLineTotal - journal.#retainedAccepted().length - journal.#delivered.size;
     if (deadLines > 0 && deadLines >= scan.live.size) await journal.#compact();
-    return { journal, pending: scan.pending, inFlight: scan.inFlight, held: scan.held, accepted };
+    return { journal, pending: scan.pending, inFlight: scan.inFlight, held: scan.held, accepted, damaged: scan.damaged.length };
   }
 
   letterPath(kind: LetterKind): string {
@@ -440,23 +450,8 @@ export class ReviewJournal {
     this.#finishedSinceCompaction = 0;
     // Cooldown records first: they are older than or as old as the pending reviews, and order does not matter to the scan.
     const kept = [...this.#retainedAccepted(), ...this.#delivered.values(), ...[...this.#live.values()].map(liveLines)].join('');
-    const data = Buffer.from(kept, 'utf8');
+    const data = Buffer.concat([this.#unmoved, Buffer.from(kept, 'utf8')]);
     const before = this.#size;
-    try {
-      await removeIfPresent(this.#tmpPath);
-      const tmp = await open(this.#tmpPath, 'wx', FILE_MODE);
-      try {
-        await writeFully(tmp, data);
-        await tmp.datasync();
-      } finally {
-        await tmp.close();
-      }
-    } catch (error) {
-      await removeIfPresent(this.#tmpPath).catch(() => undefined);
-      this.#logger.error({ err: error, file: this.#path }, `could not compact the review journal ${this.#path}; it keeps growing until a later try succeeds`);
-      return;
-    }
-
     // Closed before the rename because Windows cannot rename over an open file; reopened whichever file is current.
     try {
       await this.#handle?.close();
@@ -467,7 +462,7 @@ export class ReviewJournal {
     this.#handle = undefined;
     let renamed = false;
     try {
-      await rename(this.#tmpPath, this.#path);
+      await replaceByRename(this.#path, this.#tmpPath, data);
       renamed = true;
       // Until the directory is fsynced the rename may be undone by power loss, taking later appends with it.
       await syncDirectory(this.#dir);
@@ -477,7 +472,6 @@ export class ReviewJournal {
         this.#logger.error({ err: error, file: this.#path }, this.#broken.message);
         return;
       }
-      await removeIfPresent(this.#tmpPath).catch(() => undefined);
       this.#logger.error({ err: error, file: this.#path }, `could not compact the review journal ${this.#path}; it keeps growing until a later try succeeds`);
     }
     try {

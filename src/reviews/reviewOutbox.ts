@@ -144,6 +144,7 @@ export class ReviewOutbox {
       retainAcceptedMs: options.retainAcceptedMs,
       clock: options.clock,
     });
+    if (opened.damaged > 0) options.onDamaged?.(opened.damaged);
     return new ReviewOutbox(options, journal, opened);
   }
 

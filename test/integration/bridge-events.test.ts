@@ -2,7 +2,7 @@
 // emitter passed in as `run` does. A first chat line is a cache miss decided by the service, the next a hit; a
 // muted player is blocked; a mute check counts too; a review is queued then delivered, with the outbox depth; every
 // request to GSA is told with its endpoint and status. And a sidecar whose events nobody hears behaves the same.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type BridgeEventMap, type BridgeEventName } from '../../src/bridge/events.js';
@@ -27,13 +27,14 @@ const { sidecars, sockets } = world;
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
 function record(events: BridgeEvents): Recorded {
-  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], moderation: [], chatLine: [] };
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [] };
   events.on('request', (event) => recorded.request.push(event));
   events.on('verdict', (event) => recorded.verdict.push(event));
   events.on('muteCache', (event) => recorded.muteCache.push(event));
   events.on('outbox', (event) => recorded.outbox.push(event));
   events.on('review', (event) => recorded.review.push(event));
   events.on('reviewResent', (event) => recorded.reviewResent.push(event));
+  events.on('reviewsDamaged', (event) => recorded.reviewsDamaged.push(event));
   events.on('moderation', (event) => recorded.moderation.push(event));
   events.on('chatLine', (event) => recorded.chatLine.push(event));
   return recorded;
@@ -135,6 +136,32 @@ describe('bridge events', () => {
       expect(recorded.reviewResent).toEqual([{ server: SERVER, review: id }]);
       expect(world.emulator.reviews.map((stored) => stored.comment)).toEqual(['in flight']);
       expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_resent_after_restart_total 1$/m);
+    } finally {
+      metrics.close();
+    }
+  });
+
+  it('counts journal lines found damaged at start (moved to the quarantine file), in the event and in /metrics, and delivers the rest', async () => {
+    // Two whole lines that no longer read as a record (a flipped byte in each), around a good review.
+    const dataDir = await tempDir('events-damaged');
+    const queued = (id: string, comment: string): string =>
+      `${JSON.stringify({ v: 1, op: 'queued', id, at: 1_700_000_000_000, server: SERVER, player: { steam_id: ALICE }, stars: 4, comment, origin: { adapter: 'x', ref: 'c' } })}\n`;
+    const damaged = [queued('d1', 'first').replace('"stars":4', '"stars":4X'), queued('d3', 'third').replace('"stars":4', '"stars":4X')];
+    await writeFile(join(dataDir, 'reviews.jsonl'), damaged[0]! + queued('g2', 'kept') + damaged[1]!, { mode: 0o600 });
+    const events = new BridgeEvents();
+    const recorded = record(events);
+    const metrics = new SidecarMetrics({ events, sources: { adapters: () => [], outboxPending: () => 0 }, processDefaults: false });
+    try {
+      expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_damaged_total 0$/m);
+      await start(events, dataDir);
+      expect(recorded.reviewsDamaged).toEqual([{ lines: 2 }]);
+      expect(await metrics.text()).toMatch(/^gsa_bridge_reviews_damaged_total 2$/m);
+      await vi.waitFor(() => {
+        expect(world.emulator.reviews.map((stored) => stored.comment)).toEqual(['kept']);
+      }, { timeout: patientMs(8000), interval: 10 });
+      expect(await readFile(join(dataDir, 'reviews.damaged.jsonl'), 'utf8')).toBe(damaged.join(''));
+      // What a damaged line holds (a comment is player text) never reaches an event.
+      expect(JSON.stringify(recorded)).not.toContain('third');
     } finally {
       metrics.close();
     }

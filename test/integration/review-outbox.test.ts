@@ -695,7 +695,7 @@ describe('damaged journals', () => {
     { what: 'a record cut off mid-write', tail: queuedLine('r3', 'third').slice(0, 40) },
     { what: 'a whole record without its newline', tail: queuedLine('r3', 'third').slice(0, -1) },
     { what: 'zero-filled blocks from a power loss', tail: '\0'.repeat(64) },
-  ])('drops $what at the end, keeps every whole record, and appends cleanly afterwards', async ({ tail }) => {
+  ])('cuts $what at the end (no newline: never acknowledged), keeps every whole record, and appends cleanly afterwards', async ({ tail }) => {
     const dir = await dataDir();
     const file = path.join(dir, 'reviews.jsonl');
     await writeFile(file, good + tail);
@@ -703,10 +703,11 @@ describe('damaged journals', () => {
 
     const tailBytes = Buffer.byteLength(tail);
     const goodBytes = Buffer.byteLength(good);
-    const dropped = log.containing(`dropped ${tailBytes} bytes`);
-    expect(dropped).toHaveLength(1);
-    expect(dropped[0]).toMatchObject({ level: WARN, file, offset: goodBytes, bytes: tailBytes, lines: 1 });
-    expect(dropped[0]?.msg).toContain(`from byte offset ${goodBytes}`);
+    const cut = log.containing(`cut ${tailBytes} bytes`);
+    expect(cut).toHaveLength(1);
+    expect(cut[0]).toMatchObject({ level: WARN, file, offset: goodBytes, bytes: tailBytes });
+    expect(cut[0]?.msg).toContain(`from byte offset ${goodBytes}`);
+    expect(log.warnings()).toHaveLength(1);
     expect(await readFile(file, 'utf8')).toBe(good);
     expect(outbox.pending).toBe(2);
 
@@ -726,17 +727,20 @@ describe('damaged journals', () => {
     expect(lines.every((line) => line.v === 1 && ['queued', 'sending', 'delivered'].includes(line.op))).toBe(true);
   });
 
-  it('skips bad lines in the middle with a warning naming each, and keeps the records around them', async () => {
+  it('moves bad lines in the middle to reviews.damaged.jsonl with a warning naming each, and keeps the records around them', async () => {
     const dir = await dataDir();
     const file = path.join(dir, 'reviews.jsonl');
-    await writeFile(file, `${queuedLine('r1', 'first')}this is not json\n{"v":1,"op":"queued","id":"r9"}\n${queuedLine('r2', 'second')}`);
+    const bad = 'this is not json\n{"v":1,"op":"queued","id":"r9"}\n';
+    await writeFile(file, `${queuedLine('r1', 'first')}${bad}${queuedLine('r2', 'second')}`);
     const { outbox, results, log } = await openOutbox(dir, { concurrency: 1 });
 
-    expect(log.warnings().map((line) => [line.line, line.reason])).toEqual([
-      [2, 'not valid JSON'],
-      [3, expect.stringMatching(/^(at|server|player|stars|comment|origin): /) as string],
+    expect(log.warnings().map((line) => [line.line, line.bytes, line.reason])).toEqual([
+      [2, 17, 'not valid JSON'],
+      [3, 32, expect.stringMatching(/^(at|server|player|stars|comment|origin): /) as string],
     ]);
-    expect(log.warnings()[0]?.msg).toContain(`skipped line 2 of ${file}`);
+    expect(log.warnings()[0]?.msg).toContain(`line 2 of ${file} (17 bytes at byte offset`);
+    expect(await readFile(path.join(dir, 'reviews.damaged.jsonl'), 'utf8')).toBe(bad);
+    expect(await readFile(file, 'utf8')).toBe(queuedLine('r1', 'first') + queuedLine('r2', 'second'));
     expect(outbox.pending).toBe(2);
     outbox.start();
     await vi.waitFor(() => {

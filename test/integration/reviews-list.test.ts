@@ -2,7 +2,7 @@
 // delivered reviews ("did my players' reviews arrive?"), through compactions and a restart; one vocabulary of refusal
 // codes with the mod protocol (GSA's 403 is `not_eligible`, also in files an older version wrote); and what `retry`
 // says about ids it does not know. Journals are written through ReviewJournal and the outbox with the emulator.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DELIVERED_HISTORY, type FailureReason } from '../../src/reviews/journalRecords.js';
@@ -190,7 +190,52 @@ describe('reviews list --state delivered', () => {
 
   it('names the new state in its help', async () => {
     const help = await cli(['reviews', 'list', '--help']);
-    expect(help.stdout).toContain('--state pending|unconfirmed|dead|delivered');
+    expect(help.stdout).toContain('--state pending|unconfirmed|dead|damaged|delivered');
+  });
+});
+
+describe('reviews list: damaged records', () => {
+  const queued = (id: string, comment: string): string =>
+    `${JSON.stringify({ v: 1, op: 'queued', id, at: 1_800_000_000_000, server: SERVER, player: { steam_id: ALICE }, stars: 5, comment, origin: { adapter: 'websocket', ref: 'c' } })}\n`;
+  const damaged = (id: string): string => queued(id, 'a comment the listing does not show').replace('"stars":5', '"stars":5X');
+
+  it('lists a damaged journal line as damaged (id, file, line, size, why), before a start moves it and after, and under --state damaged', async () => {
+    const { configPath, dataDir } = await setup();
+    const journalFile = path.join(dataDir, 'reviews.jsonl');
+    const bad = damaged('r-damaged');
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await writeFile(journalFile, queued('r-good', 'kept') + bad, { mode: 0o600 });
+    const row = (file: string, line: number): Record<string, unknown> => ({
+      id: 'r-damaged',
+      state: 'damaged',
+      server: null,
+      player: null,
+      stars: null,
+      comment: null,
+      queued_at: null,
+      reason: { code: 'damaged', status: null, message: 'not valid JSON' },
+      file,
+      line,
+      bytes: Buffer.byteLength(bad),
+    });
+
+    // No start since the damage: it is still in the journal, listed all the same.
+    expect((await listJson(configPath)).map((listed) => listed.state)).toEqual(['pending', 'damaged']);
+    expect(await listJson(configPath, '--state', 'damaged')).toEqual([row(journalFile, 2)]);
+
+    // A start moves it to the quarantine file; the listing follows it there.
+    const { journal, damaged: found } = await ReviewJournal.open({ dataDir, logger: silentLogger(), compactAfterFinished: 100 });
+    await journal.close();
+    expect(found).toBe(1);
+    const quarantine = path.join(dataDir, 'reviews.damaged.jsonl');
+    expect(await listJson(configPath, '--state', 'damaged')).toEqual([row(quarantine, 1)]);
+    expect(await listJson(configPath, '--state', 'pending')).toHaveLength(1);
+
+    const text = await cli(['reviews', 'list', '--config', configPath]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n').filter((line) => line !== '').at(-1)).toBe(`r-damaged  damaged      line 1 of ${quarantine} (${Buffer.byteLength(bad)} bytes): not valid JSON`);
+    expect(text.stdout).not.toContain('does not show');
+    expect(text.stderr).toBe(`2 reviews in ${dataDir}\n`);
   });
 });
 

@@ -69,7 +69,7 @@ describe('parser errors in the project words: exit 2 with the usage line', () =>
     [['server', 'wipe', '--id', '1', '--yes=no'], 'error: --yes takes no value (got "no")'],
     [['server', 'update', '--id', '1', '--countdown', 'soon'], 'error: --countdown must be a whole number of at least 0, got "soon"'],
     [['demo', '--port', '70000'], 'error: --port must be a whole number from 0 to 65535, got "70000"'],
-    [['reviews', 'list', '--state', 'gone'], 'error: --state must be one of pending, unconfirmed, dead, delivered, got "gone"'],
+    [['reviews', 'list', '--state', 'gone'], 'error: --state must be one of pending, unconfirmed, dead, damaged, delivered, got "gone"'],
     [['run', 'extra'], 'error: unexpected argument "extra"; see gsa-bridge run --help'],
     [['review', '--server', 's', '--steam-id', '76561198000000001'], 'error: --stars N is required'],
   ])('%j', async (args, message) => {
