@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { appendDurably, isErrnoCode } from './durableFiles.js';
 import { DAMAGED_FILE, parseLine } from './journalRecords.js';
+import { isBlank } from './journalScan.js';
 
 /** A damaged record as `reviews list` shows it. */
 export interface DamagedRecord {
@@ -29,13 +30,13 @@ export function damagedFilePath(dir: string): string {
   return path.join(dir, DAMAGED_FILE);
 }
 
-/** What `reviews list` says of one damaged line (its bytes without the newline). */
-export function describeDamaged(file: string, lineNumber: number, line: Buffer): DamagedRecord {
+/** What `reviews list` says of one damaged line: its bytes without the newline, and its size with it (if it has one). */
+export function describeDamaged(file: string, lineNumber: number, line: Buffer, bytes: number): DamagedRecord {
   const parsed = parseLine(line);
   return {
     file,
     lineNumber,
-    bytes: line.length + 1,
+    bytes,
     id: ID_FIELD.exec(line.toString('latin1'))?.[1],
     reason: parsed.ok ? 'it reads as a record now: re-queue it by hand (docs/reviews.md)' : parsed.reason,
   };
@@ -50,15 +51,24 @@ async function readIfPresent(file: string): Promise<Buffer> {
   }
 }
 
-/** Each line of a file's bytes, without its newline; blank lines left out. */
-function linesOf(data: Buffer): { readonly lineNumber: number; readonly line: Buffer }[] {
-  const lines: { lineNumber: number; line: Buffer }[] = [];
+interface FileLine {
+  readonly lineNumber: number;
+  /** Without its newline. */
+  readonly line: Buffer;
+  /** With its newline, if it has one. */
+  readonly bytes: number;
+}
+
+/** Each line of a file's bytes; blank lines left out. */
+function linesOf(data: Buffer): FileLine[] {
+  const lines: FileLine[] = [];
   let lineNumber = 0;
   for (let offset = 0; offset < data.length; ) {
     lineNumber += 1;
     const newline = data.indexOf(0x0a, offset);
     const end = newline === -1 ? data.length : newline;
-    if (data.subarray(offset, end).some((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0d)) lines.push({ lineNumber, line: data.subarray(offset, end) });
+    const line = data.subarray(offset, end);
+    if (!isBlank(line)) lines.push({ lineNumber, line, bytes: Math.min(end + 1, data.length) - offset });
     offset = end + 1;
   }
   return lines;
@@ -67,7 +77,7 @@ function linesOf(data: Buffer): { readonly lineNumber: number; readonly line: Bu
 /** The records in the quarantine file, in file order. A file that cannot be read throws. */
 export async function readDamagedFile(dir: string): Promise<DamagedRecord[]> {
   const file = damagedFilePath(dir);
-  return linesOf(await readIfPresent(file)).map(({ lineNumber, line }) => describeDamaged(file, lineNumber, line));
+  return linesOf(await readIfPresent(file)).map(({ lineNumber, line, bytes }) => describeDamaged(file, lineNumber, line, bytes));
 }
 
 /**

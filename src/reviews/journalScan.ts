@@ -154,7 +154,7 @@ export function scanJournal(data: Buffer): ScanResult {
 }
 
 /** Spaces, tabs and a carriage return only: a person's stray blank line, which holds no record. */
-function isBlank(bytes: Uint8Array): boolean {
+export function isBlank(bytes: Uint8Array): boolean {
   return bytes.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
 }
 

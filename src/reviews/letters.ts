@@ -130,7 +130,7 @@ export async function readOutboxContents(dataDir: string): Promise<OutboxContent
     return [];
   });
   for (const line of scan.damaged) {
-    damaged.push(describeDamaged(journalFile, line.lineNumber, data.subarray(line.offset, line.offset + line.bytes - 1)));
+    damaged.push(describeDamaged(journalFile, line.lineNumber, data.subarray(line.offset, line.offset + line.bytes - 1), line.bytes));
   }
   const letters = currentLetters(await readLetterFiles(dir, unreadable), new Set(scan.live.keys()));
   const held = [...scan.live.values()].flatMap((entry): ReviewLetter[] =>

@@ -136,6 +136,18 @@ describe('a whole journal line that no longer reads as a record', () => {
     expect(again.damaged).toBe(0);
   });
 
+  it('never glues onto a quarantine file an interrupted move left without its last newline', async () => {
+    const dir = await tempDir('journal-damage');
+    const bad = damagedLine('d2');
+    const interrupted = damagedLine('d1').slice(0, 40);
+    await writeFile(path.join(dir, 'reviews.damaged.jsonl'), interrupted, { mode: 0o600 });
+    await writeFile(path.join(dir, 'reviews.jsonl'), bad + queuedLine('g1', 'first'), { mode: 0o600 });
+
+    const { journal } = await ReviewJournal.open({ dataDir: dir, logger: capture().logger, compactAfterFinished: 100 });
+    await journal.close();
+    expect(await readFile(path.join(dir, 'reviews.damaged.jsonl'), 'utf8')).toBe(`${interrupted}\n${bad}`);
+  });
+
   it('stays in the journal through compactions while the quarantine file cannot be written, and is moved at the next start', async () => {
     const dir = await tempDir('journal-damage');
     const file = path.join(dir, 'reviews.jsonl');
