@@ -85,7 +85,7 @@ describe('the shipped dashboard and alert rules, against a real /metrics', () =>
     }
     const rules = ruleFileExpressions(await readFile(ALERTS, 'utf8'));
     const ruleTests = ruleFileExpressions(await readFile(ALERT_TESTS, 'utf8'));
-    expect(rules.exprs).toHaveLength(9);
+    expect(rules.exprs).toHaveLength(10);
     queries.push(...rules.exprs.map(({ line, expr }) => ({ where: `prometheus-alerts.yml:${line}`, expr })));
     queries.push(...ruleTests.series.map(({ line, series }) => ({ where: `prometheus-alerts.test.yml:${line}`, expr: series })));
 
