@@ -167,8 +167,8 @@ export function logScanProblems(logger: Logger, file: string, fileSize: number, 
   if (tornBytes > 0) {
     logger.warn(
       { file, offset: scan.goodEnd, bytes: tornBytes },
-      `cut ${tornBytes} bytes at the end of ${file} from byte offset ${scan.goodEnd}: a last line with no newline is a write ` +
-        'that never finished (its review was never acknowledged); the file was cut back to its last whole line',
+      `cut ${tornBytes} bytes at the end of ${file} from byte offset ${scan.goodEnd}: a torn last line (no newline), a write ` +
+        'that never finished, so its review was never acknowledged; the file was cut back to its last whole line',
     );
   }
 }
