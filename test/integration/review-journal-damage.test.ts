@@ -2,7 +2,7 @@
 // the middle) is moved byte for byte to reviews.damaged.jsonl, warned about by file, line and size (never its
 // content: a comment is player text), and the reviews around it are delivered; only a torn tail (a last line with no
 // newline) is cut. Real files in a temp dir, a real outbox delivering to the emulator over loopback.
-import { mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ReviewJournal } from '../../src/reviews/reviewJournal.js';
@@ -174,6 +174,27 @@ describe('a whole journal line that no longer reads as a record', () => {
     expect(reopened.damaged).toBe(1);
     expect(await readFile(quarantine, 'utf8')).toBe(bad);
     expect(await readFile(file, 'utf8')).not.toContain('"id":"d1"');
+  });
+});
+
+describe('re-queueing a damaged record by hand, as docs/reviews.md says', () => {
+  it('delivers the repaired line appended to the journal, and a line that still does not read goes back to the quarantine file', async () => {
+    const dir = await tempDir('journal-damage');
+    const file = path.join(dir, 'reviews.jsonl');
+    const quarantine = path.join(dir, 'reviews.damaged.jsonl');
+    await writeFile(file, queuedLine('g1', 'first') + damagedLine('d1') + damagedLine('d2'), { mode: 0o600 });
+    const first = await ReviewJournal.open({ dataDir: dir, logger: capture().logger, compactAfterFinished: 100 });
+    await first.journal.close();
+
+    // The person repairs d1, appends it, and leaves d2 as it is; both leave the quarantine file.
+    const [d1, d2] = (await readFile(quarantine, 'utf8')).split('\n');
+    await appendFile(file, `${d1!.replace('"stars":5X', '"stars":5')}\n${d2!}\n`);
+    await writeFile(quarantine, '');
+
+    const { results } = await openAndDeliver(dir, 2);
+    expect(results.map((result) => result.review.id)).toEqual(['g1', 'd1']);
+    expect(emulator.reviews.map((stored) => stored.comment)).toEqual(['first', SECRET]);
+    expect(await readFile(quarantine, 'utf8')).toBe(`${d2!}\n`);
   });
 });
 
