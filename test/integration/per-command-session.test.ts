@@ -1,7 +1,8 @@
 // Conan's per-command transport (adapters/rcon/perCommandSession.ts) against the fake Conan console on loopback: a
 // one-shot caller's login and first command are one session (no pace waited), a second command waits for Conan's
 // 3 s pace (to the millisecond, on fake time), and close() during that wait fails the command with `closed` at once
-// and opens nothing after. The pace and every timer are fake; socket I/O is real and awaited causally.
+// and opens nothing after; a burst goes out one session per 3 s slot. The pace and every timer are fake; socket I/O
+// is real and awaited causally.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RconError } from '../../adapters/rcon/errors.js';
 import { rconOptionsSchema } from '../../adapters/rcon/options.js';
@@ -64,6 +65,29 @@ describe('per-command sessions (Conan)', () => {
     await vi.advanceTimersByTimeAsync(1);
     await waitFor(() => second() !== 'pending', 'the second command answered');
     expect([second(), fake.connections, fake.commands]).toEqual(['answered', 2, ['listplayers', 'listplayers']]);
+  });
+
+  it('a burst goes out one session at a time, each 3 s after the one before, never two in a window', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: 1_000_000 });
+    const fake = await conan();
+    const connection = connect(fake.port, false);
+    await expect(connection.command('listplayers')).resolves.toBe('reply to listplayers');
+    const burst = ['one', 'two', 'three'].map((text) => track(connection.command(text)));
+    const states = (): string[] => burst.map((state) => state());
+    for (const [step, answered] of [
+      [1, ['answered', 'pending', 'pending']],
+      [2, ['answered', 'answered', 'pending']],
+      [3, ['answered', 'answered', 'answered']],
+    ] as const) {
+      // A millisecond short of this step's slot: nothing new has gone out.
+      await vi.advanceTimersByTimeAsync(PACE_MS - 1);
+      await settleIo();
+      expect(fake.connections, `before slot ${String(step)}`).toBe(step);
+      await vi.advanceTimersByTimeAsync(1);
+      await waitFor(() => states()[step - 1] !== 'pending', `command ${String(step)} of the burst answered`);
+      expect(states()).toEqual(answered);
+    }
+    expect([fake.connections, fake.maxConcurrentSessions, fake.commands]).toEqual([4, 1, ['listplayers', 'one', 'two', 'three']]);
   });
 
   it('close() during the pace wait fails the waiting command with closed at once, and no session follows', async () => {
