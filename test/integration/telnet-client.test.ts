@@ -201,20 +201,23 @@ describe('TelnetClient: a wrong password', () => {
     expect(telnet.status.reconnectDelayMs).toBeGreaterThanOrEqual(300_000);
   });
 
-  it('takes a second password prompt as a refusal, and never sends the password again on that connection (fake timers)', async () => {
+  it.each([
+    ['with', '\r\n'],
+    ['without', ''],
+  ])('takes a second password prompt (%s a line end) as a refusal, and never sends the password again on that connection (fake timers)', async (_with, lineEnd) => {
     // Builds that do not say "Password incorrect" ask again with the plain prompt: a raw console that always does.
     useFakeTime();
     const passwords: string[] = [];
     const server = createServer((socket) => {
       socket.on('error', () => undefined);
-      socket.write('Please enter password:\r\n');
+      socket.write(`Please enter password:${lineEnd}`);
       let buffered = '';
       socket.on('data', (chunk: Buffer) => {
         buffered += chunk.toString('utf8');
         for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
           passwords.push(buffered.slice(0, end).replace(/\r$/, ''));
           buffered = buffered.slice(end + 1);
-          socket.write('Please enter password:\r\n');
+          socket.write(`Please enter password:${lineEnd}`);
         }
       });
     });
