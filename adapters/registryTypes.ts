@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Adapter } from '../src/bridge/port.js';
 import type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
 import type { Logger } from 'pino';
+import type { Clock } from '../src/time/clock.js';
 
 export type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
 
@@ -28,6 +29,11 @@ export interface AdapterContext {
    * it). The bridge decides which lines are gated; an adapter only names the list. Absent: not named.
    */
   readonly gatedChannels?: (() => readonly string[]) | undefined;
+  /**
+   * The clock game consoles are paced on (Conan's one command per 3 s), in milliseconds. Tests of what a sidecar does
+   * with the answers give one that is always a pace ahead, so they need not wait it out. @default performance.now()
+   */
+  readonly paceClock?: Clock | undefined;
 }
 
 /** A review typed in game chat: `<command> <stars> <comment>`. */

@@ -7,6 +7,7 @@
 // the client and its budget src/app/serviceConnection.ts.
 
 import type { Logger } from 'pino';
+import type { Clock } from './time/clock.js';
 import type { AdapterOptions } from '../adapters/index.js';
 import { changedSettings, type BridgeConfig, type ServerConfig } from './app/config.js';
 import { reviewConcurrency, type GsaClient } from './gsa/index.js';
@@ -41,6 +42,8 @@ export interface SidecarOptions {
    * file and the environment. @default both keys and both variables named
    */
   readonly credentialSources?: string | undefined;
+  /** The clock game consoles are paced on (AdapterContext.paceClock): tests only. @default performance.now() */
+  readonly paceClock?: Clock | undefined;
 }
 
 /** One configured adapter as the running sidecar has it: for /readyz, metrics and the startup line. */
@@ -216,6 +219,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
       reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
       gatedChannels: () => current.mute.gatedChannels,
+      paceClock: options.paceClock,
     },
   });
   for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));

@@ -5,10 +5,12 @@
 // One-shot use (`rcon`, `config check --connect`) is one session: the login waitReady() waits for is the one the first
 // command is sent on, so no pace is waited. A command waiting for its turn holds the process (its timer is not
 // unref'd: a CLI whose only work is that wait would otherwise exit with Node's "unsettled top-level await", 13);
-// close() ends the wait.
+// close() ends the wait. The pace is measured on the clock the caller gives (tests of what is done with the answers
+// give one that is always a pace ahead; the pace itself is proven on fake time).
 // It never logs the password, never runs two sessions at once, and never retries a command by itself.
 
 import { backoffDelayMs } from '../../src/time/backoff.js';
+import type { Clock } from '../../src/time/clock.js';
 import { withDeadline } from '../../src/time/deadline.js';
 import { RconClosedError, RconNotConnectedError, isRconError } from './errors.js';
 import type { RconCommandOptions, RconConnection, RconConnectionOptions } from './rconConnection.js';
@@ -26,12 +28,15 @@ export interface PerCommandTransport {
 
 /** The probe's backoff while the console cannot be reached; a refused password waits the longest step at once. */
 const PROBE_BACKOFF = { minDelayMs: 2_000, maxDelayMs: 120_000 };
+/** Monotonic milliseconds: the pace compares two readings of it, never a wall-clock time. */
+const monotonicClock: Clock = { now: () => performance.now() };
 /** What makes the console "down": a command that timed out or was refused by the game still reached one that logs in. */
 const DOWN_CODES: readonly string[] = ['connect_failed', 'auth_failed', 'auth_timeout', 'not_connected', 'disconnected', 'wrong_protocol'];
 
 export function openPerCommandSession(config: RconConnectionOptions, transport: PerCommandTransport): RconConnection {
   const { options, handlers } = config;
   const gapMs = Math.ceil(transport.rateCap.perMs / Math.max(1, transport.rateCap.commands));
+  const paceClock = config.paceClock ?? monotonicClock;
   let ready = false;
   let started = false;
   let closed = false;
@@ -63,7 +68,7 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
     });
 
   function openSession(): SourceRconClient {
-    lastStartAt = performance.now();
+    lastStartAt = paceClock.now();
     const client = new SourceRconClient({
       host: options.host,
       port: options.port,
@@ -94,7 +99,7 @@ export function openPerCommandSession(config: RconConnectionOptions, transport: 
     let session = held;
     held = undefined;
     if (session === undefined) {
-      const sinceLast = performance.now() - lastStartAt;
+      const sinceLast = paceClock.now() - lastStartAt;
       if (sinceLast < gapMs) await waitForPace(gapMs - sinceLast);
       if (closed) throw closedError();
       session = openLoggingIn();

@@ -21,6 +21,7 @@ import {
   type ReviewOutcome,
   type UnattributedReason,
 } from '../../src/bridge/port.js';
+import type { Clock } from '../../src/time/clock.js';
 import type { ChatReviewCommand } from '../registryTypes.js';
 import { parseReviewCommand } from './chatCommand.js';
 import { isRconError } from './errors.js';
@@ -47,6 +48,8 @@ export interface RconAdapterOptions {
   readonly reviewCommand?: (() => ChatReviewCommand) | undefined;
   /** The alert cooldown's clock. @default Date.now */
   readonly now?: (() => number) | undefined;
+  /** The clock the console's pace is measured on (rconConnection.ts). @default performance.now() */
+  readonly paceClock?: Clock | undefined;
 }
 
 /** What the player is told after typing the review command. Short: a chat box shows a line or two. */
@@ -125,6 +128,7 @@ export class RconAdapter implements Adapter {
       label: config.id,
       logger: config.logger,
       commandTimeoutMs: config.options.commandTimeoutMs,
+      paceClock: config.paceClock,
       handlers: {
         onReady: () => {
           // A fresh session: read who is online at once rather than a poll period later.

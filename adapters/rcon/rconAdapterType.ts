@@ -22,6 +22,7 @@ export const rconAdapterType: AdapterType<RconOptions> = {
       profile: RCON_PROFILE_TABLE[options.profile],
       logger: context.logger,
       reviewCommand: context.reviewCommand,
+      paceClock: context.paceClock,
     });
   },
   needsSystemApi: (options) => RCON_PROFILE_TABLE[options.profile].needsSystemApi,

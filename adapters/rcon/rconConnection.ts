@@ -5,6 +5,7 @@
 // It never logs the password, and never opens a second session to the same server (each client guarantees one).
 
 import type { RconOptions } from './options.js';
+import type { Clock } from '../../src/time/clock.js';
 import type { RconError } from './errors.js';
 import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
 import { WebRconClient, type RustChatMessage } from './webRconClient.js';
@@ -73,6 +74,11 @@ export interface RconConnectionOptions {
    * adapter sits in the file (`gsa-bridge rcon`). @default '"password"' (with the adapter id beside it)
    */
   readonly passwordKey?: string | undefined;
+  /**
+   * The clock a console that takes one command per session (Conan) is paced on, in milliseconds. Tests of what the
+   * sidecar does with the answers give one that is always a pace ahead. @default performance.now()
+   */
+  readonly paceClock?: Clock | undefined;
 }
 
 export interface RconCommandOptions {

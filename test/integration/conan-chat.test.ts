@@ -3,6 +3,8 @@
 // packet) and a real ConanSandbox.log in a temp dir, begun with a BOM and renamed to a backup at a "restart".
 // Chat comes from the log only; current lines carry the Steam64, older name-only lines map through listplayers by
 // character name; Pippi's copy of a line is dropped; the host's notifyCommand answers; `!review` becomes a review.
+// Conan's 3 s pace is not waited out here (the rig paces on a clock always a pace ahead): per-command-session.test.ts
+// proves it on fake time.
 import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 // LogTail on real files in temp dirs, changed under it the way games roll their logs: appended, renamed away and
 // created anew, truncated, replaced, a newer file per start behind a glob; BOM UTF-8, UTF-16LE, split characters,
-// partial and over-long lines; absent at start; close(); polling alone. Waits for a line use patient bounds; a claim
+// partial and over-long lines (cut once past the bound, before their newline); a renamed-away file read until its
+// successor appears; absent at start; close(); polling alone. Waits for a line use patient bounds; a claim
 // that something was NOT read ("old lines are not replayed") rests on a causal signal: a marker written after it, and
 // the first line seen being the marker.
 // Must never leave a file behind (temp dirs come from test/fixtures/tempDir.ts) or wait on a bare sleep for a proof.
@@ -109,6 +110,28 @@ describe('LogTail', () => {
     expect(tail.following).toBe(path);
   });
 
+  it('keeps reading a renamed-away file while no successor exists, then moves on once one appears', async () => {
+    const dir = await tempDir('logtail');
+    const path = join(dir, 'ConanSandbox.log');
+    await writeFile(path, 'before\n');
+    const { tail, lines } = await reader(path);
+    await appendFile(path, 'a\n');
+    await expectLines(lines, ['a']);
+    const backup = join(dir, 'ConanSandbox-backup-2026.11.27-19.00.00.log');
+    await rename(path, backup);
+    // The reader has looked since the rename and found no file at the path (a causal signal, not a sleep).
+    await until(
+      () => tail.following === undefined,
+      () => 'the rename noticed',
+    );
+    // The game still writes to the old file (its own fd) until the new one is made: those lines are not lost.
+    await appendFile(backup, 'after the rename\n');
+    await expectLines(lines, ['a', 'after the rename']);
+    await writeFile(path, 'new file\n');
+    await expectLines(lines, ['a', 'after the rename', 'new file']);
+    expect(tail.following).toBe(path);
+  });
+
   it('follows a truncation: size below the position reads the file again from 0', async () => {
     const dir = await tempDir('logtail');
     const path = join(dir, 'game.log');
@@ -199,6 +222,22 @@ describe('LogTail', () => {
     await appendFile(path, `${'z'.repeat(40)}\nok\n${'w'.repeat(11)}\n`);
     await expectLines(lines, ['x'.repeat(10), 'ok', 'w'.repeat(10)]);
     expect(logs.filter((entry) => entry.msg?.includes('was cut') === true)).toHaveLength(1);
+  });
+
+  it('cuts an unfinished line as soon as it passes maxLineLength, before its newline comes', async () => {
+    const dir = await tempDir('logtail');
+    const path = join(dir, 'game.log');
+    await writeFile(path, '');
+    const { lines, logs } = await reader(path, { maxLineLength: 10 });
+    // No newline yet: a reader holding more than the bound would say nothing until the line ends.
+    await appendFile(path, 'x'.repeat(30));
+    await until(
+      () => logs.some((entry) => entry.msg?.includes('was cut') === true),
+      () => 'the cut told',
+    );
+    expect(logs.find((entry) => entry.msg?.includes('was cut') === true)?.obj).toMatchObject({ length: 30, maxLineLength: 10 });
+    await appendFile(path, `${'y'.repeat(30)}\nok\n`);
+    await expectLines(lines, ['x'.repeat(10), 'ok']);
   });
 
   it('keeps reading when onLine throws, and logs it', async () => {

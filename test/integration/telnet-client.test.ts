@@ -2,10 +2,13 @@
 // the login (prompt, wrong password, banner), framing of bytes split and merged any way, commands one at a time with
 // their answers ended by a terminator or a quiet time, log lines pushed while a command waits, caps, reconnects, the
 // long wait after a wrong password, one-shot use through openRconConnection, close(), and the password kept out of
-// every log line and error. Time rules run on fake timers (setTimeout and Date only: socket I/O stays real).
+// every log line and error, a second password prompt taken as a refusal, and the late answer of a timed-out command
+// drained. Time rules run on fake timers (setTimeout and Date only: socket I/O stays real).
+import { createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sevenDaysProfile } from '../../adapters/rcon/profiles/sevenDays.js';
 import { parseSevenDaysChat, parseSevenDaysPlayerList, parseSevenDaysPresence } from '../../adapters/rcon/profiles/sevenDaysLines.js';
 import { rconOptionsSchema, type RconOptions } from '../../adapters/rcon/options.js';
 import { openRconConnection } from '../../adapters/rcon/rconConnection.js';
@@ -198,6 +201,50 @@ describe('TelnetClient: a wrong password', () => {
     expect(telnet.status.reconnectDelayMs).toBeGreaterThanOrEqual(300_000);
   });
 
+  it.each([
+    ['with', '\r\n'],
+    ['without', ''],
+  ])('takes a second password prompt (%s a line end) as a refusal, and never sends the password again on that connection (fake timers)', async (_with, lineEnd) => {
+    // Builds that do not say "Password incorrect" ask again with the plain prompt: a raw console that always does.
+    useFakeTime();
+    const passwords: string[] = [];
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write(`Please enter password:${lineEnd}`);
+      let buffered = '';
+      socket.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+          passwords.push(buffered.slice(0, end).replace(/\r$/, ''));
+          buffered = buffered.slice(end + 1);
+          socket.write(`Please enter password:${lineEnd}`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const telnet = new TelnetClient({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, password: PASSWORD, label: LABEL, authFailureDelayMs: 300_000 });
+    clients.push(telnet);
+    try {
+      let refusal: string | undefined;
+      telnet.start();
+      void failure(telnet.whenReady()).then((error) => (refusal = error.code));
+      // Fake time stands still: no login timeout can end this; only the second prompt (or a second password) does.
+      await waitFor(() => refusal !== undefined || passwords.length > 1, 'the refusal');
+      expect(refusal).toBe('auth_failed');
+      await waitFor(() => telnet.status.state === 'waiting', 'the refused connection closed');
+      expect(passwords).toEqual([PASSWORD]);
+      expect(telnet.status).toMatchObject({ authFailures: 1 });
+      expect(telnet.status.reconnectDelayMs).toBeGreaterThanOrEqual(300_000);
+    } finally {
+      await telnet.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    }
+  });
+
   it('waits at least authFailureDelayMs before logging in again, doubling per refusal (fake timers)', async () => {
     useFakeTime();
     const game = await console7({ password: 'the-right-one' });
@@ -279,6 +326,34 @@ describe('TelnetClient: lifetime', () => {
     await waitFor(() => game.connections === 2 && telnet.ready, 'reconnected');
   });
 
+  it("drains a timed-out command's late answer: the next command leaves only once the console was quiet, and gets its own answer (fake timers)", async () => {
+    useFakeTime();
+    const { logger, lines } = capturedLogger();
+    // Both answers are written by the test, when it chooses: `slow` answers only after it timed out.
+    const game = await console7({ respond: (command) => (command === 'slow' || command === 'next' ? [] : undefined) });
+    const telnet = client(game, { logger, quietMs: 200 });
+    telnet.start();
+    await waitFor(() => telnet.ready, 'logged in');
+    const slow = failure(telnet.command('slow', { endsAt: /^END$/, timeoutMs: 1_000 }));
+    await waitFor(() => game.commands.includes('slow'), 'slow reached the console');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await slow).code).toBe('timeout');
+
+    let nextAnswer: string | undefined;
+    void telnet.command('next', { endsAt: /^END$/, timeoutMs: 60_000 }).then((answer) => (nextAnswer = answer));
+    game.pushRaw('late row of slow\r\nEND\r\n');
+    // Drained, the late lines are logged as such; taken as `next`'s answer, they would settle it instead.
+    await waitFor(() => lines.some((line) => line.includes('a late answer line of a command that timed out')) || nextAnswer !== undefined, 'the late answer read');
+    expect(nextAnswer).toBeUndefined();
+    expect(game.commands).toEqual(['slow']);
+    // Quiet for quietMs since the last late line: the drain ends and `next` is sent.
+    await vi.advanceTimersByTimeAsync(200);
+    await waitFor(() => game.commands.includes('next'), 'next reached the console');
+    game.pushRaw('row of next\r\nEND\r\n');
+    await waitFor(() => nextAnswer !== undefined, "next's answer");
+    expect(nextAnswer).toBe('row of next\nEND');
+  });
+
   it('close() stops everything: the waiting command fails with closed, and no reconnect follows (fake timers)', async () => {
     useFakeTime();
     const game = await console7({ respond: (command) => (command === 'hang' ? [] : undefined) });
@@ -314,6 +389,27 @@ describe('TelnetClient: lifetime', () => {
     await vi.advanceTimersByTimeAsync(2 * 60 * 60_000);
     await settle();
     expect(game.connections).toBe(1);
+    await connection.close();
+  });
+
+  it("the 7dtd profile's lp answer ends at its Total line at once, with no quiet time waited (fake timers)", async () => {
+    useFakeTime();
+    const game = await console7({ players: [ALICE], chunking: 'split' });
+    const transport = sevenDaysProfile.transport;
+    if (transport.kind !== 'telnet') throw new Error('7dtd speaks telnet');
+    const connection = openRconConnection({ options: rconOptions(game), transport, label: LABEL, logger: pino({ level: 'silent' }), oneShot: true });
+    connection.start();
+    await waitFor(() => connection.ready, 'logged in');
+    let answer: string | undefined;
+    let failed: unknown;
+    void connection.command('lp').then(
+      (text) => (answer = text),
+      (error: unknown) => (failed = error),
+    );
+    // Fake time stands still: an answer ended by a quiet time would never come; only its Total line can end it.
+    await waitFor(() => answer !== undefined || failed !== undefined, 'the lp answer');
+    expect(failed).toBeUndefined();
+    expect(parseSevenDaysPlayerList(answer ?? '')).toMatchObject({ status: 'players', players: [{ name: 'Alice', entityId: 171 }] });
     await connection.close();
   });
 

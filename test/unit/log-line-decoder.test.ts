@@ -49,6 +49,21 @@ describe('LogLineDecoder', () => {
     expect(cuts).toHaveLength(2);
   });
 
+  it('holds at most maxLineLength (+1 for a CR) of an unfinished line: past that it is cut and told at once', () => {
+    const cuts: number[] = [];
+    const decoder = new LogLineDecoder({ maxLineLength: 10, onCut: (length) => cuts.push(length) });
+    // Up to the bound and one more (a CR whose LF may follow), nothing is cut.
+    expect(decoder.write(Buffer.from('x'.repeat(11)))).toEqual([]);
+    expect(cuts).toEqual([]);
+    // One more character and the unfinished line is over the bound: cut now, not when it ends.
+    expect(decoder.write(Buffer.from('x'))).toEqual([]);
+    expect(cuts).toEqual([12]);
+    // The rest up to the newline is dropped, not held: a writer that never ends its line costs no more.
+    expect(decoder.write(Buffer.from('y'.repeat(10_000)))).toEqual([]);
+    expect(decoder.write(Buffer.from('y\nnext\n'))).toEqual(['x'.repeat(10), 'next']);
+    expect(cuts).toEqual([12]);
+  });
+
   it('never splits a surrogate pair when cutting', () => {
     const lines = decode(Buffer.from(`${'x'.repeat(9)}🎉tail\n`), [], { maxLineLength: 10 });
     expect(lines).toEqual(['x'.repeat(9)]);

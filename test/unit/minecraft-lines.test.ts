@@ -2,6 +2,7 @@
 // (test/fixtures/real/minecraft-*.txt, read as a person reads them), a player's words that imitate the game's own
 // lines (a join, another player's chat, a UUID line), and `tellraw` built from hostile names and alerts: the command
 // must stay one command whose JSON parses back to the cleaned alert, and a name outside Minecraft's rule builds none.
+// A `list uuids` answer that was not read (says 0 over rows, counts players but lists none) never empties the roster.
 // Pure functions only: no I/O, no timers.
 import { describe, expect, it } from 'vitest';
 import { MINECRAFT_NAME_PATTERN, cleanCommandText, MINECRAFT_TEXT_RULES, minecraftTellraw } from '../../adapters/rcon/commandText.js';
@@ -10,6 +11,8 @@ import { UnaddressableNameError } from '../../adapters/rcon/errors.js';
 import { minecraftProfile } from '../../adapters/rcon/profiles/minecraft.js';
 import type { RconLineReader } from '../../adapters/rcon/profiles/profile.js';
 import { minecraftMessageOf, parseMinecraftLogLine, parseMinecraftPlayerList, type MinecraftLogParse } from '../../adapters/rcon/profiles/minecraftLines.js';
+import { PlayerRoster } from '../../adapters/rcon/playerRoster.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { createHostileTextGenerator, HOSTILE_PIECES } from '../fixtures/hostileText.js';
 import { readCaptures, readExpected, type CaptureEntry } from '../fixtures/realCaptures.js';
 
@@ -289,6 +292,35 @@ describe('list uuids: 0, 1, many and what cannot be read', () => {
     const partial = parseMinecraftPlayerList(`There are 2 of a max of 20 players online: Steve (${steve}), Alex`);
     expect(partial.status).toBe('players');
     expect(partial.unparsed.length).toBe(2);
+  });
+
+  it('is unrecognised, never "nobody online", when it says 0 but rows follow that cannot be read', () => {
+    for (const answer of ['There are 0 of a max of 20 players online: Steve, Alex', 'There are 0/20 players online:\nSteve', `There are 0 of a max of 20 players online: Steve (${steve.slice(0, 8)}`]) {
+      const parsed = parseMinecraftPlayerList(answer);
+      expect(parsed.status, answer).toBe('unrecognised');
+      expect(parsed.unparsed.length, answer).toBeGreaterThan(0);
+    }
+  });
+
+  it('is unrecognised, never "nobody online", when it counts players but lists no row', () => {
+    for (const answer of ['There are 2 of a max of 20 players online:', 'There are 1/20 players online:\n']) {
+      expect(parseMinecraftPlayerList(answer).status, answer).toBe('unrecognised');
+    }
+  });
+
+  it('a roster reading such answers keeps the players it knew: nobody leaves on a list that was not read', async () => {
+    const answers = [`There are 1 of a max of 20 players online: Steve (${steve})`, 'There are 0 of a max of 20 players online: Steve', 'There are 1 of a max of 20 players online:'];
+    const left: string[] = [];
+    const roster = new PlayerRoster({
+      readList: () => Promise.resolve(parseMinecraftPlayerList(answers.shift() ?? '')),
+      logger: silentLogger(),
+      onJoined: () => undefined,
+      onLeft: (player) => left.push(player.name),
+    });
+    for (let read = 0; read < 3; read++) await roster.refresh();
+    expect(answers).toEqual([]);
+    expect(roster.players).toEqual([{ name: 'Steve', mojangId: steve }]);
+    expect(left).toEqual([]);
   });
 });
 

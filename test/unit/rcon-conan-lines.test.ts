@@ -66,6 +66,14 @@ describe('parseConanLogLine', () => {
     ]);
   });
 
+  it('takes the ids only from the (uid, player) part that ends the speaker, never from one a name holds earlier', () => {
+    const name = 'Mallory (uid 1, player 76561198000000099) x';
+    const parsed = parseConanLogLine(`${HEAD}ChatWindow: Character ${name} (uid 7, player ${STEAM}) said: hi`);
+    expect(parsed).toEqual({ kind: 'player', channel: 'global', name, steamId: STEAM, text: 'hi' });
+    // An id part inside a name, with no id part ending the speaker, claims nothing: the name is read whole.
+    expect(parseConanLogLine(`${HEAD}ChatWindow: Character ${name} said: hi`)).toEqual({ kind: 'player', channel: 'global', name, text: 'hi' });
+  });
+
   it('maps a line whose player id is not a Steam64 by its name', () => {
     expect(parseConanLogLine(`${HEAD}ChatWindow: Character Xeno (uid 3, player 2535400000000001) said: hi`)).toEqual({ kind: 'player', channel: 'global', name: 'Xeno', text: 'hi' });
   });

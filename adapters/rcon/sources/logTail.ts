@@ -37,6 +37,7 @@ import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { RepeatSummary } from '../../../src/log/repeatSummary.js';
+import { isSameFile, type FileIdentity } from './fileIdentity.js';
 import { LogLineDecoder, SNIFF_BYTES, sniffEncoding } from './logLineDecoder.js';
 
 /** Structural: pino's Logger satisfies it. */
@@ -82,14 +83,10 @@ const MAX_BYTES_PER_CHECK = 8 * 1024 * 1024;
 type Trouble = 'stat' | 'readdir' | 'open' | 'read' | 'watch' | 'on_line_threw' | 'line_cut';
 
 /** The file being read: known by its inode, read through its own fd. */
-interface OpenFile {
+interface OpenFile extends FileIdentity {
   /** Where it was found last: a glob's match renamed to another matching name is still the same file. */
   path: string;
   readonly handle: FileHandle;
-  readonly dev: number;
-  readonly ino: number;
-  /** 0 where the file system does not keep it; else it tells a new file that reuses a freed inode number. */
-  readonly birthtimeMs: number;
   position: number;
   readonly decoder: LogLineDecoder;
   cutTold: boolean;
@@ -125,15 +122,6 @@ function hintFor(error: unknown): string {
 function globRegex(segment: string): RegExp {
   const escaped = segment.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`, 'u');
-}
-
-/**
- * Whether `stats` (the path's) are of the file open as `file`. A deleted file's inode number is often given to the
- * next file created at once (a game that deletes its log and starts a new one), so the birth time, where the file
- * system keeps one (statx on ext4, xfs, btrfs, tmpfs), tells them apart.
- */
-function sameFile(stats: Stats, file: OpenFile): boolean {
-  return stats.dev === file.dev && stats.ino === file.ino && (stats.birthtimeMs === 0 || file.birthtimeMs === 0 || stats.birthtimeMs === file.birthtimeMs);
 }
 
 export class LogTail {
@@ -293,7 +281,7 @@ export class LogTail {
     const target = await this.#resolve();
     if (this.#isClosed()) return;
     const current = this.#current;
-    const same = current !== undefined && target !== undefined && sameFile(target.stats, current);
+    const same = current !== undefined && target !== undefined && isSameFile(target.stats, current);
     if (current !== undefined && same) {
       this.#currentAtPath = true;
       current.path = target.path;
