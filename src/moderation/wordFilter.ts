@@ -23,8 +23,13 @@
 // Must never allocate per line on the clean path beyond its reused buffers, never throw on hostile text, and never
 // keep or log the line.
 
-import { ASCII_UNITS, BLOCKER, IGNORED, LETTER_BITS, OPTIONAL, SEPARATOR, foldWide, unitOf } from './letterFolding.js';
+import * as folding from './letterFolding.js';
 
+// The folding's constants and ASCII table, copied into this module: the clean line's pass reads them per character,
+// and V8 folds a module's own constants into the loop where it reads an imported binding through its module each
+// time (together about 20% of a clean line's cost in bench/chat-verdicts).
+const { LETTER_BITS, SEPARATOR, OPTIONAL, IGNORED, BLOCKER, foldWide, unitOf } = folding;
+const ASCII = Int32Array.from(folding.ASCII_UNITS);
 const SPACE = 26;
 const NO_WORD = -1;
 /** The line's run of the node's letter is as long as the listed run so far. */
@@ -66,6 +71,25 @@ function popcount(value: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
+/** Adds a state to a set once per step (its stamp says it is in already); the set's new size. */
+function add(set: Int32Array, stamps: Uint32Array, step: number, size: number, state: number): number {
+  if (stamps[state] === step) return size;
+  stamps[state] = step;
+  set[size] = state;
+  return size + 1;
+}
+
+/** A listed word ending at a live state that is not PENDING, or NO_WORD. */
+function wordEnding(states: Int32Array, size: number, wordAt: Int32Array): number {
+  for (let k = 0; k < size; k++) {
+    const state = states[k] ?? 0;
+    if ((state & 3) === PENDING) continue;
+    const word = wordAt[state >> 2] ?? NO_WORD;
+    if (word !== NO_WORD) return word;
+  }
+  return NO_WORD;
+}
+
 /** What the matcher found: the index of the listed word in the host's list. */
 export interface WordMatch {
   readonly wordIndex: number;
@@ -85,6 +109,8 @@ export class WordFilter {
   /** node → where its children start in #children, in letter order. */
   readonly #childStart: Int32Array;
   readonly #children: Int32Array;
+  /** The root's children by letter (-1: none), read at every word start. */
+  readonly #rootChildren = new Int32Array(32).fill(-1);
   /** node → index of the listed word ending there, or NO_WORD. */
   readonly #wordAt: Int32Array;
   /** node → the letter of the edge into it (SPACE after a space, -1 for the root): the run a line's letter extends. */
@@ -101,11 +127,8 @@ export class WordFilter {
   #next: Int32Array;
   readonly #stamps: Uint32Array;
   #step = 0;
-  /** The steps this line took so far, and whether it ran out of them. */
+  /** The work of the last line (see lastWork). */
   #work = 0;
-  #overBudget = false;
-  /** A run of one character longer than this is read as this long (see the header). */
-  readonly #runCap: number;
   /** Indexes of listed words that fold to nothing (only digits or symbols): left out, for the host's log. */
   readonly ignored: readonly number[];
   /** How many listed words are in force. */
@@ -119,7 +142,6 @@ export class WordFilter {
     const runOf: number[] = [0];
     const ignored: number[] = [];
     let firstLetters = 0;
-    let longest = 0;
     let size = 0;
     words.forEach((word, index) => {
       const letters = foldListed(word);
@@ -127,7 +149,6 @@ export class WordFilter {
         ignored.push(index);
         return;
       }
-      longest = Math.max(longest, letters.length);
       let node = 0;
       for (const letter of letters) {
         const key = node * 32 + letter;
@@ -150,7 +171,6 @@ export class WordFilter {
     this.ignored = ignored;
     this.size = size;
     this.#firstLetters = firstLetters;
-    this.#runCap = 3 * longest + 3;
     const nodes = wordAt.length;
     this.#wordAt = Int32Array.from(wordAt);
     this.#letterOf = Int8Array.from(letterOf);
@@ -165,9 +185,10 @@ export class WordFilter {
       if (this.#childMask[node] === 0) this.#childStart[node] = at;
       this.#childMask[node] = (this.#childMask[node] ?? 0) | (1 << (key % 32));
       this.#children[at++] = child;
+      if (node === 0) this.#rootChildren[key % 32] = child;
     }
-    // Every state kept costs a step, so no step holds more live states than WORK_LIMIT.
-    const states = Math.min(nodes * 4, WORK_LIMIT);
+    // A step reads at most WORK_LIMIT live states, and each adds at most five.
+    const states = Math.min(nodes * 4, 5 * WORK_LIMIT);
     this.#current = new Int32Array(states);
     this.#next = new Int32Array(states);
     this.#stamps = new Uint32Array(nodes * 4);
@@ -181,14 +202,17 @@ export class WordFilter {
 
   /** match() without the object: the listed word's index, or -1. */
   matchIndex(text: string): number {
-    this.#work = 0;
-    this.#overBudget = false;
-    if (this.#firstLetters === 0) return NO_WORD;
+    if (this.#firstLetters === 0) {
+      this.#work = 0;
+      return NO_WORD;
+    }
     const count = this.#fold(text);
-    return count < 0 ? NO_WORD : this.#run(count, text.length);
+    if (count >= 0) return this.#run(count, text.length);
+    this.#work = 0;
+    return NO_WORD;
   }
 
-  /** The state steps the last matchIndex took (never more than WORK_LIMIT): the bound, for tests and benches. */
+  /** The work the last matchIndex took, in live states read (never more than WORK_LIMIT): for tests and benches. */
   get lastWork(): number {
     return this.#work;
   }
@@ -200,25 +224,19 @@ export class WordFilter {
   #fold(text: string): number {
     if (this.#units.length < text.length) this.#units = new Int32Array(Math.max(text.length, this.#units.length * 2));
     const units = this.#units;
-    const runCap = this.#runCap;
+    const ascii = ASCII;
     let count = 0;
     let seen = 0;
-    let run = 0;
     for (let i = 0; i < text.length; i++) {
       let code = text.charCodeAt(i);
       if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
         code = text.codePointAt(i) ?? code;
         i++;
       }
-      const unit = code < 128 ? (ASCII_UNITS[code] ?? SEPARATOR) : foldWide(code);
+      const unit = code < 128 ? (ascii[code] ?? SEPARATOR) : foldWide(code);
       if (unit === IGNORED) continue;
-      if (count > 0 && unit === units[count - 1]) {
-        // Runs of separators are one separator, and a run of one character stops at #runCap.
-        if ((unit & SEPARATOR) !== 0 || ++run >= runCap) continue;
-      } else {
-        if ((unit & SEPARATOR) !== 0 && count > 0 && ((units[count - 1] ?? 0) & SEPARATOR) !== 0) continue;
-        run = 0;
-      }
+      // Runs of separators are one separator.
+      if ((unit & SEPARATOR) !== 0 && count > 0 && ((units[count - 1] ?? 0) & SEPARATOR) !== 0) continue;
       seen |= unit;
       units[count++] = unit;
     }
@@ -234,121 +252,111 @@ export class WordFilter {
     return before && after;
   }
 
-  /** The child of `node` by `letter`, or -1. */
-  #child(node: number, letter: number): number {
-    const mask = this.#childMask[node] ?? 0;
-    const letterBit = 1 << letter;
-    if ((mask & letterBit) === 0) return -1;
-    return this.#children[(this.#childStart[node] ?? 0) + popcount(mask & (letterBit - 1))] ?? -1;
-  }
-
-  /** A listed word ending at a live state that is not PENDING, or NO_WORD. */
-  #wordEnding(size: number): number {
-    for (let k = 0; k < size; k++) {
-      const state = this.#current[k] ?? 0;
-      if ((state & 3) === PENDING) continue;
-      const word = this.#wordAt[state >> 2] ?? NO_WORD;
-      if (word !== NO_WORD) return word;
+  /** The stamp before this line's first step: the stamps are cleared when the line's steps could wrap the counter. */
+  #firstStep(count: number): number {
+    if (this.#step > 0xffffffff - count - 2) {
+      this.#stamps.fill(0);
+      this.#step = 0;
     }
-    return NO_WORD;
+    return this.#step;
   }
 
   /**
    * One pass over the folded line with the set of live states (an NFA: every reading of a look-alike, a stretch and
    * a skipped symbol is one more live state, never a branch to re-walk, so hostile text stays linear in its length
-   * times the live states, and WORK_LIMIT bounds those). The root joins the set at each word start.
+   * times the live states, and WORK_LIMIT bounds their sum). The root joins the set at each word start.
    */
   #run(count: number, length: number): number {
     const units = this.#units;
-    let size = 0;
-    this.#nextStep();
-    this.#current[size++] = 0;
+    const wordAt = this.#wordAt;
+    const letterOf = this.#letterOf;
+    const runOf = this.#runOf;
+    const childMask = this.#childMask;
+    const childStart = this.#childStart;
+    const children = this.#children;
+    const stamps = this.#stamps;
+    let current = this.#current;
+    let next = this.#next;
+    let size = 1;
+    current[0] = 0;
+    let work = 0;
+    const rootChildren = this.#rootChildren;
+    let step = this.#firstStep(count);
     for (let at = 0; at < count; at++) {
       const unit = units[at] ?? SEPARATOR;
-      this.#nextStep();
-      let nextSize = 0;
-      if ((unit & SEPARATOR) !== 0) {
-        // A word boundary: a listed word ending here matches.
-        const word = this.#wordEnding(size);
-        if (word !== NO_WORD) return word;
-        const trick = this.#lone(at - 1, count) && this.#lone(at + 1, count);
-        for (let k = 0; k < size; k++) {
-          const state = this.#current[k] ?? 0;
-          const node = state >> 2;
-          if (node === 0) continue;
-          // A separator inside a listed phrase.
-          if ((state & 3) !== PENDING) {
-            const spaced = this.#child(node, SPACE);
-            if (spaced >= 0) nextSize = this.#push(spaced << 2, nextSize);
-          }
-          // A spacing trick: the separator between two single letters is stepped over (`b a d`, `b.a.d`).
-          if (trick && this.#letterOf[node] !== SPACE) nextSize = this.#push(state, nextSize);
-        }
-        nextSize = this.#push(0, nextSize);
-      } else {
-        for (let k = 0; k < size; k++) nextSize = this.#readLetter(this.#current[k] ?? 0, unit, nextSize);
-      }
-      if (this.#overBudget) {
+      if (work + size > WORK_LIMIT) {
+        this.#step = step;
+        this.#work = work;
         this.#onOverBudget?.(length);
         return NO_WORD;
       }
-      const swap = this.#current;
-      this.#current = this.#next;
-      this.#next = swap;
+      work += size;
+      step++;
+      let nextSize = 0;
+      if ((unit & SEPARATOR) !== 0) {
+        // A word boundary: a listed word ending here matches.
+        const found = wordEnding(current, size, wordAt);
+        if (found !== NO_WORD) {
+          this.#step = step;
+          this.#work = work;
+          return found;
+        }
+        const trick = this.#lone(at - 1, count) && this.#lone(at + 1, count);
+        for (let k = 0; k < size; k++) {
+          const state = current[k] ?? 0;
+          const node = state >> 2;
+          if (node === 0) continue;
+          // A separator inside a listed phrase.
+          if ((state & 3) !== PENDING && ((childMask[node] ?? 0) & (1 << SPACE)) !== 0) {
+            const spaced = children[(childStart[node] ?? 0) + popcount((childMask[node] ?? 0) & ((1 << SPACE) - 1))] ?? 0;
+            nextSize = add(next, stamps, step, nextSize, spaced << 2);
+          }
+          // A spacing trick: the separator between two single letters is stepped over (`b a d`, `b.a.d`).
+          if (trick && letterOf[node] !== SPACE) nextSize = add(next, stamps, step, nextSize, state);
+        }
+        nextSize = add(next, stamps, step, nextSize, 0);
+      } else {
+        for (let k = 0; k < size; k++) {
+          const state = current[k] ?? 0;
+          const node = state >> 2;
+          const flavour = state & 3;
+          const last = letterOf[node] ?? -1;
+          const mask = childMask[node] ?? 0;
+          let letters = unit & LETTER_BITS;
+          while (letters !== 0) {
+            const lowest = letters & -letters;
+            letters ^= lowest;
+            const letter = 31 - Math.clz32(lowest);
+            let child = -1;
+            if (node === 0) child = rootChildren[letter] ?? -1;
+            else if ((mask & lowest) !== 0) child = children[(childStart[node] ?? 0) + popcount(mask & (lowest - 1))] ?? -1;
+            if (letter === last) {
+              // The run goes on: the listed run too (a PENDING run of two over a listed one becomes a stretch of
+              // three)…
+              if (child >= 0) nextSize = add(next, stamps, step, nextSize, (child << 2) | (flavour === EXACT ? EXACT : STRETCHED));
+              // …or the line's letter is one more than the listed run has.
+              const stretch = flavour === EXACT && (runOf[node] ?? 0) + 1 < STRETCH_RUN ? PENDING : STRETCHED;
+              nextSize = add(next, stamps, step, nextSize, (node << 2) | stretch);
+            } else if (child >= 0 && flavour !== PENDING) {
+              nextSize = add(next, stamps, step, nextSize, child << 2);
+            }
+          }
+          // `bad!`, `@bad`: the symbol read as punctuation.
+          if ((unit & OPTIONAL) !== 0) nextSize = add(next, stamps, step, nextSize, state);
+        }
+      }
+      const swap = current;
+      current = next;
+      next = swap;
       size = nextSize;
       if (size === 0) {
         // Nothing live: skip to the next word start.
         while (at + 1 < count && ((units[at + 1] ?? SEPARATOR) & SEPARATOR) === 0) at++;
       }
     }
-    return this.#wordEnding(size);
-  }
-
-  /** The states one live state goes to on a letter unit (see the header's stretch rule). */
-  #readLetter(state: number, unit: number, size: number): number {
-    const node = state >> 2;
-    const flavour = state & 3;
-    const last = this.#letterOf[node] ?? -1;
-    let next = size;
-    let letters = unit & LETTER_BITS;
-    while (letters !== 0) {
-      const lowest = letters & -letters;
-      letters ^= lowest;
-      const letter = 31 - Math.clz32(lowest);
-      const child = this.#child(node, letter);
-      if (letter === last) {
-        // The run goes on: the listed run too (a PENDING run of two over a listed one becomes a stretch of three)…
-        if (child >= 0) next = this.#push((child << 2) | (flavour === EXACT ? EXACT : STRETCHED), next);
-        // …or the line's letter is one more than the listed run has.
-        const run = flavour === EXACT && (this.#runOf[node] ?? 0) + 1 < STRETCH_RUN ? PENDING : STRETCHED;
-        next = this.#push((node << 2) | run, next);
-      } else if (child >= 0 && flavour !== PENDING) {
-        next = this.#push(child << 2, next);
-      }
-    }
-    // `bad!`, `@bad`: the symbol read as punctuation.
-    if ((unit & OPTIONAL) !== 0) next = this.#push(state, next);
-    return next;
-  }
-
-  #nextStep(): void {
-    if (this.#step === 0xffffffff) {
-      this.#stamps.fill(0);
-      this.#step = 0;
-    }
-    this.#step++;
-  }
-
-  /** Adds a state to the next set once per step; each try is a step of work, and none is taken past WORK_LIMIT. */
-  #push(state: number, size: number): number {
-    if (this.#work >= WORK_LIMIT) {
-      this.#overBudget = true;
-      return size;
-    }
-    this.#work++;
-    if (this.#stamps[state] === this.#step) return size;
-    this.#stamps[state] = this.#step;
-    this.#next[size] = state;
-    return size + 1;
+    // (The two sets may have swapped: both stay the fields' arrays, which is all they need.)
+    this.#step = step;
+    this.#work = work;
+    return wordEnding(current, size, wordAt);
   }
 }
