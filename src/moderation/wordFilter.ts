@@ -17,8 +17,8 @@
 // How: one pass folds the line into units, then one pass over them keeps the set of live states of a trie of the
 // folded words (the root joins at each word start): a state is a trie node and how the line's current run of letters
 // stands against the listed run (exact, stretched, or two where the word has one: not a match yet).
-// Bounded: a line may cost at most WORK_LIMIT state steps (a few milliseconds); past that the rest of the line is
-// not examined and onOverBudget is told. Only a list of many words that differ by look-alikes alone (`i`/`l`, which
+// Bounded: a line may cost at most WORK_LIMIT live states read, summed over its characters (a few milliseconds);
+// past that the rest of the line is not examined and onOverBudget is told. Only a list of many words that differ by look-alikes alone (`i`/`l`, which
 // `1`, `!` and `|` both stand for) comes near it; a real list costs a few steps per character.
 // Must never allocate per line on the clean path beyond its reused buffers, never throw on hostile text, and never
 // keep or log the line.
@@ -42,10 +42,11 @@ const STRETCHED = 2;
 const STRETCH_RUN = 3;
 
 /**
- * The most state steps one line may cost: about 4 ms on a busy 2-core machine (bench/word-filter-bound). A real list
- * (leo-profanity's 253 words, a 1,000-word list) costs under 4 steps a character, so a 16 KiB line stays far below.
+ * The most live states one line may read, summed over its characters: 2–5 ms on a busy 2-core machine
+ * (bench/word-filter-bound). A real list costs at most 7 a character (leo-profanity's 253 words on a line of `!`), so a
+ * 16 KiB line (the mod protocol's default frame cap, the log reader's cut) is examined to its end.
  */
-export const WORK_LIMIT = 300_000;
+export const WORK_LIMIT = 200_000;
 
 /** A listed word (or phrase) folded to one letter sequence: letters 0–25, 26 for a space between words. */
 function foldListed(word: string): number[] {
@@ -97,7 +98,7 @@ export interface WordMatch {
 
 export interface WordFilterOptions {
   /**
-   * A line cost WORK_LIMIT steps before it was examined to its end (the list is too ambiguous for it): the rest of
+   * A line cost WORK_LIMIT before it was examined to its end (the list is too ambiguous for it): the rest of
    * the line was let through. `length`: the line's length in UTF-16 units. Must not throw.
    */
   readonly onOverBudget?: ((length: number) => void) | undefined;
