@@ -18,8 +18,9 @@
 // folded words (the root joins at each word start): a state is a trie node and how the line's current run of letters
 // stands against the listed run (exact, stretched, or two where the word has one: not a match yet).
 // Bounded: a line may cost at most WORK_LIMIT live states read, summed over its characters (a few milliseconds);
-// past that the rest of the line is not examined and onOverBudget is told. Only a list of many words that differ by look-alikes alone (`i`/`l`, which
-// `1`, `!` and `|` both stand for) comes near it; a real list costs a few steps per character.
+// past that the rest of the line is not examined and onOverBudget is told. Only a list of many words that differ by
+// look-alikes alone (`i`/`l`, which `1`, `!` and `|` all stand for) comes near it; a real list reads a few states a
+// character.
 // Must never allocate per line on the clean path beyond its reused buffers, never throw on hostile text, and never
 // keep or log the line.
 
@@ -137,6 +138,7 @@ export class WordFilter {
 
   constructor(words: readonly string[], options: WordFilterOptions = {}) {
     this.#onOverBudget = options.onOverBudget;
+    if (words.length > 0) folding.loadConfusables();
     const edges = new Map<number, number>();
     const wordAt: number[] = [NO_WORD];
     const letterOf: number[] = [-1];
