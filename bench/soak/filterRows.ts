@@ -17,7 +17,7 @@ export const FILTER_PLAYERS = 6;
 export const FILTER_LINE_EVERY_MS = 500;
 
 /** The word in disguise: each folds to the listed word (wordFilter.ts). */
-const DISGUISES = ['z0rbl4x', 'z o r b l a x', 'ZZorrbblaaxx!', 'z.o.r.b.l.a.x', 'get ż0rblаx now', 'Z0RBL@X lol'];
+const DISGUISES = ['z0rbl4x', 'z o r b l a x', 'ZZZorrrbbblaaaxxx!', 'z.o.r.b.l.a.x', 'get ż0rblаx now', 'Z0RBL@X lol'];
 /** Clean lines of the same players, near misses among them: not the word as a whole word, so never `filtered`. */
 const CLEAN = ['zorblaxian', 'zorb lax', 'zorbla', 'gg all', 'xalbroz', 'zor blax'];
 

@@ -244,7 +244,8 @@ export const ladderStepSchema = z.discriminatedUnion('action', [
 ], { error: 'must be {"action":"warn"} or {"action":"mute","period":"15m"}' });
 
 export const chatFilterSchema = z.strictObject({
-  // Whole words (or phrases), matched after folding case, accents, look-alikes, repeats and spacing tricks.
+  // Whole words (or phrases), matched after folding case, accents, invisible characters, look-alikes, stretched letters
+  // and spacing tricks (src/moderation/wordFilter.ts).
   words: z.array(z.string().trim().min(1, 'must not be empty').max(100)).max(10_000).default(() => []),
   ladder: z.array(ladderStepSchema).min(1, 'must have at least one step').default(() => [{ action: 'warn' as const }, { action: 'mute' as const, period: '15m' }, { action: 'mute' as const, period: '1d' }]),
   strikeMemoryMs: milliseconds().default(86_400_000),

@@ -14,7 +14,7 @@ import { playerKey } from '../ids/playerIds.js';
 import type { PeriodCode } from '../gsa/system/periods.js';
 import { resultOfCode, type ModerationAction, type ModerationLog, type ModerationResult } from './moderationLog.js';
 import type { ModerationLogger, StrikeBook } from './strikeBook.js';
-import { WordFilter } from './wordFilter.js';
+import { WORK_LIMIT, WordFilter } from './wordFilter.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
 /** What a mute asked of GSA came to. `code`: the service client's error code (cooldown, not_found, …). */
@@ -125,7 +125,7 @@ export class ChatFilter {
     this.#settings = settings;
     if (settings.strikeMemoryMs !== undefined) this.#strikes.setMemory(settings.strikeMemoryMs);
     // The same list (a reload that changed something else) keeps the built matcher.
-    if (settings.words !== this.#wordList) this.#words = new WordFilter(settings.words);
+    if (settings.words !== this.#wordList) this.#words = new WordFilter(settings.words, { onOverBudget: this.#overBudgetWarning() });
     this.#wordList = settings.words;
     const alert = settings.alert ?? BLOCKED_ALERT;
     this.#verdicts = settings.ladder.map((step) =>
@@ -134,6 +134,19 @@ export class ChatFilter {
     if (this.#words.ignored.length > 0) {
       this.#logger.warn({ words: this.#words.ignored }, 'moderation.filter.words: these entries (by index) hold no letter after folding and are ignored');
     }
+  }
+
+  /** Warns, once per list, that a line cost the matcher its bound (the line itself is never logged). */
+  #overBudgetWarning(): (length: number) => void {
+    let warned = false;
+    return (length) => {
+      if (warned) return;
+      warned = true;
+      this.#logger.warn(
+        { length, steps: WORK_LIMIT },
+        'moderation.filter.words: a chat line cost the matcher its bound, so the rest of the line was not examined; the list has many words that differ only by look-alikes (such as i and l, which 1, ! and | stand for): drop those words (said once per list)',
+      );
+    };
   }
 
   /** Whether dry run is on. */

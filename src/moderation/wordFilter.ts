@@ -1,132 +1,59 @@
 // The chat filter's matcher: does a line contain one of the host's listed words (or phrases), as a whole word, after
-// folding case, accents, look-alike characters (`3`→e, `@`→a, `0`→o, `1`/`!`→i or l, `$`→s, Cyrillic and Greek
-// look-alikes), repeated letters (`baaad`) and spacing tricks (`b a d`, `b.a.d`)? It answers the index of the word
-// in the host's list, never the text.
+// folding case, accents, invisible characters and look-alikes (letterFolding.ts), stretched letters (`baaad`) and
+// spacing tricks (`b a d`, `b.a.d`)? It answers the index of the word in the host's list, never the text.
 // Not the `obscenity` package, though it was measured first (0.4.6, built from the host's list through its DataSet
 // with the confusables, leetspeak, lower-case and collapse-duplicates transformers): whole-word patterns and its
 // skip-non-alphabetic transformer exclude each other there (with it, `you are bad!` and `what a scam.` are missed;
 // without it, `b a d` and `b.a.d` are), `!` and `$` are always letters (`bad!` is not whole-word `bad`, `a$$` is
 // missed), and a clean 60-character line cost 6–10 µs. Here a character may be a letter or punctuation, tried both
 // ways, and a clean line costs one pass over a reused buffer.
-// How: one pass folds the line into units (a bit set of the letters a character may be, a separator, or nothing),
-// then one pass over them keeps the set of live nodes of a trie of the folded words (the root joins at each word
-// start) and accepts when a listed word ends on a word boundary. A text letter may repeat the letter just matched (`baaad`, `asss`), but each listed letter needs its own
-// (so `as` is not `ass`). A separator may be stepped over only beside a single letter (`b a d`, `b.a.d`), so `sc am`
-// and `class act` stay what they are.
-// Must never allocate per line on the clean path beyond its reused buffer, never throw on hostile text, and never
+// The rules that keep real words apart:
+// - Stretched letters: a run of one letter in the line matches a run of that letter in the listed word when the two
+//   are as long, or when the line's run is 3 or more and longer than the listed run. No English word has a run of
+//   three, so `fuuuck` is `fuck` and `baaad` is `bad`, while `good` is never `god`, `noob` never `nob`, `hoo` never
+//   `ho`, and `bad` is not `baad` (the cost: `gooood` is `god` too when `god` is listed).
+// - Spacing tricks: a separator is stepped over only between two single letters, so `b a d` and `b.a.d` are `bad`,
+//   while `as s`, `sc am` and `class act` stay what they are.
+// How: one pass folds the line into units, then one pass over them keeps the set of live states of a trie of the
+// folded words (the root joins at each word start): a state is a trie node and how the line's current run of letters
+// stands against the listed run (exact, stretched, or two where the word has one: not a match yet).
+// Bounded: a line may cost at most WORK_LIMIT live states read, summed over its characters (a few milliseconds);
+// past that the rest of the line is not examined and onOverBudget is told. Only a list of many words that differ by
+// look-alikes alone (`i`/`l`, which `1`, `!` and `|` all stand for) comes near it; a real list reads a few states a
+// character.
+// Must never allocate per line on the clean path beyond its reused buffers, never throw on hostile text, and never
 // keep or log the line.
 
-/** Bits 0–25: the letters a unit may be. */
-const LETTER_BITS = (1 << 26) - 1;
-/** The unit is a separator (whitespace, punctuation). */
-const SEPARATOR = 1 << 26;
-/** The unit is a look-alike symbol that may also be punctuation (`!`, `@`, `$`): the walk may skip it. */
-const OPTIONAL = 1 << 27;
-/** Nothing: the character is invisible (zero-width, combining mark) and is dropped. */
-const IGNORED = -1;
-/** A character that is neither a letter nor a separator (an unmapped digit, an unknown script): it matches nothing. */
-const BLOCKER = 0;
+import * as folding from './letterFolding.js';
 
-const bit = (letter: string): number => 1 << (letter.charCodeAt(0) - 97);
-
-/** Look-alike characters beyond what NFKD and lower-casing reach: digits, symbols, Cyrillic and Greek. */
-const LOOK_ALIKES: Readonly<Record<string, string>> = {
-  '0': 'o', '1': 'il', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g',
-  '!': 'il', '|': 'il', '@': 'a', '$': 's', '+': 't', '€': 'e', '£': 'l',
-  // Cyrillic (lower case; upper case is lowered first).
-  'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't',
-  'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ɡ': 'g', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w',
-  // Greek.
-  'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
-  'χ': 'x', 'ω': 'w', 'ς': 's', 'σ': 's',
-};
-
-/** Symbols that are letters inside a word and punctuation at its edge. */
-const OPTIONAL_SYMBOLS = new Set(['!', '@', '$', '|', '+', '€', '£']);
-
-/** ASCII: a unit per code, so the common line is one table read per character. */
-const ASCII_UNITS = new Int32Array(128);
-
-function unitOfFolded(char: string): number {
-  const alike = LOOK_ALIKES[char];
-  if (alike !== undefined) {
-    let mask = 0;
-    for (const letter of alike) mask |= bit(letter);
-    return OPTIONAL_SYMBOLS.has(char) ? mask | OPTIONAL : mask;
-  }
-  if (char.length === 1 && char >= 'a' && char <= 'z') return bit(char);
-  return -2;
-}
-
-for (let code = 0; code < 128; code++) {
-  const char = String.fromCharCode(code).toLowerCase();
-  const unit = unitOfFolded(char);
-  if (unit !== -2) ASCII_UNITS[code] = unit;
-  else if (/[0-9]/.test(char)) ASCII_UNITS[code] = BLOCKER;
-  else ASCII_UNITS[code] = SEPARATOR;
-}
-
-/** Not folded yet (BMP_UNITS starts so). */
-const UNSET = -3;
-/**
- * Every BMP character's unit, folded the first time it is seen (256 KiB): a hostile line of thousands of distinct
- * characters pays the fold (regular expressions, NFKD) once per character for the process's life, never per line.
- */
-const BMP_UNITS = new Int32Array(0x10000).fill(UNSET);
-/** Astral letters that fold to ASCII: mathematical alphanumerics (𝐛𝐚𝐝) and enclosed letters (🄱🄰🄳). */
-const astralUnits = new Map<number, number>();
-
-function isAstralLetter(code: number): boolean {
-  return (code >= 0x1d400 && code <= 0x1d7ff) || (code >= 0x1f130 && code <= 0x1f189);
-}
-
-function foldWide(code: number): number {
-  if (code < 0x10000) {
-    const known = BMP_UNITS[code] ?? UNSET;
-    if (known !== UNSET) return known;
-    const unit = foldCharacter(code);
-    BMP_UNITS[code] = unit;
-    return unit;
-  }
-  // Other astral characters (emoji, rare scripts) separate words: folding each would let a line of distinct ones
-  // cost a regular expression a character.
-  if (!isAstralLetter(code)) return SEPARATOR;
-  let unit = astralUnits.get(code);
-  if (unit === undefined) {
-    unit = foldCharacter(code);
-    astralUnits.set(code, unit);
-  }
-  return unit;
-}
-
-/** One character's unit, the slow way (see foldWide, which keeps the answers). */
-function foldCharacter(code: number): number {
-  const char = String.fromCodePoint(code);
-  if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(char)) return IGNORED;
-  const lowered = char.toLowerCase();
-  const direct = unitOfFolded(lowered);
-  if (direct !== -2) return direct;
-  // Accents, full-width, mathematical, circled and squared letters (some of them symbols) fold to their letter.
-  const stripped = lowered.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-  const folded = stripped.length === 1 ? unitOfFolded(stripped) : -2;
-  if (folded !== -2) return folded;
-  return /[\p{Z}\p{P}\p{S}\p{Cc}]/u.test(char) ? SEPARATOR : BLOCKER;
-}
-
-/** The unit of one code point (see the header). */
-function unitOf(code: number): number {
-  return code < 128 ? (ASCII_UNITS[code] ?? SEPARATOR) : foldWide(code);
-}
-
+// The folding's constants and ASCII table, copied into this module: the clean line's pass reads them per character,
+// and V8 folds a module's own constants into the loop where it reads an imported binding through its module each
+// time (together about 20% of a clean line's cost in bench/chat-verdicts).
+const { LETTER_BITS, SEPARATOR, OPTIONAL, IGNORED, BLOCKER, foldWide, unitOf } = folding;
+const ASCII = Int32Array.from(folding.ASCII_UNITS);
 const SPACE = 26;
 const NO_WORD = -1;
+/** The line's run of the node's letter is as long as the listed run so far. */
+const EXACT = 0;
+/** The line's run is two where the listed run is one: it matches nothing unless it grows to a stretch. */
+const PENDING = 1;
+/** The line's run is 3 or more and longer than the listed run: a stretch (`baaad`). */
+const STRETCHED = 2;
+/** A line's run this long is a stretch, not a spelling. */
+const STRETCH_RUN = 3;
+
+/**
+ * The most live states one line may read, summed over its characters: 2–5 ms on a busy 2-core machine
+ * (bench/word-filter-bound). A real list costs at most 7 a character (leo-profanity's 253 words on a line of `!`), so a
+ * 16 KiB line (the mod protocol's default frame cap, the log reader's cut) is examined to its end.
+ */
+export const WORK_LIMIT = 200_000;
 
 /** A listed word (or phrase) folded to one letter sequence: letters 0–25, 26 for a space between words. */
 function foldListed(word: string): number[] {
   const letters: number[] = [];
   for (const char of word) {
-    const code = char.codePointAt(0) ?? 0;
-    const unit = unitOf(code);
+    const unit = unitOf(char.codePointAt(0) ?? 0);
     if (unit === IGNORED || unit === BLOCKER) continue;
     if ((unit & SEPARATOR) !== 0) {
       if (letters.length > 0 && letters[letters.length - 1] !== SPACE) letters.push(SPACE);
@@ -139,71 +66,135 @@ function foldListed(word: string): number[] {
   return letters;
 }
 
+/** Set bits of a 32-bit integer. */
+function popcount(value: number): number {
+  let x = value - ((value >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Adds a state to a set once per step (its stamp says it is in already); the set's new size. */
+function add(set: Int32Array, stamps: Uint32Array, step: number, size: number, state: number): number {
+  if (stamps[state] === step) return size;
+  stamps[state] = step;
+  set[size] = state;
+  return size + 1;
+}
+
+/** A listed word ending at a live state that is not PENDING, or NO_WORD. */
+function wordEnding(states: Int32Array, size: number, wordAt: Int32Array): number {
+  for (let k = 0; k < size; k++) {
+    const state = states[k] ?? 0;
+    if ((state & 3) === PENDING) continue;
+    const word = wordAt[state >> 2] ?? NO_WORD;
+    if (word !== NO_WORD) return word;
+  }
+  return NO_WORD;
+}
+
 /** What the matcher found: the index of the listed word in the host's list. */
 export interface WordMatch {
   readonly wordIndex: number;
 }
 
+export interface WordFilterOptions {
+  /**
+   * A line cost WORK_LIMIT before it was examined to its end (the list is too ambiguous for it): the rest of
+   * the line was let through. `length`: the line's length in UTF-16 units. Must not throw.
+   */
+  readonly onOverBudget?: ((length: number) => void) | undefined;
+}
+
 export class WordFilter {
-  /** Edges of the trie: (node * 32 + letter) → child node. Node 0 is the root. */
-  readonly #edges = new Map<number, number>();
-  /** The root's children by letter, read first from every word start: most starts end here. */
+  /** node → bit set of the letters (and SPACE) it has a child for. Node 0 is the root. */
+  readonly #childMask: Int32Array;
+  /** node → where its children start in #children, in letter order. */
+  readonly #childStart: Int32Array;
+  readonly #children: Int32Array;
+  /** The root's children by letter (-1: none), read at every word start. */
   readonly #rootChildren = new Int32Array(32).fill(-1);
   /** node → index of the listed word ending there, or NO_WORD. */
-  readonly #wordAt: number[] = [NO_WORD];
-  /** node → the letter of the edge into it (SPACE after a space, -1 for the root): what a repeat may absorb. */
-  readonly #letterOf: number[] = [-1];
+  readonly #wordAt: Int32Array;
+  /** node → the letter of the edge into it (SPACE after a space, -1 for the root): the run a line's letter extends. */
+  readonly #letterOf: Int8Array;
+  /** node → how many of the listed word's letters up to it are that letter in a row (capped at 255). */
+  readonly #runOf: Uint8Array;
   /** Any letter some listed word starts with: a line none of whose units may be one of them is clean at once. */
-  #firstLetters = 0;
+  readonly #firstLetters: number;
+  readonly #onOverBudget: ((length: number) => void) | undefined;
   /** The folded line, reused from line to line (grown when a longer line comes). */
   #units = new Int32Array(256);
-  /** The walk's two sets of live trie nodes and their stamps (one stamp a step, so nothing is cleared). */
-  #current = new Int32Array(0);
-  #next = new Int32Array(0);
-  #stamps = new Uint32Array(0);
+  /** The walk's two sets of live states (node * 4 + EXACT/PENDING/STRETCHED), and a stamp a state a step. */
+  #current: Int32Array;
+  #next: Int32Array;
+  readonly #stamps: Uint32Array;
   #step = 0;
+  /** The work of the last line (see lastWork). */
+  #work = 0;
   /** Indexes of listed words that fold to nothing (only digits or symbols): left out, for the host's log. */
   readonly ignored: readonly number[];
   /** How many listed words are in force. */
   readonly size: number;
 
-  constructor(words: readonly string[]) {
+  constructor(words: readonly string[], options: WordFilterOptions = {}) {
+    this.#onOverBudget = options.onOverBudget;
+    if (words.length > 0) folding.loadConfusables();
+    const edges = new Map<number, number>();
+    const wordAt: number[] = [NO_WORD];
+    const letterOf: number[] = [-1];
+    const runOf: number[] = [0];
     const ignored: number[] = [];
+    let firstLetters = 0;
     let size = 0;
     words.forEach((word, index) => {
       const letters = foldListed(word);
-      if (letters.length === 0) ignored.push(index);
-      else if (this.#add(letters, index)) size++;
+      if (letters.length === 0) {
+        ignored.push(index);
+        return;
+      }
+      let node = 0;
+      for (const letter of letters) {
+        const key = node * 32 + letter;
+        let child = edges.get(key);
+        if (child === undefined) {
+          child = wordAt.length;
+          wordAt.push(NO_WORD);
+          letterOf.push(letter);
+          runOf.push(letterOf[node] === letter ? Math.min(255, (runOf[node] ?? 0) + 1) : 1);
+          edges.set(key, child);
+          if (node === 0) firstLetters |= 1 << letter;
+        }
+        node = child;
+      }
+      // A second listing of a word, folded, names the first.
+      if (wordAt[node] !== NO_WORD) return;
+      wordAt[node] = index;
+      size++;
     });
     this.ignored = ignored;
     this.size = size;
-    const nodes = this.#wordAt.length;
-    this.#current = new Int32Array(nodes);
-    this.#next = new Int32Array(nodes);
-    this.#stamps = new Uint32Array(nodes);
-  }
-
-  /** True when the word was new (a second listing of a word, folded, names the first). */
-  #add(letters: readonly number[], index: number): boolean {
-    let node = 0;
-    for (const letter of letters) {
-      const key = node * 32 + letter;
-      let child = this.#edges.get(key);
-      if (child === undefined) {
-        child = this.#wordAt.length;
-        this.#wordAt.push(NO_WORD);
-        this.#letterOf.push(letter);
-        this.#edges.set(key, child);
-        if (node === 0) {
-          this.#rootChildren[letter] = child;
-          this.#firstLetters |= 1 << letter;
-        }
-      }
-      node = child;
+    this.#firstLetters = firstLetters;
+    const nodes = wordAt.length;
+    this.#wordAt = Int32Array.from(wordAt);
+    this.#letterOf = Int8Array.from(letterOf);
+    this.#runOf = Uint8Array.from(runOf);
+    this.#childMask = new Int32Array(nodes);
+    this.#childStart = new Int32Array(nodes);
+    this.#children = new Int32Array(Math.max(0, nodes - 1));
+    const sorted = [...edges].sort(([a], [b]) => a - b);
+    let at = 0;
+    for (const [key, child] of sorted) {
+      const node = Math.floor(key / 32);
+      if (this.#childMask[node] === 0) this.#childStart[node] = at;
+      this.#childMask[node] = (this.#childMask[node] ?? 0) | (1 << (key % 32));
+      this.#children[at++] = child;
+      if (node === 0) this.#rootChildren[key % 32] = child;
     }
-    if (this.#wordAt[node] !== NO_WORD) return false;
-    this.#wordAt[node] = index;
-    return true;
+    // A step reads at most WORK_LIMIT live states, and each adds at most five.
+    const states = Math.min(nodes * 4, 5 * WORK_LIMIT);
+    this.#current = new Int32Array(states);
+    this.#next = new Int32Array(states);
+    this.#stamps = new Uint32Array(nodes * 4);
   }
 
   /** The first listed word the line contains, or undefined. Never throws. */
@@ -214,9 +205,19 @@ export class WordFilter {
 
   /** match() without the object: the listed word's index, or -1. */
   matchIndex(text: string): number {
-    if (this.#firstLetters === 0) return NO_WORD;
+    if (this.#firstLetters === 0) {
+      this.#work = 0;
+      return NO_WORD;
+    }
     const count = this.#fold(text);
-    return count < 0 ? NO_WORD : this.#run(count);
+    if (count >= 0) return this.#run(count, text.length);
+    this.#work = 0;
+    return NO_WORD;
+  }
+
+  /** The work the last matchIndex took, in live states read (never more than WORK_LIMIT): for tests and benches. */
+  get lastWork(): number {
+    return this.#work;
   }
 
   /**
@@ -226,6 +227,7 @@ export class WordFilter {
   #fold(text: string): number {
     if (this.#units.length < text.length) this.#units = new Int32Array(Math.max(text.length, this.#units.length * 2));
     const units = this.#units;
+    const ascii = ASCII;
     let count = 0;
     let seen = 0;
     for (let i = 0; i < text.length; i++) {
@@ -234,7 +236,7 @@ export class WordFilter {
         code = text.codePointAt(i) ?? code;
         i++;
       }
-      const unit = code < 128 ? (ASCII_UNITS[code] ?? SEPARATOR) : foldWide(code);
+      const unit = code < 128 ? (ascii[code] ?? SEPARATOR) : foldWide(code);
       if (unit === IGNORED) continue;
       // Runs of separators are one separator.
       if ((unit & SEPARATOR) !== 0 && count > 0 && ((units[count - 1] ?? 0) & SEPARATOR) !== 0) continue;
@@ -253,76 +255,111 @@ export class WordFilter {
     return before && after;
   }
 
+  /** The stamp before this line's first step: the stamps are cleared when the line's steps could wrap the counter. */
+  #firstStep(count: number): number {
+    if (this.#step > 0xffffffff - count - 2) {
+      this.#stamps.fill(0);
+      this.#step = 0;
+    }
+    return this.#step;
+  }
+
   /**
-   * One pass over the folded line with the set of live trie nodes (an NFA: every reading of a look-alike, a repeat
-   * and a skipped symbol is one more live node, never a branch to re-walk, so hostile text stays linear in its
-   * length times the trie's depth). The root joins the set at each word start.
+   * One pass over the folded line with the set of live states (an NFA: every reading of a look-alike, a stretch and
+   * a skipped symbol is one more live state, never a branch to re-walk, so hostile text stays linear in its length
+   * times the live states, and WORK_LIMIT bounds their sum). The root joins the set at each word start.
    */
-  #run(count: number): number {
+  #run(count: number, length: number): number {
     const units = this.#units;
-    let size = 0;
-    this.#current[size++] = 0;
+    const wordAt = this.#wordAt;
+    const letterOf = this.#letterOf;
+    const runOf = this.#runOf;
+    const childMask = this.#childMask;
+    const childStart = this.#childStart;
+    const children = this.#children;
+    const stamps = this.#stamps;
+    let current = this.#current;
+    let next = this.#next;
+    let size = 1;
+    current[0] = 0;
+    let work = 0;
+    const rootChildren = this.#rootChildren;
+    let step = this.#firstStep(count);
     for (let at = 0; at < count; at++) {
       const unit = units[at] ?? SEPARATOR;
-      this.#step = this.#step === 0xffffffff ? 1 : this.#step + 1;
+      if (work + size > WORK_LIMIT) {
+        this.#step = step;
+        this.#work = work;
+        this.#onOverBudget?.(length);
+        return NO_WORD;
+      }
+      work += size;
+      step++;
       let nextSize = 0;
       if ((unit & SEPARATOR) !== 0) {
         // A word boundary: a listed word ending here matches.
-        for (let k = 0; k < size; k++) {
-          const word = this.#wordAt[this.#current[k] ?? 0] ?? NO_WORD;
-          if (word !== NO_WORD) return word;
+        const found = wordEnding(current, size, wordAt);
+        if (found !== NO_WORD) {
+          this.#step = step;
+          this.#work = work;
+          return found;
         }
-        const trick = this.#lone(at - 1, count) || this.#lone(at + 1, count);
+        const trick = this.#lone(at - 1, count) && this.#lone(at + 1, count);
         for (let k = 0; k < size; k++) {
-          const node = this.#current[k] ?? 0;
+          const state = current[k] ?? 0;
+          const node = state >> 2;
           if (node === 0) continue;
           // A separator inside a listed phrase.
-          const spaced = this.#edges.get(node * 32 + SPACE);
-          if (spaced !== undefined) nextSize = this.#push(spaced, nextSize);
-          // A spacing trick: the separator beside a single letter is stepped over (`b a d`, `b.a.d`).
-          if (trick && this.#letterOf[node] !== SPACE) nextSize = this.#push(node, nextSize);
+          if ((state & 3) !== PENDING && ((childMask[node] ?? 0) & (1 << SPACE)) !== 0) {
+            const spaced = children[(childStart[node] ?? 0) + popcount((childMask[node] ?? 0) & ((1 << SPACE) - 1))] ?? 0;
+            nextSize = add(next, stamps, step, nextSize, spaced << 2);
+          }
+          // A spacing trick: the separator between two single letters is stepped over (`b a d`, `b.a.d`).
+          if (trick && letterOf[node] !== SPACE) nextSize = add(next, stamps, step, nextSize, state);
         }
-        nextSize = this.#push(0, nextSize);
+        nextSize = add(next, stamps, step, nextSize, 0);
       } else {
         for (let k = 0; k < size; k++) {
-          const node = this.#current[k] ?? 0;
-          const last = this.#letterOf[node] ?? -1;
+          const state = current[k] ?? 0;
+          const node = state >> 2;
+          const flavour = state & 3;
+          const last = letterOf[node] ?? -1;
+          const mask = childMask[node] ?? 0;
           let letters = unit & LETTER_BITS;
           while (letters !== 0) {
             const lowest = letters & -letters;
             letters ^= lowest;
             const letter = 31 - Math.clz32(lowest);
-            const child = node === 0 ? (this.#rootChildren[letter] ?? -1) : (this.#edges.get(node * 32 + letter) ?? -1);
-            if (child >= 0) nextSize = this.#push(child, nextSize);
-            // A repeated letter (`baaad`): absorbed by the letter just matched.
-            if (letter === last) nextSize = this.#push(node, nextSize);
+            let child = -1;
+            if (node === 0) child = rootChildren[letter] ?? -1;
+            else if ((mask & lowest) !== 0) child = children[(childStart[node] ?? 0) + popcount(mask & (lowest - 1))] ?? -1;
+            if (letter === last) {
+              // The run goes on: the listed run too (a PENDING run of two over a listed one becomes a stretch of
+              // three)…
+              if (child >= 0) nextSize = add(next, stamps, step, nextSize, (child << 2) | (flavour === EXACT ? EXACT : STRETCHED));
+              // …or the line's letter is one more than the listed run has.
+              const stretch = flavour === EXACT && (runOf[node] ?? 0) + 1 < STRETCH_RUN ? PENDING : STRETCHED;
+              nextSize = add(next, stamps, step, nextSize, (node << 2) | stretch);
+            } else if (child >= 0 && flavour !== PENDING) {
+              nextSize = add(next, stamps, step, nextSize, child << 2);
+            }
           }
           // `bad!`, `@bad`: the symbol read as punctuation.
-          if ((unit & OPTIONAL) !== 0) nextSize = this.#push(node, nextSize);
+          if ((unit & OPTIONAL) !== 0) nextSize = add(next, stamps, step, nextSize, state);
         }
       }
-      const swap = this.#current;
-      this.#current = this.#next;
-      this.#next = swap;
+      const swap = current;
+      current = next;
+      next = swap;
       size = nextSize;
       if (size === 0) {
         // Nothing live: skip to the next word start.
         while (at + 1 < count && ((units[at + 1] ?? SEPARATOR) & SEPARATOR) === 0) at++;
-        if (at + 1 < count) continue;
       }
     }
-    for (let k = 0; k < size; k++) {
-      const word = this.#wordAt[this.#current[k] ?? 0] ?? NO_WORD;
-      if (word !== NO_WORD) return word;
-    }
-    return NO_WORD;
-  }
-
-  /** Adds a node to the next set once per step. */
-  #push(node: number, size: number): number {
-    if (this.#stamps[node] === this.#step) return size;
-    this.#stamps[node] = this.#step;
-    this.#next[size] = node;
-    return size + 1;
+    // (The two sets may have swapped: both stay the fields' arrays, which is all they need.)
+    this.#step = step;
+    this.#work = work;
+    return wordEnding(current, size, wordAt);
   }
 }

@@ -11,6 +11,7 @@ import { BLOCKED_ALERT, ChatFilter, type FilterSite, type FilterStep, type MuteO
 import { ModerationLog, readModerationRecords } from '../../src/moderation/moderationLog.js';
 import { StrikeBook, type ModerationLogger } from '../../src/moderation/strikeBook.js';
 import { ladderSteps, openChatFilter } from '../../src/moderation/openChatFilter.js';
+import { WORK_LIMIT } from '../../src/moderation/wordFilter.js';
 import { tempDir } from '../fixtures/tempDir.js';
 
 const PLAYER: PlayerIdentity = { steamId: '76561198000000001', name: 'Rex' };
@@ -173,6 +174,30 @@ describe('ChatFilter', () => {
     filter.reconfigure({ words: ['worse'], ladder: LADDER, dryRun: true });
     expect(filter.check(PLAYER, 'bad', new RecordingSite(true))).toBeUndefined();
     expect(filter.dryRun).toBe(true);
+    await filter.settled();
+  });
+
+  it('lets a line through and warns once per list, without its text, when the line costs the matcher its bound', async () => {
+    const warnings: { fields: unknown; message: string }[] = [];
+    const warning: ModerationLogger = { ...logger, warn: (fields: unknown, message: string) => warnings.push({ fields, message }) };
+    const dataDir = await tempDir('chat-filter');
+    // 1,024 words of ten letters, each `i` or `l`: a line of `1!` may be any of them at every step.
+    const ambiguous = Array.from({ length: 1024 }, (_, n) => Array.from({ length: 10 }, (_, b) => (((n >> b) & 1) === 1 ? 'i' : 'l')).join(''));
+    const filter = new ChatFilter({
+      words: ambiguous,
+      ladder: LADDER,
+      dryRun: false,
+      strikes: await StrikeBook.open({ dataDir, memoryMs: 3_600_000, logger }),
+      log: await ModerationLog.open(dataDir, logger),
+      logger: warning,
+    });
+    const line = '1!'.repeat(8_192);
+    expect(filter.check(PLAYER, line, new RecordingSite(true))).toBeUndefined();
+    expect(filter.check(PLAYER, line, new RecordingSite(true))).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toMatch(/moderation\.filter\.words: a chat line cost the matcher its bound/);
+    expect(JSON.stringify(warnings)).not.toContain('1!1!');
+    expect(warnings[0]?.fields).toEqual({ length: line.length, steps: WORK_LIMIT });
     await filter.settled();
   });
 
