@@ -10,7 +10,7 @@
 
 import type { BridgeEvents, ModerationEvent, ReviewEvent } from '../bridge/events.js';
 import type { OperationsSources } from '../ops/operations.js';
-import { describeDuration, type ServiceProblem } from '../ops/serviceHealth.js';
+import { describeDuration, SYSTEM_CREDENTIALS_PROBLEM, type ServiceProblem } from '../ops/serviceHealth.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { severityOf, type ModerationStep, type Notification, type NotifyPhase, type NotifyState } from './notifyEvents.js';
 
@@ -254,8 +254,10 @@ export class StateWatch {
     const { observed } = lasting;
     const lasted = describeDuration(now - lasting.since);
     switch (observed.state) {
-      case 'credentials_refused':
-        return `GSA no longer refuses the API credentials (after ${lasted}): a request was accepted, or a reload brought new ones.`;
+      case 'credentials_refused': {
+        const which = observed.problem?.key === SYSTEM_CREDENTIALS_PROBLEM ? 'the System API key' : 'the API credentials';
+        return `GSA no longer refuses ${which} (after ${lasted}): a request was accepted, or a reload brought new ones.`;
+      }
       case 'gsa_unreachable':
         return `GSA answers again after ${lasted} unreachable.`;
       case 'adapter_down': {
