@@ -8,6 +8,7 @@
 import { askHolder, DataDirLockError, describeHolder, lockHolder, type ControlHandler } from '../datadir/dataDirLock.js';
 import { checkPlayerId } from '../ids/playerIds.js';
 import type { PlayerIdentity } from '../bridge/port.js';
+import { GsaError, type SystemPlayerRef } from '../gsa/index.js';
 import { printableText } from '../text/printableText.js';
 import type { CliContext } from './context.js';
 
@@ -61,15 +62,16 @@ export function playerMuteControlHandler(bridges: () => Iterable<MuteMemory>): C
 }
 
 /**
- * The game ids a command's player flag names, as the sidecar's cache keys them: a Steam64, an EOS id or a dashed
- * Mojang UUID (players/find takes any of them). Undefined for a GSA uuid (`--player`) or an id of another shape.
+ * The player as the sidecar's cache keys them: the game ids of their linked accounts GSA listed, and the id the
+ * command was given when it has a game id's shape (a Steam64, an EOS id or a dashed Mojang UUID; players/find takes
+ * any of them). Undefined when neither names a game id.
  */
-export function commandPlayerIds(serviceId: string | undefined, name: string | undefined): PlayerIdentity | undefined {
-  if (serviceId === undefined) return undefined;
-  const id = checkPlayerId(serviceId, ['steam', 'eos', 'mojang']);
-  if (id === undefined) return undefined;
-  const ids = id.kind === 'steam' ? { steamId: id.id } : id.kind === 'eos' ? { eosId: id.id } : { mojangId: id.id };
-  return name === undefined ? ids : { ...ids, name };
+export function commandPlayerIds(serviceId: string | undefined, player: SystemPlayerRef): PlayerIdentity | undefined {
+  const given = serviceId === undefined ? undefined : checkPlayerId(serviceId, ['steam', 'eos', 'mojang']);
+  const ids: { steamId?: string | undefined; eosId?: string | undefined; mojangId?: string | undefined } = { ...player.gameIds };
+  if (given !== undefined) ids[given.kind === 'steam' ? 'steamId' : given.kind === 'eos' ? 'eosId' : 'mojangId'] = given.id;
+  if (ids.steamId === undefined && ids.eosId === undefined && ids.mojangId === undefined) return undefined;
+  return player.name === undefined ? ids : { ...ids, name: player.name };
 }
 
 /** The wire form of a player: the ids GSA's own fields name, and the name. */
@@ -84,9 +86,10 @@ function wireFields(player: PlayerIdentity): Record<string, string> {
 
 /**
  * After GSA accepted the command's mute (or unmute): tells the sidecar running on `dataDir`, if any, and prints one
- * note on stderr saying whether the change applies at once. `player` is undefined when the command knows no game id.
+ * note on stderr saying whether the change applies at once. `player` is asked only when a sidecar runs (it may cost
+ * a call to GSA): the player's game ids, or undefined when GSA lists none; a GsaError says why they are unknown.
  */
-export async function tellRunningSidecar(context: CliContext, dataDir: string, player: PlayerIdentity | undefined, muted: boolean): Promise<void> {
+export async function tellRunningSidecar(context: CliContext, dataDir: string, player: () => Promise<PlayerIdentity | undefined>, muted: boolean): Promise<void> {
   // The TTL of what a sidecar may still hold for the player: "not muted" before a mute, "muted" before an unmute.
   const later = `sees the change when its mute cache next asks GSA (within mute.${muted ? 'unmutedTtlMs' : 'mutedTtlMs'})`;
   let holder;
@@ -102,12 +105,20 @@ export async function tellRunningSidecar(context: CliContext, dataDir: string, p
     return;
   }
   const who = describeHolder(holder);
-  if (player === undefined) {
-    context.stderr.write(`note: the running sidecar (${who}) was not told: it knows players by their game ids, and --player gives GSA's uuid; it ${later}. Name the player by --steam-id or --eos-id for it to apply at once\n`);
+  let ids: PlayerIdentity | undefined;
+  try {
+    ids = await player();
+  } catch (error) {
+    if (!(error instanceof GsaError)) throw error;
+    context.stderr.write(`warning: the running sidecar (${who}) was not told: GSA did not give the player's game ids (${error.message}); it ${later}\n`);
+    return;
+  }
+  if (ids === undefined) {
+    context.stderr.write(`note: the running sidecar (${who}) was not told: it knows players by their game ids, and GSA lists no Steam, EOS or Mojang account for this player; it ${later}\n`);
     return;
   }
   try {
-    const reply = await askHolder(dataDir, { op: PLAYER_MUTE_OP, muted, ...wireFields(player) });
+    const reply = await askHolder(dataDir, { op: PLAYER_MUTE_OP, muted, ...wireFields(ids) });
     if (!reply.ok) {
       context.stderr.write(`warning: the running sidecar (${who}) did not take the change: ${reply.error}; it ${later}\n`);
       return;

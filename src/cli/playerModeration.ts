@@ -4,6 +4,7 @@
 // sidecar running on the same data directory told (hostMuteControl.ts). Each command brings only its own call. It
 // never takes or prints the key.
 
+import type { PlayerIdentity } from '../bridge/port.js';
 import type { CallOptions, SystemApiClient, SystemReceipt } from '../gsa/index.js';
 import { GSA_PLAYER_COOLDOWN_MS } from '../gsa/dialects/systemApiV2.js';
 import type { ModerationResult } from '../moderation/moderationLog.js';
@@ -42,7 +43,9 @@ export function runPlayerModeration(context: CliContext, moderation: PlayerModer
     await record('ok', receipt.message);
     context.stdout.write(`${action} ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
     // GSA took it: the sidecar on this data directory applies it to the player's next line, not after its cache's TTL.
-    const ids = commandPlayerIds('serviceId' in choice ? choice.serviceId : undefined, player.name);
+    // A uuid (--player) names no game id: GSA's player record lists them, read only when a sidecar is there to tell.
+    const serviceId = 'serviceId' in choice ? choice.serviceId : undefined;
+    const ids = async (): Promise<PlayerIdentity | undefined> => commandPlayerIds(serviceId, serviceId === undefined ? await system.player(player.uuid, call) : player);
     await tellRunningSidecar(context, config.reviews.dataDir, ids, action === 'mute');
     return EXIT_OK;
   });

@@ -1,8 +1,9 @@
 // A host's own `gsa-bridge mute` and `unmute` against a real `gsa-bridge run` process on the same data directory:
 // once GSA accepted, the command tells the sidecar over the data directory's control channel, so the player's very
 // next line over a real mod WebSocket is blocked (then allowed) without waiting for the mute cache's TTL; a mute made
-// in the dashboard still arrives at the next refresh, as before. With no sidecar, or with only GSA's uuid, the command
-// still succeeds and says the change waits for the cache.
+// in the dashboard still arrives at the next refresh, as before. Named by GSA's uuid, the player's game ids come from
+// GSA's player record. With no sidecar, or no game id, the command still succeeds and says the change waits for the
+// cache.
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { ModSocket } from '../fixtures/modSocket.js';
@@ -77,14 +78,25 @@ describe('gsa-bridge mute and unmute with a sidecar running on the data director
     expect(await sidecar.exited()).toBe(0);
   });
 
-  it("does not tell the sidecar when the player is named by GSA's uuid (it knows game ids), and says so", async () => {
+  it("named by GSA's uuid (--player): tells the sidecar the game ids GSA lists for the player; says so when it lists none", async () => {
     const setup = await writeSetup();
     const emulator = await startGsa(setup);
     emulator.addPlayer({ ids: [{ type: 'steam', id: REX.steam_id }], name: REX.name, uuid: REX_UUID });
+    const nobodyUuid = emulator.addPlayer({ ids: [{ type: 'discord', id: '4242424242' }], name: 'Only Discord' });
     const sidecar = await startSidecar(setup);
+    const mod = await connect(sidecar);
+    expect(await chat(mod)).toMatchObject({ allow: true, reason: 'ok' });
+
     const run = await command(setup, emulator.systemKey, ['mute', '--player', REX_UUID, '--period', '15m']);
-    expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^note: the running sidecar \(pid \d+, [^)]*\) was not told: it knows players by their game ids, and --player gives GSA's uuid; it sees the change when its mute cache next asks GSA \(within mute\.unmutedTtlMs\)\. Name the player by --steam-id or --eos-id/);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^the running sidecar \(pid \d+, [^)]*\) blocks the player's chat from their next line\n$/);
+    expect(await chat(mod)).toMatchObject({ allow: false, reason: 'muted' });
+    // One GET /player/{uuid} read the linked accounts: the mute itself needed no players/find.
+    expect(emulator.calls.filter((call) => call.flavor === 'system' && call.method === 'GET').map((call) => call.path)).toEqual([`/system-api/v2/player/${REX_UUID}`]);
+
+    const none = await command(setup, emulator.systemKey, ['mute', '--player', nobodyUuid, '--period', '15m']);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toMatch(/^note: the running sidecar \(pid \d+, [^)]*\) was not told: it knows players by their game ids, and GSA lists no Steam, EOS or Mojang account for this player; it sees the change when its mute cache next asks GSA \(within mute\.unmutedTtlMs\)\n$/);
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
   });

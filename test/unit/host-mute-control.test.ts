@@ -1,6 +1,7 @@
 // The "player-mute" control op a running sidecar serves for `gsa-bridge mute`/`unmute`: every bridge remembers the
 // host's change under the ids named, each id checked as its kind; a request without a well-formed id or without
-// `muted` changes nothing and says what is missing. And which ids a command's player flag gives the sidecar.
+// `muted` changes nothing and says what is missing. And which ids a command gives the sidecar: the flag's and the
+// linked accounts' GSA listed.
 import { describe, expect, it } from 'vitest';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { commandPlayerIds, playerMuteControlHandler, PLAYER_MUTE_OP, type MuteMemory } from '../../src/cli/hostMuteControl.js';
@@ -47,12 +48,23 @@ describe('the player-mute control op', () => {
   });
 });
 
-describe("the ids a command's player flag gives the sidecar", () => {
-  it('reads a Steam64, an EOS id (lowered) and a dashed Mojang UUID by their shape; nothing for GSA uuid or another shape', () => {
-    expect(commandPlayerIds(STEAM, 'Rex')).toEqual({ steamId: STEAM, name: 'Rex' });
-    expect(commandPlayerIds(EOS.toUpperCase(), undefined)).toEqual({ eosId: EOS });
-    expect(commandPlayerIds('069A79F4-44E9-4726-A5BE-FCA90E38AAF5', undefined)).toEqual({ mojangId: '069a79f4-44e9-4726-a5be-fca90e38aaf5' });
-    expect(commandPlayerIds(undefined, 'Rex')).toBeUndefined();
-    expect(commandPlayerIds('discord-1234', undefined)).toBeUndefined();
+describe("the ids a command gives the sidecar", () => {
+  const UUID = '6d1f3c0a-8b2e-4f5a-9c7d-0e1f2a3b4c5d';
+
+  it('reads the id given by its shape (a Steam64, an EOS id lowered, a dashed Mojang UUID), with the name GSA gave', () => {
+    expect(commandPlayerIds(STEAM, { uuid: UUID, name: 'Rex' })).toEqual({ steamId: STEAM, name: 'Rex' });
+    expect(commandPlayerIds(EOS.toUpperCase(), { uuid: UUID })).toEqual({ eosId: EOS });
+    expect(commandPlayerIds('069A79F4-44E9-4726-A5BE-FCA90E38AAF5', { uuid: UUID })).toEqual({ mojangId: '069a79f4-44e9-4726-a5be-fca90e38aaf5' });
+  });
+
+  it("adds the linked accounts' game ids GSA listed, and stands on them alone for GSA's uuid (--player)", () => {
+    const linked = { uuid: UUID, name: 'Rex', gameIds: { steamId: STEAM, eosId: EOS } };
+    expect(commandPlayerIds(STEAM, linked)).toEqual({ steamId: STEAM, eosId: EOS, name: 'Rex' });
+    expect(commandPlayerIds(undefined, linked)).toEqual({ steamId: STEAM, eosId: EOS, name: 'Rex' });
+  });
+
+  it('gives nothing when neither the flag nor GSA names a game id', () => {
+    expect(commandPlayerIds(undefined, { uuid: UUID, name: 'Rex' })).toBeUndefined();
+    expect(commandPlayerIds('discord-1234', { uuid: UUID })).toBeUndefined();
   });
 });
