@@ -9,7 +9,7 @@ import type { BridgeEvents } from '../bridge/events.js';
 import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from './config.js';
 import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient, apiKeyDigest, systemKeyName } from '../gsa/index.js';
 import { localSystemCooldowns, type SystemCooldowns } from '../gsa/system/cooldowns.js';
-import { ServiceHealth, type WatchedServer } from '../ops/serviceHealth.js';
+import { ServiceHealth, type ServiceProblem, type WatchedServer } from '../ops/serviceHealth.js';
 import { SystemKeyHealth } from './systemKeyHealth.js';
 import type { ServicePlan } from './reloadPlan.js';
 
@@ -95,6 +95,11 @@ export class ServiceConnection {
   /** True while GSA refuses the System API key (a 401 until its next 2xx); false without one. */
   get systemKeyRefused(): boolean {
     return this.#system?.keyHealth.refused ?? false;
+  }
+
+  /** The System API key's refusal as a service problem (for /readyz and notify); undefined while taken or without one. */
+  get systemKeyProblem(): ServiceProblem | undefined {
+    return this.#system?.keyHealth.problem;
   }
 
   /** The keys in use, each by a hash that names it in Redis too (never the key or the secret). */

@@ -97,6 +97,10 @@ export interface ModerationEvent {
   readonly server: string;
   readonly action: 'block' | 'warn' | 'mute' | 'unmute';
   readonly result: 'ok' | 'refused' | 'failed' | 'dry_run' | 'not_supported';
+  /** The player's id as the moderation log keeps it (a Steam64, an EOS id, `mojang:<uuid>`); never the line's text. */
+  readonly player?: string | undefined;
+  /** The player's name as the game gave it (outside text: a reader cleans it), when known. */
+  readonly playerName?: string | undefined;
 }
 
 /**

@@ -238,12 +238,18 @@ export class ServerBridge implements BridgeSink {
   }
 
   /**
-   * A mute the sidecar made itself (the chat filter's, once GSA accepted it): this bridge blocks the player's next
-   * line at once, without asking GSA, until the muted TTL runs out and GSA is asked again. The app layer calls it on
-   * every bridge of the process. `alert`: what a blocked line shows; null for mute.defaultAlert.
+   * A mute the sidecar made itself (the chat filter's, once GSA accepted it) or the host made (`gsa-bridge mute`):
+   * this bridge blocks the player's next line at once, without asking GSA, until the muted TTL runs out and GSA is
+   * asked again. The app layer calls it on every bridge of the process. `alert`: what a blocked line shows; null for
+   * mute.defaultAlert.
    */
   rememberMute(player: PlayerIdentity, alert: string | null = null): void {
     this.#cache.remember(player, { muted: true, alert });
+  }
+
+  /** An unmute the host just made (`gsa-bridge unmute`): the player's next line is allowed at once, as rememberMute. */
+  rememberUnmute(player: PlayerIdentity): void {
+    this.#cache.remember(player, { muted: false, alert: null });
   }
 
   chat(player: PlayerIdentity, channel: string, text: string): Promise<ChatVerdict> {

@@ -1,14 +1,17 @@
 // One mute or unmute as the `mute` and `unmute` commands run it: the System API session, the player's uuid
 // (players/find unless --player), GSA's 120 s per player checked against --timeout before anything is sent, the call,
-// its line on stdout, and the step written to the moderation log whatever the outcome. Each command brings only its
-// own call. It never takes or prints the key.
+// its line on stdout, the step written to the moderation log whatever the outcome, and, once GSA accepted, the
+// sidecar running on the same data directory told (hostMuteControl.ts). Each command brings only its own call. It
+// never takes or prints the key.
 
+import type { PlayerIdentity } from '../bridge/port.js';
 import type { CallOptions, SystemApiClient, SystemReceipt } from '../gsa/index.js';
 import { GSA_PLAYER_COOLDOWN_MS } from '../gsa/dialects/systemApiV2.js';
 import type { ModerationResult } from '../moderation/moderationLog.js';
 import { recordCommandStep, recordingFailure } from './commandModerationRecord.js';
 import type { CliContext } from './context.js';
 import { EXIT_OK, EXIT_REFUSED } from './exitCodes.js';
+import { commandPlayerIds, tellRunningSidecar } from './hostMuteControl.js';
 import { cooldownPastDeadline, withSystemSession } from './systemSession.js';
 import { describePlayerRef, resolvePlayer, type PlayerChoice } from './systemPlayerOptions.js';
 
@@ -39,6 +42,11 @@ export function runPlayerModeration(context: CliContext, moderation: PlayerModer
     const receipt = await recordingFailure(record, () => moderation.send(system, player.uuid, call));
     await record('ok', receipt.message);
     context.stdout.write(`${action} ${describePlayerRef(player)}: accepted (${receipt.status}): ${receipt.message}\n`);
+    // GSA took it: the sidecar on this data directory applies it to the player's next line, not after its cache's TTL.
+    // A uuid (--player) names no game id: GSA's player record lists them, read only when a sidecar is there to tell.
+    const serviceId = 'serviceId' in choice ? choice.serviceId : undefined;
+    const ids = async (): Promise<PlayerIdentity | undefined> => commandPlayerIds(serviceId, serviceId === undefined ? await system.player(player.uuid, call) : player);
+    await tellRunningSidecar(context, config.reviews.dataDir, ids, action === 'mute');
     return EXIT_OK;
   });
 }

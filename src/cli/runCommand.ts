@@ -3,7 +3,8 @@
 // and on SIGTERM/SIGINT drains and exits 0 within 10 s. Before anything touches reviews.dataDir it takes the
 // directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing. Signals that
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0). Its control
-// channel serves `reviews retry`, `mutes` and `reload`; a reload asked for there joins the SIGHUPs' queue.
+// channel serves `reviews retry`, `mutes`, `reload` and a host's `mute`/`unmute`; a reload asked for there joins the
+// SIGHUPs' queue.
 
 import type { Logger } from 'pino';
 import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig, type ShadowedKey } from '../app/config.js';
@@ -24,6 +25,7 @@ import { filePermissionWarnings } from './filePermissions.js';
 import { reviewsControlHandler } from './reviewsCommand.js';
 import { MUTES_OP, mutesControlHandler } from './mutesCommand.js';
 import { RELOAD_OP, RELOAD_TRIGGER, reloadControlHandler, type ReloadOutcome } from './reloadCommand.js';
+import { PLAYER_MUTE_OP, playerMuteControlHandler } from './hostMuteControl.js';
 import { routeControl } from '../datadir/controlRouter.js';
 import { MutedPlayers } from '../ops/mutedPlayers.js';
 import { openLogFile } from './logFile.js';
@@ -280,7 +282,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   // What the sidecar will spend, and with whom it shares it: a host sees a wrong window or a missing `shared` at once.
   logger.info(describeApiBudget(config));
   // `gsa-bridge reviews retry` while we run goes through us, to whichever outbox is current; `mutes` reads who the
-  // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did.
+  // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did;
+  // `player-mute` (a host's `gsa-bridge mute`) reaches every current bridge's mute cache at once.
   const mutedPlayers = new MutedPlayers({ events });
   const reloadWaiters: ((outcome: ReloadOutcome | { readonly refused: string }) => void)[] = [];
   let stopRequested = false;
@@ -296,6 +299,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
       retry: reviewsControlHandler(() => sidecar.outbox),
       [MUTES_OP]: mutesControlHandler(() => mutedPlayers),
       [RELOAD_OP]: reloadControlHandler(requestReload),
+      [PLAYER_MUTE_OP]: playerMuteControlHandler(() => sidecar.bridges.values()),
     }),
   );
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');

@@ -16,7 +16,13 @@ export function sidecarOperationsSources(current: () => { readonly sidecar: Side
     servers: () => (current().sidecar?.config ?? current().config).servers.map((server) => server.name),
     // A configured adapter its type skipped (rcon in this version) is not up: it counts, so /readyz says so.
     adapters: () => current().sidecar?.listAdapters().map(({ server, id, adapter }) => ({ server, id, ready: adapter?.ready ?? false })) ?? [],
-    serviceProblems: () => current().sidecar?.health.problems ?? [],
+    // The System API key's refusal counts as the mod API key's does (readiness, notify).
+    serviceProblems: () => {
+      const sidecar = current().sidecar;
+      if (sidecar === undefined) return [];
+      const system = sidecar.service.systemKeyProblem;
+      return system === undefined ? sidecar.health.problems : [...sidecar.health.problems, system];
+    },
     outboxPending: () => current().sidecar?.outbox.pending ?? 0,
     budgetShared: () => current().sidecar?.budgetShared ?? false,
     budgetHoldSeconds: () => current().sidecar?.budgetHoldSeconds ?? 0,

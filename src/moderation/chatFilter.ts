@@ -251,7 +251,8 @@ export class ChatFilter {
     if (action !== 'block' && result !== 'ok' && result !== 'dry_run') {
       this.#logger.warn({ server: base.server, player: base.id, action, result, answer }, `chat filter: the ${action} step was not done (${result})`);
     }
-    if (this.#events?.listens('moderation') === true) this.#events.emit('moderation', { server: base.server, action, result });
+    // Who, never what they wrote: a notification names the player, and the line's text stays out of every record.
+    if (this.#events?.listens('moderation') === true) this.#events.emit('moderation', { server: base.server, action, result, player: base.id, playerName: base.player.name });
   }
 
   #run(step: Promise<void>): void {

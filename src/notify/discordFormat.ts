@@ -69,6 +69,10 @@ export function discordBody(notification: Notification): DiscordWebhookBody {
   const fields: DiscordEmbedField[] = [];
   if (notification.server !== null) fields.push(field('Server', notification.server, true));
   if (notification.adapter !== null) fields.push(field('Adapter', notification.adapter, true));
+  if (notification.kind === 'moderation' && notification.player !== undefined) {
+    const { id, name } = notification.player;
+    fields.push(field('Player', name === null ? id : `${id} (${name})`, true));
+  }
   fields.push(field('Event', eventName(notification), true));
   const title = cutTo(titleOf(notification), DISCORD_LIMITS.title);
   const footer = 'gsa-bridge';

@@ -17,7 +17,13 @@ export type NotifySeverity = 'critical' | 'warning' | 'info';
 /** One thing to tell every webhook. */
 export type Notification =
   | (NotificationText & { readonly kind: 'state'; readonly state: NotifyState; readonly phase: NotifyPhase })
-  | (NotificationText & { readonly kind: 'moderation'; readonly step: ModerationStep });
+  | (NotificationText & { readonly kind: 'moderation'; readonly step: ModerationStep; readonly player?: NotifiedPlayer | undefined });
+
+/** Who a chat filter step was about: the id the moderation log keeps and the name (made printable), never chat text. */
+export interface NotifiedPlayer {
+  readonly id: string;
+  readonly name: string | null;
+}
 
 interface NotificationText {
   readonly severity: NotifySeverity;

@@ -10,9 +10,10 @@
 
 import type { BridgeEvents, ModerationEvent, ReviewEvent } from '../bridge/events.js';
 import type { OperationsSources } from '../ops/operations.js';
-import { describeDuration, type ServiceProblem } from '../ops/serviceHealth.js';
+import { describeDuration, SYSTEM_CREDENTIALS_PROBLEM, type ServiceProblem } from '../ops/serviceHealth.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { severityOf, type ModerationStep, type Notification, type NotifyPhase, type NotifyState } from './notifyEvents.js';
+import { printableText } from '../text/printableText.js';
+import { severityOf, type ModerationStep, type Notification, type NotifiedPlayer, type NotifyPhase, type NotifyState } from './notifyEvents.js';
 
 /** What the watch reads, at the time it samples: the same functions /readyz and the gauges read. Each must return at once. */
 export type NotifySources = Pick<OperationsSources, 'adapters' | 'serviceProblems' | 'budgetHoldSeconds'>;
@@ -92,10 +93,23 @@ function describeCodes(codes: ReadonlyMap<string, number>): string {
 }
 
 const STEP_VERBS: Readonly<Record<ModerationStep, { readonly done: string; readonly would: string; readonly noun: string }>> = {
-  warn: { done: 'warned a player', would: 'would have warned a player', noun: 'warning' },
-  mute: { done: 'muted a player', would: 'would have muted a player', noun: 'mute' },
-  unmute: { done: 'unmuted a player', would: 'would have unmuted a player', noun: 'unmute' },
+  warn: { done: 'warned', would: 'would have warned', noun: 'warning' },
+  mute: { done: 'muted', would: 'would have muted', noun: 'mute' },
+  unmute: { done: 'unmuted', would: 'would have unmuted', noun: 'unmute' },
 };
+
+/** The player a step was about, as the event names them: the id, and the game's name made printable. */
+function notifiedPlayer(event: ModerationEvent): NotifiedPlayer | undefined {
+  if (event.player === undefined) return undefined;
+  const name = event.playerName === undefined ? '' : printableText(event.playerName, 64);
+  return { id: printableText(event.player, 100), name: name === '' ? null : name };
+}
+
+/** "player 7656… "Rex"": the name quoted, so nothing in it reads as the sentence's own words. */
+function describeNotified(player: NotifiedPlayer | undefined): string {
+  if (player === undefined) return 'a player';
+  return player.name === null ? `player ${player.id}` : `player ${player.id} ${JSON.stringify(player.name)}`;
+}
 
 export class StateWatch {
   readonly #sources: NotifySources;
@@ -254,8 +268,10 @@ export class StateWatch {
     const { observed } = lasting;
     const lasted = describeDuration(now - lasting.since);
     switch (observed.state) {
-      case 'credentials_refused':
-        return `GSA no longer refuses the API credentials (after ${lasted}): a request was accepted, or a reload brought new ones.`;
+      case 'credentials_refused': {
+        const which = observed.problem?.key === SYSTEM_CREDENTIALS_PROBLEM ? 'the System API key' : 'the API credentials';
+        return `GSA no longer refuses ${which} (after ${lasted}): a request was accepted, or a reload brought new ones.`;
+      }
       case 'gsa_unreachable':
         return `GSA answers again after ${lasted} unreachable.`;
       case 'adapter_down': {
@@ -312,12 +328,14 @@ export class StateWatch {
     // The line's own block comes with every strike: the step (warn, mute) is what a host wants to hear.
     if (!this.#rules.moderation || event.action === 'block') return;
     const verbs = STEP_VERBS[event.action];
+    const player = notifiedPlayer(event);
+    const who = describeNotified(player);
     const outcome: Record<ModerationEvent['result'], string> = {
-      ok: `the chat filter ${verbs.done}`,
-      dry_run: `the chat filter ${verbs.would} (moderation.filter.dryRun)`,
-      refused: `GSA refused the chat filter's ${verbs.noun}; \`gsa-bridge moderation list\` shows GSA's answer`,
-      failed: `the chat filter's ${verbs.noun} failed: GSA did not answer`,
-      not_supported: `the chat filter's ${verbs.noun} was not done: this game cannot do it`,
+      ok: `the chat filter ${verbs.done} ${who}`,
+      dry_run: `the chat filter ${verbs.would} ${who} (moderation.filter.dryRun)`,
+      refused: `GSA refused the chat filter's ${verbs.noun} of ${who}; \`gsa-bridge moderation list\` shows GSA's answer`,
+      failed: `the chat filter's ${verbs.noun} of ${who} failed: GSA did not answer`,
+      not_supported: `the chat filter's ${verbs.noun} of ${who} was not done: this game cannot do it`,
     };
     const trouble = event.result === 'refused' || event.result === 'failed';
     this.#send({
@@ -328,6 +346,7 @@ export class StateWatch {
       adapter: null,
       message: `On ${event.server}, ${outcome[event.result]}.`,
       at: this.#clock.now(),
+      player,
     });
   }
 

@@ -2,7 +2,7 @@
 // adapter id (or the server, with its adapters, for a service problem). Pure: it reads a snapshot and a time and
 // never asks the service anything (a probe would spend the API budget; see readinessRules below).
 
-import { describeDuration, type ServiceProblem } from './serviceHealth.js';
+import { describeDuration, SYSTEM_CREDENTIALS_PROBLEM, type ServiceProblem } from './serviceHealth.js';
 import type { AdapterState } from './metrics.js';
 
 export interface ReadinessRules {
@@ -42,12 +42,14 @@ function affectedServers(problem: ServiceProblem, servers: readonly string[]): r
 }
 
 /**
- * Problems that stop chat gating or reviews: the API credentials (mod API), a server name GSA does not know, GSA
+ * Problems that stop chat gating or reviews: the API credentials (the mod API's, or the System API key, which gates
+ * Minecraft players and takes the chat filter's mutes), a server name GSA does not know, GSA
  * unreachable. Server-action problems (webhook keys, GAMESERVER_ID) and a single odd answer do not: chat and
  * reviews go on, and the log says what to fix.
  */
 function blocksReadiness(problem: ServiceProblem, now: number, rules: ReadinessRules): boolean {
-  if (problem.key === 'credentials') return true;
+  // Either API key refused (a server action's 401, `webhook-credentials:<id>`, is a server not bound to the key).
+  if (problem.key === 'credentials' || problem.key === SYSTEM_CREDENTIALS_PROBLEM) return true;
   if (problem.kind === 'unknown_server' && problem.key.startsWith('server:')) return true;
   if (problem.kind === 'unreachable') return now - problem.since >= rules.unreachableForMs;
   return false;

@@ -45,8 +45,11 @@ export interface ServiceHealthOptions {
 
 export type ServiceProblemKind = 'credentials' | 'unknown_server' | 'bad_response' | 'unreachable';
 
+/** The key of the System API key's refusal (src/app/systemKeyHealth.ts); the mod API key's is 'credentials'. */
+export const SYSTEM_CREDENTIALS_PROBLEM = 'system-credentials';
+
 export interface ServiceProblem {
-  /** One per cause, e.g. 'credentials', 'server:ovddykvbs', 'webhook-credentials:4711'. */
+  /** One per cause, e.g. 'credentials', 'system-credentials', 'server:ovddykvbs', 'webhook-credentials:4711'. */
   readonly key: string;
   readonly kind: ServiceProblemKind;
   /** What is wrong and what to change, for the log and /readyz. */

@@ -83,8 +83,8 @@ describe('what reaches the wire', () => {
   it('a players/find answer is kept: the second lookup costs no request', async () => {
     const r = rig();
     answer(r, 'POST', '/system-api/v2/players/find', 200, FOUND, { times: 1 });
-    expect(await r.client.findPlayer(STEAM)).toEqual({ uuid: UUID, name: 'Rex' });
-    expect(await r.client.findPlayer(STEAM)).toEqual({ uuid: UUID, name: 'Rex' });
+    expect(await r.client.findPlayer(STEAM)).toEqual({ uuid: UUID, name: 'Rex', gameIds: { steamId: STEAM } });
+    expect(await r.client.findPlayer(STEAM)).toEqual({ uuid: UUID, name: 'Rex', gameIds: { steamId: STEAM } });
     expect(r.arrivals).toHaveLength(1);
   });
 

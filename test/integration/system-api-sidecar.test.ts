@@ -157,7 +157,7 @@ describe('minecraft through the System API', () => {
     mc.game.say(ALICE, 'scam again');
     // The second offence is a second strike (counted by the Mojang id, her only one): the ladder's mute, at GSA.
     await until(() => mc.moderation.some((event) => event.action === 'mute'), "the ladder's mute", mc.logs);
-    expect(mc.moderation.filter((event) => event.action === 'mute')).toEqual([{ server: SERVER_A, action: 'mute', result: 'ok' }]);
+    expect(mc.moderation.filter((event) => event.action === 'mute')).toEqual([{ server: SERVER_A, action: 'mute', result: 'ok', player: 'mojang:069a79f4-44e9-4726-a5be-fca90e38aaf5', playerName: 'Alice' }]);
     expect(emulator.snapshot().system.mutes.map((mute) => mute.uuid)).toEqual([aliceUuid]);
     expect(systemPaths()).toContain(`POST /system-api/v2/player/${aliceUuid}/mute`);
 
@@ -303,7 +303,7 @@ describe('the chat filter mutes through the System API', () => {
     expect(await verdict(first, 'f1', 'free sc4m here')).toEqual({ type: 'chat.verdict', id: 'f1', allow: false, reason: 'filtered', alert: 'No scams here.' });
     expect(await verdict(first, 'f2', 'another scam')).toMatchObject({ allow: false, reason: 'filtered' });
     await until(() => moderation.some((event) => event.action === 'mute'), "the ladder's mute", logs);
-    expect(moderation.filter((event) => event.action === 'mute')).toEqual([{ server: SERVER_A, action: 'mute', result: 'ok' }]);
+    expect(moderation.filter((event) => event.action === 'mute')).toEqual([{ server: SERVER_A, action: 'mute', result: 'ok', player: '76561198000000077', playerName: 'Rex' }]);
     expect(emulator.snapshot().system.mutes.map((mute) => mute.uuid)).toEqual([rexUuid]);
     expect(systemPaths()).toEqual(['POST /system-api/v2/players/find', `POST /system-api/v2/player/${rexUuid}/mute`]);
 

@@ -120,9 +120,9 @@ describe('ChatFilter', () => {
 
     expect(refusing.applied).toEqual([]);
     expect(failing.applied).toEqual([]);
-    expect(refusing.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'refused' });
-    expect(failing.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'failed' });
-    expect(timingOut.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'failed' });
+    expect(refusing.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'refused', player: PLAYER.steamId, playerName: 'Rex' });
+    expect(failing.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'failed', player: PLAYER.steamId, playerName: 'Rex' });
+    expect(timingOut.published).toContainEqual({ server: 'ovddykvbs', action: 'mute', result: 'failed', player: PLAYER.steamId, playerName: 'Rex' });
     const refused = (await readModerationRecords(refusing.dataDir)).records.find((record) => record.action === 'mute');
     expect(refused?.answer).toBe('cooldown: You cannot do this yet');
   });
@@ -141,7 +141,7 @@ describe('ChatFilter', () => {
     filter.check(PLAYER, 'bad', site, 'mod-1', true);
     await filter.settled();
     expect(site.told).toEqual([]);
-    expect(published).toContainEqual({ server: 'ovddykvbs', action: 'warn', result: 'ok' });
+    expect(published).toContainEqual({ server: 'ovddykvbs', action: 'warn', result: 'ok', player: PLAYER.steamId, playerName: 'Rex' });
   });
 
   it('dry run: blocks nothing, calls nothing, records and counts what it would have done', async () => {

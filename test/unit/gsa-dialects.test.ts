@@ -120,7 +120,7 @@ describe('System API v2 requests', () => {
 });
 
 describe('System API v2 answers', () => {
-  it('players/find: the player with a linked account of that id', () => {
+  it('players/find: the player with a linked account of that id, with the game ids of its linked accounts', () => {
     const body = {
       data: [
         { uuid: 'other', service_users: [{ service_id: '1', username: 'x' }] },
@@ -128,12 +128,32 @@ describe('System API v2 answers', () => {
       ],
       meta: {},
     };
-    expect(systemApiV2.parseFoundPlayer(answer(200, body), '76561198023513722')).toEqual({ uuid: UUID, name: 'Rex' });
+    expect(systemApiV2.parseFoundPlayer(answer(200, body), '76561198023513722')).toEqual({ uuid: UUID, name: 'Rex', gameIds: { steamId: '76561198023513722' } });
+  });
+
+  it("player: the linked accounts' game ids, each checked as its type (Steam64, EOS lowered, Mojang dashed); other types and malformed ids left out", () => {
+    const linked = {
+      data: {
+        uuid: UUID,
+        service_users: [
+          { service_id: '1234', type: 'discord' },
+          { service_id: 'not-a-steam-id', type: 'steam' },
+          { service_id: '76561198023513722', type: 'steam' },
+          { service_id: '0123456789ABCDEF0123456789ABCDEF', type: 'eos' },
+          { service_id: '069a79f444e94726a5befca90e38aaf5', type: 'mojang' },
+          { service_id: 4711, type: 'toString' },
+        ],
+        moderation: { muted: { is_muted: false } },
+      },
+    };
+    expect(systemApiV2.parsePlayer(answer(200, linked)).gameIds).toEqual({ steamId: '76561198023513722', eosId: '0123456789abcdef0123456789abcdef', mojangId: '069a79f4-44e9-4726-a5be-fca90e38aaf5' });
+    const none = { data: { uuid: UUID, service_users: [{ service_id: '1234', type: 'discord' }], moderation: { muted: { is_muted: false } } } };
+    expect(systemApiV2.parsePlayer(answer(200, none)).gameIds).toBeUndefined();
   });
 
   it('player: moderation.muted', () => {
     const muted = { data: { uuid: UUID, moderation: { muted: { is_muted: true, until: '2030-01-01T00:00:00Z' } } } };
-    expect(systemApiV2.parsePlayer(answer(200, muted))).toEqual({ uuid: UUID, name: undefined, muted: true, mutedUntil: '2030-01-01T00:00:00Z' });
+    expect(systemApiV2.parsePlayer(answer(200, muted))).toEqual({ uuid: UUID, name: undefined, gameIds: undefined, muted: true, mutedUntil: '2030-01-01T00:00:00Z' });
     expect(() => systemApiV2.parsePlayer(answer(200, { data: { uuid: UUID } }))).toThrow(/moderation\.muted/);
   });
 

@@ -228,13 +228,27 @@ describe('the state watch', () => {
     r.events.emit('moderation', { server: 'alpha', action: 'mute', result: 'dry_run' });
     expect(r.told.map((told) => [eventName(told), told.severity, told.message])).toEqual([
       ['moderation.warn', 'info', 'On alpha, the chat filter warned a player.'],
-      ['moderation.mute', 'warning', "On alpha, GSA refused the chat filter's mute; `gsa-bridge moderation list` shows GSA's answer."],
+      ['moderation.mute', 'warning', "On alpha, GSA refused the chat filter's mute of a player; `gsa-bridge moderation list` shows GSA's answer."],
       ['moderation.mute', 'info', 'On alpha, the chat filter would have muted a player (moderation.filter.dryRun).'],
     ]);
     // A reload turns it off at once.
     r.watch.setRules({ afterMs: AFTER_MS, moderation: false });
     r.events.emit('moderation', { server: 'alpha', action: 'warn', result: 'ok' });
     expect(r.told).toHaveLength(3);
+  });
+
+  it('names the player of a chat filter step by id and name, the name made printable and quoted', () => {
+    const r = rig({ moderation: true });
+    r.events.emit('moderation', { server: 'alpha', action: 'mute', result: 'ok', player: '76561198000000077', playerName: 'Rex\u001b[2J\n"the" <@everyone>' });
+    r.events.emit('moderation', { server: 'alpha', action: 'warn', result: 'failed', player: 'mojang:069a79f4-44e9-4726-a5be-fca90e38aaf5' });
+    expect(r.told.map((told) => told.message)).toEqual([
+      'On alpha, the chat filter muted player 76561198000000077 "Rex[2J \\"the\\" <@everyone>".',
+      "On alpha, the chat filter's warning of player mojang:069a79f4-44e9-4726-a5be-fca90e38aaf5 failed: GSA did not answer.",
+    ]);
+    expect(r.told.map((told) => (told.kind === 'moderation' ? told.player : undefined))).toEqual([
+      { id: '76561198000000077', name: 'Rex[2J "the" <@everyone>' },
+      { id: 'mojang:069a79f4-44e9-4726-a5be-fca90e38aaf5', name: null },
+    ]);
   });
 
   it('stops listening and sampling on close, telling no end for what still lasts', () => {

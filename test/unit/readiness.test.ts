@@ -1,4 +1,4 @@
-// /readyz's rules: an adapter not up, the service refusing the credentials or not knowing a server, the service
+// /readyz's rules: an adapter not up, the service refusing the credentials (either API key) or not knowing a server, the service
 // unreachable for longer than http.readiness.unreachableForMs, the outbox above its threshold; each reason names
 // the server and the adapter ids. Fed by a real ServiceHealth and the client's own RequestEvent shape, on a
 // hand-set clock.
@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import type { AdapterState } from '../../src/ops/metrics.js';
 import { assessReadiness, DEFAULT_READINESS_RULES, type ReadinessSnapshot } from '../../src/ops/readiness.js';
 import { ServiceHealth } from '../../src/ops/serviceHealth.js';
+import { SystemKeyHealth } from '../../src/app/systemKeyHealth.js';
 
 let now: number;
 let health: ServiceHealth;
@@ -71,6 +72,20 @@ describe('assessReadiness', () => {
     expect(result.reasons[1]).toMatch(/^server second \(adapters second-websocket-8788\): GSA refused/);
     health.observe(event({}));
     expect(assess()).toEqual({ ready: true, reasons: [] });
+  });
+
+  it('is not ready at once when GSA refuses the System API key, as for the mod API key; ready again after its next success', () => {
+    const systemKey = new SystemKeyHealth(silentLogger(), { now: () => now });
+    const withSystemKey = (): ReturnType<typeof assess> => assess({ serviceProblems: [...health.problems, ...(systemKey.problem === undefined ? [] : [systemKey.problem])] });
+    systemKey.observe(event({ endpoint: 'system-write', target: 'restart', status: 401, code: 'unauthorized', message: 'refused (401)' }));
+    const result = withSystemKey();
+    expect(result.ready).toBe(false);
+    expect(result.reasons).toEqual([
+      expect.stringMatching(/^server ovddykvbs \(adapters mod-main\): GSA refused the System API key \(401\): check api\.system\.key or GSA_SYSTEM_API_KEY/),
+      expect.stringMatching(/^server second \(adapters second-websocket-8788\): GSA refused the System API key/),
+    ]);
+    systemKey.observe(event({ endpoint: 'system-read', target: 'players/find' }));
+    expect(withSystemKey()).toEqual({ ready: true, reasons: [] });
   });
 
   it('names only the server GSA does not know', () => {

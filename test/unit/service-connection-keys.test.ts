@@ -66,4 +66,17 @@ describe('SystemKeyHealth.refused', () => {
     health.observe(systemEvent(200, undefined));
     expect(health.refused).toBe(false);
   });
+
+  it('is a `credentials` service problem while refused, from its first 401 on, counting the 401s; none once taken', () => {
+    let now = 5000;
+    const health = new SystemKeyHealth(logger, { now: () => now });
+    expect(health.problem).toBeUndefined();
+    health.observe(systemEvent(401, 'unauthorized'));
+    now = 9000;
+    health.observe(systemEvent(401, 'unauthorized'));
+    expect(health.problem).toEqual({ key: 'system-credentials', kind: 'credentials', message: expect.stringMatching(/^GSA refused the System API key \(401\)/) as unknown, since: 5000, failures: 2 });
+    expect(JSON.stringify(health.problem)).not.toContain(SYSTEM_KEY);
+    health.observe(systemEvent(200, undefined));
+    expect(health.problem).toBeUndefined();
+  });
 });

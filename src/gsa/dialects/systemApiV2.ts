@@ -11,7 +11,8 @@ import { BadResponseError, CooldownError, ForbiddenError, type GsaError, NotFoun
 import { errorFromResponse, serviceMessageOf } from '../responses.js';
 import type { RawResponse } from '../transport.js';
 import type { MuteDuration } from '../system/periods.js';
-import type { BroadcastType, SystemActionOptions, SystemPlayerRef, SystemPlayerState, SystemReceipt, SystemServerAction } from '../system/types.js';
+import type { BroadcastType, LinkedGameIds, SystemActionOptions, SystemPlayerRef, SystemPlayerState, SystemReceipt, SystemServerAction } from '../system/types.js';
+import { checkPlayerId } from '../../ids/playerIds.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialect.js';
 
 export interface SystemApiContext {
@@ -126,7 +127,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-const serviceUser = z.object({ service_id: z.union([z.string(), z.number()]).nullish(), username: z.string().nullish() }).loose();
+const serviceUser = z.object({ service_id: z.union([z.string(), z.number()]).nullish(), username: z.string().nullish(), type: z.string().nullish() }).loose();
 const player = z
   .object({
     uuid: z.string().min(1).max(100),
@@ -150,6 +151,21 @@ function nameOf(found: z.infer<typeof player>, serviceId?: string): string | und
   return name === undefined || name === '' ? undefined : name.slice(0, 100);
 }
 
+/** The linked accounts' game ids, each checked against its kind's pattern (anything else is left out). */
+function gameIdsOf(found: z.infer<typeof player>): LinkedGameIds | undefined {
+  const ids: { steamId?: string; eosId?: string; mojangId?: string } = {};
+  for (const user of found.service_users ?? []) {
+    // GSA's account types that are game ids a chat line can carry; the id patterns use the same names.
+    const kind = user.type === 'steam' || user.type === 'eos' || user.type === 'mojang' ? user.type : undefined;
+    if (kind === undefined || user.service_id === undefined || user.service_id === null) continue;
+    const id = checkPlayerId(String(user.service_id), [kind]);
+    if (id === undefined) continue;
+    const field = kind === 'steam' ? 'steamId' : kind === 'eos' ? 'eosId' : 'mojangId';
+    ids[field] ??= id.id;
+  }
+  return Object.keys(ids).length === 0 ? undefined : ids;
+}
+
 /** players/find: the player one of whose linked accounts has this id (the first one when none says so). */
 function parseFoundPlayer(response: RawResponse, serviceId: string): SystemPlayerRef {
   const parsed = playerList.safeParse(parseJson(response.text));
@@ -157,7 +173,7 @@ function parseFoundPlayer(response: RawResponse, serviceId: string): SystemPlaye
   const players = parsed.data.data;
   const found = players.find((candidate) => (candidate.service_users ?? []).some((user) => String(user.service_id) === serviceId)) ?? players[0];
   if (found === undefined) throw new NotFoundError('GSA does not know this player (an empty players/find answer)', { status: response.status });
-  return { uuid: found.uuid, name: nameOf(found, serviceId) };
+  return { uuid: found.uuid, name: nameOf(found, serviceId), gameIds: gameIdsOf(found) };
 }
 
 /** game/available: a bare array of games; how many there are is all a key check needs. */
@@ -175,7 +191,7 @@ function parsePlayer(response: RawResponse): SystemPlayerState {
   if (muted === undefined || muted === null) {
     throw new BadResponseError('unreadable player answer from GSA\'s System API: field "data.moderation.muted" is missing', { status: response.status });
   }
-  return { uuid: found.uuid, name: nameOf(found), muted: muted.is_muted, mutedUntil: muted.is_muted ? (muted.until ?? null) : null };
+  return { uuid: found.uuid, name: nameOf(found), gameIds: gameIdsOf(found), muted: muted.is_muted, mutedUntil: muted.is_muted ? (muted.until ?? null) : null };
 }
 
 /** An action's `{"data": "Player will be muted shortly."}`; anything else sent is maybe processed. */

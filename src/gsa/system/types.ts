@@ -12,6 +12,18 @@ export interface SystemPlayerRef {
   readonly uuid: string;
   /** The first linked account's username, when GSA gave one (for log lines; may be absent). */
   readonly name?: string | undefined;
+  /**
+   * The game ids of the player's linked accounts GSA listed (`service_users` of type steam, eos, mojang), each in
+   * its normalised form; absent when none was listed or well-formed. A game server's chat names players by these.
+   */
+  readonly gameIds?: LinkedGameIds | undefined;
+}
+
+/** The first well-formed id of each kind among a player's linked accounts. */
+export interface LinkedGameIds {
+  readonly steamId?: string | undefined;
+  readonly eosId?: string | undefined;
+  readonly mojangId?: string | undefined;
 }
 
 /** GET /player/{uuid}: what the sidecar reads of a player. */
