@@ -42,8 +42,8 @@ function isStopSignal(trigger: string): trigger is 'SIGTERM' | 'SIGINT' {
 
 /**
  * While a drain runs: a second SIGTERM or SIGINT (a person pressing Ctrl-C again, a supervisor that lost patience)
- * exits at once, with 128 + its number. SIGHUP during a drain is ignored, with a warning. The outbox journal is fsynced as records
- * are written, so what was acknowledged survives; sends in flight are sent again after the restart.
+ * exits at once, with 128 + its number. SIGHUP during a drain is ignored, with a warning. The outbox journal is
+ * fsynced as records are written, so what was acknowledged survives; sends in flight are sent again after the restart.
  */
 export function exitOnSecondStopSignal<Posted extends string>(signals: SignalQueue<Posted>, logger: () => Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
   void (async () => {
