@@ -4,7 +4,7 @@
 // directory's lock: a second sidecar on the same directory is refused (exit 2) and changes nothing. Signals that
 // arrive during start wait for it to complete (one reload, however many SIGHUPs; a stop exits 0). Its control
 // channel serves `reviews retry`, `mutes`, `reload` and a host's `mute`/`unmute`; a reload asked for there joins the
-// SIGHUPs' queue.
+// SIGHUPs' queue. Once a stop begins, no reload is applied: `reload` is refused, a SIGHUP ignored, each with a warning.
 
 import type { Logger } from 'pino';
 import { ConfigError, DEFAULT_LOG_FILE_MAX_BYTES, DEFAULT_LOG_FILE_MAX_FILES, collectSecrets, describeCredentialSources, formatProblem, loadConfig, type BridgeConfig, type ShadowedKey } from '../app/config.js';
@@ -26,6 +26,7 @@ import { reviewsControlHandler } from './reviewsCommand.js';
 import { MUTES_OP, mutesControlHandler } from './mutesCommand.js';
 import { RELOAD_OP, RELOAD_TRIGGER, reloadControlHandler, type ReloadOutcome } from './reloadCommand.js';
 import { PLAYER_MUTE_OP, playerMuteControlHandler } from './hostMuteControl.js';
+import { ReloadRequests } from './reloadRequests.js';
 import { routeControl } from '../datadir/controlRouter.js';
 import { MutedPlayers } from '../ops/mutedPlayers.js';
 import { openLogFile } from './logFile.js';
@@ -285,20 +286,14 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   // verdicts showed muted; `reload` waits in the signal queue for its turn and is answered with what it did;
   // `player-mute` (a host's `gsa-bridge mute`) reaches every current bridge's mute cache at once.
   const mutedPlayers = new MutedPlayers({ events });
-  const reloadWaiters: ((outcome: ReloadOutcome | { readonly refused: string }) => void)[] = [];
-  let stopRequested = false;
-  const requestReload = (): Promise<ReloadOutcome | { readonly refused: string }> => {
-    if (stopRequested) return Promise.resolve({ refused: 'the sidecar is stopping' });
-    return new Promise((resolve) => {
-      reloadWaiters.push(resolve);
-      signals.post(RELOAD_REQUEST);
-    });
-  };
+  const reloadRequests = new ReloadRequests(() => {
+    signals.post(RELOAD_REQUEST);
+  }, logger);
   lock.serve(
     routeControl({
       retry: reviewsControlHandler(() => sidecar.outbox),
       [MUTES_OP]: mutesControlHandler(() => mutedPlayers),
-      [RELOAD_OP]: reloadControlHandler(requestReload),
+      [RELOAD_OP]: reloadControlHandler(() => reloadRequests.ask()),
       [PLAYER_MUTE_OP]: playerMuteControlHandler(() => sidecar.bridges.values()),
     }),
   );
@@ -307,8 +302,8 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   for (;;) {
     const signal = await signals.next();
     if (signal !== 'SIGHUP' && signal !== RELOAD_REQUEST) {
-      stopRequested = true;
-      for (const answer of reloadWaiters.splice(0)) answer({ refused: 'the sidecar is stopping' });
+      // From here no reload is applied: `gsa-bridge reload` is refused (runOperations logs a SIGHUP as ignored).
+      reloadRequests.stop();
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
       stopping.abort();
@@ -329,12 +324,12 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     }
     // The requests queued before this reload starts are answered by it (it reads the file after they asked); one
     // that comes while it runs posts the next.
-    const asked = signal === RELOAD_REQUEST ? reloadWaiters.splice(0) : [];
+    const answerAsked = signal === RELOAD_REQUEST ? reloadRequests.take() : undefined;
     const trigger = signal === RELOAD_REQUEST ? RELOAD_TRIGGER : 'SIGHUP';
     const outcome = await reload(sidecar, configPath, context, logger, stopping.signal, trigger);
     if (outcome.result === 'success') notifier.reconfigure(sidecar.config.notify);
     operations.recordReload(outcome.result);
-    for (const answer of asked) answer(outcome);
+    answerAsked?.(outcome);
     logger.debug({ result: outcome.result }, `${trigger} handled`);
   }
 }

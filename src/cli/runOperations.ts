@@ -48,14 +48,15 @@ function isStopSignal(trigger: string): trigger is 'SIGTERM' | 'SIGINT' {
 
 /**
  * While a drain runs: a second SIGTERM or SIGINT (a person pressing Ctrl-C again, a supervisor that lost patience)
- * exits at once, with 128 + its number. SIGHUP during a drain is ignored. The outbox journal is fsynced as records
- * are written, so what was acknowledged survives; sends in flight are sent again after the restart.
+ * exits at once, with 128 + its number. SIGHUP during a drain is ignored, with a warning. The outbox journal is
+ * fsynced as records are written, so what was acknowledged survives; sends in flight are sent again after the restart.
  */
 export function exitOnSecondStopSignal<Posted extends string>(signals: SignalQueue<Posted>, logger: () => Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
   void (async () => {
     for (;;) {
       const signal = await signals.next();
-      // A SIGHUP, or a reload asked for through the control channel (runCommand answers it "stopping").
+      // A reload asked for through the control channel was answered "stopping" already (ReloadRequests).
+      if (signal === 'SIGHUP') logger().warn({ signal }, 'SIGHUP while stopping: ignored, the config is not reloaded (the sidecar is stopping)');
       if (!isStopSignal(signal)) continue;
       const code = forcedExitCode(signal);
       logger().warn({ signal }, `second ${signal} while stopping: exiting at once (code ${code}) without waiting for the drain`);

@@ -141,8 +141,23 @@ export class RateLimitedError extends RetryLaterError {
  * Not sent: the local rate limiter refused the call because its queue was full, gave its place to a newer mute
  * lookup, or the client closed. Same code as a 429 (`rate_limited`) for callers; distinct so the retry policy does
  * not put it straight back into the queue that just refused it.
+ * It carries no stack frames: a flood of chat from new players while the budget is spent makes one per line, and the
+ * stack was two thirds of a refusal's CPU (bench/refused-lookups). Where it was made tells a host nothing: the
+ * message says which queue refused it.
  */
-export class QueueFullError extends RateLimitedError {}
+export class QueueFullError extends RateLimitedError {
+  constructor(message: string, retryAfterMs: number | undefined, details: GsaErrorDetails = {}, requestedRetryAfterMs: number | undefined = retryAfterMs) {
+    // V8 captures the frames inside Error's constructor, up to stackTraceLimit: none are taken at 0. The process's
+    // own limit is back before anything else runs.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, retryAfterMs, details, requestedRetryAfterMs);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
 
 /**
  * Not now for this one player or game server: GSA's documented per-target cooldown (120 s per player for mute and

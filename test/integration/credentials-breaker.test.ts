@@ -1,7 +1,9 @@
 // A refused key stops spending: a real sidecar (startSidecar) with a wrong secret against the emulator, chat from many
 // new players over a real mod WebSocket, counted at the emulator in fake time. After the first 401 at most one
 // request a minute reaches GSA (the probe), chat goes by mute.onUnknown, a review waits pending on disk, /readyz says
-// why and when the next probe goes, and a reload with the right secret delivers the review.
+// why and when the next probe goes, and a reload with the right secret delivers the review. A probe GSA answers with
+// a 429, a 5xx or not at all leaves the pause on and the next call a minute later probes again (a sidecar meeting a
+// 503 at its first probe resumes by itself); a probe answered 403, 404 or 422 ends it: the credentials passed.
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
 import { GsaEmulator } from '../../src/gsa/emulator/index.js';
@@ -20,6 +22,7 @@ const WRONG_SECRET = 'wrong-secret-7f3a9c';
 let emulator: GsaEmulator;
 const sidecars: Sidecar[] = [];
 const sockets: ModSocket[] = [];
+const clients: GsaClient[] = [];
 
 beforeAll(async () => {
   // Arrival times on the sidecar's (fake) clock.
@@ -29,6 +32,7 @@ afterEach(async () => {
   vi.useRealTimers();
   await Promise.all(sockets.splice(0).map((socket) => socket.close()));
   await Promise.all(sidecars.splice(0).map((sidecar) => sidecar.stop()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   emulator.reset();
 });
 afterAll(async () => {
@@ -172,6 +176,45 @@ describe('the probe', () => {
   });
 });
 
+describe('a probe GSA does not answer about the key', () => {
+  it('opens on a 401, meets a 503 at the first probe, probes again a minute later and resumes by itself when GSA answers: no reload', async () => {
+    const dataDir = await tempDir('breaker-503');
+    const sidecar = await startSidecar(configOf(dataDir, emulator.clientSecret), { logger: createLogger({ level: 'silent' }) });
+    sidecars.push(sidecar);
+    const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
+    sockets.push(mod);
+    await mod.waitFor((frame) => frame.type === 'welcome');
+    // The next mute lookup is refused (a key not bound yet), the one after meets maintenance; then GSA answers.
+    emulator.injectFault({ kind: 'status', status: 401, endpoint: 'mute' });
+    emulator.injectFault({ kind: 'status', status: 503, endpoint: 'mute' });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const chat = async (id: string, index: number): Promise<Record<string, unknown> | undefined> => {
+      mod.send({ type: 'chat', id, player: player(index), channel: 'global', text: 'hello' });
+      await untilRealIo(() => verdictOf(mod, id) !== undefined, `verdict ${id}`);
+      await untilRealIo(() => emulator.calls.every((call) => call.status !== 0), 'the calls answered');
+      return verdictOf(mod, id);
+    };
+
+    expect(await chat('q0', 0)).toMatchObject({ allow: true, reason: 'unknown' });
+    expect(emulator.calls.map((call) => call.status)).toEqual([401]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // The first probe: GSA is down, which says nothing about the key. The next probe is a minute away, not "on its way".
+    expect(await chat('q1', 1)).toMatchObject({ allow: true, reason: 'unknown' });
+    expect(emulator.calls.map((call) => call.status)).toEqual([401, 503]);
+    expect(sidecar.client.credentialsPause).toEqual({ nextProbeInMs: 60_000 });
+    expect(await chat('q2', 2)).toMatchObject({ allow: true, reason: 'unknown' });
+    expect(emulator.calls).toHaveLength(2);
+
+    // Within the minute after the 503 the next call goes as the probe; GSA answers it, and chat is checked again.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await chat('q3', 3)).toMatchObject({ allow: true, reason: 'ok' });
+    expect(emulator.calls.map((call) => call.status)).toEqual([401, 503, 200]);
+    expect(sidecar.client.credentialsPause).toBeUndefined();
+    expect(sidecar.health.problems).toEqual([]);
+    expect(await chat('q4', 4)).toMatchObject({ allow: true, reason: 'ok' });
+  });
+});
+
 describe('GsaClient with refused credentials', () => {
   it('fails lookups and reviews at once with credentials_refused and no request, lets webhooks through, and probes at once on probeCredentialsNow', async () => {
     const client = new GsaClient({ baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: WRONG_SECRET, retry: { retries: 0 } });
@@ -203,6 +246,67 @@ describe('GsaClient with refused credentials', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the probe through the call pipeline', () => {
+  /** A client on fake time whose lookups GSA refused once (401): paused, its probe a minute away. */
+  async function pausedClient(options: { timeoutMs?: number } = {}): Promise<GsaClient> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const client = new GsaClient({ baseUrl: emulator.url, clientId: emulator.clientId, clientSecret: emulator.clientSecret, timeoutMs: options.timeoutMs, retry: { retries: 0 } });
+    clients.push(client);
+    emulator.injectFault({ kind: 'status', status: 401, endpoint: 'mute' });
+    await expect(client.checkMuted(SERVER, ids(1))).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(client.credentialsPause).toEqual({ nextProbeInMs: 60_000 });
+    return client;
+  }
+
+  /** After a probe that said nothing about the key: not "on its way", the next probe a minute off; it closes the pause. */
+  async function probesAgainWithinAMinute(client: GsaClient): Promise<void> {
+    // A minute from when the probe ended (a timeout ends it up to one deadline slice after the 5 s).
+    const wait = client.credentialsPause?.nextProbeInMs ?? 0;
+    expect(wait).toBeGreaterThan(59_000);
+    expect(wait).toBeLessThanOrEqual(60_000);
+    const sent = emulator.calls.length;
+    await expect(client.checkMuted(SERVER, ids(3))).rejects.toThrow(/the next call goes through as a probe in 60 s/);
+    expect(emulator.calls).toHaveLength(sent);
+    await vi.advanceTimersByTimeAsync(wait);
+    await expect(client.checkMuted(SERVER, ids(4))).resolves.toMatchObject({ muted: false });
+    expect(client.credentialsPause).toBeUndefined();
+    expect(emulator.calls).toHaveLength(sent + 1);
+  }
+
+  it.each([429, 500, 503])('a probe answered %i says nothing about the key: the next call a minute later is the probe, and GSA answering it ends the pause', async (status) => {
+    const client = await pausedClient();
+    await vi.advanceTimersByTimeAsync(60_000);
+    emulator.injectFault({ kind: 'status', status, endpoint: 'mute' });
+    await expect(client.checkMuted(SERVER, ids(2))).rejects.toMatchObject({ status });
+    expect(emulator.calls.map((call) => call.status)).toEqual([401, status]);
+    await probesAgainWithinAMinute(client);
+  });
+
+  it('a probe that timed out says nothing about the key either: the next call a minute later is the probe', async () => {
+    const client = await pausedClient({ timeoutMs: 5_000 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    // GSA takes the probe and never answers within the request timeout (on the same fake clock).
+    emulator.injectFault({ kind: 'latency', ms: 600_000, endpoint: 'mute' });
+    const probe = client.checkMuted(SERVER, ids(2));
+    const failed = expect(probe).rejects.toMatchObject({ code: 'timeout' });
+    await untilRealIo(() => emulator.calls.length === 2, 'the probe at GSA');
+    await vi.advanceTimersByTimeAsync(5_100);
+    await failed;
+    await probesAgainWithinAMinute(client);
+  });
+
+  it.each([403, 404, 422])('a probe answered %i ends the pause: GSA took the credentials and refused the request itself', async (status) => {
+    const client = await pausedClient();
+    await vi.advanceTimersByTimeAsync(60_000);
+    emulator.injectFault({ kind: 'status', status, endpoint: 'mute' });
+    await expect(client.checkMuted(SERVER, ids(2))).rejects.toMatchObject({ status });
+    expect(client.credentialsPause).toBeUndefined();
+    // The very next call is sent, at once.
+    await expect(client.checkMuted(SERVER, ids(3))).resolves.toMatchObject({ muted: false });
+    expect(emulator.calls.map((call) => call.status)).toEqual([401, status, 200]);
   });
 });
 

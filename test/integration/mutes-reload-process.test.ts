@@ -1,13 +1,15 @@
 // `gsa-bridge mutes` and `gsa-bridge reload` against a real `gsa-bridge run` process, through its data directory's
 // control channel: a muted player's chat over a real mod WebSocket is listed with its blocked count and never its
 // text; with no sidecar both say so and exit 1; a reload applies a changed file (counted like a SIGHUP), refuses an
-// invalid one with its problem printed and the old config still serving, and runs in turn with a SIGHUP.
+// invalid one with its problem printed and the old config still serving, and runs in turn with a SIGHUP; once the
+// sidecar is stopping, neither a reload nor a SIGHUP is applied, and each says why.
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
 import { runCliInProcess } from '../fixtures/inProcessCli.js';
 import { useProcessHarness, type ProcessSetup } from '../fixtures/processHarness.js';
+import { patientMs } from '../fixtures/patience.js';
 import { modListenerUrl, spawnSidecar, waitForOutput, type SidecarProcess } from '../fixtures/sidecarProcess.js';
 
 const SERVER = 'ovddykvbs';
@@ -28,7 +30,7 @@ async function chat(mod: ModSocket, player: Record<string, string>): Promise<Rec
   return mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === id);
 }
 
-type ConfigFile = { servers: { adapters: Record<string, unknown>[] }[]; mute?: Record<string, unknown> };
+type ConfigFile = { api: Record<string, unknown>; servers: { adapters: Record<string, unknown>[] }[]; mute?: Record<string, unknown> };
 
 async function editConfig(setup: ProcessSetup, edit: (config: ConfigFile) => void): Promise<void> {
   const config = JSON.parse(await readFile(setup.configPath, 'utf8')) as ConfigFile;
@@ -189,6 +191,40 @@ describe('gsa-bridge reload', () => {
     expect(mod.socket.readyState).toBe(WebSocket.OPEN);
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited()).toBe(0);
+  });
+
+  it('is refused while the sidecar stops, and a SIGHUP then is ignored: each says so, and the changed file is never applied', async () => {
+    const setup = await writeSetup();
+    // A review whose answer never comes holds the drain (the outbox waits up to 5 s for a send on the wire).
+    await editConfig(setup, (config) => {
+      config.api.timeoutMs = 30_000;
+    });
+    const gsa = await startGsa(setup);
+    gsa.injectFault({ kind: 'latency', ms: 60_000, endpoint: 'review', count: Infinity });
+    const sidecar = await startSidecar(setup);
+    const mod = await connect(sidecar);
+    mod.send({ type: 'review', id: 'r1', player: ALICE, stars: 4, comment: 'In flight at the stop' });
+    await mod.waitFor((frame) => frame.type === 'review.queued' && frame.id === 'r1');
+    const deadline = Date.now() + patientMs(10_000);
+    while (!gsa.calls.some((call) => call.endpoint === 'review') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    // A file a reload would apply: a second listener.
+    await editConfig(setup, (config) => {
+      config.servers[0]?.adapters.push({ type: 'websocket', id: 'second', port: 0, token: TOKEN });
+    });
+
+    sidecar.child.kill('SIGTERM');
+    await waitForOutput(sidecar, /stopping: answering what is in flight/);
+    sidecar.child.kill('SIGHUP');
+    const run = await runCliInProcess(['reload', '--config', setup.configPath]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: the running sidecar \(.*\) did not reload its config: the sidecar is stopping\n$/);
+    await waitForOutput(sidecar, /"msg":"reload \(gsa-bridge reload\) refused: the sidecar is stopping; the config is not reloaded"/);
+    await waitForOutput(sidecar, /"msg":"SIGHUP while stopping: ignored, the config is not reloaded \(the sidecar is stopping\)"/);
+    // Done with the drain: a second SIGTERM ends it (its own rule, tested in ops-endpoints).
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited()).toBe(143);
+    expect(sidecar.output()).not.toMatch(/config reloaded|second for ovddykvbs|"adapter":"second"/);
   });
 
   it('runs in turn with a SIGHUP that comes at the same time: two reloads, one after the other, each counted', async () => {

@@ -1,8 +1,9 @@
 // Notifications against a local fake of Discord's webhook API (real node:http): bodies as Discord and the generic
 // JSON receiver get them; a 429's retry_after honoured (no post before it passed, on fake timers); failures retried
 // with backoff, then dropped with one warning a run; a refused webhook not retried; a hanging receiver's queue
-// bounded and its close bounded; and no log line ever holding the URL, its path or its token (the logger here has no
-// secrets to scrub: the sender itself must never write them).
+// bounded and its close bounded; an unchanged webhook's sender (its queue, its spacing) kept across a reload; and no
+// log line ever holding the URL, its path or its token (the logger here has no secrets to scrub: the sender itself
+// must never write them).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BridgeEvents } from '../../src/bridge/events.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -98,6 +99,41 @@ describe('notifications to webhooks', () => {
     expect(json.posts).toHaveLength(2);
     expect(notifier.senders).toHaveLength(1);
     expect(lines().map((line) => line.msg).at(-1)).toBe(`notifications go to notify.webhooks[0] (discord, ${new URL(discord.url).host})`);
+  });
+
+  it('keeps an unchanged webhook’s sender across a reload: the notification waiting for Discord’s bucket still goes, nothing dropped', async () => {
+    const fake = await fakeDiscord();
+    const { logger, lines } = capture();
+    const events = new BridgeEvents();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'Date'] });
+    const config = { webhooks: [{ url: fake.url, format: 'discord' as const }], afterMs: 300_000, moderation: true };
+    const notifier = new Notifier({ config, sources: { adapters: () => [], serviceProblems: () => [], budgetHoldSeconds: () => 0 }, events, logger });
+    closers.push(() => notifier.close(0));
+    notifier.start();
+    // The first post empties Discord's bucket for 30 s: the second waits in the sender's queue.
+    fake.answerNext({ kind: 'ok', bucketEmptyForSeconds: 30 });
+    notifier.notify(notification('first'));
+    await waitForIo(() => fake.accepted.length === 1, 'the first post');
+    notifier.notify(notification('second'));
+    const [sender] = notifier.senders;
+    expect(sender?.queued).toBe(1);
+
+    // A reload that changes the rules only (the same list, in a new object, as a parsed file gives it).
+    notifier.reconfigure({ webhooks: [{ url: fake.url, format: 'discord' }], afterMs: 60_000, moderation: false });
+    expect(notifier.senders).toHaveLength(1);
+    expect(notifier.senders[0]).toBe(sender);
+    expect(sender?.queued).toBe(1);
+    // Still spaced by the bucket the kept sender learned: nothing before the 30 s, the waiting post after them.
+    await vi.advanceTimersByTimeAsync(29_000);
+    await settleIo();
+    expect(fake.posts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await waitForIo(() => fake.accepted.length === 2, 'the second post after the bucket reset');
+    expect(JSON.stringify(fake.accepted[1])).toContain('second');
+    expect(sender?.dropped).toBe(0);
+    expect(warnings(lines())).toEqual([]);
+    // Nothing to tell: the same webhooks, so no new "notifications go to" line.
+    expect(lines().filter((line) => line.msg.startsWith('notifications go to'))).toHaveLength(1);
   });
 
   it('does nothing at all without a webhook: no subscription, no sampling; a reload that adds one starts it, one that empties the list stops it', async () => {

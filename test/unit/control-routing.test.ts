@@ -1,9 +1,11 @@
 // The pieces that let `reviews retry`, `mutes` and `reload` share run's control channel and its signal loop: the
 // router sends each op to its own handler and answers any other as before; a reload request posted into the signal
-// queue is handed out like a signal, in order, and repeats waiting in the queue are one.
+// queue is handed out like a signal, in order, and repeats waiting in the queue are one; once the sidecar stops, a
+// reload asked for is refused and one still waiting is answered so, never taken.
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeControl } from '../../src/datadir/controlRouter.js';
 import { reloadControlHandler } from '../../src/cli/reloadCommand.js';
+import { ReloadRequests } from '../../src/cli/reloadRequests.js';
 import { SignalQueue } from '../../src/cli/signalQueue.js';
 
 describe('routeControl', () => {
@@ -34,6 +36,51 @@ describe('reloadControlHandler', () => {
       problems: ['log.file: must not be empty'],
     });
     expect(await reloadControlHandler(() => Promise.resolve({ refused: 'the sidecar is stopping' }))({ op: 'reload' })).toEqual({ ok: false, error: 'the sidecar is stopping' });
+  });
+});
+
+describe('ReloadRequests', () => {
+  function requests(): { reloads: ReloadRequests; posted: () => number; warnings: string[] } {
+    let posts = 0;
+    const warnings: string[] = [];
+    const reloads = new ReloadRequests(
+      () => {
+        posts += 1;
+      },
+      { warn: (_object, message) => warnings.push(message) },
+    );
+    return { reloads, posted: () => posts, warnings };
+  }
+
+  it('posts each request into the run loop and answers the askers waiting with the outcome of the reload that takes them', async () => {
+    const { reloads, posted } = requests();
+    const first = reloads.ask();
+    const second = reloads.ask();
+    expect(posted()).toBe(2);
+    const answer = reloads.take();
+    // One who asks while that reload runs waits for the next.
+    const later = reloads.ask();
+    answer({ result: 'success', summary: 'config reloaded (…)' });
+    expect(await first).toEqual({ result: 'success', summary: 'config reloaded (…)' });
+    expect(await second).toEqual({ result: 'success', summary: 'config reloaded (…)' });
+    reloads.take()({ result: 'invalid', problems: ['log.file: must not be empty'] });
+    expect(await later).toEqual({ result: 'invalid', problems: ['log.file: must not be empty'] });
+  });
+
+  it('once stopping, refuses a new request at once and posts nothing, and answers one still waiting that the sidecar is stopping', async () => {
+    const { reloads, posted, warnings } = requests();
+    const waiting = reloads.ask();
+    reloads.stop();
+    expect(await waiting).toEqual({ refused: 'the sidecar is stopping' });
+    const refused = reloads.ask();
+    expect(posted()).toBe(1);
+    expect(await refused).toEqual({ refused: 'the sidecar is stopping' });
+    // A reload the loop still takes (a request queued behind the stop) answers nobody: they were told already.
+    reloads.take()({ result: 'success', summary: 'config reloaded (…)' });
+    expect(warnings).toEqual([
+      'reload (gsa-bridge reload) refused: the sidecar is stopping; the config is not reloaded',
+      'reload (gsa-bridge reload) refused: the sidecar is stopping; the config is not reloaded',
+    ]);
   });
 });
 

@@ -252,6 +252,29 @@ describe('mute lookups', () => {
     expect(refused.map((entry) => entry.label)).toEqual(['r3']);
     expect((refused[0]!.error as Error).message).toMatch(/2 reviews waiting/);
   });
+
+  it('makes each refusal without stack frames (a flood makes one per lookup), still a QueueFullError with its message', async () => {
+    const limiter = new RateLimiter({ requests: 1, intervalMs: 60_000, maxQueued: 1 });
+    const { refused, add } = harness(limiter);
+    for (let index = 0; index < 3; index++) void add('lookup', `l${index}`);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refused).toHaveLength(1);
+    const error = refused[0]!.error as QueueFullError;
+    expect(error).toBeInstanceOf(QueueFullError);
+    expect(error).toBeInstanceOf(GsaError);
+    expect(error.code).toBe('rate_limited');
+    expect(error.message).toMatch(/newer lookups took its place; nothing was sent/);
+    // No frame was captured: the stack is the header line alone, which a log line still reads well.
+    expect(error.stack).toBe(`QueueFullError: ${error.message}`);
+    // The limit is the process's own again: any other error still gets its frames.
+    expect(new Error('elsewhere').stack).toMatch(/\n\s+at /);
+    // A copy with a lowered Retry-After (the pipeline's cap) is made the same way.
+    const copy = new QueueFullError('full', 90_000).withRetryAfterAtMost(1000);
+    expect(copy).toBeInstanceOf(QueueFullError);
+    expect(copy.retryAfterMs).toBe(1000);
+    expect(copy.stack).toBe('QueueFullError: full');
+    void limiter.close();
+  });
 });
 
 describe('first lookups of many chat sources', () => {

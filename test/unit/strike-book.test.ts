@@ -57,6 +57,42 @@ describe('StrikeBook', () => {
     expect(logger.errors).toEqual([]);
   });
 
+  it('restores no expired strike at open: not held, not counted among the players, and compacted out of the file', async () => {
+    const dataDir = await tempDir('strikes');
+    const file = join(dataDir, STRIKES_FILE);
+    const clock = clockAt(1_700_000_000_000);
+    // 150 strikes of 150 players, all older than strikeMemoryMs, then one live strike.
+    const expired = Array.from({ length: 150 }, (_, index) => JSON.stringify({ p: `7656119800000${String(index).padStart(4, '0')}`, at: clock.now() - 2 * HOUR + index, r: 0 }));
+    const live = JSON.stringify({ p: '76561198000009999', at: clock.now() - 1000, r: 1 });
+    await mkdir(join(dataDir, 'moderation'), { recursive: true });
+    await writeFile(file, `${[...expired, live].join('\n')}\n`);
+    const logger = quietLogger();
+    const book = await StrikeBook.open({ dataDir, memoryMs: HOUR, clock, logger });
+    expect(book.players).toBe(1);
+    expect(book.live).toBe(1);
+    expect(book.count('76561198000009999')).toBe(1);
+    expect((await readFile(file, 'utf8')).trim().split('\n')).toEqual([live]);
+    expect(logger.warnings).toEqual([]);
+  });
+
+  it('forgets the least recently struck player first: a strike makes a player the most recent again', async () => {
+    const clock = clockAt(1_700_000_000_000);
+    const book = await StrikeBook.open({ dataDir: await tempDir('strikes'), memoryMs: HOUR, clock, logger: quietLogger(), maxPlayers: 2 });
+    book.strike('76561198000000001', 0);
+    clock.advance(1000);
+    book.strike('76561198000000002', 0);
+    clock.advance(1000);
+    // The first player struck again: now the second is the least recent.
+    book.strike('76561198000000001', 0);
+    clock.advance(1000);
+    book.strike('76561198000000003', 0);
+    expect(book.players).toBe(2);
+    expect(book.count('76561198000000001')).toBe(2);
+    expect(book.count('76561198000000002')).toBe(0);
+    expect(book.count('76561198000000003')).toBe(1);
+    await book.settled();
+  });
+
   it('skips a corrupt line with a warning and compacts it away', async () => {
     const dataDir = await tempDir('strikes');
     const file = join(dataDir, STRIKES_FILE);
