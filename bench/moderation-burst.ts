@@ -4,7 +4,7 @@
 // lines, every one holding a listed word, to ConanSandbox.log at full speed. It shows what the issue asked to hold:
 // how many records `moderation/actions.jsonl` holds once the burst is written (at most 2 × KEPT_RECORDS), and the
 // sidecar's resident memory (VmRSS) before the burst, at its peak, when the last line was decided, and 30 s later
-// (the goal: back within 20 MB of where it started). Measures only; never used by the product. Linux (/proc).
+// (the goal: back within 20 MB of where it started), with a reading every 5 s for a minute. Measures only; never used by the product. Linux (/proc).
 //
 // Mode `clean` sends the same burst with no listed word, for what reading and deciding the lines costs alone.
 //
@@ -26,7 +26,10 @@ const SERVER = 'ovddykvbs';
 /** Lines per appendFile: the writer outruns the sidecar, as a flood would. */
 const CHUNK = 500;
 const SETTLE_MS = 5000;
+/** The goal's reading; the readings go on to WATCH_MS, to show when the memory came back when it was later. */
 const AFTER_MS = 30_000;
+const WATCH_MS = 60_000;
+const AFTER_STEP_MS = 5000;
 const SAMPLE_MS = 200;
 const GOAL_RSS_DELTA_MB = 20;
 
@@ -123,10 +126,14 @@ async function main(): Promise<void> {
     const atEnd = await residentMb(pid);
     const atEndAnon = await residentMb(pid, 'RssAnon');
     const atEndRecords = await recordsIn(join(dataDir, 'moderation', 'actions.jsonl'));
-    await sleep(AFTER_MS);
+    const afterwards: number[] = [];
+    for (let waited = 0; waited < WATCH_MS; waited += AFTER_STEP_MS) {
+      await sleep(AFTER_STEP_MS);
+      afterwards.push(await residentMb(pid));
+    }
     sampling.abort();
     await sampler;
-    const later = await residentMb(pid);
+    const later = afterwards[AFTER_MS / AFTER_STEP_MS - 1] ?? atEnd;
     const settledRecords = await recordsIn(join(dataDir, 'moderation', 'actions.jsonl'));
     const strikes = await recordsIn(join(dataDir, 'moderation', 'strikes.jsonl'));
     const seconds = (decided - started) / 1000;
@@ -136,11 +143,12 @@ async function main(): Promise<void> {
       ['written by this process in', `${((written - started) / 1000).toFixed(1)} s`],
       ['decided by the sidecar in', `${seconds.toFixed(1)} s (${Math.round(lines / seconds)} lines/s; ${String(await verdicts())} verdicts in all)`],
       ['actions.jsonl when the last line was decided', `${String(atEndRecords.records)} records, ${atEndRecords.mb.toFixed(2)} MB`],
-      [`actions.jsonl ${String(AFTER_MS / 1000)} s later`, `${String(settledRecords.records)} records, ${settledRecords.mb.toFixed(2)} MB (goal: at most ${String(2 * KEPT_RECORDS)})`],
+      [`actions.jsonl ${String(WATCH_MS / 1000)} s later`, `${String(settledRecords.records)} records, ${settledRecords.mb.toFixed(2)} MB (goal: at most ${String(2 * KEPT_RECORDS)})`],
       ['strikes.jsonl then', `${String(strikes.records)} lines, ${strikes.mb.toFixed(2)} MB`],
       ['RSS before the burst', `${before.toFixed(1)} MB`],
       ['RSS peak during the burst', `${peak.toFixed(1)} MB`],
       ['RSS when the last line was decided', `${atEnd.toFixed(1)} MB (of which the process's own, RssAnon: ${atEndAnon.toFixed(1)} MB)`],
+      [`RSS every ${String(AFTER_STEP_MS / 1000)} s for ${String(WATCH_MS / 1000)} s`, `${afterwards.map((mb) => mb.toFixed(0)).join(', ')} MB`],
       [`RSS ${String(AFTER_MS / 1000)} s later`, `${later.toFixed(1)} MB (${later - before >= 0 ? '+' : ''}${(later - before).toFixed(1)} MB; goal: within ${String(GOAL_RSS_DELTA_MB)} MB)`],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));

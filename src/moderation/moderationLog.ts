@@ -106,7 +106,8 @@ export async function readModerationRecords(dataDir: string): Promise<JsonLines<
 /**
  * The sidecar's writer: appends in order in the background, a burst's records in one write, and compacts the file
  * to the last KEPT_RECORDS instead of letting a write take it to 2 × KEPT_RECORDS. Its count of the file's lines
- * moves only when a write lands, so records queued during a compaction are counted by the write that takes them.
+ * moves only when a write takes records from the queue, so records queued during a compaction are counted by the
+ * write that takes them (a count moved at append() time was reset by a compaction under records still queued).
  * At most 2 × KEPT_RECORDS records wait in memory: past that the oldest waiting are dropped down to KEPT_RECORDS, with
  * a warning saying how many (a compaction would have dropped them: the newest KEPT_RECORDS are always kept).
  */
