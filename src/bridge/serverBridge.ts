@@ -6,7 +6,8 @@
 // (options.ts).
 // Gated lines pass the chat filter first when one is set (moderation.filter, one for the process: useFilter), so a
 // filtered line is blocked whatever the player's mute status; a mute the filter made is applied here at once
-// (rememberMute, which the app layer calls on every bridge).
+// (rememberMute, which the app layer calls on every bridge). A line is checked by the filter once, whether chatNow
+// or chat() decides it: a strike is never counted twice.
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
@@ -262,14 +263,19 @@ export class ServerBridge implements BridgeSink {
 
   #chatNow(player: PlayerIdentity, channel: string, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
     if (!this.#gatedChannels.has(channel)) return this.#notGated(player, adapter);
+    const filter = this.#filter;
     // Before the mute gate: a filtered line is blocked (and counts a strike) whatever the player's mute status.
-    if (this.#filter !== undefined) {
-      const filtered = this.#filtered(this.#filter, player, text, adapter);
+    if (filter !== undefined && !filter.dryRun) {
+      const filtered = this.#filtered(filter, player, text, adapter);
       if (filtered !== undefined) return filtered;
     }
     const verdict = this.#gate.decideNow(player);
-    // A miss is not counted here: the adapter then calls chat(), which counts it.
-    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0, adapter);
+    // A miss is not counted here: the adapter then calls chat(), which counts it (and checks the filter's dry run).
+    if (verdict === undefined) return undefined;
+    // A dry run lets every line through, so its check waits until the line is decided here: on a miss chat() takes
+    // it, and a line counts one strike, never one here and one there.
+    if (filter?.dryRun === true) this.#filtered(filter, player, text, adapter);
+    if (this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0, adapter);
     return verdict;
   }
 

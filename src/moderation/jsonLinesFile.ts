@@ -44,8 +44,13 @@ export async function readJsonLines<T>(file: string, parse: (value: unknown) => 
 
 /** Appends one record and fsyncs it; the directory is made (0700) first when missing. */
 export async function appendJsonLine(file: string, record: unknown): Promise<void> {
+  await appendJsonLines(file, [record]);
+}
+
+/** Appends the records in one write and one fsync; the directory is made (0700) first when missing. */
+export async function appendJsonLines(file: string, records: readonly unknown[]): Promise<void> {
   await makeDataDir(path.dirname(file));
-  await appendDurably(file, `${JSON.stringify(record)}\n`);
+  await appendDurably(file, toJsonLines(records));
 }
 
 /** Replaces the file with these records, durably (temporary file, fsync, rename, directory fsync). */
@@ -55,13 +60,19 @@ export async function rewriteJsonLines(file: string, records: readonly unknown[]
   await removeIfPresent(tmp);
   const handle = await open(tmp, 'wx', FILE_MODE);
   try {
-    await writeFully(handle, Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(''), 'utf8'));
+    await writeFully(handle, Buffer.from(toJsonLines(records), 'utf8'));
     await handle.datasync();
   } finally {
     await handle.close();
   }
   await rename(tmp, file);
   await syncDirectory(path.dirname(file));
+}
+
+function toJsonLines(records: readonly unknown[]): string {
+  let text = '';
+  for (const record of records) text += `${JSON.stringify(record)}\n`;
+  return text;
 }
 
 /** A record field check: a plain object. */

@@ -1,13 +1,14 @@
 // What `moderation list` shows: every step the chat filter took (a block's warn or mute, or what a dry run would
 // have done) and every `mute`/`unmute` command, one record a line in `moderation/actions.jsonl` under the data
 // directory: when, server, player id and name, the listed word's index, action, period, result, and the service's
-// answer. Appended durably; the sidecar keeps it bounded (compacted to the last KEPT_RECORDS when it holds twice
-// that). A command appends with appendModerationRecord and never compacts, so two writers never rewrite one file.
+// answer. Appended durably; the sidecar keeps it bounded under any burst (compacted to the last KEPT_RECORDS before
+// it would hold twice that, and at most that many records waiting in memory). A command appends with appendModerationRecord and never compacts, so two writers never rewrite one file.
 // It must never store chat text, and a corrupt line is skipped, never fatal.
 
 import path from 'node:path';
 import { describeError } from '../reviews/durableFiles.js';
-import { appendJsonLine, isRecordObject, readJsonLines, rewriteJsonLines, type JsonLines } from './jsonLinesFile.js';
+import { BatchedWrites } from './batchedWrites.js';
+import { appendJsonLine, appendJsonLines, isRecordObject, readJsonLines, rewriteJsonLines, type JsonLines } from './jsonLinesFile.js';
 import type { ModerationLogger } from './strikeBook.js';
 
 export const MODERATION_FILE = path.join('moderation', 'actions.jsonl');
@@ -102,17 +103,39 @@ export async function readModerationRecords(dataDir: string): Promise<JsonLines<
   return { records: records.slice(-KEPT_RECORDS), skipped };
 }
 
-/** The sidecar's writer: appends in order in the background and compacts the file to the last KEPT_RECORDS. */
+/**
+ * The sidecar's writer: appends in order in the background, a burst's records in one write, and compacts the file
+ * to the last KEPT_RECORDS instead of letting a write take it to 2 × KEPT_RECORDS. Its count of the file's lines
+ * moves only when a write takes records from the queue, so records queued during a compaction are counted by the
+ * write that takes them (a count moved at append() time was reset by a compaction under records still queued).
+ * At most 2 × KEPT_RECORDS records wait in memory: past that the oldest waiting are dropped down to KEPT_RECORDS, with
+ * a warning saying how many (a compaction would have dropped them: the newest KEPT_RECORDS are always kept).
+ */
 export class ModerationLog {
-  readonly #dataDir: string;
+  readonly #file: string;
   readonly #logger: ModerationLogger;
+  /** Lines in the file as this process wrote it (a command's appends are found by the next compaction's read). */
   #lines: number;
-  #writes: Promise<void> = Promise.resolve();
+  readonly #writes: BatchedWrites<ModerationRecord>;
 
   private constructor(dataDir: string, logger: ModerationLogger, lines: number) {
-    this.#dataDir = dataDir;
+    this.#file = moderationFile(dataDir);
     this.#logger = logger;
     this.#lines = lines;
+    this.#writes = new BatchedWrites({
+      write: (batch) => this.#write(batch),
+      maxPending: 2 * KEPT_RECORDS,
+      keepNewest: KEPT_RECORDS,
+      onDropped: (count) => {
+        this.#logger.warn(
+          { file: this.#file, dropped: count },
+          `a burst of chat filter steps outran the disk: the oldest ${count} waiting step(s) were not written to ${this.#file} (moderation list keeps the last ${KEPT_RECORDS}, and those are kept)`,
+        );
+      },
+      onError: (error, batch) => {
+        this.#logger.error({ err: error }, `could not write to ${this.#file} (${describeError(error)}); ${batch.length} step(s) are missing from moderation list`);
+      },
+    });
   }
 
   static async open(dataDir: string, logger: ModerationLogger): Promise<ModerationLog> {
@@ -123,24 +146,26 @@ export class ModerationLog {
 
   /** Queues the record's append (and a compaction when due); never throws, never waits. */
   append(record: ModerationRecord): void {
-    this.#lines++;
-    this.#writes = this.#writes
-      .then(async () => {
-        await appendModerationRecord(this.#dataDir, record);
-        if (this.#lines >= 2 * KEPT_RECORDS) {
-          const { records } = await readJsonLines(moderationFile(this.#dataDir), parseModerationRecord);
-          const kept = records.slice(-KEPT_RECORDS);
-          await rewriteJsonLines(moderationFile(this.#dataDir), kept);
-          this.#lines = kept.length;
-        }
-      })
-      .catch((error: unknown) => {
-        this.#logger.error({ err: error }, `could not write to ${moderationFile(this.#dataDir)} (${describeError(error)}); this step is missing from moderation list`);
-      });
+    this.#writes.push(record);
   }
 
   /** Resolves when every append started so far has finished. */
   settled(): Promise<void> {
-    return this.#writes;
+    return this.#writes.settled();
+  }
+
+  /** One batch: appended while the file stays under 2 × KEPT_RECORDS lines, else compacted together with it. */
+  async #write(batch: readonly ModerationRecord[]): Promise<void> {
+    if (this.#lines + batch.length < 2 * KEPT_RECORDS) {
+      // Counted before the write: one that fails part way may still have added lines, and the count must never be
+      // below the file's, or the file could outgrow the bound.
+      this.#lines += batch.length;
+      await appendJsonLines(this.#file, batch);
+      return;
+    }
+    const { records } = await readJsonLines(this.#file, parseModerationRecord);
+    const kept = [...records.slice(-KEPT_RECORDS), ...batch].slice(-KEPT_RECORDS);
+    await rewriteJsonLines(this.#file, kept);
+    this.#lines = kept.length;
   }
 }

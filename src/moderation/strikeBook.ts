@@ -3,14 +3,16 @@
 // player's record, and read back at start. A strike older than strikeMemoryMs is forgotten (the clock is injected),
 // the book holds at most maxPlayers players (the least recently struck go first) and maxStrikes strikes a player
 // (past the ladder's end every strike takes the last step anyway), and the file is compacted to the live strikes.
-// Counting is synchronous (the verdict never waits for a disk); the write goes on in the background, in order.
+// Counting is synchronous (the verdict never waits for a disk); the write goes on in the background, in order, the
+// strikes of a burst in one write (a write per strike fell minutes behind a flood and held memory all along).
 // A corrupt line is skipped with a warning, never a crash; a write that fails is logged, and the count stands.
 // It knows nothing of words, ladders or the service, and never stores chat text.
 
 import path from 'node:path';
 import { describeError } from '../reviews/durableFiles.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { appendJsonLine, isRecordObject, readJsonLines, rewriteJsonLines } from './jsonLinesFile.js';
+import { BatchedWrites } from './batchedWrites.js';
+import { appendJsonLines, isRecordObject, readJsonLines, rewriteJsonLines } from './jsonLinesFile.js';
 
 /** The structural logger the book warns through (pino satisfies it). */
 export interface ModerationLogger {
@@ -64,8 +66,8 @@ export class StrikeBook {
   /** player key → the strikes' times and rules, oldest first; Map order: least recently struck first. */
   readonly #strikes = new Map<string, StrikeLine[]>();
   #appendedSinceCompaction = 0;
-  /** Writes in order: appends and compactions never interleave. */
-  #writes: Promise<void> = Promise.resolve();
+  /** Appends in order, a batch at a time; a compaction runs inside one, so the two never interleave. */
+  readonly #appends: BatchedWrites<StrikeLine>;
 
   private constructor(options: StrikeBookOptions) {
     this.#file = path.join(options.dataDir, STRIKES_FILE);
@@ -75,6 +77,12 @@ export class StrikeBook {
     this.#maxPlayers = options.maxPlayers ?? 50_000;
     this.#maxStrikes = options.maxStrikes ?? 100;
     this.#compactAfter = options.compactAfter ?? 1_000;
+    this.#appends = new BatchedWrites({
+      write: (batch) => this.#append(batch),
+      onError: (error) => {
+        this.#writeFailed(error);
+      },
+    });
   }
 
   /** Reads the book (skipping corrupt lines with one warning), drops what expired, and compacts when that was much. */
@@ -86,8 +94,13 @@ export class StrikeBook {
     for (const record of records.sort((a, b) => a.at - b.at)) {
       if (record.at > oldestKept) book.#remember(record);
     }
-    if (skipped > 0 || records.length > book.live + 100) book.#queue(() => book.#compact());
-    await book.settled();
+    if (skipped > 0 || records.length > book.live + 100) {
+      try {
+        await book.#compact();
+      } catch (error) {
+        book.#writeFailed(error);
+      }
+    }
     return book;
   }
 
@@ -121,17 +134,27 @@ export class StrikeBook {
     const line: StrikeLine = { p: player, at: this.#clock.now(), r: rule };
     this.#sweep(player);
     const count = this.#remember(line);
-    this.#queue(async () => {
-      await appendJsonLine(this.#file, line);
-      this.#appendedSinceCompaction++;
-      if (this.#appendedSinceCompaction >= Math.max(this.#compactAfter, this.live)) await this.#compact();
-    });
+    this.#appends.push(line);
     return count;
   }
 
   /** Resolves when every write started so far has finished (failures are logged, never thrown). */
   settled(): Promise<void> {
-    return this.#writes;
+    return this.#appends.settled();
+  }
+
+  /**
+   * One batch: appended, or when that would take the appends since the last compaction past compactAfter (and past
+   * the live strikes), a compaction instead, which holds the batch (its strikes are in memory). The compaction reads
+   * memory before its first await, when nothing else waits: a strike made during it is written once, after it.
+   */
+  async #append(batch: readonly StrikeLine[]): Promise<void> {
+    if (this.#appendedSinceCompaction + batch.length >= Math.max(this.#compactAfter, this.live)) {
+      await this.#compact();
+      return;
+    }
+    this.#appendedSinceCompaction += batch.length;
+    await appendJsonLines(this.#file, batch);
   }
 
   #remember(line: StrikeLine): number {
@@ -176,9 +199,7 @@ export class StrikeBook {
     this.#appendedSinceCompaction = 0;
   }
 
-  #queue(write: () => Promise<void>): void {
-    this.#writes = this.#writes.then(write).catch((error: unknown) => {
-      this.#logger.error({ file: this.#file, err: error }, `could not write the chat filter's strikes to ${this.#file} (${describeError(error)}); they are counted in memory until the sidecar restarts`);
-    });
+  #writeFailed(error: unknown): void {
+    this.#logger.error({ file: this.#file, err: error }, `could not write the chat filter's strikes to ${this.#file} (${describeError(error)}); they are counted in memory until the sidecar restarts`);
   }
 }

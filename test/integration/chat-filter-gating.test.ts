@@ -10,7 +10,7 @@ import type { PeriodCode } from '../../src/gsa/system/periods.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { ChatFilter, type MuteOutcome, type PlayerMuting } from '../../src/moderation/chatFilter.js';
 import { ModerationLog, readModerationRecords } from '../../src/moderation/moderationLog.js';
-import { StrikeBook } from '../../src/moderation/strikeBook.js';
+import { StrikeBook, type ModerationLogger } from '../../src/moderation/strikeBook.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';
@@ -21,6 +21,8 @@ const SERVER = 'ovddykvbs';
 const OTHER = 'otherserver';
 const TOKEN = 'filter-token';
 const PLAYER = { steam_id: '76561198000000077', name: 'Rex' };
+/** A player who has sent nothing yet: the mute cache has not met them. */
+const NEWCOMER = { steam_id: '76561198000000078', name: 'Nia' };
 
 let emulator: GsaEmulator;
 const sidecars: Sidecar[] = [];
@@ -46,7 +48,7 @@ class AcceptingMuting implements PlayerMuting {
   }
 }
 
-async function start(muting: PlayerMuting, dryRun = false) {
+async function start(muting: PlayerMuting, dryRun = false, logger: ModerationLogger = silentLogger()) {
   const dataDir = await tempDir('filter-gating');
   const config = parseConfig(
     {
@@ -63,7 +65,6 @@ async function start(muting: PlayerMuting, dryRun = false) {
   const sidecar = await startSidecar(config, { logger: silentLogger() });
   sidecars.push(sidecar);
   const metrics = new SidecarMetrics({ events: sidecar.events, sources: { adapters: () => [], outboxPending: () => 0 }, processDefaults: false });
-  const logger = silentLogger();
   const filter = new ChatFilter({
     words: ['scam'],
     ladder: [{ action: 'warn', message: 'No scams here.' }, { action: 'mute', period: '15m' }],
@@ -93,8 +94,8 @@ async function start(muting: PlayerMuting, dryRun = false) {
   return { sidecar, filter, metrics, dataDir, first, second };
 }
 
-async function verdict(mod: ModSocket, id: string, text: string, channel = 'global'): Promise<Record<string, unknown>> {
-  mod.send({ type: 'chat', id, player: PLAYER, channel, text });
+async function verdict(mod: ModSocket, id: string, text: string, channel = 'global', player = PLAYER): Promise<Record<string, unknown>> {
+  mod.send({ type: 'chat', id, player, channel, text });
   return mod.waitFor((frame) => frame.type === 'chat.verdict' && frame.id === id);
 }
 
@@ -139,4 +140,52 @@ describe('the chat filter over the mod WebSocket', () => {
     expect(muting.calls).toEqual([]);
     expect(await verdict(first, 'd3', 'hello')).toMatchObject({ allow: true, reason: 'ok' });
   });
+
+  it.each([
+    { mode: 'in dry run', dryRun: true, allowed: { allow: true, reason: 'ok' }, result: 'dry_run' },
+    { mode: 'enforcing', dryRun: false, allowed: { allow: false, reason: 'filtered' }, result: 'ok' },
+  ])('$mode counts each line once, whatever the cache knew: the first line is strike 1 (warn), the second strike 2 (mute)', async ({ dryRun, allowed, result }) => {
+    const muting = new AcceptingMuting();
+    const filterLog = new RecordingLogger();
+    const { filter, dataDir, first } = await start(muting, dryRun, filterLog);
+    // The mod's clean line puts PLAYER in the mute cache; NEWCOMER's lines are cache misses (chatNow, then chat()),
+    // the second one too when enforcing (a filtered line asks GSA nothing).
+    expect(await verdict(first, 'k0', 'hello')).toMatchObject({ allow: true, reason: 'ok' });
+
+    for (const [label, player] of [['newcomer', NEWCOMER], ['known', PLAYER]] as const) {
+      expect(await verdict(first, `${label}-1`, 'scam', 'global', player)).toMatchObject(allowed);
+      await filter.settled();
+      expect(await stepsOf(dataDir, player.steam_id)).toEqual([`block:1:${result}`, `warn:1:${result}`]);
+      expect(await verdict(first, `${label}-2`, 'scam', 'global', player)).toMatchObject(allowed);
+      await filter.settled();
+      expect(await stepsOf(dataDir, player.steam_id)).toEqual([`block:1:${result}`, `warn:1:${result}`, `block:2:${result}`, `mute:2:${result}`]);
+    }
+    // What the host reads: one line per line sent, saying the strike and the step taken (or that would have been).
+    expect(filterLog.filterLines()).toEqual([
+      { player: NEWCOMER.steam_id, strike: 1, step: 'warn', dryRun },
+      { player: NEWCOMER.steam_id, strike: 2, step: 'mute', dryRun },
+      { player: PLAYER.steam_id, strike: 1, step: 'warn', dryRun },
+      { player: PLAYER.steam_id, strike: 2, step: 'mute', dryRun },
+    ]);
+    expect(muting.calls.map((call) => call.player.steamId)).toEqual(dryRun ? [] : [NEWCOMER.steam_id, PLAYER.steam_id]);
+  });
 });
+
+/** The moderation records of one player (by Steam id), oldest first, as `action:strike:result`. */
+async function stepsOf(dataDir: string, steamId: string): Promise<string[]> {
+  const { records } = await readModerationRecords(dataDir);
+  return records.filter((record) => record.player === steamId).map((record) => `${record.action}:${String(record.strike)}:${record.result}`);
+}
+
+/** The filter's logger, keeping what its lines about filtered lines said. */
+class RecordingLogger implements ModerationLogger {
+  readonly #infos: { object: Record<string, unknown>; message: string }[] = [];
+  info(object: object, message: string): void {
+    this.#infos.push({ object: { ...object }, message });
+  }
+  warn(): void {}
+  error(): void {}
+  filterLines(): { player: unknown; strike: unknown; step: unknown; dryRun: unknown }[] {
+    return this.#infos.filter((entry) => entry.message.startsWith('chat filter')).map(({ object }) => ({ player: object.player, strike: object.strike, step: object.step, dryRun: object.dryRun }));
+  }
+}
