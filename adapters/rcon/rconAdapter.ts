@@ -86,6 +86,10 @@ function sampleOf(line: Extract<RconChatLine, { kind: 'player' }>): string {
   return `${line.name}: ${line.text}`;
 }
 
+/** Lines of the log waiting for their verdicts before the log tail stops reading; it reads on below the second. */
+const MAX_LINES_WAITING = 1_000;
+const LINES_WAITING_RESUME = 250;
+
 export class RconAdapter implements Adapter {
   readonly type = 'rcon';
   readonly id: string;
@@ -109,6 +113,10 @@ export class RconAdapter implements Adapter {
   #chatPollRunning = false;
   /** Lines of a log or stream are judged in the order they were written, one after another. */
   #lineChain: Promise<void> = Promise.resolve();
+  /** Lines on #lineChain not judged yet; the log tail reads on only while fewer than MAX_LINES_WAITING wait. */
+  #linesWaiting = 0;
+  /** The log tail's wait for room (see #roomForLines). */
+  #roomWaiters: (() => void)[] = [];
   readonly #unattributed: UnattributedChat;
 
   constructor(config: RconAdapterOptions) {
@@ -190,6 +198,7 @@ export class RconAdapter implements Adapter {
         onLine: (line) => {
           this.#onOrderedLine(line, logReading);
         },
+        room: () => this.#roomForLines(),
       });
     }
     if (this.#answers.canTell) this.tellPlayer = (player, text) => this.#answers.tell(player, text);
@@ -230,6 +239,7 @@ export class RconAdapter implements Adapter {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#stopped = true;
+      this.#wakeLogReader();
       this.#roster.close();
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
@@ -328,11 +338,32 @@ export class RconAdapter implements Adapter {
 
   /** A line of the log or of the console stream: read with the names listed when its turn comes, in order. */
   #onOrderedLine(text: string, reading: LineReading): void {
+    this.#linesWaiting += 1;
     this.#lineChain = this.#lineChain
       .then(() => this.#handleChatLine(reading.read(text, this.#roster.knownNames()), text))
       .catch((error: unknown) => {
         this.#logger.error({ err: error }, 'a chat line could not be handled');
+      })
+      .finally(() => {
+        this.#linesWaiting -= 1;
+        if (this.#linesWaiting <= LINES_WAITING_RESUME) this.#wakeLogReader();
       });
+  }
+
+  /**
+   * The log tail asks before each read: with MAX_LINES_WAITING lines waiting for their verdicts, it waits until most
+   * are judged. A burst in the game's log (a flood, a restart's catch-up) then waits in the file, not in memory, and
+   * what the burst leaves behind dies young rather than filling the heap for V8 to give back later.
+   */
+  #roomForLines(): Promise<void> | undefined {
+    if (this.#linesWaiting < MAX_LINES_WAITING || this.#stopped) return undefined;
+    return new Promise((resolve) => {
+      this.#roomWaiters.push(resolve);
+    });
+  }
+
+  #wakeLogReader(): void {
+    for (const wake of this.#roomWaiters.splice(0)) wake();
   }
 
   /** `raw`: the line as the game wrote it, when it came as a line of its own (a log, the console stream). */

@@ -302,4 +302,35 @@ describe('LogTail', () => {
     await writeFile(path, 'four\n');
     await expectLines(lines, ['one', 'two', 'three', 'four']);
   });
+  it('reads nothing while the line reader has no room, then goes on in order from where it stopped', async () => {
+    const dir = await tempDir('logtail');
+    const path = join(dir, 'ConanSandbox.log');
+    await writeFile(path, '');
+    let held: Promise<void> | undefined;
+    let release = (): void => undefined;
+    let asksWhileHeld = 0;
+    const { lines } = await reader(path, {
+      room: () => {
+        if (held !== undefined) asksWhileHeld += 1;
+        return held;
+      },
+    });
+    await appendFile(path, 'one\n');
+    await expectLines(lines, ['one']);
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
+    await appendFile(path, 'two\nthree\n');
+    // The tail asked, was told to wait, and stays there: polls and watch events queue behind it, nothing is read.
+    await until(
+      () => asksWhileHeld > 0,
+      () => 'the tail asking for room',
+    );
+    await pollTurns();
+    expect(lines).toEqual(['one']);
+    expect(asksWhileHeld).toBe(1);
+    held = undefined;
+    release();
+    await expectLines(lines, ['one', 'two', 'three']);
+  });
 });

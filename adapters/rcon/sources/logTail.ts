@@ -54,6 +54,11 @@ export interface LogTailOptions {
    * error is logged (rate-limited) and reading goes on.
    */
   readonly onLine: (line: string) => void;
+  /**
+   * Asked before each read: a promise makes the tail wait for it (the reader of the lines is behind; the rest stays
+   * in the file), undefined reads on at once. @default always undefined
+   */
+  readonly room?: (() => Promise<void> | undefined) | undefined;
   readonly logger: LogTailLogger;
   /**
    * Polling fallback period: a missed fs.watch event costs at most this. Each tick is one stat (a glob: one readdir,
@@ -130,6 +135,7 @@ export class LogTail {
   readonly #name: string;
   readonly #pattern: RegExp | undefined;
   readonly #onLine: (line: string) => void;
+  readonly #room: (() => Promise<void> | undefined) | undefined;
   readonly #logger: LogTailLogger;
   readonly #pollIntervalMs: number;
   readonly #watch: boolean;
@@ -165,6 +171,7 @@ export class LogTail {
     this.#name = basename(options.path);
     this.#pattern = this.#name.includes('*') ? globRegex(this.#name) : undefined;
     this.#onLine = options.onLine;
+    this.#room = options.room;
     this.#logger = options.logger;
     this.#pollIntervalMs = Math.max(10, options.pollIntervalMs ?? DEFAULT_LOG_TAIL_POLL_INTERVAL_MS);
     this.#watch = options.watch ?? true;
@@ -445,6 +452,11 @@ export class LogTail {
     if (file === undefined) return;
     let taken = 0;
     while (!this.#isClosed() && this.#current === file) {
+      const behind = this.#room?.();
+      if (behind !== undefined) {
+        await behind;
+        if (this.#isClosed() || this.#current !== file) return;
+      }
       let bytesRead: number;
       try {
         ({ bytesRead } = await file.handle.read(this.#buffer, 0, READ_BUFFER_BYTES, file.position));
