@@ -193,7 +193,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       muting: systemPlayerMuting(() => service.system),
       // GSA took the mute: every server this sidecar gates blocks the player's next line at once.
       applyMute: (player) => {
-        for (const bridge of bridges.values()) bridge.rememberMute(player);
+        for (const bridge of bridges.values()) bridge.rememberMuteStatus(player, true);
       },
     });
     return filter;

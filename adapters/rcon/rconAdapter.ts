@@ -339,15 +339,16 @@ export class RconAdapter implements Adapter {
   /** A line of the log or of the console stream: read with the names listed when its turn comes, in order. */
   #onOrderedLine(text: string, reading: LineReading): void {
     this.#linesWaiting += 1;
-    this.#lineChain = this.#lineChain
-      .then(() => this.#handleChatLine(reading.read(text, this.#roster.knownNames()), text))
-      .catch((error: unknown) => {
+    this.#lineChain = this.#lineChain.then(async () => {
+      try {
+        await this.#handleChatLine(reading.read(text, this.#roster.knownNames()), text);
+      } catch (error) {
         this.#logger.error({ err: error }, 'a chat line could not be handled');
-      })
-      .finally(() => {
+      } finally {
         this.#linesWaiting -= 1;
         if (this.#linesWaiting <= LINES_WAITING_RESUME) this.#wakeLogReader();
-      });
+      }
+    });
   }
 
   /**

@@ -6,7 +6,7 @@
 // (options.ts).
 // Gated lines pass the chat filter first when one is set (moderation.filter, one for the process: useFilter), so a
 // filtered line is blocked whatever the player's mute status; a mute the filter made is applied here at once
-// (rememberMute, which the app layer calls on every bridge). A line is checked by the filter once, whether chatNow
+// (rememberMuteStatus, which the app layer calls on every bridge). A line is checked by the filter once, whether chatNow
 // or chat() decides it: a strike is never counted twice.
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
@@ -94,7 +94,6 @@ const NOT_GATED_ANSWER: Promise<ChatVerdict> = Promise.resolve(NOT_GATED);
 function describePlayer(player: PlayerIdentity): string {
   return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
-
 
 export class ServerBridge implements BridgeSink {
   readonly serverName: string;
@@ -239,18 +238,13 @@ export class ServerBridge implements BridgeSink {
   }
 
   /**
-   * A mute the sidecar made itself (the chat filter's, once GSA accepted it) or the host made (`gsa-bridge mute`):
-   * this bridge blocks the player's next line at once, without asking GSA, until the muted TTL runs out and GSA is
-   * asked again. The app layer calls it on every bridge of the process. `alert`: what a blocked line shows; null for
-   * mute.defaultAlert.
+   * A mute the sidecar made itself (the chat filter's, once GSA accepted it), or a mute or unmute the host made
+   * (`gsa-bridge mute`/`unmute`): this bridge decides the player's next line by it at once, without asking GSA, until
+   * the entry's TTL runs out and GSA is asked again. The app layer calls it on every bridge of the process. A blocked
+   * line shows mute.defaultAlert.
    */
-  rememberMute(player: PlayerIdentity, alert: string | null = null): void {
-    this.#cache.remember(player, { muted: true, alert });
-  }
-
-  /** An unmute the host just made (`gsa-bridge unmute`): the player's next line is allowed at once, as rememberMute. */
-  rememberUnmute(player: PlayerIdentity): void {
-    this.#cache.remember(player, { muted: false, alert: null });
+  rememberMuteStatus(player: PlayerIdentity, muted: boolean): void {
+    this.#cache.remember(player, { muted, alert: null });
   }
 
   chat(player: PlayerIdentity, channel: string, text: string): Promise<ChatVerdict> {
@@ -493,7 +487,7 @@ export class ServerBridge implements BridgeSink {
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {
     // Names what GSA was asked by: the id that said muted, or (an unmute) the ids the rule asks by now; nothing for a
-    // mute the sidecar made itself (rememberMute), which asked nobody.
+    // mute the sidecar made itself (rememberMuteStatus), which asked nobody.
     const asked = entry.mutedBy !== undefined ? [entry.mutedBy] : entry.muted ? [] : this.#askedIds(player);
     const how = asked.length === 0 ? 'a mute this sidecar made, GSA not asked' : `GSA asked by ${describeAsked(asked)}`;
     this.#logger.info({ player: describePlayer(player), asked: askedFields(asked), muted: entry.muted }, `mute status changed (${how})`);

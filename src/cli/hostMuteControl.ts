@@ -20,8 +20,7 @@ export const PLAYER_MUTE_OP = 'player-mute';
 
 /** What the op changes in each bridge of the running sidecar (ServerBridge's). */
 export interface MuteMemory {
-  rememberMute(player: PlayerIdentity): void;
-  rememberUnmute(player: PlayerIdentity): void;
+  rememberMuteStatus(player: PlayerIdentity, muted: boolean): void;
 }
 
 /** The ids a request names, each checked as its kind; undefined when one is malformed or none is given. */
@@ -53,8 +52,7 @@ export function playerMuteControlHandler(bridges: () => Iterable<MuteMemory>): C
     }
     let servers = 0;
     for (const bridge of bridges()) {
-      if (request.muted) bridge.rememberMute(player);
-      else bridge.rememberUnmute(player);
+      bridge.rememberMuteStatus(player, request.muted);
       servers += 1;
     }
     return Promise.resolve({ ok: true, servers });

@@ -61,7 +61,7 @@ export interface ChatFilterOptions extends ChatFilterSettings {
   /** Absent: a mute step is recorded `not_supported` (config refuses a mute step without api.system). */
   readonly muting?: PlayerMuting | undefined;
   /**
-   * A mute GSA accepted: applies it at once wherever the sidecar gates (the app layer calls rememberMute on every
+   * A mute GSA accepted: applies it at once wherever the sidecar gates (the app layer calls rememberMuteStatus on every
    * ServerBridge of the process). Must not throw.
    */
   readonly applyMute?: ((player: PlayerIdentity) => void) | undefined;

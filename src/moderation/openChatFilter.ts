@@ -26,7 +26,7 @@ export interface OpenChatFilterOptions {
   readonly logger: ModerationLogger;
   /** The System API's mute (find the player's uuid, then mute); absent without api.system. */
   readonly muting?: PlayerMuting | undefined;
-  /** Calls rememberMute on every ServerBridge of the process. */
+  /** Calls rememberMuteStatus on every ServerBridge of the process. */
   readonly applyMute?: ((player: PlayerIdentity) => void) | undefined;
   readonly events?: BridgeEvents | undefined;
   /** Wall-clock time for strikes and records. @default the system clock */

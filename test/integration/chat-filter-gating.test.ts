@@ -75,7 +75,7 @@ async function start(muting: PlayerMuting, dryRun = false, logger: ModerationLog
     muting,
     // What the app layer does: the mute GSA accepted, applied on every bridge of the process.
     applyMute: (player) => {
-      for (const bridge of sidecar.bridges.values()) bridge.rememberMute(player);
+      for (const bridge of sidecar.bridges.values()) bridge.rememberMuteStatus(player, true);
     },
     events: sidecar.events,
   });

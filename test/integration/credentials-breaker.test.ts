@@ -53,6 +53,16 @@ function configOf(dataDir: string, secret: string): BridgeConfig {
   );
 }
 
+/** A sidecar on `secret` with a mod connected and welcomed; both closed after the test. */
+async function startWithMod(dataDir: string, secret: string, logger = createLogger({ level: 'silent' })): Promise<{ sidecar: Sidecar; mod: ModSocket }> {
+  const sidecar = await startSidecar(configOf(dataDir, secret), { logger });
+  sidecars.push(sidecar);
+  const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
+  sockets.push(mod);
+  await mod.waitFor((frame) => frame.type === 'welcome');
+  return { sidecar, mod };
+}
+
 /** Polls with setImmediate, which these fake timers leave alone, so real socket I/O can finish. */
 async function untilRealIo(condition: () => boolean, what: string): Promise<void> {
   const deadline = performance.now() + patientMs(10_000);
@@ -72,11 +82,7 @@ describe('a refused key', () => {
     const dataDir = await tempDir('breaker');
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', destination: { write: (line: string) => lines.push(line) } });
-    const sidecar = await startSidecar(configOf(dataDir, WRONG_SECRET), { logger });
-    sidecars.push(sidecar);
-    const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
-    sockets.push(mod);
-    await mod.waitFor((frame) => frame.type === 'welcome');
+    const { sidecar, mod } = await startWithMod(dataDir, WRONG_SECRET, logger);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
 
     // The first new player's lookup is the 401 that opens the breaker.
@@ -141,11 +147,7 @@ describe('a refused key', () => {
 describe('the probe', () => {
   it('closes the pause on the first answer once GSA takes the credentials again, without a reload: the review goes, chat is checked', async () => {
     const dataDir = await tempDir('breaker-probe');
-    const sidecar = await startSidecar(configOf(dataDir, emulator.clientSecret), { logger: createLogger({ level: 'silent' }) });
-    sidecars.push(sidecar);
-    const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
-    sockets.push(mod);
-    await mod.waitFor((frame) => frame.type === 'welcome');
+    const { sidecar, mod } = await startWithMod(dataDir, emulator.clientSecret);
     // GSA refuses the keys (as while a host fixes the key's binding in the dashboard) until the fault is cleared.
     emulator.injectFault({ kind: 'status', status: 401, endpoint: 'mute' });
     emulator.injectFault({ kind: 'status', status: 401, endpoint: 'review' });
@@ -179,11 +181,7 @@ describe('the probe', () => {
 describe('a probe GSA does not answer about the key', () => {
   it('opens on a 401, meets a 503 at the first probe, probes again a minute later and resumes by itself when GSA answers: no reload', async () => {
     const dataDir = await tempDir('breaker-503');
-    const sidecar = await startSidecar(configOf(dataDir, emulator.clientSecret), { logger: createLogger({ level: 'silent' }) });
-    sidecars.push(sidecar);
-    const mod = await connectMod(`ws://127.0.0.1:${String(modListenerPort(sidecar))}/`, TOKEN);
-    sockets.push(mod);
-    await mod.waitFor((frame) => frame.type === 'welcome');
+    const { sidecar, mod } = await startWithMod(dataDir, emulator.clientSecret);
     // The next mute lookup is refused (a key not bound yet), the one after meets maintenance; then GSA answers.
     emulator.injectFault({ kind: 'status', status: 401, endpoint: 'mute' });
     emulator.injectFault({ kind: 'status', status: 503, endpoint: 'mute' });

@@ -66,6 +66,17 @@ async function expectLines(lines: readonly string[], expected: readonly string[]
   expect(lines).toEqual(expected);
 }
 
+/** A reader following ConanSandbox.log in a new temp dir, once it has read the line `a` written after its start. */
+async function followingConanLog(): Promise<Reader & { readonly dir: string; readonly path: string }> {
+  const dir = await tempDir('logtail');
+  const path = join(dir, 'ConanSandbox.log');
+  await writeFile(path, 'before\n');
+  const following = await reader(path);
+  await appendFile(path, 'a\n');
+  await expectLines(following.lines, ['a']);
+  return { ...following, dir, path };
+}
+
 /** Lets the reader notice a first piece before the second is written, so a split really is read as two. */
 async function pollTurns(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 150));
@@ -94,12 +105,7 @@ describe('LogTail', () => {
   });
 
   it('follows a rename: finishes the old file from its fd, then reads the new one from its start', async () => {
-    const dir = await tempDir('logtail');
-    const path = join(dir, 'ConanSandbox.log');
-    await writeFile(path, 'before\n');
-    const { tail, lines } = await reader(path);
-    await appendFile(path, 'a\n');
-    await expectLines(lines, ['a']);
+    const { dir, path, tail, lines } = await followingConanLog();
     await appendFile(path, 'b\n');
     const backup = join(dir, 'ConanSandbox-backup-2026.11.27-19.00.00.log');
     await rename(path, backup);
@@ -111,12 +117,7 @@ describe('LogTail', () => {
   });
 
   it('keeps reading a renamed-away file while no successor exists, then moves on once one appears', async () => {
-    const dir = await tempDir('logtail');
-    const path = join(dir, 'ConanSandbox.log');
-    await writeFile(path, 'before\n');
-    const { tail, lines } = await reader(path);
-    await appendFile(path, 'a\n');
-    await expectLines(lines, ['a']);
+    const { dir, path, tail, lines } = await followingConanLog();
     const backup = join(dir, 'ConanSandbox-backup-2026.11.27-19.00.00.log');
     await rename(path, backup);
     // The reader has looked since the rename and found no file at the path (a causal signal, not a sleep).

@@ -11,11 +11,8 @@ const EOS = '0123456789abcdef0123456789abcdef';
 
 class RecordingBridge implements MuteMemory {
   readonly changes: { muted: boolean; player: PlayerIdentity }[] = [];
-  rememberMute(player: PlayerIdentity): void {
-    this.changes.push({ muted: true, player });
-  }
-  rememberUnmute(player: PlayerIdentity): void {
-    this.changes.push({ muted: false, player });
+  rememberMuteStatus(player: PlayerIdentity, muted: boolean): void {
+    this.changes.push({ muted, player });
   }
 }
 
