@@ -2,7 +2,7 @@
 // stretched letters and spacing tricks, and the words that merely contain a listed one (scamper, class), or that have
 // a double letter the listed word has not (good, noob), left alone; and the bound on a line's work.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { slowFoldCount } from '../../src/moderation/letterFolding.js';
 import { WORK_LIMIT, WordFilter } from '../../src/moderation/wordFilter.js';
 
@@ -219,6 +219,28 @@ describe('WordFilter', () => {
       expect(filter.lastWork).toBeLessThanOrEqual(WORK_LIMIT);
       expect(filter.lastWork).toBeGreaterThan(WORK_LIMIT / 2);
       expect(over).toEqual([line.length]);
+    });
+
+    it('takes a smaller bound when given one, and tells only its own filter', () => {
+      const over: number[] = [];
+      const bounded = new WordFilter(['lil'], { workLimit: 40, onOverBudget: (length) => over.push(length) });
+      const line = `${'!|'.repeat(20)} lil`;
+      expect(bounded.matchIndex(line)).toBe(-1);
+      expect(bounded.lastWork).toBeLessThanOrEqual(40);
+      expect(over).toEqual([line.length]);
+      // The same line within the default bound finds the word.
+      expect(new WordFilter(['lil']).matchIndex(line)).toBe(0);
+    });
+
+    it('the first filter built in a process warms the walk up without telling the host of the warm-up\'s lines', async () => {
+      vi.resetModules();
+      const fresh = await import('../../src/moderation/wordFilter.js');
+      const over: number[] = [];
+      const first = new fresh.WordFilter(['bad'], { onOverBudget: (length) => over.push(length) });
+      expect(over).toEqual([]);
+      expect(first.lastWork).toBe(0);
+      expect(first.matchIndex('so b a d')).toBe(0);
+      expect(first.matchIndex('hello there')).toBe(-1);
     });
 
     it('reads a stretch of any length', () => {
