@@ -37,6 +37,13 @@ function chatLine(index: number, text = 'free scam'): string {
   return `[2026.06.20-21.06.10:804][ 80]ChatWindow: Character ${ALICE.character} (uid 101, player ${ALICE.steamId}) said: ${text} number ${String(index)}\r\n`;
 }
 
+/** The sidecar's V8 heap (used / total) and the memory outside it that V8 knows of (Buffers), from its /metrics. */
+async function heapMb(metricsUrl: string): Promise<string> {
+  const text = await (await fetch(metricsUrl)).text();
+  const gauge = (name: string): string => (Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024 / 1024).toFixed(1);
+  return `heap ${gauge('nodejs_heap_size_used_bytes')} used of ${gauge('nodejs_heap_size_total_bytes')}, external ${gauge('nodejs_external_memory_bytes')} MB`;
+}
+
 /** A counter of the sidecar's /metrics, summed over its label sets (0 when absent). */
 async function counter(metricsUrl: string, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
     const decided = performance.now();
     const atEnd = await residentMb(pid);
     const atEndAnon = await residentMb(pid, 'RssAnon');
+    const atEndHeap = await heapMb(metricsUrl);
     const atEndRecords = await recordsIn(join(dataDir, 'moderation', 'actions.jsonl'));
     const afterwards: number[] = [];
     for (let waited = 0; waited < WATCH_MS; waited += AFTER_STEP_MS) {
@@ -133,6 +141,7 @@ async function main(): Promise<void> {
     }
     sampling.abort();
     await sampler;
+    const laterHeap = await heapMb(metricsUrl);
     const later = afterwards[AFTER_MS / AFTER_STEP_MS - 1] ?? atEnd;
     const settledRecords = await recordsIn(join(dataDir, 'moderation', 'actions.jsonl'));
     const strikes = await recordsIn(join(dataDir, 'moderation', 'strikes.jsonl'));
@@ -147,8 +156,8 @@ async function main(): Promise<void> {
       ['strikes.jsonl then', `${String(strikes.records)} lines, ${strikes.mb.toFixed(2)} MB`],
       ['RSS before the burst', `${before.toFixed(1)} MB`],
       ['RSS peak during the burst', `${peak.toFixed(1)} MB`],
-      ['RSS when the last line was decided', `${atEnd.toFixed(1)} MB (of which the process's own, RssAnon: ${atEndAnon.toFixed(1)} MB)`],
-      [`RSS every ${String(AFTER_STEP_MS / 1000)} s for ${String(WATCH_MS / 1000)} s`, `${afterwards.map((mb) => mb.toFixed(0)).join(', ')} MB`],
+      ['RSS when the last line was decided', `${atEnd.toFixed(1)} MB (of which the process's own, RssAnon: ${atEndAnon.toFixed(1)} MB; ${atEndHeap})`],
+      [`RSS every ${String(AFTER_STEP_MS / 1000)} s for ${String(WATCH_MS / 1000)} s`, `${afterwards.map((mb) => mb.toFixed(0)).join(', ')} MB (at the end: ${laterHeap})`],
       [`RSS ${String(AFTER_MS / 1000)} s later`, `${later.toFixed(1)} MB (${later - before >= 0 ? '+' : ''}${(later - before).toFixed(1)} MB; goal: within ${String(GOAL_RSS_DELTA_MB)} MB)`],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));

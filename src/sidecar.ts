@@ -239,6 +239,7 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       await service.close(() => outbox.close());
       // The filter's strikes and records are on disk (its mutes were refused by the closed client, and recorded).
       await filter?.settled();
+      filter?.flushLogSummaries();
     })());
 
   try {

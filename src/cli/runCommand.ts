@@ -40,6 +40,9 @@ import { exitOnSecondStopSignal, sidecarOperationsSources } from './runOperation
 import { checkCredentialsOnce } from './runCredentialsCheck.js';
 import { describeApiBudget } from './apiBudgetLine.js';
 import { scavengeOnMainThread } from './scavengeOnMainThread.js';
+import { HeapSettler } from '../ops/heapSettler.js';
+import { steadyClock } from '../time/steadyClock.js';
+import { systemClock } from '../time/clock.js';
 import { Notifier } from '../notify/notifier.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
@@ -298,12 +301,16 @@ export async function runCommand(args: readonly string[], context: CliContext): 
     }),
   );
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');
+  // A burst's memory comes back once it is over (src/ops/heapSettler.ts).
+  const heapSettler = new HeapSettler({ logger: logger.child({ component: 'memory' }), clock: steadyClock(systemClock) });
+  heapSettler.start();
 
   for (;;) {
     const signal = await signals.next();
     if (signal !== 'SIGHUP' && signal !== RELOAD_REQUEST) {
       // From here no reload is applied: `gsa-bridge reload` is refused (runOperations logs a SIGHUP as ignored).
       reloadRequests.stop();
+      heapSettler.stop();
       logger.info({ signal }, 'stopping: answering what is in flight and persisting the outbox');
       operations.setPhase('stopping');
       stopping.abort();

@@ -7,6 +7,9 @@
 // check() is synchronous and allocates nothing for a clean line; the steps run in the background and the verdict
 // never waits for them. Every step is recorded in the moderation log and published as a `moderation` event.
 // It never stores or logs the chat text (only the listed word's index), and never throws into the chat path.
+// Its log lines about one player are summed: the first of a kind in full, then one line every
+// FILTER_LOG_SUMMARY_MS while more come (a flood of 20,000 filtered lines is a few log lines, not 40,000); every
+// step is still recorded in the moderation log and counted in the metrics.
 
 import type { BridgeEvents } from '../bridge/events.js';
 import type { ChatVerdict, PlayerIdentity } from '../bridge/port.js';
@@ -15,6 +18,7 @@ import type { PeriodCode } from '../gsa/system/periods.js';
 import { resultOfCode, type ModerationAction, type ModerationLog, type ModerationResult } from './moderationLog.js';
 import type { ModerationLogger, StrikeBook } from './strikeBook.js';
 import { WORK_LIMIT, WordFilter } from './wordFilter.js';
+import { RepeatSummary, type RepeatSummaryReport } from '../log/repeatSummary.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
 /** What a mute asked of GSA came to. `code`: the service client's error code (cooldown, not_found, …). */
@@ -75,6 +79,18 @@ export const BLOCKED_ALERT = 'Your message was blocked by the chat filter.';
 /** The note sent with a mute when its step has none. */
 export const DEFAULT_MUTE_NOTE = 'gsa-bridge chat filter';
 
+/** How often the repeats of one player's filter log line are summed up in the log, after the first in full. */
+export const FILTER_LOG_SUMMARY_MS = 10_000;
+/** Players whose repeats are summed at once; a line about one more player is logged in full. */
+const FILTER_LOG_PLAYERS = 1_000;
+
+/** A filter log line: summed per player and kind when it repeats. */
+interface FilterLogLine {
+  readonly level: 'info' | 'warn';
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly message: string;
+}
+
 
 /**
  * The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id, else the Mojang id).
@@ -107,6 +123,8 @@ export class ChatFilter {
   #verdicts: ChatVerdict[] = [];
   /** Steps in flight, so tests and a shutdown can wait for them. */
   readonly #running = new Set<Promise<void>>();
+  /** Per player and kind of line: the repeats of a log line, summed (see FILTER_LOG_SUMMARY_MS). */
+  readonly #repeats: RepeatSummary<string, FilterLogLine>;
 
   constructor(options: ChatFilterOptions) {
     this.#strikes = options.strikes;
@@ -116,6 +134,14 @@ export class ChatFilter {
     this.#applyMute = options.applyMute;
     this.#events = options.events;
     this.#clock = options.clock ?? systemClock;
+    this.#repeats = new RepeatSummary({
+      intervalMs: FILTER_LOG_SUMMARY_MS,
+      maxKinds: FILTER_LOG_PLAYERS,
+      clock: this.#clock,
+      onSummary: (report) => {
+        this.#logSummary(report);
+      },
+    });
     this.reconfigure(options);
   }
 
@@ -174,6 +200,11 @@ export class ChatFilter {
     }
   }
 
+  /** Logs the repeats still counted (a shutdown): nothing counted goes untold. The filter may still be used. */
+  flushLogSummaries(): void {
+    this.#repeats.close();
+  }
+
   /** Resolves when every step started so far has finished (and its records are written). */
   async settled(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
@@ -190,7 +221,11 @@ export class ChatFilter {
     const verdict = this.#verdicts[stepIndex];
     if (step === undefined || verdict === undefined || verdict.allow) return undefined;
     const base = { server: site.serverName, id: id ?? '?', player, rule, strike };
-    this.#logger.info({ server: site.serverName, player: id, rule, strike, step: step.action, dryRun }, dryRun ? 'chat filter (dry run): a line would be blocked' : 'chat filter blocked a line');
+    this.#logRepeated(`block\u0000${site.serverName}\u0000${id ?? '?'}`, {
+      level: 'info',
+      fields: { server: site.serverName, player: id, rule, strike, step: step.action, dryRun },
+      message: dryRun ? 'chat filter (dry run): a line would be blocked' : 'chat filter blocked a line',
+    });
     this.#record(base, 'block', null, dryRun ? 'dry_run' : 'ok', null);
     this.#run(this.#takeStep(base, step, verdict.alert, site, adapterId, alertDelivered));
     return dryRun ? undefined : verdict;
@@ -249,10 +284,25 @@ export class ChatFilter {
       by: 'filter',
     });
     if (action !== 'block' && result !== 'ok' && result !== 'dry_run') {
-      this.#logger.warn({ server: base.server, player: base.id, action, result, answer }, `chat filter: the ${action} step was not done (${result})`);
+      this.#logRepeated(`${action}\u0000${result}\u0000${base.server}\u0000${base.id}`, {
+        level: 'warn',
+        fields: { server: base.server, player: base.id, action, result, answer },
+        message: `chat filter: the ${action} step was not done (${result})`,
+      });
     }
     // Who, never what they wrote: a notification names the player, and the line's text stays out of every record.
     if (this.#events?.listens('moderation') === true) this.#events.emit('moderation', { server: base.server, action, result, player: base.id, playerName: base.player.name });
+  }
+
+  /** The first of its kind for this player in full; a repeat only counted, for the summary. */
+  #logRepeated(kind: string, line: FilterLogLine): void {
+    if (this.#repeats.first(kind, line)) this.#logger[line.level](line.fields, line.message);
+  }
+
+  #logSummary({ latest, repeats, sinceMs }: RepeatSummaryReport<string, FilterLogLine>): void {
+    if (latest === undefined) return;
+    const seconds = Math.max(1, Math.round(sinceMs / 1000));
+    this.#logger[latest.level]({ ...latest.fields, repeats, sinceMs }, `${latest.message}: ${String(repeats)} more for this player in the last ${String(seconds)} s (the fields are the latest one's; gsa_bridge_moderation_actions_total counts every one)`);
   }
 
   #run(step: Promise<void>): void {

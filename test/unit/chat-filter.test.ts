@@ -3,11 +3,11 @@
 // PlayerMuting port and applies the mute only when GSA accepted; dry run blocks nothing and calls nothing; every step
 // is in the moderation log and published for the metrics. Real StrikeBook and ModerationLog on a temp directory;
 // the port and the site are test doubles of interfaces (no project module is mocked).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type ModerationEvent } from '../../src/bridge/events.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import type { PeriodCode } from '../../src/gsa/system/periods.js';
-import { BLOCKED_ALERT, ChatFilter, type FilterSite, type FilterStep, type MuteOutcome, type PlayerMuting } from '../../src/moderation/chatFilter.js';
+import { BLOCKED_ALERT, ChatFilter, FILTER_LOG_SUMMARY_MS, type FilterSite, type FilterStep, type MuteOutcome, type PlayerMuting } from '../../src/moderation/chatFilter.js';
 import { ModerationLog, readModerationRecords } from '../../src/moderation/moderationLog.js';
 import { StrikeBook, type ModerationLogger } from '../../src/moderation/strikeBook.js';
 import { ladderSteps, openChatFilter } from '../../src/moderation/openChatFilter.js';
@@ -221,5 +221,56 @@ describe('ChatFilter', () => {
     await second.settled();
     expect(muting.calls).toHaveLength(1);
     expect(() => ladderSteps([{ action: 'mute', period: '7d' }])).toThrow(/ladder\[0\]\.period "7d"/);
+  });
+
+  it('logs one player\'s repeated lines once in full, then sums them every 10 s; another player is news of its own', async () => {
+    vi.useFakeTimers({ now: 1_700_000_000_000 });
+    try {
+      const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
+      const recording: ModerationLogger = {
+        info: (fields, message) => lines.push({ level: 'info', fields: fields as Record<string, unknown>, message }),
+        warn: (fields, message) => lines.push({ level: 'warn', fields: fields as Record<string, unknown>, message }),
+        error: () => undefined,
+      };
+      const dataDir = await tempDir('chat-filter');
+      const filter = new ChatFilter({
+        words: ['bad'],
+        ladder: [{ action: 'warn' }],
+        dryRun: false,
+        strikes: await StrikeBook.open({ dataDir, memoryMs: 3_600_000, logger }),
+        log: await ModerationLog.open(dataDir, logger),
+        logger: recording,
+      });
+      const site = new RecordingSite(false);
+      for (let line = 0; line < 50; line++) filter.check(PLAYER, 'bad', site);
+      filter.check({ steamId: '76561198000000002', name: 'Other' }, 'bad', site);
+      await filter.settled();
+      const blocked = lines.filter((line) => line.message === 'chat filter blocked a line');
+      expect(blocked.map((line) => line.fields.player)).toEqual([PLAYER.steamId, '76561198000000002']);
+      expect(lines.filter((line) => line.message === 'chat filter: the warn step was not done (not_supported)').map((line) => line.fields.player)).toEqual([PLAYER.steamId, '76561198000000002']);
+      expect(lines).toHaveLength(4);
+
+      vi.advanceTimersByTime(FILTER_LOG_SUMMARY_MS);
+      const summaries = lines.slice(4);
+      expect(summaries.map((line) => [line.level, line.fields.player, line.fields.repeats, line.fields.strike ?? line.fields.result])).toEqual([
+        ['info', PLAYER.steamId, 49, 50],
+        ['warn', PLAYER.steamId, 49, 'not_supported'],
+      ]);
+      expect(summaries[0]?.message).toMatch(/^chat filter blocked a line: 49 more for this player in the last 10 s/);
+      // Every line is still recorded (the log keeps its most recent records).
+      expect((await readModerationRecords(dataDir)).records.filter((record) => record.player === PLAYER.steamId)).toHaveLength(100);
+
+      // Counted and not yet told at shutdown: told then.
+      filter.check(PLAYER, 'bad', site);
+      filter.check(PLAYER, 'bad', site);
+      await filter.settled();
+      filter.flushLogSummaries();
+      expect(lines.slice(6).map((line) => [line.fields.player, line.fields.repeats])).toEqual([
+        [PLAYER.steamId, 2],
+        [PLAYER.steamId, 2],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -65,4 +65,29 @@ describe('RepeatSummary', () => {
     expect(repeats.first('a')).toBe(true);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('hands the summary the latest context of its kind', () => {
+    const withContext = new RepeatSummary<'a', { strike: number }>({ intervalMs: 1_000, onSummary: (report) => seen.push(report) });
+    const seen: RepeatSummaryReport<'a', { strike: number }>[] = [];
+    expect(withContext.first('a', { strike: 1 })).toBe(true);
+    expect(withContext.first('a', { strike: 2 })).toBe(false);
+    expect(withContext.first('a', { strike: 3 })).toBe(false);
+    vi.advanceTimersByTime(1_000);
+    expect(seen).toEqual([{ kind: 'a', latest: { strike: 3 }, repeats: 2, sinceMs: 1_000 }]);
+    withContext.close();
+  });
+
+  it('follows at most maxKinds kinds at once: one more is news every time, with no timer, until a run ends', () => {
+    const open = new RepeatSummary<string>({ intervalMs: 1_000, maxKinds: 2, onSummary: (report) => reports.push(report as RepeatSummaryReport<Kind>) });
+    expect(open.first('p1')).toBe(true);
+    expect(open.first('p2')).toBe(true);
+    expect(vi.getTimerCount()).toBe(2);
+    expect([open.first('p3'), open.first('p3')]).toEqual([true, true]);
+    expect(open.pending('p3')).toBe(0);
+    expect(vi.getTimerCount()).toBe(2);
+    // Both quiet for an interval: their runs end, and a third kind is followed again.
+    vi.advanceTimersByTime(1_000);
+    expect([open.first('p3'), open.first('p3')]).toEqual([true, false]);
+    open.close();
+  });
 });
