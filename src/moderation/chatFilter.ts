@@ -7,7 +7,7 @@
 // check() is synchronous and allocates nothing for a clean line; the steps run in the background and the verdict
 // never waits for them. Every step is recorded in the moderation log and published as a `moderation` event.
 // It never stores or logs the chat text (only the listed word's index), and never throws into the chat path.
-// Its log lines about one player are summed: the first of a kind in full, then one line every
+// Its log lines about one player are summed: the first of a kind (and of each ladder step) in full, then one line every
 // FILTER_LOG_SUMMARY_MS while more come (a flood of 20,000 filtered lines is a few log lines, not 40,000); every
 // step is still recorded in the moderation log and counted in the metrics.
 
@@ -221,7 +221,8 @@ export class ChatFilter {
     const verdict = this.#verdicts[stepIndex];
     if (step === undefined || verdict === undefined || verdict.allow) return undefined;
     const base = { server: site.serverName, id: id ?? '?', player, rule, strike };
-    this.#logRepeated(`block\u0000${site.serverName}\u0000${id ?? '?'}`, {
+    // Each step of the ladder a player reaches is news; the last step repeating is what is summed.
+    this.#logRepeated(`block\u0000${String(stepIndex)}\u0000${site.serverName}\u0000${id ?? '?'}`, {
       level: 'info',
       fields: { server: site.serverName, player: id, rule, strike, step: step.action, dryRun },
       message: dryRun ? 'chat filter (dry run): a line would be blocked' : 'chat filter blocked a line',
