@@ -13,18 +13,10 @@ import { backoffDelayMs } from '../../src/time/backoff.js';
 import type { Clock } from '../../src/time/clock.js';
 import { withDeadline } from '../../src/time/deadline.js';
 import { RconClosedError, RconNotConnectedError, isRconError } from './errors.js';
-import type { RconCommandOptions, RconConnection, RconConnectionOptions } from './rconConnection.js';
-import { SourceRconClient, type RconLogger, type ReplyEndRule } from './sourceRconClient.js';
+import type { RconCommandOptions, RconConnection, RconConnectionOptions } from './connectionPort.js';
+import { SourceRconClient, type RconLogger } from './sourceRconClient.js';
+import type { PerCommandTransport } from './transport.js';
 import { WrongProtocolNotice } from './wrongProtocol.js';
-
-export interface PerCommandTransport {
-  readonly kind: 'source-per-command';
-  readonly replyEnd: ReplyEndRule;
-  /** At most this many commands (each a session) per window. */
-  readonly rateCap: { readonly commands: number; readonly perMs: number };
-  /** What is sent to learn whether the console answers, while it does not (a read-only command). */
-  readonly probeCommand: string;
-}
 
 /** The probe's backoff while the console cannot be reached; a refused password waits the longest step at once. */
 const PROBE_BACKOFF = { minDelayMs: 2_000, maxDelayMs: 120_000 };

@@ -8,7 +8,7 @@ import { RconError } from '../../adapters/rcon/errors.js';
 import { rconOptionsSchema } from '../../adapters/rcon/options.js';
 import { openPerCommandSession } from '../../adapters/rcon/perCommandSession.js';
 import { conanProfile } from '../../adapters/rcon/profiles/conan.js';
-import type { RconConnection } from '../../adapters/rcon/rconConnection.js';
+import type { RconConnection } from '../../adapters/rcon/connectionPort.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { Clock } from '../../src/time/clock.js';
 import { FakeSourceRconServer } from '../fixtures/fakeSourceRconServer.js';

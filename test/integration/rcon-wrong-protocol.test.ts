@@ -15,7 +15,7 @@ import { encodeSourceRconPacket } from '../../adapters/rcon/sourceRconCodec.js';
 import { SourceRconClient } from '../../adapters/rcon/sourceRconClient.js';
 import { TelnetClient } from '../../adapters/rcon/telnetClient.js';
 import { WebRconClient } from '../../adapters/rcon/webRconClient.js';
-import type { RconConnection } from '../../adapters/rcon/rconConnection.js';
+import type { RconConnection } from '../../adapters/rcon/connectionPort.js';
 import type { LogLine } from '../fixtures/capturedLogLines.js';
 import { FakeSourceRconServer } from '../fixtures/fakeSourceRconServer.js';
 import { ForeignProtocolServer, seededBytes, type ForeignProtocolServerOptions, type ForeignWriteMode } from '../fixtures/foreignProtocolServer.js';

@@ -9,7 +9,7 @@
 // its game lists players, where its chat comes from, and which builder (commandText.ts) makes each command.
 
 import type { ChatChannel } from '../../../src/bridge/port.js';
-import type { RconTransport } from '../rconConnection.js';
+import type { RconTransport } from '../transport.js';
 import type { CommandTextRules, PlayerIdKind } from '../commandText.js';
 import type { PlayerListParse } from './parsedLines.js';
 import type { RustPlayerChat, RustServerChat } from './rustLines.js';
