@@ -3,8 +3,6 @@
 // (never on message text). Messages say what went wrong and what to do, naming the adapter by its id or label.
 // Must never carry the password, a URL that holds it, or the bytes of an AUTH packet.
 
-import type { PlayerIdKind } from './commandText.js';
-
 export type RconErrorCode =
   | 'auth_failed'
   | 'auth_timeout'
@@ -139,7 +137,10 @@ export function isRconError(error: unknown): error is RconError {
 
 // ---- Game commands refused before they are built (commandText.ts) ---------------------------------------------------
 
-function kindLabel(kind: PlayerIdKind): string {
+/** The ids a game command can address a player by (commandText.ts PlayerIdKind; spelled here so errors import nothing of it). */
+type CommandIdKind = 'steam' | 'eos';
+
+function kindLabel(kind: CommandIdKind): string {
   return kind === 'steam' ? 'Steam64 id (17 digits)' : 'EOS id (32 hex digits)';
 }
 
@@ -151,7 +152,7 @@ function kindLabel(kind: PlayerIdKind): string {
 export class InvalidPlayerIdError extends RconError {
   static override readonly errorCode = 'invalid_player_id';
   constructor(
-    readonly expected: readonly PlayerIdKind[],
+    readonly expected: readonly CommandIdKind[],
     readonly length: number,
   ) {
     super(`refusing to build a game command: the player id (${length} characters) is not a valid ${expected.map(kindLabel).join(' or ')}`);
