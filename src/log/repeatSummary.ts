@@ -47,7 +47,7 @@ interface Run<Context> {
 
 export const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 60_000;
 
-/** One per owner (an adapter, a listener); `Kind` is a small, fixed set of what can repeat. */
+/** One per owner (an adapter, a listener); `Kind` is a small, fixed set of what can repeat, or open-ended under maxKinds. */
 export class RepeatSummary<Kind extends string, Context = undefined> {
   readonly #intervalMs: number;
   readonly #maxKinds: number;
