@@ -21,9 +21,9 @@ export { isLoopbackHost } from '../net/loopback.js';
 export { collectSecrets, maskSecrets, SECRET_MASK } from './mask.js';
 export { parseConfigWith, type ParseConfigOptions } from './parse.js';
 export { absoluteDataDir, backslashIsLiteral } from './platformPaths.js';
+export { configSchema } from './configSchema.js';
 export {
   API_FLAVORS,
-  configSchema,
   DEFAULT_LOG_FILE_MAX_BYTES,
   DEFAULT_LOG_FILE_MAX_FILES,
   LOG_LEVELS,

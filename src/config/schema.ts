@@ -1,10 +1,9 @@
 // The shape of the configuration file (docs/configuration.md, spec/interfaces.md) and the config types the rest of
 // the sidecar reads. Key names are a public contract: hosts script against them, so never rename one here.
 // Must never read files or the environment, never put an input value into a message (it may be a secret), and
-// never import adapters/: each adapter type owns its schema, and the app layer hands them in (configSchema(catalog),
-// src/app/config.ts builds it once from the registry).
+// never import adapters/: each adapter type owns its schema, and the app layer hands them in (configSchema(catalog)
+// in configSchema.ts, with the rules across fields of rules.ts; src/app/config.ts builds it once from the registry).
 import { z } from 'zod';
-import { crossFieldRules } from './rules.js';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import { DEFAULT_LOOKUP_IDS, LOOKUP_ID_RULES } from '../bridge/lookupIds.js';
@@ -311,7 +310,7 @@ export const logSchema = z.strictObject({
   maxFiles: integer(1, 100, 'must be an integer from 1 to 100 (rotated files kept)').optional(),
 });
 
-function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
+export function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
   return z.strictObject({
     api: apiSchema.prefault({}),
     servers: z.array(serverSchemaOf(adapter)),
@@ -344,10 +343,3 @@ export type NotifyConfig = NonNullable<AnyBridgeConfig['notify']>;
 
 /** The schema of a whole config file whose adapters the catalog describes. */
 export type ConfigSchema<Options> = z.ZodType<BridgeConfigOf<Options>>;
-
-/** The schema of a config file with these adapter types: built once by the app layer (src/app/config.ts). */
-export function configSchema<Options extends ConfiguredAdapter>(catalog: AdapterCatalog<Options>): ConfigSchema<Options> {
-  // `when` keeps the cross-field rules running even when other keys are broken, so one run reports everything;
-  // the rules themselves only read values that parsed cleanly.
-  return fileShapeOf(catalog.schema).superRefine(crossFieldRules(catalog), { when: () => true });
-}
