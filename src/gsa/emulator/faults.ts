@@ -4,7 +4,6 @@
  * Must never touch sockets or emulator state: routes.ts applies the fault this module picks.
  */
 import { z } from 'zod';
-import type { WindowSpec } from './arrivals.js';
 import { describeIssues, EmulatorInputError } from './errors.js';
 
 /** The service endpoints a fault can be aimed at. */
@@ -129,10 +128,11 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 const windowSpecSchema = z.strictObject({ requests: z.int().min(1), intervalMs: z.number().positive() });
 
 /**
- * Validates the window a watch checks (ArrivalWatch): it lives here with the other control-input shapes.
+ * Validates the window a watch checks (ArrivalWatch): it lives here with the other control-input shapes, and answers
+ * arrivals.ts's WindowSpec by shape (that module imports this one's CallEndpoint).
  * @throws EmulatorInputError naming the offending field.
  */
-export function parseWindowSpec(input: unknown): WindowSpec {
+export function parseWindowSpec(input: unknown): z.output<typeof windowSpecSchema> {
   const result = windowSpecSchema.safeParse(input);
   if (!result.success) throw new EmulatorInputError(describeIssues(result.error));
   return result.data;

@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
 import { UNAUTHENTICATED_REPLY, type AcceptedCredentials } from './auth.js';
 import { firstHeader, jsonReply, messageReply, type Reply } from './httpIo.js';
-import type { EmulatorState } from './state.js';
+import type { EmulatorState, NamedPlayer } from './state.js';
 import { asInteger, attributeName, characterCount, normaliseInput, ValidationErrors, type InputFields } from './validation.js';
 
 /**
@@ -105,11 +105,6 @@ function muteReply(ctx: ModApiContext, server: string, player: Player): Reply {
   });
 }
 
-/** The player ids a mod API body names, as sent (both when both came, which validation then refuses): for the call log. */
-export interface NamedPlayer {
-  readonly steam_id?: string;
-  readonly eos_id?: string;
-}
 
 /** What a mod API body names as the player; undefined when it names no id or cannot be read. */
 export function namedPlayer(contentType: string | undefined, body: Buffer): NamedPlayer | undefined {

@@ -10,9 +10,14 @@ import { ArrivalWatch } from './arrivals.js';
 import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { KeyBudget } from './keyBudget.js';
-import type { NamedPlayer } from './modApi.js';
 import { SystemState, type SystemSnapshot } from './systemState.js';
 import { SERVER_ACTIONS, type ServerAction } from '../types.js';
+
+/** The player ids a mod API body names, as sent (both when both came, which validation then refuses): for the call log. */
+export interface NamedPlayer {
+  readonly steam_id?: string;
+  readonly eos_id?: string;
+}
 
 /** The webhook actions the service knows: the same list the client sends. */
 export type WebhookAction = ServerAction;

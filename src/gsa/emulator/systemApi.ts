@@ -9,10 +9,9 @@
  *   GET game/available (a one-game list); any other path: 404 `{"error":"Not found"}`.
  * Must never echo the key (not even into the budget report), and never change state on a refused call.
  */
-import type { AcceptedSystemKey } from './auth.js';
 import { UNAUTHENTICATED_REPLY } from './auth.js';
 import { jsonReply, messageReply, type Reply } from './httpIo.js';
-import type { EmulatorState } from './state.js';
+import type { SystemContext, SystemRequest } from './systemRequest.js';
 import { findPlayers, mutePlayer, showPlayer, unmutePlayer } from './systemPlayers.js';
 import { NOT_FOUND_REPLY } from './systemReplies.js';
 import { gameServerAction, listGameServers, showGameServer } from './systemServers.js';
@@ -22,27 +21,6 @@ export const SYSTEM_PREFIX = '/system-api/v2/';
 
 /** The name the system key's calls are counted under in the budget report: a label, never the key. */
 export const SYSTEM_BUDGET_KEY = '(system api key)';
-
-export interface SystemContext {
-  readonly state: EmulatorState;
-  readonly systemKey: AcceptedSystemKey;
-  /** Unix ms: when mutes end and what `until` says. Cooldowns use each request's arrival (`at`) instead. */
-  readonly wallClock: () => number;
-}
-
-export interface SystemRequest {
-  readonly method: string;
-  /** The path after `/system-api/v2/`, e.g. 'players/find'. */
-  readonly route: string;
-  readonly query: URLSearchParams;
-  readonly authorization: string | undefined;
-  readonly contentType: string | undefined;
-  readonly body: Buffer;
-  /** Scheme and host the client used, for pagination links, e.g. 'http://127.0.0.1:8790'. */
-  readonly origin: string;
-  /** Arrival on the emulator's `now` clock: cooldowns and the budget count from it. */
-  readonly at: number;
-}
 
 /** `GET game/available`: a bare array of `Game` (§2.17); one entry is enough for a client checking its key. */
 const AVAILABLE_GAMES = [

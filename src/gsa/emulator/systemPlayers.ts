@@ -11,7 +11,7 @@ import { dateEnd, periodEnd, type MuteEnd } from './systemPeriods.js';
 import { dataReply, errorReply, paginated, readFields, textField } from './systemReplies.js';
 import { serviceUserUuid, type SystemMuteRecord, type SystemPlayer } from './systemState.js';
 import type { Reply } from './httpIo.js';
-import type { SystemContext, SystemRequest } from './systemApi.js';
+import type { SystemContext, SystemRequest } from './systemRequest.js';
 
 /** Documented: "This action has a cooldown of 120 seconds, per player" (mute, unmute, ban, unban). */
 export const PLAYER_COOLDOWN_MS = 120_000;

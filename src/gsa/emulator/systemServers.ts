@@ -7,7 +7,7 @@
  * accepted call starts the cooldown. Must never change state on a refused call.
  */
 import { jsonReply, type Reply } from './httpIo.js';
-import type { SystemContext, SystemRequest } from './systemApi.js';
+import type { SystemContext, SystemRequest } from './systemRequest.js';
 import { dataReply, errorReply, readFields, textField } from './systemReplies.js';
 import type { SystemActionRecord, SystemGameServerAction } from './systemState.js';
 import { asInteger, type InputFields } from './validation.js';
