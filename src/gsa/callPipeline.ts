@@ -17,7 +17,8 @@ import type { RequestObserver } from './requestEvent.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialects/dialect.js';
 import { serviceRateCount } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
-import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type RawResponse, type TransportOptions } from './transport.js';
+import type { RawResponse } from './rawResponse.js';
+import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type TransportOptions } from './transport.js';
 import type { WebhookSpacing, WebhookTurn } from './webhookSpacing.js';
 import type { CredentialsBreaker } from './credentialsBreaker.js';
 

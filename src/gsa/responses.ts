@@ -17,7 +17,7 @@ import {
   UnavailableError,
   ValidationError,
 } from './errors.js';
-import type { RawResponse } from './transport.js';
+import type { RawResponse } from './rawResponse.js';
 import type { MuteStatus, OnePlayerId, ReviewReceipt } from './types.js';
 
 export type Scrub = (text: string) => string;

@@ -13,13 +13,8 @@
 import { buildConnector, type Dispatcher } from '../net/undiciCore.js';
 import { NetworkError, TimeoutError, BadResponseError } from './errors.js';
 import type { SharedDeadlines } from './deadlines.js';
-import type { ApiRequest } from './requests.js';
-
-export interface RawResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  readonly text: string;
-}
+import type { ApiRequest } from './dialects/dialect.js';
+import type { RawResponse } from './rawResponse.js';
 
 /** Answers larger than this are not a GSA answer: the client's pool stops reading them (undici maxResponseSize). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -7,7 +7,7 @@ import { modApiDialectOf, modApiV1, modApiV2 } from '../../src/gsa/dialects/modA
 import { classifySystemFailure, normalisedServiceText, systemApiV2, type SystemApiContext, type SystemSubject } from '../../src/gsa/dialects/systemApiV2.js';
 import { CooldownError, RateLimitedError } from '../../src/gsa/errors.js';
 import { muteCheckRequest, serverActionRequest } from '../../src/gsa/requests.js';
-import type { RawResponse } from '../../src/gsa/transport.js';
+import type { RawResponse } from '../../src/gsa/rawResponse.js';
 
 const KEY = 'sys-k3y&=/+';
 const context: SystemApiContext = { key: new SecretKey(KEY), basePath: '', gsaId: 'gsa-bridge' };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LocalBudget } from '../../src/gsa/apiBudget.js';
 import { serviceRateCount } from '../../src/gsa/responses.js';
 import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
-import type { RawResponse } from '../../src/gsa/transport.js';
+import type { RawResponse } from '../../src/gsa/rawResponse.js';
 
 function answer(headers: RawResponse['headers']): RawResponse {
   return { status: 200, headers, text: '{}' };

@@ -5,7 +5,7 @@
 
 import type { Credentials } from '../credentials.js';
 import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from '../responses.js';
-import type { RawResponse } from '../transport.js';
+import type { RawResponse } from '../rawResponse.js';
 import type { ApiFlavor, MuteStatus, OnePlayerId, ReviewReceipt, ServerAction } from '../types.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialect.js';
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { SecretKey } from '../credentials.js';
 import { BadResponseError, CooldownError, ForbiddenError, type GsaError, NotFoundError, RefusedError, UnauthorizedError } from '../errors.js';
 import { errorFromResponse, serviceMessageOf } from '../responses.js';
-import type { RawResponse } from '../transport.js';
+import type { RawResponse } from '../rawResponse.js';
 import type { MuteDuration } from '../system/periods.js';
 import type { BroadcastType, LinkedGameIds, SystemActionOptions, SystemPlayerRef, SystemPlayerState, SystemReceipt, SystemServerAction } from '../system/types.js';
 import { checkPlayerId } from '../../ids/playerIds.js';
