@@ -41,8 +41,6 @@ import { checkCredentialsOnce } from './runCredentialsCheck.js';
 import { describeApiBudget } from './apiBudgetLine.js';
 import { scavengeOnMainThread } from './scavengeOnMainThread.js';
 import { HeapSettler } from '../ops/heapSettler.js';
-import { steadyClock } from '../time/steadyClock.js';
-import { systemClock } from '../time/clock.js';
 import { Notifier } from '../notify/notifier.js';
 
 // The option table drives parsing and --help (options.ts); the logger follows --pretty and stderr (commandLogger.ts).
@@ -302,7 +300,7 @@ export async function runCommand(args: readonly string[], context: CliContext): 
   );
   if (signals.pending.includes('SIGHUP')) logger.info('SIGHUP arrived while starting: reloading the config now that the sidecar runs');
   // A burst's memory comes back once it is over (src/ops/heapSettler.ts).
-  const heapSettler = new HeapSettler({ logger: logger.child({ component: 'memory' }), clock: steadyClock(systemClock) });
+  const heapSettler = new HeapSettler({ logger: logger.child({ component: 'memory' }) });
   heapSettler.start();
 
   for (;;) {

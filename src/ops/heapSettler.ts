@@ -13,7 +13,8 @@
 import type { Session } from 'node:inspector';
 import { getHeapStatistics } from 'node:v8';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import type { Clock } from '../time/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { steadyClock } from '../time/steadyClock.js';
 
 /** How often the heap is looked at. */
 export const HEAP_CHECK_MS = 5_000;
@@ -41,7 +42,8 @@ export interface HeapSettlerLogger {
 
 export interface HeapSettlerOptions {
   readonly logger: HeapSettlerLogger;
-  readonly clock: Clock;
+  /** For the gap between collections and the pause logged. @default the wall clock, never going backward */
+  readonly clock?: Clock | undefined;
   /** @default the process's (processHeapProbes) */
   readonly probes?: HeapProbes | undefined;
 }
@@ -91,7 +93,7 @@ export class HeapSettler {
 
   constructor(options: HeapSettlerOptions) {
     this.#logger = options.logger;
-    this.#clock = options.clock;
+    this.#clock = options.clock ?? steadyClock(systemClock);
     this.#probes = options.probes ?? processHeapProbes();
     this.#settledBytes = this.#probes.heapBytes();
     this.#probes.loopUtilization();
