@@ -4,8 +4,6 @@
 // (adapters/websocket/wireCodes.ts). Messages say what went wrong and what to do, and never name a config key:
 // the composition root or the CLI adds that context for hosts.
 
-import type { LockHolder } from '../datadir/lockRecord.js';
-
 /** Every refusal code the bridge uses. Never reuse or rename one: adapters map them to their wire codes. */
 export type BridgeRefusalCode = 'bad_input' | 'cooldown' | 'action_not_allowed' | 'no_gameserver_id' | 'unavailable';
 
@@ -58,65 +56,4 @@ export class MojangLookupMissingError extends Error {
     super("a Minecraft player (Mojang id only) cannot be checked for a mute: GSA's mod API takes no Mojang id; configure api.system (GSA's System API) for Minecraft servers");
     this.name = 'MojangLookupMissingError';
   }
-}
-
-export type ReviewOutboxErrorCode =
-  /** The outbox was closed (the sidecar is shutting down); nothing was stored. */
-  | 'closed'
-  /** The review cannot be stored as given (e.g. no steam_id or eos_id); a caller bug, nothing was stored. */
-  | 'invalid'
-  /** The journal could not be written or fsynced; nothing was acknowledged. */
-  | 'storage';
-
-/** Why `enqueue` (or a re-queue) refused a review. In every case the review was not stored and must not be acknowledged. */
-export abstract class ReviewOutboxError extends Error {
-  abstract readonly code: ReviewOutboxErrorCode;
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
-
-/** The outbox was closed (the sidecar is shutting down). */
-export class OutboxClosedError extends ReviewOutboxError {
-  readonly code = 'closed';
-}
-
-/** The review cannot be stored as given: a caller bug. */
-export class UnstorableReviewError extends ReviewOutboxError {
-  readonly code = 'invalid';
-}
-
-/** The journal could not be written or fsynced. */
-export class JournalWriteError extends ReviewOutboxError {
-  readonly code = 'storage';
-}
-
-export type DataDirLockErrorCode =
-  /** Another live process holds the directory. */
-  | 'locked'
-  /** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
-  | 'unavailable';
-
-export abstract class DataDirLockError extends Error {
-  abstract readonly code: DataDirLockErrorCode;
-  /** What the holder said about itself; undefined when it did not answer. */
-  readonly holder: LockHolder | undefined;
-
-  constructor(message: string, holder?: LockHolder, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.holder = holder;
-  }
-}
-
-/** Another live process holds the directory. */
-export class DataDirLockedError extends DataDirLockError {
-  readonly code = 'locked';
-}
-
-/** The lock could not be taken or asked for another reason (permissions, a path that is not a directory). */
-export class DataDirUnavailableError extends DataDirLockError {
-  readonly code = 'unavailable';
 }

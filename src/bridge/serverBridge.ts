@@ -22,6 +22,7 @@ import { ChatLineEvents } from './chatLineEvents.js';
 import { MojangMuteLookup, type MojangLookup } from './mojangMuteLookup.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
+import type { LineFilter } from './lineFilter.js';
 import { DEFAULT_LOOKUP_IDS, askByEach, askedFields, describeAsked, idsToAsk, type AskedAnswer, type AskedId } from './lookupIds.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
 import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
@@ -40,11 +41,10 @@ import {
   type ServerActionOutcome,
   type UnattributedReason,
 } from './port.js';
-import { ReviewOutboxError, type OutboxReview, type ReviewOutbox } from '../reviews/reviewOutbox.js';
 import { ReviewPolicy } from './reviewPolicy.js';
+import { ReviewNotStoredError, type ReviewStore } from './reviewStore.js';
 import { ServerActions } from './serverActions.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import type { ChatFilter } from '../moderation/chatFilter.js';
 
 /** What a reload may change in place. */
 export interface ServerBridgeSettings {
@@ -55,7 +55,7 @@ export interface ServerBridgeSettings {
 
 export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly client: GsaClient;
-  readonly outbox: ReviewOutbox;
+  readonly outbox: ReviewStore;
   /** The bridge logs with a `server` field added. */
   readonly logger: Logger;
   /** Most players the mute cache remembers. @default 200000 */
@@ -81,7 +81,7 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
    * The chat filter (moderation.filter), shared by every bridge of the process: gated lines are checked against it
    * before the mute gate. A reload swaps it with useFilter(). @default none
    */
-  readonly filter?: ChatFilter | undefined;
+  readonly filter?: LineFilter | undefined;
 }
 
 /** An adapter that has the "tell this player" capability. */
@@ -103,7 +103,7 @@ export class ServerBridge implements BridgeSink {
   #gatedChannels: ReadonlySet<string>;
   readonly #policy: ReviewPolicy;
   readonly #actions: ServerActions;
-  readonly #outbox: ReviewOutbox;
+  readonly #outbox: ReviewStore;
   readonly #logger: Logger;
   #settings: ServerBridgeSettings;
   #client: GsaClient;
@@ -116,7 +116,7 @@ export class ServerBridge implements BridgeSink {
   readonly #chatLines: ChatLineEvents;
   #closed = false;
   readonly #mojangLookup: MojangMuteLookup;
-  #filter: ChatFilter | undefined;
+  #filter: LineFilter | undefined;
 
   constructor(options: ServerBridgeOptions) {
     const { server } = options;
@@ -233,7 +233,7 @@ export class ServerBridge implements BridgeSink {
   }
 
   /** A reload turned the chat filter on, off or swapped it (its strikes live in the filter, not here). */
-  useFilter(filter: ChatFilter | undefined): void {
+  useFilter(filter: LineFilter | undefined): void {
     this.#filter = filter;
   }
 
@@ -322,13 +322,13 @@ export class ServerBridge implements BridgeSink {
     // Reserves the cooldown synchronously: a second review of the same player arriving while this one is being
     // fsynced is refused, not admitted too.
     const admission = this.#policy.admit(review.player, review.stars, review.comment);
-    let queued: OutboxReview;
+    let queued: { readonly id: string };
     try {
       queued = await this.#outbox.enqueue({ server: this.serverName, player: review.player, stars: review.stars, comment: admission.comment, origin: review.origin });
     } catch (error) {
       // Not stored, so the player may send it again at once.
       admission.release();
-      if (!(error instanceof ReviewOutboxError)) throw error;
+      if (!(error instanceof ReviewNotStoredError)) throw error;
       // The host's problem (disk full, shutting down), not the mod's: say it was not stored, so it is sent again.
       this.#logger.error({ err: error }, 'a review could not be stored');
       throw new UnavailableRefusal('the review could not be stored right now; send it again later');
@@ -440,7 +440,7 @@ export class ServerBridge implements BridgeSink {
   }
 
   /** The chat filter's verdict for a gated line (published when someone listens), or undefined when it lets it through. */
-  #filtered(filter: ChatFilter, player: PlayerIdentity, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
+  #filtered(filter: LineFilter, player: PlayerIdentity, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
     // A mod shows the verdict's alert itself; an RCON adapter (the line already shown) tells it where it can.
     const alertDelivered = adapter === undefined ? undefined : adapter.chatAlreadyShown !== true || this.canTellPlayers(adapter);
     const verdict = filter.check(player, text, this, adapter?.id, alertDelivered);

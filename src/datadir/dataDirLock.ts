@@ -24,7 +24,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { DataDirLockedError, DataDirUnavailableError } from '../bridge/errors.js';
+import { DataDirLockedError, DataDirUnavailableError } from './errors.js';
 import { describeError, isErrnoCode, makeDataDir } from '../reviews/durableFiles.js';
 import {
   CONTROL_SOCKET_FILE,
@@ -80,7 +80,7 @@ function loadFileLocks(): Promise<FileLocks> {
   return fileLocks;
 }
 
-export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from '../bridge/errors.js';
+export { DataDirLockError, DataDirLockedError, DataDirUnavailableError, type DataDirLockErrorCode } from './errors.js';
 // Callers import the lock's whole surface from here: the record and the control channel have modules of their own.
 export { describeHolder, type LockHolder };
 export { CONTROL_SOCKET_FILE, type ControlHandler, type ControlReply, type ControlRequest };

@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../bridge/port.js';
-import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from '../bridge/errors.js';
+import { JournalWriteError, OutboxClosedError, UnstorableReviewError } from './errors.js';
 import { GsaError, RetryLaterError } from '../gsa/errors.js';
 import { backoffDelayMs } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -56,7 +56,7 @@ export type NewReview = Omit<OutboxReview, 'id' | 'queuedAt'>;
 export type { OutboxReview } from './journalRecords.js';
 export type { ReviewOutboxOptions, ReviewSend } from './outboxOptions.js';
 export { defaultHostFix };
-export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from '../bridge/errors.js';
+export { JournalWriteError, OutboxClosedError, ReviewOutboxError, UnstorableReviewError, type ReviewOutboxErrorCode } from './errors.js';
 
 /** How long close() waits for sends in flight; the sidecar's whole shutdown budget is a little more. */
 const CLOSE_WAIT_MS = 5000;
