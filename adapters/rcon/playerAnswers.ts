@@ -7,7 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
-import { playerKey } from '../../src/ids/playerIds.js';
+import { playerKeyOf } from '../../src/ids/playerIds.js';
 import { compileCommandTemplate, type CommandTemplate, type TemplateValues } from './commandTemplate.js';
 import { checkPlayerId, commandPlayerId } from './commandText.js';
 import type { RconOptions } from './options.js';
@@ -260,11 +260,9 @@ export class PlayerAnswers {
   }
 }
 
-/** The key a player is remembered by: the project's one cache key, collision-free between the id kinds. */
+/** The key a player is remembered by: the project's one player key (playerKeyOf); '' for a player with no id. */
 export function keyOf(player: PlayerIdentity): string {
-  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
-  if (player.eosId === undefined && player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
-  return playerKey({ kind: 'eos', id: player.eosId ?? '' });
+  return playerKeyOf(player) ?? '';
 }
 
 function remember<Value>(map: Map<string, Value>, key: string, value: Value): void {

@@ -8,13 +8,12 @@ import { characterCount, cleanComment } from '../gsa/index.js';
 import type { ReviewOptions } from './options.js';
 import { BadInputRefusal, CooldownRefusal } from './errors.js';
 import type { PlayerIdentity } from './port.js';
+import { playerKeyOf } from '../ids/playerIds.js';
 
 
-export function playerKey(player: PlayerIdentity): string {
-  if (player.steamId !== undefined) return `steam:${player.steamId}`;
-  // A Minecraft player has a Mojang id alone: without it every such player would share the key `eos:`.
-  if (player.eosId === undefined && player.mojangId !== undefined) return `mojang:${player.mojangId}`;
-  return `eos:${player.eosId ?? ''}`;
+/** The key a player's cooldown is kept under: the project's one player key; '' for a player with no id. */
+function cooldownKey(player: PlayerIdentity): string {
+  return playerKeyOf(player) ?? '';
 }
 
 /** An admitted review: its comment as stored and sent, and how to give the cooldown back if storing fails. */
@@ -53,7 +52,7 @@ export class ReviewPolicy {
     if (characterCount(cleaned) > maxCommentLength) {
       throw new BadInputRefusal(`comment must be at most ${maxCommentLength} characters`, 'comment');
     }
-    const key = playerKey(player);
+    const key = cooldownKey(player);
     const waitMs = this.#cooldownLeftMs(key);
     if (waitMs > 0) {
       throw new CooldownRefusal(`this player reviewed recently; try again in ${Math.ceil(waitMs / 1000)} s`);
@@ -72,7 +71,7 @@ export class ReviewPolicy {
   /** A review accepted at `at` (from the journal, after a restart or a reload) counts for the player's cooldown. */
   restore(player: PlayerIdentity, at: number): void {
     if (this.#config.cooldownMs === 0 || at + this.#config.cooldownMs <= this.#now()) return;
-    const key = playerKey(player);
+    const key = cooldownKey(player);
     const known = this.#lastAccepted.get(key);
     if (known === undefined || known.at < at) this.#record(key, { at });
   }

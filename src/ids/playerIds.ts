@@ -87,3 +87,22 @@ export function playerKey(identity: PlayerId): string {
       return `mojang:${identity.id}`;
   }
 }
+
+/** The ids a player may be known by at once (the bridge's PlayerIdentity has this shape). */
+export interface KnownPlayerIds {
+  readonly steamId?: string | undefined;
+  readonly eosId?: string | undefined;
+  readonly mojangId?: string | undefined;
+}
+
+/**
+ * The one key of a player known by several ids, for every map, strike book and cooldown that remembers players:
+ * playerKey of the first id it has of Steam64, EOS, Mojang (a Minecraft player has the Mojang id alone: without it
+ * every such player would share one key). Undefined when it has none.
+ */
+export function playerKeyOf(player: KnownPlayerIds): string | undefined {
+  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
+  if (player.eosId !== undefined) return playerKey({ kind: 'eos', id: player.eosId });
+  if (player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
+  return undefined;
+}

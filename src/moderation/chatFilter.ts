@@ -12,8 +12,9 @@
 // step is still recorded in the moderation log and counted in the metrics.
 
 import type { BridgeEvents } from '../bridge/events.js';
+import type { FilterSite, LineFilter } from '../bridge/lineFilter.js';
 import type { ChatVerdict, PlayerIdentity } from '../bridge/port.js';
-import { playerKey } from '../ids/playerIds.js';
+import { playerKeyOf } from '../ids/playerIds.js';
 import type { PeriodCode } from '../gsa/system/periods.js';
 import { resultOfCode, type ModerationAction, type ModerationLog, type ModerationResult } from './moderationLog.js';
 import type { ModerationLogger, StrikeBook } from './strikeBook.js';
@@ -32,13 +33,6 @@ export type MuteOutcome = { readonly ok: true; readonly message: string } | { re
  */
 export interface PlayerMuting {
   mute(player: PlayerIdentity, period: PeriodCode, note: string): Promise<MuteOutcome>;
-}
-
-/** Where a filtered line was heard: its bridge, which can tell the speaker privately (ServerBridge satisfies it). */
-export interface FilterSite {
-  readonly serverName: string;
-  /** False when no adapter can tell this player (a websocket mod shows the verdict itself); never rejects. */
-  tellPlayer(player: PlayerIdentity, text: string, adapterId?: string): Promise<boolean>;
 }
 
 /** One ladder step (config's moderation.filter.ladder, periods checked there). */
@@ -92,23 +86,11 @@ interface FilterLogLine {
 }
 
 
-/**
- * The id a strike and the moderation log name the player by (a Steam64 first, else the EOS id, else the Mojang id).
- * A Minecraft player has only the Mojang id: without it every offence would count as a first strike, and the
- * ladder would never reach its mute.
- */
-function idOf(player: PlayerIdentity): string | undefined {
-  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
-  if (player.eosId !== undefined) return playerKey({ kind: 'eos', id: player.eosId });
-  if (player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
-  return undefined;
-}
-
 function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export class ChatFilter {
+export class ChatFilter implements LineFilter {
   readonly #strikes: StrikeBook;
   readonly #log: ModerationLog;
   readonly #logger: ModerationLogger;
@@ -213,7 +195,7 @@ export class ChatFilter {
   }
 
   #filtered(player: PlayerIdentity, rule: number, site: FilterSite, adapterId: string | undefined, alertDelivered: boolean | undefined): ChatVerdict | undefined {
-    const id = idOf(player);
+    const id = playerKeyOf(player);
     const { ladder, dryRun } = this.#settings;
     const strike = id === undefined ? 1 : this.#strikes.strike(id, rule);
     const stepIndex = Math.min(strike, ladder.length) - 1;

@@ -8,6 +8,7 @@
 import type { BridgeEvents, VerdictEvent } from '../bridge/events.js';
 import type { AskedId } from '../bridge/lookupIds.js';
 import type { PlayerIdentity } from '../bridge/port.js';
+import { playerKeyOf } from '../ids/playerIds.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { printableText } from '../text/printableText.js';
 
@@ -68,10 +69,6 @@ interface Entry {
   readonly stepOf: number[];
 }
 
-function playerKey(player: PlayerIdentity): string | undefined {
-  return player.steamId ?? player.eosId ?? player.mojangId;
-}
-
 export class MutedPlayers {
   readonly #clock: Clock;
   readonly #maxPlayers: number;
@@ -130,7 +127,7 @@ export class MutedPlayers {
 
   #verdict(event: VerdictEvent): void {
     if (event.reason !== 'muted' && (event.reason !== 'ok' || this.#entries.size === 0)) return;
-    const id = playerKey(event.player);
+    const id = playerKeyOf(event.player);
     if (id === undefined) return;
     if (event.reason === 'ok') {
       // Allowed after a mute: it is over (or was lifted) on this server.
@@ -143,7 +140,7 @@ export class MutedPlayers {
     if (entry === undefined) {
       if (this.#entries.size >= this.#maxPlayers) {
         const oldest = this.#entries.entries().next();
-        if (oldest.done !== true) this.#forget(oldest.value[0], playerKey(oldest.value[1].player) ?? '');
+        if (oldest.done !== true) this.#forget(oldest.value[0], playerKeyOf(oldest.value[1].player) ?? '');
       }
       entry = { server: event.server, player: event.player, since: now, lastBlockedAt: now, alert: undefined, asked: undefined, counts: new Array<number>(RECENT_STEPS).fill(0), stepOf: new Array<number>(RECENT_STEPS).fill(-Infinity) };
       this.#entries.set(key, entry);

@@ -10,6 +10,7 @@ import {
   STEAM_ID_PATTERN,
   checkPlayerId,
   playerKey,
+  playerKeyOf,
   type PlayerId,
   type PlayerIdKind,
 } from '../../src/ids/playerIds.js';
@@ -129,6 +130,21 @@ describe('playerKey', () => {
       byKey.set(key, pair);
     }
     expect(new Set(ids.map((id) => `${id.kind} ${id.id}`)).size).toBe(byKey.size);
+  });
+});
+
+describe('playerKeyOf', () => {
+  it("is the playerKey of a player's first id of Steam64, EOS, Mojang, whatever else is known", () => {
+    const hex = UUID.replaceAll('-', '');
+    expect(playerKeyOf({ steamId: STEAM, eosId: EOS, mojangId: UUID })).toBe(playerKey({ kind: 'steam', id: STEAM }));
+    expect(playerKeyOf({ eosId: EOS.toUpperCase(), mojangId: UUID })).toBe(playerKey({ kind: 'eos', id: EOS }));
+    expect(playerKeyOf({ mojangId: hex })).toBe(playerKey({ kind: 'mojang', id: hex }));
+    // The same hex digits as an EOS id and as a Mojang id are two players.
+    expect(playerKeyOf({ mojangId: hex })).not.toBe(playerKeyOf({ eosId: hex }));
+  });
+
+  it('is undefined for a player with no id', () => {
+    expect(playerKeyOf({})).toBeUndefined();
   });
 });
 
