@@ -20,7 +20,8 @@
 //   grace has passed: the window holds as if nothing had happened.
 // - Whatever Redis holds, this sidecar never waits longer than its own cap (maxHoldMs) for a hold, one span for the
 //   window, OTHER_TURN_MS for another sidecar's turn, or the rebuild's grace; a hold someone removes stops holding
-//   within holdRecheckMs. Values it cannot believe are logged once (redisBudgetReplies.ts names them).
+//   within holdRecheckMs. Values it cannot believe are logged once (redisBudgetReplies.ts names them). Every line it
+//   writes about the shared state is sharedBudgetNotices.ts's.
 
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../time/clock.js';
@@ -28,13 +29,12 @@ import { steadyClock } from '../../../time/steadyClock.js';
 import { clampTimerMs } from '../../../time/timerLimit.js';
 import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from '../apiBudget.js';
 import { CALL_KINDS, shareCycle, type WaitingCalls } from '../budgetShares.js';
-import { DOUBT_TEXT, describeWindowSettings, doubtsOf, readDecideReply, windowSettings, type Doubt } from './redisBudgetReplies.js';
+import { readDecideReply, windowSettings } from './redisBudgetReplies.js';
 import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, budgetKeys, type BudgetKeys } from './redisBudgetScripts.js';
 import { NoAnswerError, runRedisScript, type RedisScript } from '../../redis/redisScript.js';
 import {
   DEFAULT_MAX_HOLD_MS,
   DEMAND_GRACE_MS,
-  DOUBT_LINE_EVERY_MS,
   HEARTBEAT_MS,
   HOLD_RECHECK_MS,
   LATE_GRANT_MS,
@@ -49,6 +49,7 @@ import {
 import { sharedKeyName } from '../../redis/sharedKeyName.js';
 import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from '../../redis/sharedRedis.js';
 import { SharedBudgetMembership, type BudgetMode, type OwnStart } from './sharedBudgetMembership.js';
+import { SharedBudgetNotices } from './sharedBudgetNotices.js';
 import { guardedIntervalMs } from '../slidingWindow.js';
 
 // Callers find the budget's options and protocol timings here, though they have a module of their own.
@@ -77,6 +78,7 @@ export class RedisBudget implements ApiBudget {
   readonly #keys: BudgetKeys;
   readonly #cycle: string;
   readonly #membership: SharedBudgetMembership;
+  readonly #notices: SharedBudgetNotices;
   #mode: BudgetMode = 'starting';
   /** What onSharedChange was last told. */
   #told: boolean | undefined;
@@ -87,17 +89,10 @@ export class RedisBudget implements ApiBudget {
   #holdUntil = 0;
   /** The end of the hold last read from Redis and believed (local clock); 0 when none. */
   #sharedHoldUntil = 0;
-  /** The end of the last long hold a warning line was written for (local clock). */
-  #warnedHoldUntil = 0;
   #fallback: LocalBudget | undefined;
   /** Until when (local clock) Redis's last answer said nothing on the key may start: freeStarts is 0 meanwhile. */
   #sharedWaitUntil = 0;
   #lastError: string | undefined;
-  /** Other sidecars' window settings this one does not share with (logged once), while that lasts. */
-  #mismatch: string | undefined;
-  /** Doubts seen in the latest replies (logged when they first appear) and when each was last logged. */
-  readonly #doubting = new Set<Doubt>();
-  readonly #doubtLoggedAt = new Map<Doubt, number>();
   /** Settles when the first connection has been shared or given up on. */
   readonly #started: Promise<void>;
   #settleStart: () => void = () => undefined;
@@ -128,6 +123,7 @@ export class RedisBudget implements ApiBudget {
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(this.#nodeId)) throw new RangeError(`nodeId must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(this.#nodeId)}`);
     this.#settings = windowSettings(this.#requests, this.#intervalMs, this.#nodes);
     this.#keys = budgetKeys(sharedKeyName(options.prefix, options.clientId));
+    this.#notices = new SharedBudgetNotices({ logger: this.#logger, label: this.#label, requests: this.#requests, nodes: this.#nodes, share: this.#share, settings: this.#settings });
     this.#cycle = shareCycle()
       .map((budgetClass) => budgetClass[0])
       .join('');
@@ -366,14 +362,7 @@ export class RedisBudget implements ApiBudget {
     }
     const until = now + holdMs;
     this.#sharedHoldUntil = until;
-    // The same hold read again ends at the same time, give or take the trips to Redis.
-    if (holdMs > LONG_HOLD_MS && Math.abs(until - this.#warnedHoldUntil) > 1000) {
-      this.#warnedHoldUntil = until;
-      this.#logger.warn(
-        { redis: this.#label, holdMs },
-        `shared API budget: GSA told a sidecar on this API key to wait ${Math.round(holdMs / 1000)} s (Retry-After, as shared through Redis at ${this.#label}); this sidecar sends nothing on the key until then`,
-      );
-    }
+    if (holdMs > LONG_HOLD_MS) this.#notices.longHold(holdMs, until);
   }
 
   /** Leaves the shared mode for the local fallback. False when it was not sharing (nothing changed). */
@@ -389,39 +378,17 @@ export class RedisBudget implements ApiBudget {
   }
 
   #fallBack(reason: string): void {
-    if (!this.#leaveShared()) return;
-    this.#logger.warn(
-      { redis: this.#label, reason, share: this.#share },
-      `shared API budget: Redis at ${this.#label} cannot be reached (${reason}); this sidecar keeps floor(${this.#requests}/${this.#nodes}) = ${this.#share} calls per window on its own until it is back`,
-    );
+    if (this.#leaveShared()) this.#notices.fellBack(reason);
   }
 
-  /** Other live sidecars on the key keep another window: they must not share one (an error line, once per difference). */
+  /** Other live sidecars on the key keep another window: they must not share one. */
   #mismatched(theirs: string): void {
     this.#leaveShared();
-    if (this.#mismatch === theirs) return;
-    this.#mismatch = theirs;
-    this.#logger.error(
-      { redis: this.#label, theirs, ours: this.#settings },
-      `shared API budget: other sidecars on this API key (Redis at ${this.#label}) keep ${describeWindowSettings(theirs)}, this one ${describeWindowSettings(this.#settings)}: ` +
-        `they must not share one window, so this sidecar keeps floor(${this.#requests}/${this.#nodes}) = ${this.#share} calls per window on its own; ` +
-        'set api.rateLimit.requests, api.rateLimit.intervalMs and api.rateLimit.shared.nodes the same on every sidecar of one key',
-    );
+    this.#notices.otherWindow(theirs);
   }
 
-  /** Logs each doubt about Redis's values when it first appears, and a doubt that keeps coming back at most once a minute. */
   #noteDoubts(bits: number): void {
-    const now = this.#clock.now();
-    const seen = doubtsOf(bits);
-    for (const doubt of this.#doubting) if (!seen.includes(doubt)) this.#doubting.delete(doubt);
-    for (const doubt of seen) {
-      if (this.#doubting.has(doubt)) continue;
-      this.#doubting.add(doubt);
-      const last = this.#doubtLoggedAt.get(doubt);
-      if (last !== undefined && now - last < DOUBT_LINE_EVERY_MS) continue;
-      this.#doubtLoggedAt.set(doubt, now);
-      this.#logger.warn({ redis: this.#label, doubt }, `shared API budget: ${DOUBT_TEXT[doubt]} (Redis at ${this.#label}; another program may be writing under api.rateLimit.shared.prefix)`);
-    }
+    this.#notices.doubts(bits, this.#clock.now());
   }
 
   /** Waits for the first connection (at most connectTimeoutMs); without one, the fallback decides. */
@@ -459,10 +426,7 @@ export class RedisBudget implements ApiBudget {
         this.#mismatched(theirs);
       },
       rebuilt: (graceLeftMs) => {
-        this.#logger.warn(
-          { redis: this.#label, graceMs: graceLeftMs },
-          `shared API budget: the shared state in Redis at ${this.#label} was wiped or rebuilt (FLUSHALL, eviction, a new replica); this sidecar put its own starts and hold back, and the shared window is trusted again in ${graceLeftMs} ms`,
-        );
+        this.#notices.rebuilt(graceLeftMs);
       },
       joined: () => {
         this.#shareAgain();
@@ -473,15 +437,9 @@ export class RedisBudget implements ApiBudget {
   /** Joined while on the fallback or starting: decisions are made in Redis from now on. */
   #shareAgain(): void {
     const wasLocal = this.#mode === 'local';
-    const wasMismatched = this.#mismatch !== undefined;
     this.#mode = 'shared';
-    this.#mismatch = undefined;
     this.#fallback = undefined;
-    if (wasMismatched) {
-      this.#logger.info({ redis: this.#label }, `shared API budget: the live sidecars on this key in Redis at ${this.#label} keep the same window as this one now; sharing the budget again`);
-    } else if (wasLocal) {
-      this.#logger.info({ redis: this.#label }, `shared API budget: Redis at ${this.#label} is back; sharing the budget again`);
-    }
+    this.#notices.sharingAgain(wasLocal);
     this.#tell(true);
     this.#settleStart();
   }
