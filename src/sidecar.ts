@@ -23,7 +23,7 @@ import { PRODUCT_NAME, VERSION } from './version.js';
 import { AdapterSlots } from './app/adapterSlots.js';
 import { planReload, plannedAdapters } from './app/reloadPlan.js';
 import { ServiceConnection } from './app/serviceConnection.js';
-import { systemPlayerMuting } from './app/systemPlayerMuting.js';
+import { corePorts } from './app/corePorts.js';
 import type { ChatFilter } from './moderation/chatFilter.js';
 import { ladderSteps, openChatFilter } from './moderation/openChatFilter.js';
 
@@ -171,6 +171,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
   const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
   const service = new ServiceConnection(config, { logger, events, credentialSources: options.credentialSources });
   const bridges = new Map<string, ServerBridge>();
+  // What the core reaches the app through, built here and nowhere else (src/app/corePorts.ts).
+  const ports = corePorts(service, bridges);
   const outbox = await openOutbox(config, { logger, events, credentialSources, service, bridges });
   // One chat filter for the process (strikes count across servers); opened on the first config that has words.
   let filter: ChatFilter | undefined;
@@ -190,11 +192,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       dryRun: settings.dryRun,
       logger: filterLogger.child({ component: 'moderation' }),
       events,
-      muting: systemPlayerMuting(() => service.system),
+      muting: ports.playerMuting,
       // GSA took the mute: every server this sidecar gates blocks the player's next line at once.
-      applyMute: (player) => {
-        for (const bridge of bridges.values()) bridge.rememberMuteStatus(player, true);
-      },
+      muteApplier: ports.muteApplier,
     });
     return filter;
   };
@@ -207,9 +207,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       logger: bridgeLogger,
       events,
       filter: activeFilter,
-      // Read at each lookup and action: a reload may bring, replace or drop the System API key.
-      mojangLookup: (mojangId, kind, source) => service.system?.checkMuted(mojangId, { kind, source }),
-      systemApi: () => service.system,
+      mojangLookup: ports.mojangMuteCheck,
+      systemApi: ports.systemApi,
     });
 
   const slots = new AdapterSlots({
