@@ -1,31 +1,33 @@
 // Assembles the running sidecar from a validated config: the service connection (client, shared key, health),
-// one durable review outbox, one bridge per game server, and the adapter slots (built through the adapter
-// registry); reloads it by difference (reconfigure: plan, then apply), and takes it all down in order.
+// one durable review outbox, the process's chat filter, one bridge per game server, and the adapter slots (built
+// through the adapter registry); reloads it by difference (reconfigure: plan, then apply), and takes it all down.
 // This is the composition root: the only place where the config file, the bridge and the adapters meet, so the
-// only place that maps config keys onto the core's options. It never switches on an adapter type, and it holds no
-// logic of a reload's own: what changed is src/app/reloadPlan.ts, starting and rolling back src/app/adapterSlots.ts,
-// the client and its budget src/app/serviceConnection.ts.
+// only place that maps config keys onto the core's options, and the one place the core's ports are built
+// (src/app/corePorts.ts). Every part registers its close on one DisposalStack as it starts, so a failed start and
+// stop() unwind the same way, in reverse. It never switches on an adapter type, never closes a part by hand, and
+// holds no logic of a reload's own: what changed is src/app/reloadPlan.ts, starting and rolling back
+// src/app/adapterSlots.ts, the client and its budget src/app/serviceConnection.ts.
 
 import type { Logger } from 'pino';
 import type { Clock } from './time/clock.js';
 import type { AdapterOptions } from '../adapters/index.js';
 import { changedSettings, type BridgeConfig, type ServerConfig } from './app/config.js';
-import { reviewConcurrency, type GsaClient } from './gsa/index.js';
+import type { GsaClient } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
 import type { Adapter } from './bridge/port.js';
-import { ReviewOutbox } from './reviews/reviewOutbox.js';
+import type { ReviewOutbox } from './reviews/reviewOutbox.js';
 import { BridgeEvents } from './bridge/events.js';
 import { ServerBridge, type ServerBridgeSettings } from './bridge/serverBridge.js';
-import { DEFAULT_LOOKUP_IDS, reviewIdOf } from './bridge/lookupIds.js';
 import { setLoggerLevel } from './log/logger.js';
 import type { ServiceHealth } from './ops/serviceHealth.js';
 import { PRODUCT_NAME, VERSION } from './version.js';
 import { AdapterSlots } from './app/adapterSlots.js';
+import { ChatFilterSlot } from './app/chatFilterSlot.js';
+import { corePorts, type CorePorts } from './app/corePorts.js';
+import { DisposalStack, type DisposalLogger } from './app/disposalStack.js';
 import { planReload, plannedAdapters } from './app/reloadPlan.js';
 import { ServiceConnection } from './app/serviceConnection.js';
-import { systemPlayerMuting } from './app/systemPlayerMuting.js';
-import type { ChatFilter } from './moderation/chatFilter.js';
-import { ladderSteps, openChatFilter } from './moderation/openChatFilter.js';
+import { openSidecarOutbox } from './app/sidecarOutbox.js';
 
 export interface SidecarOptions {
   readonly logger: Logger;
@@ -160,113 +162,207 @@ function bridgeSettingsOf(config: BridgeConfig, server: ServerConfig): ServerBri
   return { server: serverOptionsOf(server), mute: muteOptionsOf(config), reviews: reviewOptionsOf(config) };
 }
 
-// ---- The sidecar --------------------------------------------------------------------------------------------------
+// ---- The assembly -------------------------------------------------------------------------------------------------
 
-export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
-  let logger = options.logger;
-  let current = config;
-  const events = options.events ?? new BridgeEvents();
+/**
+ * What the sidecar runs with now: the config and the logger of the last reload that held (the first ones until
+ * then). The one thing here that changes over time; every part below is built once and reads it where it must.
+ */
+class InForce {
+  #config: BridgeConfig;
+  #logger: Logger;
   /** Every root logger the sidecar has used: a level change reaches the children of each. */
-  const loggers = new Set<Logger>([logger]);
-  const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
-  const service = new ServiceConnection(config, { logger, events, credentialSources: options.credentialSources });
-  const bridges = new Map<string, ServerBridge>();
-  const outbox = await openOutbox(config, { logger, events, credentialSources, service, bridges });
-  // One chat filter for the process (strikes count across servers); opened on the first config that has words.
-  let filter: ChatFilter | undefined;
-  /** The filter the config asks for now: the open one reconfigured, or a new one; undefined when the config has none. */
-  const filterFor = async (next: BridgeConfig, filterLogger: Logger): Promise<ChatFilter | undefined> => {
-    const settings = next.moderation.filter;
-    if (settings === undefined || settings.words.length === 0) return undefined;
-    if (filter !== undefined) {
-      filter.reconfigure({ words: settings.words, ladder: ladderSteps(settings.ladder), dryRun: settings.dryRun, strikeMemoryMs: settings.strikeMemoryMs });
-      return filter;
-    }
-    filter = await openChatFilter({
-      dataDir: next.reviews.dataDir,
-      words: settings.words,
-      ladder: settings.ladder,
-      strikeMemoryMs: settings.strikeMemoryMs,
-      dryRun: settings.dryRun,
-      logger: filterLogger.child({ component: 'moderation' }),
-      events,
-      muting: systemPlayerMuting(() => service.system),
-      // GSA took the mute: every server this sidecar gates blocks the player's next line at once.
-      applyMute: (player) => {
-        for (const bridge of bridges.values()) bridge.rememberMuteStatus(player, true);
+  readonly #loggers: Set<Logger>;
+
+  constructor(config: BridgeConfig, logger: Logger) {
+    this.#config = config;
+    this.#logger = logger;
+    this.#loggers = new Set([logger]);
+  }
+
+  get config(): BridgeConfig {
+    return this.#config;
+  }
+
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  /** A reload held: its config and logger are in force, and every logger used so far takes its level. */
+  commit(config: BridgeConfig, logger: Logger): void {
+    this.#loggers.add(logger);
+    this.#logger = logger;
+    for (const root of this.#loggers) setLoggerLevel(root, config.log.level);
+    this.#config = config;
+  }
+}
+
+/** The parts startSidecar builds once; a reload applies its plan to them, by difference. */
+interface SidecarParts {
+  readonly events: BridgeEvents;
+  readonly service: ServiceConnection;
+  readonly outbox: ReviewOutbox;
+  /** The running bridges by server name: a reload adds and removes servers here. */
+  readonly bridges: Map<string, ServerBridge>;
+  readonly slots: AdapterSlots;
+  readonly filter: ChatFilterSlot;
+  readonly ports: CorePorts;
+  readonly portOverrides: ReadonlyMap<string, number> | undefined;
+}
+
+function newBridge(parts: SidecarParts, config: BridgeConfig, server: ServerConfig, logger: Logger): ServerBridge {
+  const { service, outbox, events, filter, ports } = parts;
+  return new ServerBridge({
+    ...bridgeSettingsOf(config, server),
+    client: service.client,
+    outbox,
+    logger,
+    events,
+    filter: filter.active,
+    mojangLookup: ports.mojangMuteCheck,
+    systemApi: ports.systemApi,
+  });
+}
+
+/**
+ * The assembly. Each part registers its close on `closes` the moment it has started, so a start that fails part way
+ * closes what had started, and stop() closes everything, both in reverse: read bottom-up, the registrations below
+ * are the order of a shutdown.
+ */
+export async function startSidecar(config: BridgeConfig, options: SidecarOptions): Promise<Sidecar> {
+  const { logger, portOverrides } = options;
+  const events = options.events ?? new BridgeEvents();
+  const inForce = new InForce(config, logger);
+  const closeFailures: DisposalLogger = {
+    error: (object, message) => {
+      inForce.logger.error(object, message);
+    },
+  };
+  const closes = new DisposalStack({ logger: closeFailures });
+  return closes.unwindOnFailure(async () => {
+    const service = new ServiceConnection(config, { logger, events, credentialSources: options.credentialSources });
+    const bridges = new Map<string, ServerBridge>();
+    // What the core reaches the app through, built here and nowhere else (src/app/corePorts.ts).
+    const ports = corePorts(service, bridges);
+    // One chat filter for the process (strikes count across servers). Closed after the client: the mute steps the
+    // closed client refused are recorded by then.
+    const filter = new ChatFilterSlot({ events, muting: ports.playerMuting, muteApplier: ports.muteApplier });
+    closes.defer('chat filter', () => filter.close());
+    // The client closes first: it refuses what still waits for the budget at once (reviews stay pending on disk), so
+    // what sends through it drains while it closes, waiting only for what is really on the wire.
+    const senders = new DisposalStack({ logger: closeFailures });
+    closes.defer('service connection', () => service.close(() => senders.close()));
+    const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
+    const outbox = await openSidecarOutbox(config, { logger, events, credentialSources, service, bridges });
+    senders.defer('review outbox', () => outbox.close());
+    await filter.follow(config, logger);
+    const slots = new AdapterSlots({
+      bridgeOf: (server) => bridges.get(server),
+      context: {
+        sidecar: `${PRODUCT_NAME}/${VERSION}`,
+        // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
+        reviewCommand: () => ({ command: inForce.config.reviews.chatCommand, minStars: inForce.config.reviews.minStars, maxStars: inForce.config.reviews.maxStars }),
+        gatedChannels: () => inForce.config.mute.gatedChannels,
+        paceClock: options.paceClock,
       },
     });
-    return filter;
-  };
-  let activeFilter = await filterFor(config, logger);
-  const newBridge = (next: BridgeConfig, server: ServerConfig, bridgeLogger: Logger): ServerBridge =>
-    new ServerBridge({
-      ...bridgeSettingsOf(next, server),
-      client: service.client,
-      outbox,
-      logger: bridgeLogger,
-      events,
-      filter: activeFilter,
-      // Read at each lookup and action: a reload may bring, replace or drop the System API key.
-      mojangLookup: (mojangId, kind, source) => service.system?.checkMuted(mojangId, { kind, source }),
-      systemApi: () => service.system,
-    });
-
-  const slots = new AdapterSlots({
-    bridgeOf: (server) => bridges.get(server),
-    context: {
-      sidecar: `${PRODUCT_NAME}/${VERSION}`,
-      // Read at each chat line: a reload's new command word or star range applies without restarting the adapter.
-      reviewCommand: () => ({ command: current.reviews.chatCommand, minStars: current.reviews.minStars, maxStars: current.reviews.maxStars }),
-      gatedChannels: () => current.mute.gatedChannels,
-      paceClock: options.paceClock,
-    },
-  });
-  for (const server of config.servers) bridges.set(server.name, newBridge(config, server, logger));
-  await slots.build(plannedAdapters(config, options.portOverrides), logger);
-
-  // One reload at a time: a second SIGHUP waits for the first to finish, then compares against its result.
-  let reloading: Promise<unknown> = Promise.resolve();
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      // A reload under way finishes first (it is quick: binds and closes), so nothing it starts is left running.
-      await reloading;
+    closes.defer('adapters', () => slots.stopAll());
+    // The bridges stop taking events before the adapters go.
+    closes.defer('bridges', () => {
       for (const bridge of bridges.values()) bridge.close();
-      await slots.stopAll();
-      // The client first: it refuses the reviews still waiting for the budget at once (they stay pending on disk),
-      // so the outbox waits only for sends really on the wire instead of its whole grace period.
-      await service.close(() => outbox.close());
-      // The filter's strikes and records are on disk (its mutes were refused by the closed client, and recorded).
-      await filter?.settled();
-      filter?.flushLogSummaries();
-    })());
-
-  try {
+    });
+    const parts: SidecarParts = { events, service, outbox, bridges, slots, filter, ports, portOverrides };
+    for (const server of config.servers) bridges.set(server.name, newBridge(parts, config, server, logger));
+    await slots.build(plannedAdapters(config, portOverrides), logger);
     await slots.start();
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  outbox.start();
+    outbox.start();
+    return new RunningSidecar(parts, inForce, closes);
+  });
+}
 
-  const apply = async (next: BridgeConfig, reloadOptions: ReconfigureOptions): Promise<ReconfigureReport> => {
-    if (stopping !== undefined) throw new SidecarReloadError('sidecar_stopped', 'the sidecar is stopping; the new config was not applied');
-    const nextLogger = reloadOptions.logger ?? logger;
-    const plan = planReload({ config: current, adapters: slots.slots }, { config: next, adapters: plannedAdapters(next, options.portOverrides) });
+// ---- The running sidecar: reloads and the public view -------------------------------------------------------------
+
+class RunningSidecar implements Sidecar {
+  readonly events: BridgeEvents;
+  readonly service: ServiceConnection;
+  readonly health: ServiceHealth;
+  readonly outbox: ReviewOutbox;
+  readonly bridges: ReadonlyMap<string, ServerBridge>;
+  readonly #parts: SidecarParts;
+  readonly #inForce: InForce;
+  readonly #closes: DisposalStack;
+  /**
+   * The tail of the reloads: one at a time, so a second SIGHUP waits for the first to finish, then compares against
+   * its result. It changes with every reload asked for.
+   */
+  #reloading: Promise<unknown> = Promise.resolve();
+
+  constructor(parts: SidecarParts, inForce: InForce, closes: DisposalStack) {
+    this.#parts = parts;
+    this.#inForce = inForce;
+    this.#closes = closes;
+    this.events = parts.events;
+    this.service = parts.service;
+    this.health = parts.service.health;
+    this.outbox = parts.outbox;
+    this.bridges = parts.bridges;
+    // Closed first: a reload under way finishes (it is quick: binds and closes), so nothing it starts is left running.
+    closes.defer('reload under way', () => this.#reloading);
+  }
+
+  get client(): GsaClient {
+    return this.#parts.service.client;
+  }
+
+  get adapters(): readonly Adapter[] {
+    return this.#parts.slots.adapters;
+  }
+
+  get config(): BridgeConfig {
+    return this.#inForce.config;
+  }
+
+  get budgetShared(): boolean {
+    return this.#parts.service.budgetShared;
+  }
+
+  get budgetHoldSeconds(): number {
+    return this.#parts.service.client.heldForMs / 1000;
+  }
+
+  listAdapters(): readonly RunningAdapter[] {
+    return this.#parts.slots.slots.map(({ server, id, type, options, adapter }) => ({ server, id, type, options, adapter }));
+  }
+
+  reconfigure(next: BridgeConfig, options: ReconfigureOptions = {}): Promise<ReconfigureReport> {
+    const run = this.#reloading.then(() => this.#apply(next, options));
+    this.#reloading = run.catch(() => undefined);
+    return run;
+  }
+
+  stop(): Promise<void> {
+    return this.#closes.close();
+  }
+
+  async #apply(next: BridgeConfig, options: ReconfigureOptions): Promise<ReconfigureReport> {
+    if (this.#closes.closing) throw new SidecarReloadError('sidecar_stopped', 'the sidecar is stopping; the new config was not applied');
+    const { config: current, logger } = this.#inForce;
+    const { slots, filter, bridges, service } = this.#parts;
+    const nextLogger = options.logger ?? logger;
+    const plan = planReload({ config: current, adapters: slots.slots }, { config: next, adapters: plannedAdapters(next, this.#parts.portOverrides) });
 
     // The filter first, so new bridges start with it (its settings apply to every bridge at once).
-    activeFilter = await filterFor(next, nextLogger);
+    await filter.follow(next, nextLogger);
     // New servers get their bridge first (adapters start against it); it joins `bridges` once the reload holds.
     const newBridges = new Map<string, ServerBridge>();
     for (const server of next.servers) {
-      if (plan.serversAdded.includes(server.name)) newBridges.set(server.name, newBridge(next, server, nextLogger));
+      if (plan.serversAdded.includes(server.name)) newBridges.set(server.name, newBridge(this.#parts, next, server, nextLogger));
     }
     const applied = await slots.apply(plan, nextLogger, (server) => newBridges.get(server) ?? bridges.get(server), logger);
     if (!applied.ok) {
       for (const bridge of newBridges.values()) bridge.close();
       // The old config runs again: so do its filter settings.
-      activeFilter = await filterFor(current, logger);
+      await filter.follow(current, logger);
       const { error, down } = applied;
       const reason = error instanceof Error ? error.message : String(error);
       if (down.length > 0) {
@@ -282,15 +378,12 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     }
     for (const [name, bridge] of newBridges) bridges.set(name, bridge);
     for (const server of next.servers) bridges.get(server.name)?.reconfigure(bridgeSettingsOf(next, server));
-    for (const bridge of bridges.values()) bridge.useFilter(activeFilter);
+    for (const bridge of bridges.values()) bridge.useFilter(filter.active);
     const client = service.reconfigure(next, plan.service, nextLogger);
     // A new System API key alone also empties the caches (a Minecraft player's answer came from it).
     if (client !== undefined || plan.service.clearMuteCache) for (const bridge of bridges.values()) bridge.useClient(service.client, plan.service.clearMuteCache);
-    loggers.add(nextLogger);
-    logger = nextLogger;
-    for (const root of loggers) setLoggerLevel(root, next.log.level);
     const settingsChanged = changedSettings(current, next);
-    current = next;
+    this.#inForce.commit(next, nextLogger);
 
     const names = (list: readonly { key: string }[]): string[] => list.map((slot) => slot.key);
     return {
@@ -303,86 +396,5 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
       clientReplaced: plan.service.replaceClient,
       muteCacheCleared: plan.service.clearMuteCache,
     };
-  };
-
-  const reconfigure = (next: BridgeConfig, reloadOptions: ReconfigureOptions = {}): Promise<ReconfigureReport> => {
-    const run = reloading.then(() => apply(next, reloadOptions));
-    reloading = run.catch(() => undefined);
-    return run;
-  };
-
-  return {
-    get client() {
-      return service.client;
-    },
-    health: service.health,
-    service,
-    outbox,
-    bridges,
-    get adapters() {
-      return slots.adapters;
-    },
-    get config() {
-      return current;
-    },
-    get budgetShared() {
-      return service.budgetShared;
-    },
-    get budgetHoldSeconds() {
-      return service.client.heldForMs / 1000;
-    },
-    events,
-    listAdapters: () => slots.slots.map(({ server, id, type, options: adapterOptions, adapter }) => ({ server, id, type, options: adapterOptions, adapter })),
-    reconfigure,
-    stop,
-  };
-}
-
-/** The durable review outbox, sending through whichever client is current and routing results to the current bridges. */
-async function openOutbox(
-  config: BridgeConfig,
-  parts: { readonly logger: Logger; readonly events: BridgeEvents; readonly credentialSources: string; readonly service: ServiceConnection; readonly bridges: ReadonlyMap<string, ServerBridge> },
-): Promise<ReviewOutbox> {
-  const { logger, events, credentialSources, service, bridges } = parts;
-  // Results arrive only once it is open (start() comes later), so `opened.outbox` is set by then.
-  const opened: { outbox?: ReviewOutbox } = {};
-  opened.outbox = await ReviewOutbox.open({
-    dataDir: config.reviews.dataDir,
-    // Read at each send: a reload may have replaced the client. GSA's receipt goes into the delivered history.
-    // GSA takes one id: the first its server's lookupIds asks by, so a review reaches the record the mute lookups
-    // read (the journal keeps every id the player had).
-    send: (review) => {
-      const rule = bridges.get(review.server)?.settings.server.lookupIds ?? DEFAULT_LOOKUP_IDS;
-      return service.client.submitReview(review.server, reviewIdOf(review.player, rule) ?? review.player, review.stars, review.comment);
-    },
-    onResult: (review, outcome) => {
-      // Published before routing, so a listener sees the fate even when no bridge takes the result any more.
-      events.emit('review', {
-        server: review.server,
-        review: review.id,
-        ...(outcome.ok ? { result: 'delivered' } : { result: outcome.error.code === 'unconfirmed' ? 'unconfirmed' : 'refused', code: outcome.error.code }),
-      });
-      events.emit('outbox', { pending: opened.outbox?.pending ?? 0 });
-      const bridge = bridges.get(review.server);
-      if (bridge === undefined) logger.warn({ review: review.id, server: review.server }, 'review result for a server no longer in the config');
-      else bridge.deliverReviewResult(review.origin, outcome, review.player);
-    },
-    onResend: (review) => {
-      events.emit('reviewResent', { server: review.server, review: review.id });
-    },
-    onDamaged: (lines) => {
-      events.emit('reviewsDamaged', { lines });
-    },
-    logger: logger.child({ component: 'outbox' }),
-    // Enough reviews waiting in the client to use the review share of every window under full chat load (api-budget.md).
-    concurrency: reviewConcurrency(config.api.rateLimit.requests),
-    // Finished reviews stay in the journal while they count for their player's cooldown, so it survives a restart.
-    retainAcceptedMs: config.reviews.cooldownMs,
-    // The host fixes these in the config file, so the log names its keys.
-    describeHostFix: (error, server) =>
-      error.code === 'unauthorized' || error.code === 'credentials_refused'
-        ? `GSA refused the API credentials: check ${credentialSources} (and that the server is bound to these keys)`
-        : `GSA does not know server ${server}: check servers[].name (the GSA container name) and api.baseUrl`,
-  });
-  return opened.outbox;
+  }
 }

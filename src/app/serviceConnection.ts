@@ -6,6 +6,7 @@
 // the new client to them) and never wait for the replaced client to close.
 import type { Logger } from 'pino';
 import type { BridgeEvents } from '../bridge/events.js';
+import type { SystemApiAccess } from '../bridge/serverActions.js';
 import { serviceClientOptions, sharedApiKeyOptions, sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from './config.js';
 import { GsaClient, LocalWebhookSpacing, SharedApiKey, SharedSystemApiKey, SystemApiClient, apiKeyDigest, systemKeyName } from '../gsa/index.js';
 import { localSystemCooldowns, type SystemCooldowns } from '../gsa/system/cooldowns.js';
@@ -51,7 +52,7 @@ export interface ApiKeyIdentity {
   readonly key: string;
 }
 
-export class ServiceConnection {
+export class ServiceConnection implements SystemApiAccess {
   /** What is wrong with the service connection right now, for /readyz: kept across replacements. */
   readonly health: ServiceHealth;
   readonly #events: BridgeEvents;

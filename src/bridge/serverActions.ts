@@ -15,15 +15,23 @@ function systemActionOf(action: ServerActionName): SystemServerAction | undefine
   return action === 'wipe' || action === 'broadcast' ? undefined : action;
 }
 
+/**
+ * The port GSA's System API is reached through, as the sidecar has it now: undefined without a key. Read `system` at
+ * each use, never keep it: a reload may bring, replace or drop the key. The app's service connection is it.
+ */
+export interface SystemApiAccess {
+  readonly system: SystemApi | undefined;
+}
+
 /** update, restart and stop carry an in-game message on the System API. */
 const ACTIONS_WITH_MESSAGE: ReadonlySet<ServerActionName> = new Set(['update', 'restart', 'stop']);
 
 export class ServerActions {
   #server: ServerOptions;
   #client: GsaClient;
-  readonly #systemApi: (() => SystemApi | undefined) | undefined;
+  readonly #systemApi: SystemApiAccess | undefined;
 
-  constructor(server: ServerOptions, client: GsaClient, systemApi?: () => SystemApi | undefined) {
+  constructor(server: ServerOptions, client: GsaClient, systemApi?: SystemApiAccess) {
     this.#server = server;
     this.#client = client;
     this.#systemApi = systemApi;
@@ -45,7 +53,7 @@ export class ServerActions {
       throw new NoGameserverIdRefusal('this server has no GAMESERVER_ID configured; server actions need it');
     }
     const countdown = action === 'update' ? countdownMinutes : undefined;
-    const system = this.#systemApi?.();
+    const system = this.#systemApi?.system;
     try {
       if (action === 'broadcast') {
         if (system === undefined) throw new ActionNotAllowedRefusal("broadcast needs GSA's System API, which the host has not set up", 'action');

@@ -15,11 +15,11 @@
 // client and its dialect send the one id they are given.
 
 import type { Logger } from 'pino';
-import type { GsaClient, MuteLookupKind, PlayerIds, SystemApi } from '../gsa/index.js';
+import type { GsaClient, MuteLookupKind, PlayerIds } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import { ChatLineEvents } from './chatLineEvents.js';
-import { MojangMuteLookup, type MojangLookup } from './mojangMuteLookup.js';
+import { MojangMuteLookup, type MojangMuteCheck } from './mojangMuteLookup.js';
 import type { BridgeEvents, MuteCacheEvent } from './events.js';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import type { LineFilter } from './lineFilter.js';
@@ -43,7 +43,7 @@ import {
 } from './port.js';
 import { ReviewPolicy } from './reviewPolicy.js';
 import { ReviewNotStoredError, type ReviewStore } from './reviewStore.js';
-import { ServerActions } from './serverActions.js';
+import { ServerActions, type SystemApiAccess } from './serverActions.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
 /** What a reload may change in place. */
@@ -66,17 +66,17 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
   readonly events?: BridgeEvents | undefined;
   /**
    * The mute lookup of a player known only by a Mojang id (Minecraft), which GSA's mod API cannot take: the app
-   * passes the System API client's check here. Absent, or answering undefined (no System API key right now, a reload
-   * may bring one): such a lookup rejects (MojangLookupMissingError), the gate's policy decides with reason
-   * "unknown", and the host is told at most once a minute per player.
+   * answers it through the System API. Absent, or answering undefined (no System API key right now, a reload may
+   * bring one): such a lookup rejects (MojangLookupMissingError), the gate's policy decides with reason "unknown",
+   * and the host is told at most once a minute per player.
    * @default none
    */
-  readonly mojangLookup?: MojangLookup | undefined;
+  readonly mojangLookup?: MojangMuteCheck | undefined;
   /**
    * GSA's System API, read at each server action (a reload may bring or drop a key): with one, a mod's actions other
    * than wipe go through it; without, through the seed's webhooks. @default none
    */
-  readonly systemApi?: (() => SystemApi | undefined) | undefined;
+  readonly systemApi?: SystemApiAccess | undefined;
   /**
    * The chat filter (moderation.filter), shared by every bridge of the process: gated lines are checked against it
    * before the mute gate. A reload swaps it with useFilter(). @default none

@@ -4,7 +4,7 @@
 
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';
 
-export type CliErrorCode = 'usage' | 'unknown_server' | 'server_without_id' | 'not_confirmed' | 'no_system_key';
+export type CliErrorCode = 'usage' | 'unknown_server' | 'server_without_id' | 'not_confirmed' | 'no_system_key' | 'sidecar_start_failed';
 
 export abstract class CliError extends Error {
   abstract readonly code: CliErrorCode;
@@ -60,5 +60,16 @@ export class NoSystemKeyError extends CliError {
 
   constructor(command: string) {
     super(`${command} needs GSA's System API key: set api.system.key or GSA_SYSTEM_API_KEY`);
+  }
+}
+
+/** `run`: the sidecar could not start, for a reason other than a busy port (logged as fatal first); all it opened is closed. */
+export class SidecarStartError extends CliError {
+  readonly code = 'sidecar_start_failed';
+  readonly exitCode = EXIT_REFUSED;
+
+  constructor(cause: unknown) {
+    super(`the sidecar could not start: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.cause = cause;
   }
 }

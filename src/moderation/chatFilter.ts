@@ -2,7 +2,7 @@
 // counts a strike for its speaker; the n-th strike takes the n-th step of the ladder (past its end, the last):
 // `warn` tells the player privately through the bridge the line came from (where the game cannot, the step is
 // recorded `not_supported`), `mute` asks GSA through the PlayerMuting port and, once GSA accepted, applies the mute
-// to the sidecar's own caches at once (applyMute, which the app layer fans out to every bridge of the process).
+// to the sidecar's own caches at once (MuteApplier: the app layer fans it out to every bridge of the process).
 // dryRun: the line is allowed, and what would have been done is logged, listed and counted, with nothing called.
 // check() is synchronous and allocates nothing for a clean line; the steps run in the background and the verdict
 // never waits for them. Every step is recorded in the moderation log and published as a `moderation` event.
@@ -35,6 +35,14 @@ export interface PlayerMuting {
   mute(player: PlayerIdentity, period: PeriodCode, note: string): Promise<MuteOutcome>;
 }
 
+/**
+ * The port a mute GSA accepted is applied through at once, wherever the sidecar gates chat: the app layer calls
+ * rememberMuteStatus on every ServerBridge of the process (src/app/corePorts.ts). Must not throw.
+ */
+export interface MuteApplier {
+  applyMute(player: PlayerIdentity): void;
+}
+
 /** One ladder step (config's moderation.filter.ladder, periods checked there). */
 export type FilterStep =
   | { readonly action: 'warn'; readonly message?: string | undefined }
@@ -58,11 +66,8 @@ export interface ChatFilterOptions extends ChatFilterSettings {
   readonly logger: ModerationLogger;
   /** Absent: a mute step is recorded `not_supported` (config refuses a mute step without api.system). */
   readonly muting?: PlayerMuting | undefined;
-  /**
-   * A mute GSA accepted: applies it at once wherever the sidecar gates (the app layer calls rememberMuteStatus on every
-   * ServerBridge of the process). Must not throw.
-   */
-  readonly applyMute?: ((player: PlayerIdentity) => void) | undefined;
+  /** Where a mute GSA accepted is applied at once. @default none */
+  readonly muteApplier?: MuteApplier | undefined;
   readonly events?: BridgeEvents | undefined;
   /** The moderation log's times (wall clock: they are persisted). @default the system clock */
   readonly clock?: Clock | undefined;
@@ -95,7 +100,7 @@ export class ChatFilter implements LineFilter {
   readonly #log: ModerationLog;
   readonly #logger: ModerationLogger;
   readonly #muting: PlayerMuting | undefined;
-  readonly #applyMute: ((player: PlayerIdentity) => void) | undefined;
+  readonly #muteApplier: MuteApplier | undefined;
   readonly #events: BridgeEvents | undefined;
   readonly #clock: Clock;
   #settings!: ChatFilterSettings;
@@ -113,7 +118,7 @@ export class ChatFilter implements LineFilter {
     this.#log = options.log;
     this.#logger = options.logger;
     this.#muting = options.muting;
-    this.#applyMute = options.applyMute;
+    this.#muteApplier = options.muteApplier;
     this.#events = options.events;
     this.#clock = options.clock ?? systemClock;
     this.#repeats = new RepeatSummary({
@@ -242,7 +247,7 @@ export class ChatFilter implements LineFilter {
     }
     if (outcome.ok) {
       try {
-        this.#applyMute?.(base.player);
+        this.#muteApplier?.applyMute(base.player);
       } catch (error) {
         this.#logger.error({ err: error }, 'could not apply a mute to the mute caches');
       }

@@ -4,10 +4,9 @@
 // reload). It must never import src/config (the app layer maps the file) and never start a step by itself.
 
 import type { BridgeEvents } from '../bridge/events.js';
-import type { PlayerIdentity } from '../bridge/port.js';
 import { isPeriodCode } from '../gsa/system/periods.js';
 import type { Clock } from '../time/clock.js';
-import { ChatFilter, type FilterStep, type PlayerMuting } from './chatFilter.js';
+import { ChatFilter, type FilterStep, type MuteApplier, type PlayerMuting } from './chatFilter.js';
 import { ModerationLog } from './moderationLog.js';
 import { StrikeBook, type ModerationLogger } from './strikeBook.js';
 
@@ -26,8 +25,8 @@ export interface OpenChatFilterOptions {
   readonly logger: ModerationLogger;
   /** The System API's mute (find the player's uuid, then mute); absent without api.system. */
   readonly muting?: PlayerMuting | undefined;
-  /** Calls rememberMuteStatus on every ServerBridge of the process. */
-  readonly applyMute?: ((player: PlayerIdentity) => void) | undefined;
+  /** Applies a mute GSA accepted on every ServerBridge of the process. */
+  readonly muteApplier?: MuteApplier | undefined;
   readonly events?: BridgeEvents | undefined;
   /** Wall-clock time for strikes and records. @default the system clock */
   readonly clock?: Clock | undefined;
@@ -53,7 +52,7 @@ export async function openChatFilter(options: OpenChatFilterOptions): Promise<Ch
     log,
     logger,
     muting: options.muting,
-    applyMute: options.applyMute,
+    muteApplier: options.muteApplier,
     events: options.events,
     clock,
   });

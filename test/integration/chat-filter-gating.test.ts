@@ -4,6 +4,7 @@
 // clean line is blocked `muted` at once, by the sidecar's own cache, also on a second server's bridge.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
+import { muteOnEveryBridge } from '../../src/app/corePorts.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import type { PeriodCode } from '../../src/gsa/system/periods.js';
@@ -74,9 +75,7 @@ async function start(muting: PlayerMuting, dryRun = false, logger: ModerationLog
     logger,
     muting,
     // What the app layer does: the mute GSA accepted, applied on every bridge of the process.
-    applyMute: (player) => {
-      for (const bridge of sidecar.bridges.values()) bridge.rememberMuteStatus(player, true);
-    },
+    muteApplier: muteOnEveryBridge(sidecar.bridges),
     events: sidecar.events,
   });
   for (const bridge of sidecar.bridges.values()) bridge.useFilter(filter);

@@ -107,7 +107,7 @@ async function startMinecraft(mojangLookup: MojangLookup | undefined, adapterOpt
     outbox,
     logger,
     events,
-    mojangLookup,
+    mojangLookup: mojangLookup === undefined ? undefined : { checkMuted: mojangLookup },
   });
 
   const options = rconOptionsSchema.parse({ type: 'rcon', profile: 'minecraft', port: game.port, password: PASSWORD, logFile, pollPlayersMs: 60_000, alertCooldownMs: 0, ...adapterOptions });
@@ -354,7 +354,7 @@ describe('ServerBridge: who is asked about a Minecraft player', () => {
       outbox,
       logger: createLogger({ level: 'debug', destination: { write: (line: string) => logs.push(line) } }),
       clock: { now },
-      mojangLookup,
+      mojangLookup: mojangLookup === undefined ? undefined : { checkMuted: mojangLookup },
     });
     return { bridge, api, logs };
   }

@@ -54,7 +54,7 @@ async function filterWith(options: { dryRun?: boolean; muting?: PlayerMuting; la
     log: await ModerationLog.open(dataDir, logger),
     logger,
     muting: options.muting,
-    applyMute: (player) => applied.push(player),
+    muteApplier: { applyMute: (player) => applied.push(player) },
     events,
     clock,
   });
