@@ -30,7 +30,6 @@
 //   finally { await client.close(); }
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
@@ -56,6 +55,7 @@ import {
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import { SourceRconStrayLog } from './sourceRconStrays.js';
 import { SourceRconFirstAnswer } from './wrongProtocol.js';
 
 export type {
@@ -76,9 +76,6 @@ const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
 const LATE_IDS_KEPT = 256;
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-
-/** What can repeat without bound from a broken or hostile server, each logged once then summed up. */
-type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
 
 interface Session extends TcpSession {
   /** Judges the connection's first bytes before the decoder sees them: another protocol is named, not framed. */
@@ -125,7 +122,7 @@ export class SourceRconClient {
   readonly #maxPacketSize: number;
   readonly #maxReplyBytes: number;
   readonly #maxBufferedBytes: number;
-  readonly #strays: RepeatSummary<StrayPacketKind>;
+  readonly #strays: SourceRconStrayLog;
   readonly #clock: Clock;
   readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
@@ -200,13 +197,7 @@ export class SourceRconClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#strays = new RepeatSummary<StrayPacketKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      clock: this.#clock,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
-      },
-    });
+    this.#strays = new SourceRconStrayLog(this.#label, this.#logger, options.repeatSummaryIntervalMs, this.#clock);
   }
 
   /** Where the connection stands; cheap, for readiness and metrics. */
@@ -406,9 +397,7 @@ export class SourceRconClient {
       return;
     }
     // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
-    if (this.#strays.first('before_login')) {
-      this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
-    }
+    this.#strays.beforeLogin(packet);
   }
 
   #onLoggedIn(session: Session): void {
@@ -596,18 +585,11 @@ export class SourceRconClient {
     }
     if (this.#trailers.delete(packet.id)) return;
     if (this.#lateIds.has(packet.id)) {
-      if (this.#strays.first('late_reply')) {
-        this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
-      }
+      this.#strays.lateReply(packet);
       this.#unsolicited(packet, 'late');
       return;
     }
-    if (this.#strays.first('unknown_id')) {
-      this.#logger.warn(
-        { id: packet.id, bytes: packet.body.length, code: 'protocol' },
-        `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`,
-      );
-    }
+    this.#strays.unknownId(packet);
     this.#unsolicited(packet, 'unknown_id');
   }
 
@@ -619,22 +601,6 @@ export class SourceRconClient {
     this.#forget(owner);
     owner.reject(error);
     this.#end(session, error);
-  }
-
-  #summarizeStrays(report: RepeatSummaryReport<StrayPacketKind>): void {
-    const fields = { kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs };
-    const since = formatMs(report.sinceMs);
-    switch (report.kind) {
-      case 'unknown_id':
-        this.#logger.warn({ ...fields, code: 'protocol' }, `RCON ${this.#label}: ${report.repeats} more replies for unknown ids dropped in the last ${since}`);
-        return;
-      case 'late_reply':
-        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more late replies dropped in the last ${since}`);
-        return;
-      case 'before_login':
-        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more packets before the login answer ignored in the last ${since}`);
-        return;
-    }
   }
 
   #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
