@@ -55,6 +55,7 @@ import {
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import { SendRateCap } from './sendRateCap.js';
 import { SourceRconStrayLog } from './sourceRconStrays.js';
 import { SourceRconFirstAnswer } from './wrongProtocol.js';
 
@@ -116,8 +117,6 @@ export class SourceRconClient {
   readonly #authTimeoutMs: number;
   readonly #keepaliveIntervalMs: number;
   readonly #keepaliveCommand: string;
-  readonly #rateCommands: number;
-  readonly #ratePerMs: number;
   readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
   readonly #maxReplyBytes: number;
@@ -140,6 +139,7 @@ export class SourceRconClient {
     },
   };
   readonly #life: SessionLifecycle;
+  readonly #rateCap: SendRateCap;
 
   #session: Session | undefined;
   #nextId = 1;
@@ -151,10 +151,8 @@ export class SourceRconClient {
   readonly #trailers = new Set<number>();
   /** Ids of commands that timed out, so their late replies are told apart from strangers. */
   readonly #lateIds = new Set<number>();
-  readonly #sendTimes: number[] = [];
   /** The bytes of every in-flight command's parts, for the per-connection cap. */
   #replyBytes = 0;
-  #rateTimer: NodeJS.Timeout | undefined;
   #keepaliveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceRconClientOptions) {
@@ -172,8 +170,6 @@ export class SourceRconClient {
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
     this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
     this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
-    this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
-    this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
     this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
@@ -196,6 +192,9 @@ export class SourceRconClient {
       onDisconnected: options.onDisconnected,
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
+    });
+    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, () => {
+      this.#pump();
     });
     this.#strays = new SourceRconStrayLog(this.#label, this.#logger, options.repeatSummaryIntervalMs, this.#clock);
   }
@@ -289,7 +288,7 @@ export class SourceRconClient {
   close(): Promise<void> {
     const done = this.#life.close();
     clearTimeout(this.#keepaliveTimer);
-    clearTimeout(this.#rateTimer);
+    this.#rateCap.stop();
     const error = this.#life.closedError();
     this.#failAll(() => error);
     this.#strays.close();
@@ -430,9 +429,8 @@ export class SourceRconClient {
     clearTimeout(session.connectTimer);
     clearTimeout(session.authTimer);
     clearTimeout(this.#keepaliveTimer);
-    clearTimeout(this.#rateTimer);
     this.#keepaliveTimer = undefined;
-    this.#rateTimer = undefined;
+    this.#rateCap.stop();
     this.#trailers.clear();
     this.#lateIds.clear();
     const closing = this.#life.closed;
@@ -524,21 +522,7 @@ export class SourceRconClient {
   #pump(): void {
     const session = this.#session;
     while (this.#life.ready && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
-      if (this.#rateCommands > 0) {
-        const now = this.#clock.now();
-        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
-        if (this.#sendTimes.length >= this.#rateCommands) {
-          if (this.#rateTimer === undefined) {
-            const waitMs = clampTimerMs(Math.max(1, (this.#sendTimes[0] ?? now) + this.#ratePerMs - now));
-            this.#rateTimer = setTimeout(() => {
-              this.#rateTimer = undefined;
-              this.#pump();
-            }, waitMs);
-          }
-          return;
-        }
-        this.#sendTimes.push(now);
-      }
+      if (!this.#rateCap.take()) return;
       const pending = this.#queue.shift();
       if (pending === undefined) return;
       this.#send(session, pending);
