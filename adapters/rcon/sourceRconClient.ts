@@ -56,6 +56,7 @@ import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPl
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 import { SendRateCap } from './sendRateCap.js';
+import { SourceRconKeepalive } from './sourceRconKeepalive.js';
 import { SourceRconStrayLog } from './sourceRconStrays.js';
 import { SourceRconFirstAnswer } from './wrongProtocol.js';
 
@@ -115,8 +116,6 @@ export class SourceRconClient {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #authTimeoutMs: number;
-  readonly #keepaliveIntervalMs: number;
-  readonly #keepaliveCommand: string;
   readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
   readonly #maxReplyBytes: number;
@@ -140,6 +139,7 @@ export class SourceRconClient {
   };
   readonly #life: SessionLifecycle;
   readonly #rateCap: SendRateCap;
+  readonly #keepalive: SourceRconKeepalive<Session>;
 
   #session: Session | undefined;
   #nextId = 1;
@@ -153,7 +153,6 @@ export class SourceRconClient {
   readonly #lateIds = new Set<number>();
   /** The bytes of every in-flight command's parts, for the per-connection cap. */
   #replyBytes = 0;
-  #keepaliveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
@@ -168,8 +167,6 @@ export class SourceRconClient {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
-    this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
-    this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
     this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
@@ -196,6 +193,16 @@ export class SourceRconClient {
     this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, () => {
       this.#pump();
     });
+    this.#keepalive = new SourceRconKeepalive<Session>(
+      {
+        intervalMs: options.keepaliveIntervalMs ?? 0,
+        command: options.keepaliveCommand ?? 'echo keepalive',
+        commandTimeoutMs: this.#commandTimeoutMs,
+        label: this.#label,
+        clock: this.#clock,
+      },
+      { session: () => this.#session, ready: () => this.#life.ready, command: (text) => this.command(text), end: endTcpSession },
+    );
     this.#strays = new SourceRconStrayLog(this.#label, this.#logger, options.repeatSummaryIntervalMs, this.#clock);
   }
 
@@ -287,7 +294,7 @@ export class SourceRconClient {
    */
   close(): Promise<void> {
     const done = this.#life.close();
-    clearTimeout(this.#keepaliveTimer);
+    this.#keepalive.stop();
     this.#rateCap.stop();
     const error = this.#life.closedError();
     this.#failAll(() => error);
@@ -403,7 +410,7 @@ export class SourceRconClient {
     clearTimeout(session.authTimer);
     session.loggedIn = true;
     this.#life.loggedIn();
-    this.#scheduleKeepalive();
+    this.#keepalive.schedule();
     this.#pump();
   }
 
@@ -428,8 +435,7 @@ export class SourceRconClient {
     this.#session = undefined;
     clearTimeout(session.connectTimer);
     clearTimeout(session.authTimer);
-    clearTimeout(this.#keepaliveTimer);
-    this.#keepaliveTimer = undefined;
+    this.#keepalive.stop();
     this.#rateCap.stop();
     this.#trailers.clear();
     this.#lateIds.clear();
@@ -468,43 +474,6 @@ export class SourceRconClient {
     return session.tcpOpen
       ? new RconDisconnectedError(`the RCON connection to ${this.#label} dropped: ${detail}`, false, cause)
       : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
-  }
-
-  // ---- keepalive ----
-
-  #scheduleKeepalive(): void {
-    if (this.#keepaliveIntervalMs <= 0 || !this.#life.ready) return;
-    const session = this.#session;
-    if (session === undefined) return;
-    const dueIn = session.lastPacketAt + this.#keepaliveIntervalMs - this.#clock.now();
-    clearTimeout(this.#keepaliveTimer);
-    this.#keepaliveTimer = setTimeout(() => {
-      this.#keepaliveTimer = undefined;
-      this.#keepalive(session);
-    }, clampTimerMs(Math.max(1, dueIn)));
-  }
-
-  #keepalive(session: Session): void {
-    if (session !== this.#session || !this.#life.ready) return;
-    // Traffic since the last check proves the session alive: no command spent on it.
-    if (this.#clock.now() - session.lastPacketAt < this.#keepaliveIntervalMs) {
-      this.#scheduleKeepalive();
-      return;
-    }
-    this.command(this.#keepaliveCommand).then(
-      () => {
-        this.#scheduleKeepalive();
-      },
-      (error: unknown) => {
-        if (session !== this.#session) return;
-        if (error instanceof RconTimeoutError) {
-          this.#end(session, new RconTimeoutError(`the RCON server of ${this.#label} did not answer the keepalive within ${formatMs(this.#commandTimeoutMs)}: reconnecting`, error));
-        } else {
-          // queue_full means the session is busy, and so alive.
-          this.#scheduleKeepalive();
-        }
-      },
-    );
   }
 
   // ---- commands ----
