@@ -41,9 +41,7 @@ import {
   RconDisconnectedError,
   RconError,
   RconNotConnectedError,
-  RconQueueFullError,
   RconReplyTooLargeError,
-  RconTimeoutError,
 } from './errors.js';
 import {
   DEFAULT_MAX_PACKET_SIZE,
@@ -56,6 +54,7 @@ import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPl
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
 import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 import { SendRateCap } from './sendRateCap.js';
+import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
 import { SourceRconKeepalive } from './sourceRconKeepalive.js';
 import { SourceRconStrayLog } from './sourceRconStrays.js';
 import { SourceRconFirstAnswer } from './wrongProtocol.js';
@@ -72,10 +71,8 @@ export type {
   WhenReadyOptions,
 } from './sourceRconOptions.js';
 
-const MAX_ID = 2 ** 31 - 1;
 /** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
 const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
-const LATE_IDS_KEPT = 256;
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
@@ -90,20 +87,6 @@ interface Session extends TcpSession {
   authTimer: NodeJS.Timeout | undefined;
 }
 
-interface PendingCommand {
-  readonly text: string;
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: RconError) => void;
-  timer: NodeJS.Timeout | undefined;
-  quietTimer: NodeJS.Timeout | undefined;
-  id: number | undefined;
-  mirrorId: number | undefined;
-  readonly parts: Buffer[];
-  /** The bytes in `parts`. */
-  bytes: number;
-  settled: boolean;
-}
-
 export class SourceRconClient {
   readonly #host: string;
   readonly #port: number;
@@ -116,7 +99,6 @@ export class SourceRconClient {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #authTimeoutMs: number;
-  readonly #maxQueuedCommands: number;
   readonly #maxPacketSize: number;
   readonly #maxReplyBytes: number;
   readonly #maxBufferedBytes: number;
@@ -138,22 +120,11 @@ export class SourceRconClient {
     },
   };
   readonly #life: SessionLifecycle;
+  readonly #commands: SourceRconCommandTable;
   readonly #rateCap: SendRateCap;
   readonly #keepalive: SourceRconKeepalive<Session>;
 
   #session: Session | undefined;
-  #nextId = 1;
-  readonly #queue: PendingCommand[] = [];
-  /** Sent commands by id, in the order they were sent (Map keeps insertion order). */
-  readonly #inFlight = new Map<number, PendingCommand>();
-  readonly #byMirrorId = new Map<number, PendingCommand>();
-  /** Mirror ids whose 00 01 00 00 trailer may still come. */
-  readonly #trailers = new Set<number>();
-  /** Ids of commands that timed out, so their late replies are told apart from strangers. */
-  readonly #lateIds = new Set<number>();
-  /** The bytes of every in-flight command's parts, for the per-connection cap. */
-  #replyBytes = 0;
-
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
     this.#host = options.host;
@@ -167,12 +138,9 @@ export class SourceRconClient {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
-    this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
     this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
-    const firstId = Math.floor(options.firstRequestId ?? 1);
-    this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -190,9 +158,12 @@ export class SourceRconClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, () => {
+    // One function, made once: how the table and the rate cap ask for the next send.
+    const turnFree = (): void => {
       this.#pump();
-    });
+    };
+    this.#commands = new SourceRconCommandTable(this.#label, options.maxQueuedCommands ?? 100, options.firstRequestId, turnFree);
+    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, turnFree);
     this.#keepalive = new SourceRconKeepalive<Session>(
       {
         intervalMs: options.keepaliveIntervalMs ?? 0,
@@ -217,7 +188,7 @@ export class SourceRconClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      bufferedBytes: this.#replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
+      bufferedBytes: this.#commands.replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
     };
   }
 
@@ -261,31 +232,7 @@ export class SourceRconClient {
         new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    if (this.#queue.length >= this.#maxQueuedCommands) {
-      return Promise.reject(
-        new RconQueueFullError(`${this.#queue.length} RCON commands already wait for their turn on ${this.#label}: this one was not sent`),
-      );
-    }
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    return new Promise<string>((resolve, reject) => {
-      const pending: PendingCommand = {
-        text,
-        resolve,
-        reject,
-        timer: undefined,
-        quietTimer: undefined,
-        id: undefined,
-        mirrorId: undefined,
-        parts: [],
-        bytes: 0,
-        settled: false,
-      };
-      pending.timer = setTimeout(() => {
-        this.#timeOut(pending, timeoutMs);
-      }, clampTimerMs(timeoutMs));
-      this.#queue.push(pending);
-      this.#pump();
-    });
+    return this.#commands.add(text, options.timeoutMs ?? this.#commandTimeoutMs);
   }
 
   /**
@@ -297,7 +244,7 @@ export class SourceRconClient {
     this.#keepalive.stop();
     this.#rateCap.stop();
     const error = this.#life.closedError();
-    this.#failAll(() => error);
+    this.#commands.failAll(() => error);
     this.#strays.close();
     const session = this.#session;
     if (session !== undefined) {
@@ -339,7 +286,7 @@ export class SourceRconClient {
     session.lastPacketAt = this.#clock.now();
     this.#life.authenticating();
     this.#life.callback('onConnected', () => this.#options.onConnected?.());
-    session.authId = this.#newId();
+    session.authId = this.#commands.newId(session.authId);
     session.authTimer = setTimeout(() => {
       const foreign = session.firstAnswer.atEnd();
       if (foreign !== undefined) {
@@ -365,7 +312,7 @@ export class SourceRconClient {
       return;
     }
     // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
-    if (this.#replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
+    if (this.#commands.replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
       this.#end(
         session,
         new RconBufferLimitError(
@@ -437,8 +384,7 @@ export class SourceRconClient {
     clearTimeout(session.authTimer);
     this.#keepalive.stop();
     this.#rateCap.stop();
-    this.#trailers.clear();
-    this.#lateIds.clear();
+    this.#commands.sessionEnded();
     const closing = this.#life.closed;
     const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#dropReason(session);
     // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
@@ -448,9 +394,9 @@ export class SourceRconClient {
     // warn line (the reason's message) says what to check.
     if (!closing) {
       if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
-        for (const pending of [...this.#inFlight.values()]) if (pending.parts.length > 0) this.#finish(pending);
+        for (const pending of [...this.#commands.inFlight()]) if (pending.parts.length > 0) this.#commands.finish(pending);
       }
-      this.#failAll((sent) =>
+      this.#commands.failAll((sent) =>
         new RconDisconnectedError(
           `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -478,36 +424,25 @@ export class SourceRconClient {
 
   // ---- commands ----
 
-  #newId(): number {
-    for (;;) {
-      const id = this.#nextId;
-      this.#nextId = id >= MAX_ID ? 1 : id + 1;
-      // Ids whose low three bytes are 0 are skipped: after an empty packet, their replies could look like Squad's junk.
-      if ((id & 0xff_ff_ff) === 0) continue;
-      if (!this.#inFlight.has(id) && !this.#byMirrorId.has(id) && !this.#trailers.has(id) && id !== this.#session?.authId) return id;
-    }
-  }
-
   #pump(): void {
     const session = this.#session;
-    while (this.#life.ready && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
+    const commands = this.#commands;
+    while (this.#life.ready && session !== undefined && commands.queued > 0 && commands.inFlightCount < this.#maxInFlight) {
       if (!this.#rateCap.take()) return;
-      const pending = this.#queue.shift();
+      const pending = commands.nextQueued();
       if (pending === undefined) return;
       this.#send(session, pending);
     }
   }
 
   #send(session: Session, pending: PendingCommand): void {
-    const id = this.#newId();
-    pending.id = id;
-    this.#inFlight.set(id, pending);
+    const id = this.#commands.newId(session.authId);
+    this.#commands.sent(pending, id);
     // One packet, one write: Minecraft-derived servers fail on a packet split over writes.
     session.socket.write(encodeSourceRconPacket(id, SourceRconPacketType.EXECCOMMAND, pending.text));
     if (this.#replyEnd.kind === 'mirror') {
-      const mirrorId = this.#newId();
-      pending.mirrorId = mirrorId;
-      this.#byMirrorId.set(mirrorId, pending);
+      const mirrorId = this.#commands.newId(session.authId);
+      this.#commands.mirrorSent(pending, mirrorId);
       session.socket.write(encodeSourceRconPacket(mirrorId, SourceRconPacketType.RESPONSE_VALUE, ''));
     }
   }
@@ -517,27 +452,26 @@ export class SourceRconClient {
       this.#unsolicited(packet, 'pushed');
       return;
     }
-    const owner = this.#inFlight.get(packet.id);
+    const commands = this.#commands;
+    const owner = commands.owner(packet.id);
     if (owner !== undefined) {
       if (owner.bytes + packet.body.length > this.#maxReplyBytes) {
         this.#replyTooLarge(session, owner);
         return;
       }
-      owner.parts.push(packet.body);
-      owner.bytes += packet.body.length;
-      this.#replyBytes += packet.body.length;
+      commands.addPart(owner, packet.body);
       this.#onReplyPart(owner, packet);
       return;
     }
-    const mirrored = this.#byMirrorId.get(packet.id);
+    const mirrored = commands.mirrored(packet.id);
     if (mirrored !== undefined) {
       // The mirror (or, from a server that skips the empty echo, the trailer) closes the reply before it.
-      if (!packet.body.equals(MIRROR_TRAILER)) this.#trailers.add(packet.id);
-      this.#finish(mirrored);
+      if (!packet.body.equals(MIRROR_TRAILER)) commands.awaitTrailer(packet.id);
+      commands.finish(mirrored);
       return;
     }
-    if (this.#trailers.delete(packet.id)) return;
-    if (this.#lateIds.has(packet.id)) {
+    if (commands.takeTrailer(packet.id)) return;
+    if (commands.isLate(packet.id)) {
       this.#strays.lateReply(packet);
       this.#unsolicited(packet, 'late');
       return;
@@ -551,87 +485,31 @@ export class SourceRconClient {
     const error = new RconReplyTooLargeError(
       `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
     );
-    this.#forget(owner);
-    owner.reject(error);
+    this.#commands.fail(owner, error);
     this.#end(session, error);
   }
 
   #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
     const rule = this.#replyEnd;
     if (rule.kind === 'single') {
-      this.#finish(owner);
+      this.#commands.finish(owner);
       return;
     }
     if (rule.kind === 'mirror') return;
     // Replies come back in order: a packet for this command ends every earlier one that has begun.
-    for (const earlier of this.#inFlight.values()) {
+    for (const earlier of this.#commands.inFlight()) {
       if (earlier === owner) break;
-      if (earlier.parts.length > 0) this.#finish(earlier);
+      if (earlier.parts.length > 0) this.#commands.finish(earlier);
     }
     if (rule.endsBelowBodyBytes !== undefined && packet.body.length < rule.endsBelowBodyBytes) {
-      this.#finish(owner);
+      this.#commands.finish(owner);
       return;
     }
     clearTimeout(owner.quietTimer);
     owner.quietTimer = setTimeout(() => {
       owner.quietTimer = undefined;
-      this.#finish(owner);
+      this.#commands.finish(owner);
     }, this.#quietMs);
-  }
-
-  #finish(pending: PendingCommand): void {
-    if (pending.settled) return;
-    this.#forget(pending);
-    pending.resolve(Buffer.concat(pending.parts).toString('utf8'));
-    this.#pump();
-  }
-
-  #timeOut(pending: PendingCommand, timeoutMs: number): void {
-    if (pending.settled) return;
-    const sent = pending.id !== undefined;
-    if (pending.id !== undefined) {
-      this.#lateIds.add(pending.id);
-      if (pending.mirrorId !== undefined) this.#lateIds.add(pending.mirrorId);
-      while (this.#lateIds.size > LATE_IDS_KEPT) {
-        const oldest = this.#lateIds.values().next().value;
-        if (oldest === undefined) break;
-        this.#lateIds.delete(oldest);
-      }
-    }
-    this.#forget(pending);
-    pending.reject(
-      new RconTimeoutError(
-        sent
-          ? `no complete answer from the RCON server of ${this.#label} within ${formatMs(timeoutMs)}; the command may have run`
-          : `the command waited ${formatMs(timeoutMs)} for its turn on ${this.#label} (rate cap or pipelining depth) and was not sent`,
-      ),
-    );
-    this.#pump();
-  }
-
-  /** Takes a command out of every table and stops its timers; marks it settled. */
-  #forget(pending: PendingCommand): void {
-    pending.settled = true;
-    clearTimeout(pending.timer);
-    clearTimeout(pending.quietTimer);
-    if (pending.id !== undefined) this.#inFlight.delete(pending.id);
-    if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
-    this.#replyBytes -= pending.bytes;
-    pending.bytes = 0;
-    // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
-    if (pending.id === undefined) {
-      const queued = this.#queue.indexOf(pending);
-      if (queued >= 0) this.#queue.splice(queued, 1);
-    }
-  }
-
-  #failAll(errorFor: (sent: boolean) => RconError): void {
-    const all = [...this.#inFlight.values(), ...this.#queue];
-    for (const pending of all) {
-      const sent = pending.id !== undefined;
-      this.#forget(pending);
-      pending.reject(errorFor(sent));
-    }
   }
 
   #unsolicited(packet: SourceRconPacket, reason: UnsolicitedPacket['reason']): void {
