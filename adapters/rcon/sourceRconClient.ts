@@ -52,10 +52,11 @@ import {
 } from './sourceRconCodec.js';
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
 import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
-import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import type { CommandOptions, RconLogger, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 import { SendRateCap } from './sendRateCap.js';
 import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
 import { SourceRconKeepalive } from './sourceRconKeepalive.js';
+import { SourceRconReplyAssembly } from './sourceRconReplies.js';
 import { SourceRconStrayLog } from './sourceRconStrays.js';
 import { SourceRconFirstAnswer } from './wrongProtocol.js';
 
@@ -71,8 +72,6 @@ export type {
   WhenReadyOptions,
 } from './sourceRconOptions.js';
 
-/** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
-const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
@@ -93,14 +92,11 @@ export class SourceRconClient {
   readonly #password: string;
   readonly #label: string;
   readonly #passwordKey: string;
-  readonly #replyEnd: ReplyEndRule;
-  readonly #quietMs: number;
   readonly #maxInFlight: number;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #authTimeoutMs: number;
   readonly #maxPacketSize: number;
-  readonly #maxReplyBytes: number;
   readonly #maxBufferedBytes: number;
   readonly #strays: SourceRconStrayLog;
   readonly #clock: Clock;
@@ -121,6 +117,7 @@ export class SourceRconClient {
   };
   readonly #life: SessionLifecycle;
   readonly #commands: SourceRconCommandTable;
+  readonly #replies: SourceRconReplyAssembly;
   readonly #rateCap: SendRateCap;
   readonly #keepalive: SourceRconKeepalive<Session>;
 
@@ -132,15 +129,13 @@ export class SourceRconClient {
     this.#password = options.password;
     this.#label = options.label ?? `${options.host}:${options.port}`;
     this.#passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
-    this.#replyEnd = options.replyEnd ?? { kind: 'quiet', quietMs: 75 };
-    this.#quietMs = this.#replyEnd.kind === 'quiet' ? (this.#replyEnd.quietMs ?? 75) : 0;
     this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 1));
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
     this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
-    this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
+    const maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
     this.#clock = options.clock ?? steadyClock(systemClock);
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -163,6 +158,7 @@ export class SourceRconClient {
       this.#pump();
     };
     this.#commands = new SourceRconCommandTable(this.#label, options.maxQueuedCommands ?? 100, options.firstRequestId, turnFree);
+    this.#replies = new SourceRconReplyAssembly(this.#label, this.#commands, options.replyEnd ?? { kind: 'quiet', quietMs: 75 }, maxReplyBytes);
     this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, turnFree);
     this.#keepalive = new SourceRconKeepalive<Session>(
       {
@@ -393,9 +389,7 @@ export class SourceRconClient {
     // password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the lifecycle's
     // warn line (the reason's message) says what to check.
     if (!closing) {
-      if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
-        for (const pending of [...this.#commands.inFlight()]) if (pending.parts.length > 0) this.#commands.finish(pending);
-      }
+      this.#replies.sessionClosed();
       this.#commands.failAll((sent) =>
         new RconDisconnectedError(
           `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
@@ -440,7 +434,7 @@ export class SourceRconClient {
     this.#commands.sent(pending, id);
     // One packet, one write: Minecraft-derived servers fail on a packet split over writes.
     session.socket.write(encodeSourceRconPacket(id, SourceRconPacketType.EXECCOMMAND, pending.text));
-    if (this.#replyEnd.kind === 'mirror') {
+    if (this.#replies.mirrors) {
       const mirrorId = this.#commands.newId(session.authId);
       this.#commands.mirrorSent(pending, mirrorId);
       session.socket.write(encodeSourceRconPacket(mirrorId, SourceRconPacketType.RESPONSE_VALUE, ''));
@@ -452,64 +446,16 @@ export class SourceRconClient {
       this.#unsolicited(packet, 'pushed');
       return;
     }
-    const commands = this.#commands;
-    const owner = commands.owner(packet.id);
-    if (owner !== undefined) {
-      if (owner.bytes + packet.body.length > this.#maxReplyBytes) {
-        this.#replyTooLarge(session, owner);
-        return;
-      }
-      commands.addPart(owner, packet.body);
-      this.#onReplyPart(owner, packet);
+    const route = this.#replies.take(packet);
+    if (route === 'taken') return;
+    if (route instanceof RconReplyTooLargeError) {
+      // The command has failed with it; the session ends, and is made again with the normal backoff.
+      this.#end(session, route);
       return;
     }
-    const mirrored = commands.mirrored(packet.id);
-    if (mirrored !== undefined) {
-      // The mirror (or, from a server that skips the empty echo, the trailer) closes the reply before it.
-      if (!packet.body.equals(MIRROR_TRAILER)) commands.awaitTrailer(packet.id);
-      commands.finish(mirrored);
-      return;
-    }
-    if (commands.takeTrailer(packet.id)) return;
-    if (commands.isLate(packet.id)) {
-      this.#strays.lateReply(packet);
-      this.#unsolicited(packet, 'late');
-      return;
-    }
-    this.#strays.unknownId(packet);
-    this.#unsolicited(packet, 'unknown_id');
-  }
-
-  /** The answer would pass maxReplyBytes: the command fails with reply_too_large, and the session ends (reconnect). */
-  #replyTooLarge(session: Session, owner: PendingCommand): void {
-    const error = new RconReplyTooLargeError(
-      `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
-    );
-    this.#commands.fail(owner, error);
-    this.#end(session, error);
-  }
-
-  #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
-    const rule = this.#replyEnd;
-    if (rule.kind === 'single') {
-      this.#commands.finish(owner);
-      return;
-    }
-    if (rule.kind === 'mirror') return;
-    // Replies come back in order: a packet for this command ends every earlier one that has begun.
-    for (const earlier of this.#commands.inFlight()) {
-      if (earlier === owner) break;
-      if (earlier.parts.length > 0) this.#commands.finish(earlier);
-    }
-    if (rule.endsBelowBodyBytes !== undefined && packet.body.length < rule.endsBelowBodyBytes) {
-      this.#commands.finish(owner);
-      return;
-    }
-    clearTimeout(owner.quietTimer);
-    owner.quietTimer = setTimeout(() => {
-      owner.quietTimer = undefined;
-      this.#commands.finish(owner);
-    }, this.#quietMs);
+    if (route === 'late') this.#strays.lateReply(packet);
+    else this.#strays.unknownId(packet);
+    this.#unsolicited(packet, route);
   }
 
   #unsolicited(packet: SourceRconPacket, reason: UnsolicitedPacket['reason']): void {
