@@ -5,6 +5,10 @@
 // What one connection may hold is capped (one answer: maxReplyBytes; everything: maxBufferedBytes), so a server that
 // never ends an answer costs a bounded amount of memory and a reconnect. Malformed or stray packets are logged once,
 // then summed up once a minute (RepeatSummary), so a flood of them costs a bounded number of log lines.
+// Its parts: the login (sourceRconLogin.ts), the command table (sourceRconCommands.ts), the reply assembly by end
+// rule (sourceRconReplies.ts), the stray-packet log (sourceRconStrays.ts), the send-rate cap (sendRateCap.ts) and the
+// keepalive (sourceRconKeepalive.ts). This file joins them: the socket, the framing and its cap, the gate on sending,
+// and how a session ends.
 //
 // It must never:
 // - put the password in a log line, an error or an event (it goes into the AUTH packet and nowhere else);
@@ -28,81 +32,36 @@
 //   client.start();
 //   try { await client.whenReady({ failFast: true }); console.log(await client.command(text)); }
 //   finally { await client.close(); }
-import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
-import { clampTimerMs } from '../../src/time/timerLimit.js';
-import {
-  RconAuthFailedError,
-  RconAuthTimeoutError,
-  RconBufferLimitError,
-  RconConnectError,
-  RconDisconnectedError,
-  RconError,
-  RconNotConnectedError,
-  RconReplyTooLargeError,
-} from './errors.js';
-import {
-  DEFAULT_MAX_PACKET_SIZE,
-  SourceRconDecoder,
-  SourceRconPacketType,
-  encodeSourceRconPacket,
-  type SourceRconPacket,
-} from './sourceRconCodec.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
-import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
-import type { CommandOptions, RconLogger, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import { RconBufferLimitError, RconConnectError, RconDisconnectedError, RconError, RconNotConnectedError, RconReplyTooLargeError } from './errors.js';
 import { SendRateCap } from './sendRateCap.js';
+import { DEFAULT_MAX_PACKET_SIZE, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from './sourceRconCodec.js';
 import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
 import { SourceRconKeepalive } from './sourceRconKeepalive.js';
+import { SourceRconLogin, type SourceRconSession as Session } from './sourceRconLogin.js';
+import type { CommandOptions, RconLogger, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 import { SourceRconReplyAssembly } from './sourceRconReplies.js';
 import { SourceRconStrayLog } from './sourceRconStrays.js';
-import { SourceRconFirstAnswer } from './wrongProtocol.js';
+import { connectTcpSocket, endTcpSession, type TcpConnectPlan, type TcpSessionEvents } from './tcpSession.js';
+import { SessionLifecycle, formatBytes, reconnectTuning } from './sessionLifecycle.js';
 
-export type {
-  CommandOptions,
-  RconLogger,
-  ReconnectScheduled,
-  ReplyEndRule,
-  SourceRconClientOptions,
-  SourceRconState,
-  SourceRconStatus,
-  UnsolicitedPacket,
-  WhenReadyOptions,
-} from './sourceRconOptions.js';
+// What callers import with the client: its options, events and status are sourceRconOptions.ts's.
+export type { CommandOptions, RconLogger, ReconnectScheduled, ReplyEndRule, SourceRconClientOptions, SourceRconState, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
-interface Session extends TcpSession {
-  /** Judges the connection's first bytes before the decoder sees them: another protocol is named, not framed. */
-  readonly firstAnswer: SourceRconFirstAnswer;
-  readonly decoder: SourceRconDecoder;
-  authId: number;
-  loggedIn: boolean;
-  tcpOpen: boolean;
-  lastPacketAt: number;
-  authTimer: NodeJS.Timeout | undefined;
-}
-
 export class SourceRconClient {
-  readonly #host: string;
-  readonly #port: number;
-  readonly #password: string;
   readonly #label: string;
-  readonly #passwordKey: string;
   readonly #maxInFlight: number;
   readonly #commandTimeoutMs: number;
-  readonly #connectTimeoutMs: number;
-  readonly #authTimeoutMs: number;
-  readonly #maxPacketSize: number;
+  /** connectTimeoutMs + authTimeoutMs: how long whenReady() waits by default. */
+  readonly #loginWithinMs: number;
   readonly #maxBufferedBytes: number;
-  readonly #strays: SourceRconStrayLog;
   readonly #clock: Clock;
-  readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
-  /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #tcpPlan: TcpConnectPlan;
   readonly #tcpEvents: TcpSessionEvents<Session> = {
     close: (session) => {
@@ -115,62 +74,70 @@ export class SourceRconClient {
       this.#onData(session, chunk);
     },
   };
+  /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #life: SessionLifecycle;
+  readonly #login: SourceRconLogin;
   readonly #commands: SourceRconCommandTable;
   readonly #replies: SourceRconReplyAssembly;
   readonly #rateCap: SendRateCap;
   readonly #keepalive: SourceRconKeepalive<Session>;
-
+  readonly #strays: SourceRconStrayLog;
   #session: Session | undefined;
+
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
-    this.#host = options.host;
-    this.#port = options.port;
-    this.#password = options.password;
-    this.#label = options.label ?? `${options.host}:${options.port}`;
-    this.#passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
+    const { host, port } = options;
+    const label = options.label ?? `${host}:${port}`;
+    this.#label = label;
     this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 1));
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
-    this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    const authTimeoutMs = options.authTimeoutMs ?? 5_000;
+    this.#loginWithinMs = connectTimeoutMs + authTimeoutMs;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
     const maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
-    this.#clock = options.clock ?? steadyClock(systemClock);
-    this.#logger = options.logger ?? silentLogger();
-    this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
+    const clock = options.clock ?? steadyClock(systemClock);
+    this.#clock = clock;
+    const logger: RconLogger = options.logger ?? silentLogger();
+    this.#tcpPlan = { host, port, what: 'RCON', portName: 'RCON port', label, connectTimeoutMs, logger };
     this.#life = new SessionLifecycle({
-      label: this.#label,
+      label,
       what: 'RCON',
       connect: () => {
         this.#connect();
       },
       ...reconnectTuning(options),
-      clock: this.#clock,
-      logger: this.#logger,
+      clock,
+      logger,
       onReady: options.onReady,
       onDisconnected: options.onDisconnected,
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
+    this.#strays = new SourceRconStrayLog(label, logger, options.repeatSummaryIntervalMs, clock);
     // One function, made once: how the table and the rate cap ask for the next send.
     const turnFree = (): void => {
       this.#pump();
     };
-    this.#commands = new SourceRconCommandTable(this.#label, options.maxQueuedCommands ?? 100, options.firstRequestId, turnFree);
-    this.#replies = new SourceRconReplyAssembly(this.#label, this.#commands, options.replyEnd ?? { kind: 'quiet', quietMs: 75 }, maxReplyBytes);
-    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), this.#clock, turnFree);
+    this.#commands = new SourceRconCommandTable(label, options.maxQueuedCommands ?? 100, options.firstRequestId, turnFree);
+    this.#replies = new SourceRconReplyAssembly(label, this.#commands, options.replyEnd ?? { kind: 'quiet', quietMs: 75 }, maxReplyBytes);
+    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), clock, turnFree);
     this.#keepalive = new SourceRconKeepalive<Session>(
-      {
-        intervalMs: options.keepaliveIntervalMs ?? 0,
-        command: options.keepaliveCommand ?? 'echo keepalive',
-        commandTimeoutMs: this.#commandTimeoutMs,
-        label: this.#label,
-        clock: this.#clock,
-      },
+      { intervalMs: options.keepaliveIntervalMs ?? 0, command: options.keepaliveCommand ?? 'echo keepalive', commandTimeoutMs: this.#commandTimeoutMs, label, clock },
       { session: () => this.#session, ready: () => this.#life.ready, command: (text) => this.command(text), end: endTcpSession },
     );
-    this.#strays = new SourceRconStrayLog(this.#label, this.#logger, options.repeatSummaryIntervalMs, this.#clock);
+    const passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
+    const maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    this.#login = new SourceRconLogin(
+      { host, port, password: options.password, label, passwordKey, authTimeoutMs, maxPacketSize, clock, life: this.#life, commands: this.#commands, strays: this.#strays },
+      {
+        isLive: (session) => this.#isLive(session),
+        loggedIn: () => {
+          this.#keepalive.schedule();
+          this.#pump();
+        },
+      },
+    );
   }
 
   /** Where the connection stands; cheap, for readiness and metrics. */
@@ -212,7 +179,7 @@ export class SourceRconClient {
    * first failed connection. Does not start the client.
    */
   whenReady(options: WhenReadyOptions = {}): Promise<void> {
-    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs, failFast: options.failFast });
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#loginWithinMs, failFast: options.failFast });
   }
 
   /**
@@ -254,23 +221,7 @@ export class SourceRconClient {
 
   #connect(): void {
     if (this.#session !== undefined || this.#life.closed) return;
-    const socket = new Socket();
-    const session: Session = {
-      socket,
-      firstAnswer: new SourceRconFirstAnswer(
-        { protocol: 'source-rcon', label: this.#label, host: this.#host, port: this.#port, passwordKey: this.#passwordKey, password: this.#password },
-        this.#maxPacketSize,
-      ),
-      decoder: new SourceRconDecoder({ maxPacketSize: this.#maxPacketSize }),
-      authId: 0,
-      loggedIn: false,
-      tcpOpen: false,
-      lastPacketAt: this.#clock.now(),
-      endReason: undefined,
-      socketError: undefined,
-      connectTimer: undefined,
-      authTimer: undefined,
-    };
+    const session = this.#login.open();
     this.#session = session;
     connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
@@ -282,21 +233,7 @@ export class SourceRconClient {
     session.lastPacketAt = this.#clock.now();
     this.#life.authenticating();
     this.#life.callback('onConnected', () => this.#options.onConnected?.());
-    session.authId = this.#commands.newId(session.authId);
-    session.authTimer = setTimeout(() => {
-      const foreign = session.firstAnswer.atEnd();
-      if (foreign !== undefined) {
-        this.#end(session, foreign);
-        return;
-      }
-      this.#authFailed(
-        session,
-        new RconAuthTimeoutError(
-          `no answer to the RCON login within ${formatMs(this.#authTimeoutMs)}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong (ARK says nothing to a wrong password), or the port is not an RCON port`,
-        ),
-      );
-    }, clampTimerMs(this.#authTimeoutMs));
-    session.socket.write(encodeSourceRconPacket(session.authId, SourceRconPacketType.AUTH, this.#password));
+    this.#login.begin(session);
   }
 
   #onData(session: Session, read: Buffer): void {
@@ -304,12 +241,12 @@ export class SourceRconClient {
     const chunk = session.firstAnswer.push(read);
     if (chunk === undefined) return;
     if (chunk instanceof RconError) {
-      this.#end(session, chunk);
+      endTcpSession(session, chunk);
       return;
     }
     // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
     if (this.#commands.replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
-      this.#end(
+      endTcpSession(
         session,
         new RconBufferLimitError(
           `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxBufferedBytes)} (maxBufferedBytes) that no answer completed: dropping the connection; it is made again with the normal backoff`,
@@ -321,7 +258,7 @@ export class SourceRconClient {
     try {
       packets = session.decoder.push(chunk);
     } catch (error) {
-      this.#end(session, error instanceof RconError ? error : new RconConnectError(String(error)));
+      endTcpSession(session, error instanceof RconError ? error : new RconConnectError(String(error)));
       return;
     }
     for (const packet of packets) {
@@ -329,48 +266,13 @@ export class SourceRconClient {
       if (!this.#isLive(session)) return;
       session.lastPacketAt = this.#clock.now();
       if (session.loggedIn) this.#onSessionPacket(session, packet);
-      else this.#onLoginPacket(session, packet);
+      else this.#login.packet(session, packet);
     }
-  }
-
-  #onLoginPacket(session: Session, packet: SourceRconPacket): void {
-    if (packet.id === -1) {
-      this.#authFailed(
-        session,
-        new RconAuthFailedError(`the RCON server refused the login of ${this.#label} (wrong password): check ${this.#passwordKey} of adapter ${this.#label}`),
-      );
-      return;
-    }
-    if (packet.type === SourceRconPacketType.AUTH_RESPONSE && packet.id === session.authId) {
-      this.#onLoggedIn(session);
-      return;
-    }
-    // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
-    this.#strays.beforeLogin(packet);
-  }
-
-  #onLoggedIn(session: Session): void {
-    clearTimeout(session.authTimer);
-    session.loggedIn = true;
-    this.#life.loggedIn();
-    this.#keepalive.schedule();
-    this.#pump();
-  }
-
-  #authFailed(session: Session, error: RconAuthFailedError | RconAuthTimeoutError): void {
-    if (!this.#isLive(session)) return;
-    this.#life.authFailed(error);
-    this.#end(session, error);
   }
 
   /** The session is the current one and nothing has begun to end it. */
   #isLive(session: Session): boolean {
     return session === this.#session && session.endReason === undefined;
-  }
-
-  /** Ends the session: marks why, destroys the socket; the rest happens once, on the socket's 'close'. */
-  #end(session: Session, reason: RconError): void {
-    endTcpSession(session, reason);
   }
 
   #onClose(session: Session): void {
@@ -382,12 +284,8 @@ export class SourceRconClient {
     this.#rateCap.stop();
     this.#commands.sessionEnded();
     const closing = this.#life.closed;
-    const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#dropReason(session);
-    // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
-    // (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is not up
-    // yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a wrong
-    // password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the lifecycle's
-    // warn line (the reason's message) says what to check.
+    // A connection closed during the login is a drop, not a refusal (sourceRconLogin.ts says why).
+    const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#login.dropReason(session);
     if (!closing) {
       this.#replies.sessionClosed();
       this.#commands.failAll((sent) =>
@@ -401,23 +299,9 @@ export class SourceRconClient {
     this.#life.ended(reason, { wasReady: session.loggedIn, wasOpen: session.tcpOpen });
   }
 
-  #dropReason(session: Session): RconError {
-    const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
-    if (session.tcpOpen && !session.loggedIn) {
-      return new RconDisconnectedError(
-        `the RCON connection to ${this.#label} dropped during the login, before any answer (${detail}): trying again with the normal backoff; if this repeats while the game is up, check ${this.#passwordKey} of adapter ${this.#label} (Squad closes the connection on a wrong password)`,
-        false,
-        cause,
-      );
-    }
-    return session.tcpOpen
-      ? new RconDisconnectedError(`the RCON connection to ${this.#label} dropped: ${detail}`, false, cause)
-      : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
-  }
-
   // ---- commands ----
 
+  /** Sends queued commands while logged in, under the pipelining depth and the rate cap. */
   #pump(): void {
     const session = this.#session;
     const commands = this.#commands;
@@ -450,7 +334,7 @@ export class SourceRconClient {
     if (route === 'taken') return;
     if (route instanceof RconReplyTooLargeError) {
       // The command has failed with it; the session ends, and is made again with the normal backoff.
-      this.#end(session, route);
+      endTcpSession(session, route);
       return;
     }
     if (route === 'late') this.#strays.lateReply(packet);
