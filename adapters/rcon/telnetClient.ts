@@ -22,7 +22,6 @@
 //   await client.close();
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { clampTimerMs } from '../../src/time/timerLimit.js';
 import {
   RconAuthFailedError,
@@ -32,9 +31,6 @@ import {
   RconDisconnectedError,
   RconInvalidCommandError,
   RconNotConnectedError,
-  RconQueueFullError,
-  RconReplyTooLargeError,
-  RconTimeoutError,
   type RconError,
 } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
@@ -44,11 +40,11 @@ import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './
 
 export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { TelnetCommandQueue } from './telnetCommands.js';
 import { TelnetLineFramer } from './telnetLines.js';
 import { TelnetFirstAnswer } from './wrongProtocol.js';
 
 type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
-type StrayKind = 'unowned_line' | 'late_line';
 
 interface Session extends TcpSession {
   phase: Phase;
@@ -57,20 +53,6 @@ interface Session extends TcpSession {
   readonly firstAnswer: TelnetFirstAnswer;
   loginTimer: NodeJS.Timeout | undefined;
   bannerTimer: NodeJS.Timeout | undefined;
-}
-
-interface PendingCommand {
-  readonly text: string;
-  readonly endsAt: RegExp | undefined;
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: RconError) => void;
-  readonly timeoutMs: number;
-  timer: NodeJS.Timeout | undefined;
-  quietTimer: NodeJS.Timeout | undefined;
-  sent: boolean;
-  readonly lines: string[];
-  bytes: number;
-  settled: boolean;
 }
 
 const PROMPT = 'please enter password:';
@@ -90,9 +72,7 @@ export class TelnetClient {
   readonly #connectTimeoutMs: number;
   readonly #loginTimeoutMs: number;
   readonly #quietMs: number;
-  readonly #maxQueued: number;
   readonly #maxLineBytes: number;
-  readonly #maxReplyBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
   readonly #tcpPlan: TcpConnectPlan;
@@ -108,12 +88,8 @@ export class TelnetClient {
     },
   };
   readonly #life: SessionLifecycle;
-  readonly #strays: RepeatSummary<StrayKind>;
+  readonly #commands: TelnetCommandQueue;
   #session: Session | undefined;
-  readonly #queue: PendingCommand[] = [];
-  #inFlight: PendingCommand | undefined;
-  /** After a sent command timed out: answer lines still arriving are its, not the next command's. */
-  #drainTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TelnetClientOptions) {
     this.#options = options;
@@ -123,9 +99,7 @@ export class TelnetClient {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     this.#loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
     this.#quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
-    this.#maxQueued = Math.max(1, Math.floor(options.maxQueuedCommands ?? 100));
     this.#maxLineBytes = Math.max(64, options.maxLineBytes ?? 64 * 1024);
-    this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#options.host, port: this.#options.port, what: 'telnet', portName: 'telnet port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -143,13 +117,25 @@ export class TelnetClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#strays = new RepeatSummary<StrayKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      clock: options.clock,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
+    this.#commands = new TelnetCommandQueue(
+      {
+        label: this.#label,
+        quietMs: this.#quietMs,
+        maxQueued: Math.max(1, Math.floor(options.maxQueuedCommands ?? 100)),
+        maxReplyBytes: Math.max(1, options.maxReplyBytes ?? 1024 * 1024),
+        repeatSummaryIntervalMs: options.repeatSummaryIntervalMs,
+        clock: options.clock,
+        logger: this.#logger,
       },
-    });
+      {
+        socket: () => (this.#life.ready ? this.#session?.socket : undefined),
+        hasSession: () => this.#session !== undefined,
+        drop: (error) => {
+          const session = this.#session;
+          if (session !== undefined) endTcpSession(session, error);
+        },
+      },
+    );
   }
 
   /** Logged in: command() sends. */
@@ -170,7 +156,7 @@ export class TelnetClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      pendingCommands: this.#queue.length + (this.#inFlight === undefined ? 0 : 1),
+      pendingCommands: this.#commands.pending,
     };
   }
 
@@ -203,40 +189,15 @@ export class TelnetClient {
         new RconNotConnectedError(`not logged in to the telnet console of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    if (this.#queue.length >= this.#maxQueued) {
-      return Promise.reject(new RconQueueFullError(`${this.#queue.length} telnet commands already wait for their turn on ${this.#label}: this one was not sent`));
-    }
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    return new Promise<string>((resolve, reject) => {
-      const pending: PendingCommand = {
-        text,
-        endsAt: options.endsAt,
-        resolve,
-        reject,
-        timeoutMs,
-        timer: undefined,
-        quietTimer: undefined,
-        sent: false,
-        lines: [],
-        bytes: 0,
-        settled: false,
-      };
-      pending.timer = setTimeout(() => {
-        this.#timeOut(pending);
-      }, clampTimerMs(timeoutMs));
-      this.#queue.push(pending);
-      this.#pump();
-    });
+    return this.#commands.add(text, options.endsAt, options.timeoutMs ?? this.#commandTimeoutMs);
   }
 
   /** Stops for good: pending commands fail with `closed`, no reconnect. Resolves when the socket has closed. Idempotent. */
   close(): Promise<void> {
     const done = this.#life.close();
     const error = this.#life.closedError();
-    this.#failAll(() => error);
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
-    this.#strays.close();
+    this.#commands.failAll(() => error);
+    this.#commands.close();
     const session = this.#session;
     if (session !== undefined) {
       session.endReason ??= error;
@@ -386,52 +347,16 @@ export class TelnetClient {
     clearTimeout(session.bannerTimer);
     session.phase = 'ready';
     this.#life.loggedIn();
-    this.#pump();
+    this.#commands.pump();
   }
 
   #onSessionLine(line: string): void {
     if (this.#isPushed(line)) {
-      const pending = this.#inFlight;
-      // The console's echo of the command proves it runs: its answer's quiet time starts again.
-      if (pending !== undefined && pending.endsAt === undefined && line.includes(`Executing command '${pending.text}'`)) this.#armQuiet(pending);
+      this.#commands.logLine(line);
       this.#pushed(line);
       return;
     }
-    const pending = this.#inFlight;
-    if (pending === undefined) {
-      if (this.#drainTimer !== undefined) {
-        this.#armDrain();
-        if (this.#strays.first('late_line')) this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a late answer line of a command that timed out, dropped`);
-        return;
-      }
-      // The banner's blank tail and answers no command waits for.
-      if (line.trim().length === 0) return;
-      if (this.#strays.first('unowned_line')) {
-        this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a console line no command waits for, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`);
-      }
-      return;
-    }
-    // Blank lines before an answer are the banner's tail or the console's spacing, not the answer.
-    if (pending.lines.length === 0 && line.trim().length === 0) return;
-    const bytes = Buffer.byteLength(line) + 1;
-    if (pending.bytes + bytes > this.#maxReplyBytes) {
-      const error = new RconReplyTooLargeError(
-        `the telnet console of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
-      );
-      this.#forget(pending);
-      pending.reject(error);
-      const session = this.#session;
-      if (session !== undefined) this.#end(session, error);
-      return;
-    }
-    pending.lines.push(line);
-    pending.bytes += bytes;
-    if (pending.endsAt !== undefined) {
-      pending.endsAt.lastIndex = 0;
-      if (pending.endsAt.test(line)) this.#finish(pending);
-      return;
-    }
-    this.#armQuiet(pending);
+    this.#commands.answerLine(line);
   }
 
   #pushed(line: string): void {
@@ -458,12 +383,11 @@ export class TelnetClient {
     clearTimeout(session.connectTimer);
     clearTimeout(session.loginTimer);
     clearTimeout(session.bannerTimer);
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
+    this.#commands.sessionEnded();
     const wasReady = session.phase === 'ready';
     const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#dropReason(session);
     if (!this.#life.closed) {
-      this.#failAll((sent) =>
+      this.#commands.failAll((sent) =>
         new RconDisconnectedError(
           `the telnet connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -484,80 +408,5 @@ export class TelnetClient {
       return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped during the login (${detail}): trying again with the normal backoff`, false, cause);
     }
     return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped: ${detail}`, false, cause);
-  }
-
-  // ---- commands ----
-
-  #pump(): void {
-    const session = this.#session;
-    if (!this.#life.ready || session === undefined || this.#inFlight !== undefined || this.#drainTimer !== undefined) return;
-    const pending = this.#queue.shift();
-    if (pending === undefined) return;
-    this.#inFlight = pending;
-    pending.sent = true;
-    session.socket.write(`${pending.text}\r\n`);
-    if (pending.endsAt === undefined) this.#armQuiet(pending);
-  }
-
-  #armQuiet(pending: PendingCommand): void {
-    clearTimeout(pending.quietTimer);
-    pending.quietTimer = setTimeout(() => {
-      pending.quietTimer = undefined;
-      this.#finish(pending);
-    }, this.#quietMs);
-  }
-
-  #armDrain(): void {
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = setTimeout(() => {
-      this.#drainTimer = undefined;
-      this.#pump();
-    }, this.#quietMs);
-  }
-
-  #finish(pending: PendingCommand): void {
-    if (pending.settled) return;
-    this.#forget(pending);
-    pending.resolve(pending.lines.join('\n'));
-    this.#pump();
-  }
-
-  #timeOut(pending: PendingCommand): void {
-    if (pending.settled) return;
-    const sent = pending.sent;
-    this.#forget(pending);
-    pending.reject(
-      new RconTimeoutError(
-        sent
-          ? `no complete answer from the telnet console of ${this.#label} within ${formatMs(pending.timeoutMs)}; the command may have run`
-          : `the command waited ${formatMs(pending.timeoutMs)} for its turn on ${this.#label} and was not sent`,
-      ),
-    );
-    // Its answer may still come: the next command waits until the console has been quiet.
-    if (sent && this.#session !== undefined) this.#armDrain();
-    else this.#pump();
-  }
-
-  /** Takes a command out of the queue or the flight, stops its timers, marks it settled. */
-  #forget(pending: PendingCommand): void {
-    pending.settled = true;
-    clearTimeout(pending.timer);
-    clearTimeout(pending.quietTimer);
-    if (this.#inFlight === pending) this.#inFlight = undefined;
-    const queued = this.#queue.indexOf(pending);
-    if (queued >= 0) this.#queue.splice(queued, 1);
-  }
-
-  #failAll(errorFor: (sent: boolean) => RconError): void {
-    const all = this.#inFlight === undefined ? [...this.#queue] : [this.#inFlight, ...this.#queue];
-    for (const pending of all) {
-      this.#forget(pending);
-      pending.reject(errorFor(pending.sent));
-    }
-  }
-
-  #summarizeStrays(report: RepeatSummaryReport<StrayKind>): void {
-    const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
-    this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
   }
 }
