@@ -5,7 +5,9 @@
 // non-log lines that follow it, up to a terminator the caller gives (`lp`: /^Total of \d+ in the game/) or, without
 // one, until the console has been quiet for `quietMs`. Log lines keep going to `onLine` while a command waits.
 // The reconnect policy (backoff, the long wait after a wrong password, fail-fast for one-shot use) is
-// sessionLifecycle.ts's.
+// sessionLifecycle.ts's. Its parts: the line framing (telnetLines.ts), the login dialogue (telnetLogin.ts) and the
+// command queue (telnetCommands.ts); this file joins them: the socket, each line routed by the session's phase, the
+// pushed lines handed on, and how a session ends.
 //
 // It must never:
 // - put the password in a log line, an error or an event (it is written to the socket after the prompt, nowhere else),
@@ -22,45 +24,19 @@
 //   await client.close();
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
-import { clampTimerMs } from '../../src/time/timerLimit.js';
-import {
-  RconAuthFailedError,
-  RconAuthTimeoutError,
-  RconBufferLimitError,
-  RconConnectError,
-  RconDisconnectedError,
-  RconInvalidCommandError,
-  RconNotConnectedError,
-  type RconError,
-} from './errors.js';
+import { RconBufferLimitError, RconDisconnectedError, RconInvalidCommandError, RconNotConnectedError } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
-import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
+import { SessionLifecycle, formatBytes, reconnectTuning } from './sessionLifecycle.js';
 import type { RconLogger } from './sourceRconOptions.js';
 import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-
-export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { connectTcpSocket, endTcpSession, type TcpConnectPlan, type TcpSessionEvents } from './tcpSession.js';
 import { TelnetCommandQueue } from './telnetCommands.js';
 import { TelnetLineFramer } from './telnetLines.js';
+import { TelnetLogin, type TelnetSession as Session } from './telnetLogin.js';
 import { TelnetFirstAnswer } from './wrongProtocol.js';
 
-type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
+export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
-interface Session extends TcpSession {
-  phase: Phase;
-  readonly lines: TelnetLineFramer;
-  /** Watches what comes before the password prompt: binary or HTTP there is another protocol, not a 7DTD console. */
-  readonly firstAnswer: TelnetFirstAnswer;
-  loginTimer: NodeJS.Timeout | undefined;
-  bannerTimer: NodeJS.Timeout | undefined;
-}
-
-const PROMPT = 'please enter password:';
-const REFUSED = 'password incorrect, please enter password:';
-const ACCEPTED = 'logon successful.';
-/** Servers with no telnet password skip the prompt and start with the banner. */
-const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
-const BANNER_END = /^Press 'help' to get a list of all commands/;
 const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
 export const DEFAULT_TELNET_QUIET_MS = 200;
 
@@ -70,8 +46,8 @@ export class TelnetClient {
   readonly #passwordKey: string;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
-  readonly #loginTimeoutMs: number;
-  readonly #quietMs: number;
+  /** connectTimeoutMs + loginTimeoutMs: how long whenReady() waits by default. */
+  readonly #loginWithinMs: number;
   readonly #maxLineBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
@@ -88,6 +64,7 @@ export class TelnetClient {
     },
   };
   readonly #life: SessionLifecycle;
+  readonly #login: TelnetLogin;
   readonly #commands: TelnetCommandQueue;
   #session: Session | undefined;
 
@@ -97,8 +74,9 @@ export class TelnetClient {
     this.#passwordKey = options.passwordKey ?? '"password"';
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    this.#loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
-    this.#quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
+    const loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
+    this.#loginWithinMs = this.#connectTimeoutMs + loginTimeoutMs;
+    const quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
     this.#maxLineBytes = Math.max(64, options.maxLineBytes ?? 64 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
@@ -117,10 +95,22 @@ export class TelnetClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
+    this.#login = new TelnetLogin(
+      { host: options.host, port: options.port, password: options.password, label: this.#label, passwordKey: this.#passwordKey, loginTimeoutMs, quietMs, isPushed: this.#isPushed, life: this.#life },
+      {
+        isLive: (session) => this.#isLive(session),
+        pushed: (line) => {
+          this.#pushed(line);
+        },
+        loggedIn: () => {
+          this.#commands.pump();
+        },
+      },
+    );
     this.#commands = new TelnetCommandQueue(
       {
         label: this.#label,
-        quietMs: this.#quietMs,
+        quietMs,
         maxQueued: Math.max(1, Math.floor(options.maxQueuedCommands ?? 100)),
         maxReplyBytes: Math.max(1, options.maxReplyBytes ?? 1024 * 1024),
         repeatSummaryIntervalMs: options.repeatSummaryIntervalMs,
@@ -170,7 +160,7 @@ export class TelnetClient {
    * `timeoutMs`, and with `failFast` on the first failed attempt of any kind. Does not start the client.
    */
   whenReady(options: { readonly timeoutMs?: number | undefined; readonly failFast?: boolean | undefined } = {}): Promise<void> {
-    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#loginTimeoutMs, failFast: options.failFast });
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#loginWithinMs, failFast: options.failFast });
   }
 
   /**
@@ -238,44 +228,25 @@ export class TelnetClient {
   #onConnect(session: Session): void {
     if (!this.#isLive(session)) return;
     clearTimeout(session.connectTimer);
-    session.phase = 'prompt';
-    this.#life.authenticating();
-    session.loginTimer = setTimeout(() => {
-      const foreign = session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined;
-      if (foreign !== undefined) {
-        this.#end(session, foreign);
-        return;
-      }
-      const error = new RconAuthTimeoutError(
-        `no login from the telnet console of ${this.#label} within ${formatMs(this.#loginTimeoutMs)} (no password prompt, or no answer to the password): check that ${this.#options.host}:${this.#options.port} is the game's TelnetPort and ${this.#passwordKey} of adapter ${this.#label}`,
-      );
-      this.#life.authFailed(error);
-      this.#end(session, error);
-    }, clampTimerMs(this.#loginTimeoutMs));
+    this.#login.begin(session);
   }
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
     const foreign = session.phase === 'prompt' ? session.firstAnswer.observe(chunk) : undefined;
     if (foreign !== undefined) {
-      this.#end(session, foreign);
+      endTcpSession(session, foreign);
       return;
     }
     session.lines.push(chunk);
     // A line may have ended the session (a refused login, a cap).
     if (!this.#isLive(session)) return;
-    // The prompts may come without a line end: read an unfinished line that is exactly one.
-    if (session.phase === 'prompt' || session.phase === 'password-sent') {
-      const tail = session.lines.unfinishedLine();
-      if (tail === PROMPT || tail === REFUSED) {
-        session.lines.dropUnfinished();
-        this.#onLoginLine(session, tail);
-      }
-    }
+    // The prompts may come without a line end.
+    if (session.phase === 'prompt' || session.phase === 'password-sent') this.#login.unfinishedLine(session);
   }
 
   #lineTooLong(session: Session): void {
-    this.#end(
+    endTcpSession(
       session,
       new RconBufferLimitError(
         `the telnet console of ${this.#label} sent a line longer than ${formatBytes(this.#maxLineBytes)} (maxLineBytes): dropping the connection; it is made again with the normal backoff`,
@@ -284,70 +255,8 @@ export class TelnetClient {
   }
 
   #onLine(session: Session, line: string): void {
-    switch (session.phase) {
-      case 'connecting':
-        return;
-      case 'prompt':
-      case 'password-sent':
-        this.#onLoginLine(session, line.trim().toLowerCase(), line);
-        return;
-      case 'banner':
-        if (this.#isPushed(line)) {
-          this.#pushed(line);
-          return;
-        }
-        if (BANNER_END.test(line)) this.#onLoggedIn(session);
-        else this.#armBannerEnd(session);
-        return;
-      case 'ready':
-        this.#onSessionLine(line);
-        return;
-    }
-  }
-
-  /** Before the login, a line is only compared: never logged (a server that echoes input would echo the password). */
-  #onLoginLine(session: Session, lower: string, raw?: string): void {
-    if (lower === REFUSED || (lower === PROMPT && session.phase === 'password-sent')) {
-      const error = new RconAuthFailedError(
-        `authentication failed: the telnet console of ${this.#label} refused the password: check ${this.#passwordKey} of adapter ${this.#label} against the server's TelnetPassword`,
-      );
-      this.#life.authFailed(error);
-      this.#end(session, error);
-      return;
-    }
-    if (lower === PROMPT) {
-      session.phase = 'password-sent';
-      session.socket.write(`${this.#options.password}\r\n`);
-      return;
-    }
-    if (lower === ACCEPTED) {
-      this.#startBanner(session);
-      return;
-    }
-    if (session.phase === 'prompt' && raw !== undefined && NO_PASSWORD_BANNER.test(raw)) {
-      this.#startBanner(session);
-    }
-  }
-
-  #startBanner(session: Session): void {
-    clearTimeout(session.loginTimer);
-    session.phase = 'banner';
-    this.#armBannerEnd(session);
-  }
-
-  /** The banner ends at its `Press 'help' …` line, or once it has been quiet for quietMs (builds differ). */
-  #armBannerEnd(session: Session): void {
-    clearTimeout(session.bannerTimer);
-    session.bannerTimer = setTimeout(() => {
-      if (this.#isLive(session) && session.phase === 'banner') this.#onLoggedIn(session);
-    }, this.#quietMs);
-  }
-
-  #onLoggedIn(session: Session): void {
-    clearTimeout(session.bannerTimer);
-    session.phase = 'ready';
-    this.#life.loggedIn();
-    this.#commands.pump();
+    if (session.phase === 'ready') this.#onSessionLine(line);
+    else this.#login.line(session, line);
   }
 
   #onSessionLine(line: string): void {
@@ -372,11 +281,6 @@ export class TelnetClient {
     return session === this.#session && session.endReason === undefined;
   }
 
-  /** Ends the session: marks why, destroys the socket; the rest happens once, on 'close'. */
-  #end(session: Session, reason: RconError): void {
-    endTcpSession(session, reason);
-  }
-
   #onClose(session: Session): void {
     if (session !== this.#session) return;
     this.#session = undefined;
@@ -385,7 +289,7 @@ export class TelnetClient {
     clearTimeout(session.bannerTimer);
     this.#commands.sessionEnded();
     const wasReady = session.phase === 'ready';
-    const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#dropReason(session);
+    const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#login.dropReason(session);
     if (!this.#life.closed) {
       this.#commands.failAll((sent) =>
         new RconDisconnectedError(
@@ -396,17 +300,5 @@ export class TelnetClient {
       );
     }
     this.#life.ended(reason, { wasReady });
-  }
-
-  #dropReason(session: Session): RconError {
-    const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
-    if (session.phase === 'connecting') {
-      return new RconConnectError(`cannot connect to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}): ${detail}`, cause);
-    }
-    if (session.phase !== 'ready') {
-      return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped during the login (${detail}): trying again with the normal backoff`, false, cause);
-    }
-    return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped: ${detail}`, false, cause);
   }
 }
