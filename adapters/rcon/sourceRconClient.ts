@@ -5,6 +5,10 @@
 // What one connection may hold is capped (one answer: maxReplyBytes; everything: maxBufferedBytes), so a server that
 // never ends an answer costs a bounded amount of memory and a reconnect. Malformed or stray packets are logged once,
 // then summed up once a minute (RepeatSummary), so a flood of them costs a bounded number of log lines.
+// Its parts: the login (sourceRconLogin.ts), the command table (sourceRconCommands.ts), the reply assembly by end
+// rule (sourceRconReplies.ts), the stray-packet log (sourceRconStrays.ts), the send-rate cap (sendRateCap.ts) and the
+// keepalive (sourceRconKeepalive.ts). This file joins them: the socket, the framing and its cap, the gate on sending,
+// and how a session ends.
 //
 // It must never:
 // - put the password in a log line, an error or an event (it goes into the AUTH packet and nowhere else);
@@ -28,108 +32,36 @@
 //   client.start();
 //   try { await client.whenReady({ failFast: true }); console.log(await client.command(text)); }
 //   finally { await client.close(); }
-import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
 import { steadyClock } from '../../src/time/steadyClock.js';
-import { clampTimerMs } from '../../src/time/timerLimit.js';
-import {
-  RconAuthFailedError,
-  RconAuthTimeoutError,
-  RconBufferLimitError,
-  RconConnectError,
-  RconDisconnectedError,
-  RconError,
-  RconNotConnectedError,
-  RconQueueFullError,
-  RconReplyTooLargeError,
-  RconTimeoutError,
-} from './errors.js';
-import {
-  DEFAULT_MAX_PACKET_SIZE,
-  SourceRconDecoder,
-  SourceRconPacketType,
-  encodeSourceRconPacket,
-  type SourceRconPacket,
-} from './sourceRconCodec.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
-import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
-import type { CommandOptions, RconLogger, ReplyEndRule, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
-import { SourceRconFirstAnswer } from './wrongProtocol.js';
+import { RconBufferLimitError, RconConnectError, RconDisconnectedError, RconError, RconNotConnectedError, RconReplyTooLargeError } from './errors.js';
+import { SendRateCap } from './sendRateCap.js';
+import { DEFAULT_MAX_PACKET_SIZE, SourceRconPacketType, encodeSourceRconPacket, type SourceRconPacket } from './sourceRconCodec.js';
+import { SourceRconCommandTable, type PendingCommand } from './sourceRconCommands.js';
+import { SourceRconKeepalive } from './sourceRconKeepalive.js';
+import { SourceRconLogin, type SourceRconSession as Session } from './sourceRconLogin.js';
+import type { CommandOptions, RconLogger, SourceRconClientOptions, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
+import { SourceRconReplyAssembly } from './sourceRconReplies.js';
+import { SourceRconStrayLog } from './sourceRconStrays.js';
+import { connectTcpSocket, endTcpSession, type TcpConnectPlan, type TcpSessionEvents } from './tcpSession.js';
+import { SessionLifecycle, formatBytes, reconnectTuning } from './sessionLifecycle.js';
 
-export type {
-  CommandOptions,
-  RconLogger,
-  ReconnectScheduled,
-  ReplyEndRule,
-  SourceRconClientOptions,
-  SourceRconState,
-  SourceRconStatus,
-  UnsolicitedPacket,
-  WhenReadyOptions,
-} from './sourceRconOptions.js';
+// What callers import with the client: its options, events and status are sourceRconOptions.ts's.
+export type { CommandOptions, RconLogger, ReconnectScheduled, ReplyEndRule, SourceRconClientOptions, SourceRconState, SourceRconStatus, UnsolicitedPacket, WhenReadyOptions } from './sourceRconOptions.js';
 
-const MAX_ID = 2 ** 31 - 1;
-/** The body of the packet SRCDS sends after mirroring the empty RESPONSE_VALUE. */
-const MIRROR_TRAILER = Buffer.from([0x00, 0x01, 0x00, 0x00]);
-const LATE_IDS_KEPT = 256;
 export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
-/** What can repeat without bound from a broken or hostile server, each logged once then summed up. */
-type StrayPacketKind = 'unknown_id' | 'late_reply' | 'before_login';
-
-interface Session extends TcpSession {
-  /** Judges the connection's first bytes before the decoder sees them: another protocol is named, not framed. */
-  readonly firstAnswer: SourceRconFirstAnswer;
-  readonly decoder: SourceRconDecoder;
-  authId: number;
-  loggedIn: boolean;
-  tcpOpen: boolean;
-  lastPacketAt: number;
-  authTimer: NodeJS.Timeout | undefined;
-}
-
-interface PendingCommand {
-  readonly text: string;
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: RconError) => void;
-  timer: NodeJS.Timeout | undefined;
-  quietTimer: NodeJS.Timeout | undefined;
-  id: number | undefined;
-  mirrorId: number | undefined;
-  readonly parts: Buffer[];
-  /** The bytes in `parts`. */
-  bytes: number;
-  settled: boolean;
-}
-
 export class SourceRconClient {
-  readonly #host: string;
-  readonly #port: number;
-  readonly #password: string;
   readonly #label: string;
-  readonly #passwordKey: string;
-  readonly #replyEnd: ReplyEndRule;
-  readonly #quietMs: number;
   readonly #maxInFlight: number;
   readonly #commandTimeoutMs: number;
-  readonly #connectTimeoutMs: number;
-  readonly #authTimeoutMs: number;
-  readonly #keepaliveIntervalMs: number;
-  readonly #keepaliveCommand: string;
-  readonly #rateCommands: number;
-  readonly #ratePerMs: number;
-  readonly #maxQueuedCommands: number;
-  readonly #maxPacketSize: number;
-  readonly #maxReplyBytes: number;
+  /** connectTimeoutMs + authTimeoutMs: how long whenReady() waits by default. */
+  readonly #loginWithinMs: number;
   readonly #maxBufferedBytes: number;
-  readonly #strays: RepeatSummary<StrayPacketKind>;
   readonly #clock: Clock;
-  readonly #logger: RconLogger;
   readonly #options: SourceRconClientOptions;
-  /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #tcpPlan: TcpConnectPlan;
   readonly #tcpEvents: TcpSessionEvents<Session> = {
     close: (session) => {
@@ -142,71 +74,70 @@ export class SourceRconClient {
       this.#onData(session, chunk);
     },
   };
+  /** The reconnect policy, the login waiters and the state: shared with the other transports. */
   readonly #life: SessionLifecycle;
-
+  readonly #login: SourceRconLogin;
+  readonly #commands: SourceRconCommandTable;
+  readonly #replies: SourceRconReplyAssembly;
+  readonly #rateCap: SendRateCap;
+  readonly #keepalive: SourceRconKeepalive<Session>;
+  readonly #strays: SourceRconStrayLog;
   #session: Session | undefined;
-  #nextId = 1;
-  readonly #queue: PendingCommand[] = [];
-  /** Sent commands by id, in the order they were sent (Map keeps insertion order). */
-  readonly #inFlight = new Map<number, PendingCommand>();
-  readonly #byMirrorId = new Map<number, PendingCommand>();
-  /** Mirror ids whose 00 01 00 00 trailer may still come. */
-  readonly #trailers = new Set<number>();
-  /** Ids of commands that timed out, so their late replies are told apart from strangers. */
-  readonly #lateIds = new Set<number>();
-  readonly #sendTimes: number[] = [];
-  /** The bytes of every in-flight command's parts, for the per-connection cap. */
-  #replyBytes = 0;
-  #rateTimer: NodeJS.Timeout | undefined;
-  #keepaliveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceRconClientOptions) {
     this.#options = options;
-    this.#host = options.host;
-    this.#port = options.port;
-    this.#password = options.password;
-    this.#label = options.label ?? `${options.host}:${options.port}`;
-    this.#passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
-    this.#replyEnd = options.replyEnd ?? { kind: 'quiet', quietMs: 75 };
-    this.#quietMs = this.#replyEnd.kind === 'quiet' ? (this.#replyEnd.quietMs ?? 75) : 0;
+    const { host, port } = options;
+    const label = options.label ?? `${host}:${port}`;
+    this.#label = label;
     this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 1));
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    this.#authTimeoutMs = options.authTimeoutMs ?? 5_000;
-    this.#keepaliveIntervalMs = options.keepaliveIntervalMs ?? 0;
-    this.#keepaliveCommand = options.keepaliveCommand ?? 'echo keepalive';
-    this.#rateCommands = Math.max(0, Math.floor(options.rateCap?.commands ?? 0));
-    this.#ratePerMs = Math.max(1, options.rateCap?.perMs ?? 1_000);
-    this.#maxQueuedCommands = options.maxQueuedCommands ?? 100;
-    this.#maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    const authTimeoutMs = options.authTimeoutMs ?? 5_000;
+    this.#loginWithinMs = connectTimeoutMs + authTimeoutMs;
     this.#maxBufferedBytes = Math.max(1, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
-    this.#maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
-    const firstId = Math.floor(options.firstRequestId ?? 1);
-    this.#nextId = firstId >= 1 && firstId <= MAX_ID ? firstId : 1;
-    this.#clock = options.clock ?? steadyClock(systemClock);
-    this.#logger = options.logger ?? silentLogger();
-    this.#tcpPlan = { host: this.#host, port: this.#port, what: 'RCON', portName: 'RCON port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
+    const maxReplyBytes = Math.min(this.#maxBufferedBytes, Math.max(1, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES));
+    const clock = options.clock ?? steadyClock(systemClock);
+    this.#clock = clock;
+    const logger: RconLogger = options.logger ?? silentLogger();
+    this.#tcpPlan = { host, port, what: 'RCON', portName: 'RCON port', label, connectTimeoutMs, logger };
     this.#life = new SessionLifecycle({
-      label: this.#label,
+      label,
       what: 'RCON',
       connect: () => {
         this.#connect();
       },
       ...reconnectTuning(options),
-      clock: this.#clock,
-      logger: this.#logger,
+      clock,
+      logger,
       onReady: options.onReady,
       onDisconnected: options.onDisconnected,
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#strays = new RepeatSummary<StrayPacketKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      clock: this.#clock,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
+    this.#strays = new SourceRconStrayLog(label, logger, options.repeatSummaryIntervalMs, clock);
+    // One function, made once: how the table and the rate cap ask for the next send.
+    const turnFree = (): void => {
+      this.#pump();
+    };
+    this.#commands = new SourceRconCommandTable(label, options.maxQueuedCommands ?? 100, options.firstRequestId, turnFree);
+    this.#replies = new SourceRconReplyAssembly(label, this.#commands, options.replyEnd ?? { kind: 'quiet', quietMs: 75 }, maxReplyBytes);
+    this.#rateCap = new SendRateCap(Math.max(0, Math.floor(options.rateCap?.commands ?? 0)), Math.max(1, options.rateCap?.perMs ?? 1_000), clock, turnFree);
+    this.#keepalive = new SourceRconKeepalive<Session>(
+      { intervalMs: options.keepaliveIntervalMs ?? 0, command: options.keepaliveCommand ?? 'echo keepalive', commandTimeoutMs: this.#commandTimeoutMs, label, clock },
+      { session: () => this.#session, ready: () => this.#life.ready, command: (text) => this.command(text), end: endTcpSession },
+    );
+    const passwordKey = options.passwordKey ?? 'servers[].adapters[].password';
+    const maxPacketSize = options.maxPacketSize ?? DEFAULT_MAX_PACKET_SIZE;
+    this.#login = new SourceRconLogin(
+      { host, port, password: options.password, label, passwordKey, authTimeoutMs, maxPacketSize, clock, life: this.#life, commands: this.#commands, strays: this.#strays },
+      {
+        isLive: (session) => this.#isLive(session),
+        loggedIn: () => {
+          this.#keepalive.schedule();
+          this.#pump();
+        },
       },
-    });
+    );
   }
 
   /** Where the connection stands; cheap, for readiness and metrics. */
@@ -220,7 +151,7 @@ export class SourceRconClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      bufferedBytes: this.#replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
+      bufferedBytes: this.#commands.replyBytes + (this.#session?.decoder.bufferedBytes ?? 0),
     };
   }
 
@@ -248,7 +179,7 @@ export class SourceRconClient {
    * first failed connection. Does not start the client.
    */
   whenReady(options: WhenReadyOptions = {}): Promise<void> {
-    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#authTimeoutMs, failFast: options.failFast });
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#loginWithinMs, failFast: options.failFast });
   }
 
   /**
@@ -264,31 +195,7 @@ export class SourceRconClient {
         new RconNotConnectedError(`not logged in to the RCON server of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    if (this.#queue.length >= this.#maxQueuedCommands) {
-      return Promise.reject(
-        new RconQueueFullError(`${this.#queue.length} RCON commands already wait for their turn on ${this.#label}: this one was not sent`),
-      );
-    }
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    return new Promise<string>((resolve, reject) => {
-      const pending: PendingCommand = {
-        text,
-        resolve,
-        reject,
-        timer: undefined,
-        quietTimer: undefined,
-        id: undefined,
-        mirrorId: undefined,
-        parts: [],
-        bytes: 0,
-        settled: false,
-      };
-      pending.timer = setTimeout(() => {
-        this.#timeOut(pending, timeoutMs);
-      }, clampTimerMs(timeoutMs));
-      this.#queue.push(pending);
-      this.#pump();
-    });
+    return this.#commands.add(text, options.timeoutMs ?? this.#commandTimeoutMs);
   }
 
   /**
@@ -297,10 +204,10 @@ export class SourceRconClient {
    */
   close(): Promise<void> {
     const done = this.#life.close();
-    clearTimeout(this.#keepaliveTimer);
-    clearTimeout(this.#rateTimer);
+    this.#keepalive.stop();
+    this.#rateCap.stop();
     const error = this.#life.closedError();
-    this.#failAll(() => error);
+    this.#commands.failAll(() => error);
     this.#strays.close();
     const session = this.#session;
     if (session !== undefined) {
@@ -314,23 +221,7 @@ export class SourceRconClient {
 
   #connect(): void {
     if (this.#session !== undefined || this.#life.closed) return;
-    const socket = new Socket();
-    const session: Session = {
-      socket,
-      firstAnswer: new SourceRconFirstAnswer(
-        { protocol: 'source-rcon', label: this.#label, host: this.#host, port: this.#port, passwordKey: this.#passwordKey, password: this.#password },
-        this.#maxPacketSize,
-      ),
-      decoder: new SourceRconDecoder({ maxPacketSize: this.#maxPacketSize }),
-      authId: 0,
-      loggedIn: false,
-      tcpOpen: false,
-      lastPacketAt: this.#clock.now(),
-      endReason: undefined,
-      socketError: undefined,
-      connectTimer: undefined,
-      authTimer: undefined,
-    };
+    const session = this.#login.open();
     this.#session = session;
     connectTcpSocket(session, this.#tcpPlan, this.#tcpEvents);
   }
@@ -342,21 +233,7 @@ export class SourceRconClient {
     session.lastPacketAt = this.#clock.now();
     this.#life.authenticating();
     this.#life.callback('onConnected', () => this.#options.onConnected?.());
-    session.authId = this.#newId();
-    session.authTimer = setTimeout(() => {
-      const foreign = session.firstAnswer.atEnd();
-      if (foreign !== undefined) {
-        this.#end(session, foreign);
-        return;
-      }
-      this.#authFailed(
-        session,
-        new RconAuthTimeoutError(
-          `no answer to the RCON login within ${formatMs(this.#authTimeoutMs)}: the password (${this.#passwordKey} of adapter ${this.#label}) is probably wrong (ARK says nothing to a wrong password), or the port is not an RCON port`,
-        ),
-      );
-    }, clampTimerMs(this.#authTimeoutMs));
-    session.socket.write(encodeSourceRconPacket(session.authId, SourceRconPacketType.AUTH, this.#password));
+    this.#login.begin(session);
   }
 
   #onData(session: Session, read: Buffer): void {
@@ -364,12 +241,12 @@ export class SourceRconClient {
     const chunk = session.firstAnswer.push(read);
     if (chunk === undefined) return;
     if (chunk instanceof RconError) {
-      this.#end(session, chunk);
+      endTcpSession(session, chunk);
       return;
     }
     // Checked before the read is kept: what the connection holds never passes the cap, even by one read.
-    if (this.#replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
-      this.#end(
+    if (this.#commands.replyBytes + session.decoder.bufferedBytes + chunk.length > this.#maxBufferedBytes) {
+      endTcpSession(
         session,
         new RconBufferLimitError(
           `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxBufferedBytes)} (maxBufferedBytes) that no answer completed: dropping the connection; it is made again with the normal backoff`,
@@ -381,7 +258,7 @@ export class SourceRconClient {
     try {
       packets = session.decoder.push(chunk);
     } catch (error) {
-      this.#end(session, error instanceof RconError ? error : new RconConnectError(String(error)));
+      endTcpSession(session, error instanceof RconError ? error : new RconConnectError(String(error)));
       return;
     }
     for (const packet of packets) {
@@ -389,40 +266,8 @@ export class SourceRconClient {
       if (!this.#isLive(session)) return;
       session.lastPacketAt = this.#clock.now();
       if (session.loggedIn) this.#onSessionPacket(session, packet);
-      else this.#onLoginPacket(session, packet);
+      else this.#login.packet(session, packet);
     }
-  }
-
-  #onLoginPacket(session: Session, packet: SourceRconPacket): void {
-    if (packet.id === -1) {
-      this.#authFailed(
-        session,
-        new RconAuthFailedError(`the RCON server refused the login of ${this.#label} (wrong password): check ${this.#passwordKey} of adapter ${this.#label}`),
-      );
-      return;
-    }
-    if (packet.type === SourceRconPacketType.AUTH_RESPONSE && packet.id === session.authId) {
-      this.#onLoggedIn(session);
-      return;
-    }
-    // SRCDS sends an empty RESPONSE_VALUE before the AUTH_RESPONSE: not an answer yet.
-    if (this.#strays.first('before_login')) {
-      this.#logger.debug({ id: packet.id, type: packet.type, bytes: packet.body.length }, `RCON ${this.#label}: packet before the login answer ignored`);
-    }
-  }
-
-  #onLoggedIn(session: Session): void {
-    clearTimeout(session.authTimer);
-    session.loggedIn = true;
-    this.#life.loggedIn();
-    this.#scheduleKeepalive();
-    this.#pump();
-  }
-
-  #authFailed(session: Session, error: RconAuthFailedError | RconAuthTimeoutError): void {
-    if (!this.#isLive(session)) return;
-    this.#life.authFailed(error);
-    this.#end(session, error);
   }
 
   /** The session is the current one and nothing has begun to end it. */
@@ -430,34 +275,20 @@ export class SourceRconClient {
     return session === this.#session && session.endReason === undefined;
   }
 
-  /** Ends the session: marks why, destroys the socket; the rest happens once, on the socket's 'close'. */
-  #end(session: Session, reason: RconError): void {
-    endTcpSession(session, reason);
-  }
-
   #onClose(session: Session): void {
     if (session !== this.#session) return;
     this.#session = undefined;
     clearTimeout(session.connectTimer);
     clearTimeout(session.authTimer);
-    clearTimeout(this.#keepaliveTimer);
-    clearTimeout(this.#rateTimer);
-    this.#keepaliveTimer = undefined;
-    this.#rateTimer = undefined;
-    this.#trailers.clear();
-    this.#lateIds.clear();
+    this.#keepalive.stop();
+    this.#rateCap.stop();
+    this.#commands.sessionEnded();
     const closing = this.#life.closed;
-    const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#dropReason(session);
-    // A connection closed before the login was answered is a drop, not a refusal: a refusal is what the protocol says
-    // (id -1), or ARK's silence past authTimeoutMs. A game restarting, a proxy in front of a server that is not up
-    // yet, or a network cut look exactly like this, and must not cost minutes. Squad is said to close on a wrong
-    // password too: the normal backoff still spaces those attempts up to reconnectMaxDelayMs, and the lifecycle's
-    // warn line (the reason's message) says what to check.
+    // A connection closed during the login is a drop, not a refusal (sourceRconLogin.ts says why).
+    const reason = session.endReason ?? session.firstAnswer.atEnd() ?? this.#login.dropReason(session);
     if (!closing) {
-      if (this.#replyEnd.kind === 'quiet' && this.#replyEnd.endsAtClose === true) {
-        for (const pending of [...this.#inFlight.values()]) if (pending.parts.length > 0) this.#finish(pending);
-      }
-      this.#failAll((sent) =>
+      this.#replies.sessionClosed();
+      this.#commands.failAll((sent) =>
         new RconDisconnectedError(
           `the RCON connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -468,104 +299,28 @@ export class SourceRconClient {
     this.#life.ended(reason, { wasReady: session.loggedIn, wasOpen: session.tcpOpen });
   }
 
-  #dropReason(session: Session): RconError {
-    const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
-    if (session.tcpOpen && !session.loggedIn) {
-      return new RconDisconnectedError(
-        `the RCON connection to ${this.#label} dropped during the login, before any answer (${detail}): trying again with the normal backoff; if this repeats while the game is up, check ${this.#passwordKey} of adapter ${this.#label} (Squad closes the connection on a wrong password)`,
-        false,
-        cause,
-      );
-    }
-    return session.tcpOpen
-      ? new RconDisconnectedError(`the RCON connection to ${this.#label} dropped: ${detail}`, false, cause)
-      : new RconConnectError(`cannot connect to the RCON port of ${this.#label} (${this.#host}:${this.#port}): ${detail}`, cause);
-  }
-
-  // ---- keepalive ----
-
-  #scheduleKeepalive(): void {
-    if (this.#keepaliveIntervalMs <= 0 || !this.#life.ready) return;
-    const session = this.#session;
-    if (session === undefined) return;
-    const dueIn = session.lastPacketAt + this.#keepaliveIntervalMs - this.#clock.now();
-    clearTimeout(this.#keepaliveTimer);
-    this.#keepaliveTimer = setTimeout(() => {
-      this.#keepaliveTimer = undefined;
-      this.#keepalive(session);
-    }, clampTimerMs(Math.max(1, dueIn)));
-  }
-
-  #keepalive(session: Session): void {
-    if (session !== this.#session || !this.#life.ready) return;
-    // Traffic since the last check proves the session alive: no command spent on it.
-    if (this.#clock.now() - session.lastPacketAt < this.#keepaliveIntervalMs) {
-      this.#scheduleKeepalive();
-      return;
-    }
-    this.command(this.#keepaliveCommand).then(
-      () => {
-        this.#scheduleKeepalive();
-      },
-      (error: unknown) => {
-        if (session !== this.#session) return;
-        if (error instanceof RconTimeoutError) {
-          this.#end(session, new RconTimeoutError(`the RCON server of ${this.#label} did not answer the keepalive within ${formatMs(this.#commandTimeoutMs)}: reconnecting`, error));
-        } else {
-          // queue_full means the session is busy, and so alive.
-          this.#scheduleKeepalive();
-        }
-      },
-    );
-  }
-
   // ---- commands ----
 
-  #newId(): number {
-    for (;;) {
-      const id = this.#nextId;
-      this.#nextId = id >= MAX_ID ? 1 : id + 1;
-      // Ids whose low three bytes are 0 are skipped: after an empty packet, their replies could look like Squad's junk.
-      if ((id & 0xff_ff_ff) === 0) continue;
-      if (!this.#inFlight.has(id) && !this.#byMirrorId.has(id) && !this.#trailers.has(id) && id !== this.#session?.authId) return id;
-    }
-  }
-
+  /** Sends queued commands while logged in, under the pipelining depth and the rate cap. */
   #pump(): void {
     const session = this.#session;
-    while (this.#life.ready && session !== undefined && this.#queue.length > 0 && this.#inFlight.size < this.#maxInFlight) {
-      if (this.#rateCommands > 0) {
-        const now = this.#clock.now();
-        while (this.#sendTimes.length > 0 && now - (this.#sendTimes[0] ?? 0) >= this.#ratePerMs) this.#sendTimes.shift();
-        if (this.#sendTimes.length >= this.#rateCommands) {
-          if (this.#rateTimer === undefined) {
-            const waitMs = clampTimerMs(Math.max(1, (this.#sendTimes[0] ?? now) + this.#ratePerMs - now));
-            this.#rateTimer = setTimeout(() => {
-              this.#rateTimer = undefined;
-              this.#pump();
-            }, waitMs);
-          }
-          return;
-        }
-        this.#sendTimes.push(now);
-      }
-      const pending = this.#queue.shift();
+    const commands = this.#commands;
+    while (this.#life.ready && session !== undefined && commands.queued > 0 && commands.inFlightCount < this.#maxInFlight) {
+      if (!this.#rateCap.take()) return;
+      const pending = commands.nextQueued();
       if (pending === undefined) return;
       this.#send(session, pending);
     }
   }
 
   #send(session: Session, pending: PendingCommand): void {
-    const id = this.#newId();
-    pending.id = id;
-    this.#inFlight.set(id, pending);
+    const id = this.#commands.newId(session.authId);
+    this.#commands.sent(pending, id);
     // One packet, one write: Minecraft-derived servers fail on a packet split over writes.
     session.socket.write(encodeSourceRconPacket(id, SourceRconPacketType.EXECCOMMAND, pending.text));
-    if (this.#replyEnd.kind === 'mirror') {
-      const mirrorId = this.#newId();
-      pending.mirrorId = mirrorId;
-      this.#byMirrorId.set(mirrorId, pending);
+    if (this.#replies.mirrors) {
+      const mirrorId = this.#commands.newId(session.authId);
+      this.#commands.mirrorSent(pending, mirrorId);
       session.socket.write(encodeSourceRconPacket(mirrorId, SourceRconPacketType.RESPONSE_VALUE, ''));
     }
   }
@@ -575,144 +330,16 @@ export class SourceRconClient {
       this.#unsolicited(packet, 'pushed');
       return;
     }
-    const owner = this.#inFlight.get(packet.id);
-    if (owner !== undefined) {
-      if (owner.bytes + packet.body.length > this.#maxReplyBytes) {
-        this.#replyTooLarge(session, owner);
-        return;
-      }
-      owner.parts.push(packet.body);
-      owner.bytes += packet.body.length;
-      this.#replyBytes += packet.body.length;
-      this.#onReplyPart(owner, packet);
+    const route = this.#replies.take(packet);
+    if (route === 'taken') return;
+    if (route instanceof RconReplyTooLargeError) {
+      // The command has failed with it; the session ends, and is made again with the normal backoff.
+      endTcpSession(session, route);
       return;
     }
-    const mirrored = this.#byMirrorId.get(packet.id);
-    if (mirrored !== undefined) {
-      // The mirror (or, from a server that skips the empty echo, the trailer) closes the reply before it.
-      if (!packet.body.equals(MIRROR_TRAILER)) this.#trailers.add(packet.id);
-      this.#finish(mirrored);
-      return;
-    }
-    if (this.#trailers.delete(packet.id)) return;
-    if (this.#lateIds.has(packet.id)) {
-      if (this.#strays.first('late_reply')) {
-        this.#logger.debug({ id: packet.id, bytes: packet.body.length }, `RCON ${this.#label}: late reply for a command that timed out, dropped`);
-      }
-      this.#unsolicited(packet, 'late');
-      return;
-    }
-    if (this.#strays.first('unknown_id')) {
-      this.#logger.warn(
-        { id: packet.id, bytes: packet.body.length, code: 'protocol' },
-        `RCON ${this.#label}: reply for an unknown id ${packet.id}, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`,
-      );
-    }
-    this.#unsolicited(packet, 'unknown_id');
-  }
-
-  /** The answer would pass maxReplyBytes: the command fails with reply_too_large, and the session ends (reconnect). */
-  #replyTooLarge(session: Session, owner: PendingCommand): void {
-    const error = new RconReplyTooLargeError(
-      `the RCON server of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
-    );
-    this.#forget(owner);
-    owner.reject(error);
-    this.#end(session, error);
-  }
-
-  #summarizeStrays(report: RepeatSummaryReport<StrayPacketKind>): void {
-    const fields = { kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs };
-    const since = formatMs(report.sinceMs);
-    switch (report.kind) {
-      case 'unknown_id':
-        this.#logger.warn({ ...fields, code: 'protocol' }, `RCON ${this.#label}: ${report.repeats} more replies for unknown ids dropped in the last ${since}`);
-        return;
-      case 'late_reply':
-        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more late replies dropped in the last ${since}`);
-        return;
-      case 'before_login':
-        this.#logger.debug(fields, `RCON ${this.#label}: ${report.repeats} more packets before the login answer ignored in the last ${since}`);
-        return;
-    }
-  }
-
-  #onReplyPart(owner: PendingCommand, packet: SourceRconPacket): void {
-    const rule = this.#replyEnd;
-    if (rule.kind === 'single') {
-      this.#finish(owner);
-      return;
-    }
-    if (rule.kind === 'mirror') return;
-    // Replies come back in order: a packet for this command ends every earlier one that has begun.
-    for (const earlier of this.#inFlight.values()) {
-      if (earlier === owner) break;
-      if (earlier.parts.length > 0) this.#finish(earlier);
-    }
-    if (rule.endsBelowBodyBytes !== undefined && packet.body.length < rule.endsBelowBodyBytes) {
-      this.#finish(owner);
-      return;
-    }
-    clearTimeout(owner.quietTimer);
-    owner.quietTimer = setTimeout(() => {
-      owner.quietTimer = undefined;
-      this.#finish(owner);
-    }, this.#quietMs);
-  }
-
-  #finish(pending: PendingCommand): void {
-    if (pending.settled) return;
-    this.#forget(pending);
-    pending.resolve(Buffer.concat(pending.parts).toString('utf8'));
-    this.#pump();
-  }
-
-  #timeOut(pending: PendingCommand, timeoutMs: number): void {
-    if (pending.settled) return;
-    const sent = pending.id !== undefined;
-    if (pending.id !== undefined) {
-      this.#lateIds.add(pending.id);
-      if (pending.mirrorId !== undefined) this.#lateIds.add(pending.mirrorId);
-      while (this.#lateIds.size > LATE_IDS_KEPT) {
-        const oldest = this.#lateIds.values().next().value;
-        if (oldest === undefined) break;
-        this.#lateIds.delete(oldest);
-      }
-    }
-    this.#forget(pending);
-    pending.reject(
-      new RconTimeoutError(
-        sent
-          ? `no complete answer from the RCON server of ${this.#label} within ${formatMs(timeoutMs)}; the command may have run`
-          : `the command waited ${formatMs(timeoutMs)} for its turn on ${this.#label} (rate cap or pipelining depth) and was not sent`,
-      ),
-    );
-    this.#pump();
-  }
-
-  /** Takes a command out of every table and stops its timers; marks it settled. */
-  #forget(pending: PendingCommand): void {
-    pending.settled = true;
-    clearTimeout(pending.timer);
-    clearTimeout(pending.quietTimer);
-    if (pending.id !== undefined) this.#inFlight.delete(pending.id);
-    if (pending.mirrorId !== undefined) this.#byMirrorId.delete(pending.mirrorId);
-    this.#replyBytes -= pending.bytes;
-    pending.bytes = 0;
-    // Only a command not yet sent is still in the queue: a sent one needs no scan of it.
-    if (pending.id === undefined) {
-      const queued = this.#queue.indexOf(pending);
-      if (queued >= 0) this.#queue.splice(queued, 1);
-    }
-  }
-
-  #failAll(errorFor: (sent: boolean) => RconError): void {
-    const all = [...this.#inFlight.values(), ...this.#queue];
-    for (const pending of all) {
-      const sent = pending.id !== undefined;
-      this.#forget(pending);
-      pending.reject(errorFor(sent));
-    }
+    if (route === 'late') this.#strays.lateReply(packet);
+    else this.#strays.unknownId(packet);
+    this.#unsolicited(packet, route);
   }
 
   #unsolicited(packet: SourceRconPacket, reason: UnsolicitedPacket['reason']): void {

@@ -5,7 +5,9 @@
 // non-log lines that follow it, up to a terminator the caller gives (`lp`: /^Total of \d+ in the game/) or, without
 // one, until the console has been quiet for `quietMs`. Log lines keep going to `onLine` while a command waits.
 // The reconnect policy (backoff, the long wait after a wrong password, fail-fast for one-shot use) is
-// sessionLifecycle.ts's.
+// sessionLifecycle.ts's. Its parts: the line framing (telnetLines.ts), the login dialogue (telnetLogin.ts) and the
+// command queue (telnetCommands.ts); this file joins them: the socket, each line routed by the session's phase, the
+// pushed lines handed on, and how a session ends.
 //
 // It must never:
 // - put the password in a log line, an error or an event (it is written to the socket after the prompt, nowhere else),
@@ -22,63 +24,19 @@
 //   await client.close();
 import { Socket } from 'node:net';
 import { silentLogger } from '../../src/log/logger.js';
-import { RepeatSummary, type RepeatSummaryReport } from '../../src/log/repeatSummary.js';
-import { clampTimerMs } from '../../src/time/timerLimit.js';
-import {
-  RconAuthFailedError,
-  RconAuthTimeoutError,
-  RconBufferLimitError,
-  RconConnectError,
-  RconDisconnectedError,
-  RconInvalidCommandError,
-  RconNotConnectedError,
-  RconQueueFullError,
-  RconReplyTooLargeError,
-  RconTimeoutError,
-  type RconError,
-} from './errors.js';
+import { RconBufferLimitError, RconDisconnectedError, RconInvalidCommandError, RconNotConnectedError } from './errors.js';
 import { isSevenDaysLogLine } from './profiles/sevenDaysLines.js';
-import { SessionLifecycle, formatBytes, formatMs, reconnectTuning } from './sessionLifecycle.js';
+import { SessionLifecycle, formatBytes, reconnectTuning } from './sessionLifecycle.js';
 import type { RconLogger } from './sourceRconOptions.js';
 import type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-
-export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
-import { connectTcpSocket, describeSocketError, endTcpSession, type TcpConnectPlan, type TcpSession, type TcpSessionEvents } from './tcpSession.js';
+import { connectTcpSocket, endTcpSession, type TcpConnectPlan, type TcpSessionEvents } from './tcpSession.js';
+import { TelnetCommandQueue } from './telnetCommands.js';
 import { TelnetLineFramer } from './telnetLines.js';
+import { TelnetLogin, type TelnetSession as Session } from './telnetLogin.js';
 import { TelnetFirstAnswer } from './wrongProtocol.js';
 
-type Phase = 'connecting' | 'prompt' | 'password-sent' | 'banner' | 'ready';
-type StrayKind = 'unowned_line' | 'late_line';
+export type { TelnetClientOptions, TelnetCommandOptions, TelnetStatus } from './telnetOptions.js';
 
-interface Session extends TcpSession {
-  phase: Phase;
-  readonly lines: TelnetLineFramer;
-  /** Watches what comes before the password prompt: binary or HTTP there is another protocol, not a 7DTD console. */
-  readonly firstAnswer: TelnetFirstAnswer;
-  loginTimer: NodeJS.Timeout | undefined;
-  bannerTimer: NodeJS.Timeout | undefined;
-}
-
-interface PendingCommand {
-  readonly text: string;
-  readonly endsAt: RegExp | undefined;
-  readonly resolve: (text: string) => void;
-  readonly reject: (error: RconError) => void;
-  readonly timeoutMs: number;
-  timer: NodeJS.Timeout | undefined;
-  quietTimer: NodeJS.Timeout | undefined;
-  sent: boolean;
-  readonly lines: string[];
-  bytes: number;
-  settled: boolean;
-}
-
-const PROMPT = 'please enter password:';
-const REFUSED = 'password incorrect, please enter password:';
-const ACCEPTED = 'logon successful.';
-/** Servers with no telnet password skip the prompt and start with the banner. */
-const NO_PASSWORD_BANNER = /^\*\*\* Connected with 7DTD server/;
-const BANNER_END = /^Press 'help' to get a list of all commands/;
 const FORBIDDEN_IN_COMMAND = /[\r\n\0]/;
 export const DEFAULT_TELNET_QUIET_MS = 200;
 
@@ -88,11 +46,9 @@ export class TelnetClient {
   readonly #passwordKey: string;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
-  readonly #loginTimeoutMs: number;
-  readonly #quietMs: number;
-  readonly #maxQueued: number;
+  /** connectTimeoutMs + loginTimeoutMs: how long whenReady() waits by default. */
+  readonly #loginWithinMs: number;
   readonly #maxLineBytes: number;
-  readonly #maxReplyBytes: number;
   readonly #isPushed: (line: string) => boolean;
   readonly #logger: RconLogger;
   readonly #tcpPlan: TcpConnectPlan;
@@ -108,12 +64,9 @@ export class TelnetClient {
     },
   };
   readonly #life: SessionLifecycle;
-  readonly #strays: RepeatSummary<StrayKind>;
+  readonly #login: TelnetLogin;
+  readonly #commands: TelnetCommandQueue;
   #session: Session | undefined;
-  readonly #queue: PendingCommand[] = [];
-  #inFlight: PendingCommand | undefined;
-  /** After a sent command timed out: answer lines still arriving are its, not the next command's. */
-  #drainTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TelnetClientOptions) {
     this.#options = options;
@@ -121,11 +74,10 @@ export class TelnetClient {
     this.#passwordKey = options.passwordKey ?? '"password"';
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    this.#loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
-    this.#quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
-    this.#maxQueued = Math.max(1, Math.floor(options.maxQueuedCommands ?? 100));
+    const loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
+    this.#loginWithinMs = this.#connectTimeoutMs + loginTimeoutMs;
+    const quietMs = Math.max(1, options.quietMs ?? DEFAULT_TELNET_QUIET_MS);
     this.#maxLineBytes = Math.max(64, options.maxLineBytes ?? 64 * 1024);
-    this.#maxReplyBytes = Math.max(1, options.maxReplyBytes ?? 1024 * 1024);
     this.#isPushed = options.isPushedLine ?? isSevenDaysLogLine;
     this.#logger = options.logger ?? silentLogger();
     this.#tcpPlan = { host: this.#options.host, port: this.#options.port, what: 'telnet', portName: 'telnet port', label: this.#label, connectTimeoutMs: this.#connectTimeoutMs, logger: this.#logger };
@@ -143,13 +95,37 @@ export class TelnetClient {
       onAuthFailed: options.onAuthFailed,
       onReconnectScheduled: options.onReconnectScheduled,
     });
-    this.#strays = new RepeatSummary<StrayKind>({
-      intervalMs: options.repeatSummaryIntervalMs,
-      clock: options.clock,
-      onSummary: (report) => {
-        this.#summarizeStrays(report);
+    this.#login = new TelnetLogin(
+      { host: options.host, port: options.port, password: options.password, label: this.#label, passwordKey: this.#passwordKey, loginTimeoutMs, quietMs, isPushed: this.#isPushed, life: this.#life },
+      {
+        isLive: (session) => this.#isLive(session),
+        pushed: (line) => {
+          this.#pushed(line);
+        },
+        loggedIn: () => {
+          this.#commands.pump();
+        },
       },
-    });
+    );
+    this.#commands = new TelnetCommandQueue(
+      {
+        label: this.#label,
+        quietMs,
+        maxQueued: Math.max(1, Math.floor(options.maxQueuedCommands ?? 100)),
+        maxReplyBytes: Math.max(1, options.maxReplyBytes ?? 1024 * 1024),
+        repeatSummaryIntervalMs: options.repeatSummaryIntervalMs,
+        clock: options.clock,
+        logger: this.#logger,
+      },
+      {
+        socket: () => (this.#life.ready ? this.#session?.socket : undefined),
+        hasSession: () => this.#session !== undefined,
+        drop: (error) => {
+          const session = this.#session;
+          if (session !== undefined) endTcpSession(session, error);
+        },
+      },
+    );
   }
 
   /** Logged in: command() sends. */
@@ -170,7 +146,7 @@ export class TelnetClient {
       reconnectAttempt: this.#life.reconnectAttempt,
       reconnectDelayMs: this.#life.reconnectDelayMs,
       lastError: last === undefined ? undefined : { code: last.code, message: last.message },
-      pendingCommands: this.#queue.length + (this.#inFlight === undefined ? 0 : 1),
+      pendingCommands: this.#commands.pending,
     };
   }
 
@@ -184,7 +160,7 @@ export class TelnetClient {
    * `timeoutMs`, and with `failFast` on the first failed attempt of any kind. Does not start the client.
    */
   whenReady(options: { readonly timeoutMs?: number | undefined; readonly failFast?: boolean | undefined } = {}): Promise<void> {
-    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs + this.#loginTimeoutMs, failFast: options.failFast });
+    return this.#life.whenReady({ timeoutMs: options.timeoutMs ?? this.#loginWithinMs, failFast: options.failFast });
   }
 
   /**
@@ -203,40 +179,15 @@ export class TelnetClient {
         new RconNotConnectedError(`not logged in to the telnet console of ${this.#label} (${this.#life.state}): the command was not sent`, this.#life.lastError),
       );
     }
-    if (this.#queue.length >= this.#maxQueued) {
-      return Promise.reject(new RconQueueFullError(`${this.#queue.length} telnet commands already wait for their turn on ${this.#label}: this one was not sent`));
-    }
-    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
-    return new Promise<string>((resolve, reject) => {
-      const pending: PendingCommand = {
-        text,
-        endsAt: options.endsAt,
-        resolve,
-        reject,
-        timeoutMs,
-        timer: undefined,
-        quietTimer: undefined,
-        sent: false,
-        lines: [],
-        bytes: 0,
-        settled: false,
-      };
-      pending.timer = setTimeout(() => {
-        this.#timeOut(pending);
-      }, clampTimerMs(timeoutMs));
-      this.#queue.push(pending);
-      this.#pump();
-    });
+    return this.#commands.add(text, options.endsAt, options.timeoutMs ?? this.#commandTimeoutMs);
   }
 
   /** Stops for good: pending commands fail with `closed`, no reconnect. Resolves when the socket has closed. Idempotent. */
   close(): Promise<void> {
     const done = this.#life.close();
     const error = this.#life.closedError();
-    this.#failAll(() => error);
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
-    this.#strays.close();
+    this.#commands.failAll(() => error);
+    this.#commands.close();
     const session = this.#session;
     if (session !== undefined) {
       session.endReason ??= error;
@@ -277,44 +228,25 @@ export class TelnetClient {
   #onConnect(session: Session): void {
     if (!this.#isLive(session)) return;
     clearTimeout(session.connectTimer);
-    session.phase = 'prompt';
-    this.#life.authenticating();
-    session.loginTimer = setTimeout(() => {
-      const foreign = session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined;
-      if (foreign !== undefined) {
-        this.#end(session, foreign);
-        return;
-      }
-      const error = new RconAuthTimeoutError(
-        `no login from the telnet console of ${this.#label} within ${formatMs(this.#loginTimeoutMs)} (no password prompt, or no answer to the password): check that ${this.#options.host}:${this.#options.port} is the game's TelnetPort and ${this.#passwordKey} of adapter ${this.#label}`,
-      );
-      this.#life.authFailed(error);
-      this.#end(session, error);
-    }, clampTimerMs(this.#loginTimeoutMs));
+    this.#login.begin(session);
   }
 
   #onData(session: Session, chunk: Buffer): void {
     if (!this.#isLive(session)) return;
     const foreign = session.phase === 'prompt' ? session.firstAnswer.observe(chunk) : undefined;
     if (foreign !== undefined) {
-      this.#end(session, foreign);
+      endTcpSession(session, foreign);
       return;
     }
     session.lines.push(chunk);
     // A line may have ended the session (a refused login, a cap).
     if (!this.#isLive(session)) return;
-    // The prompts may come without a line end: read an unfinished line that is exactly one.
-    if (session.phase === 'prompt' || session.phase === 'password-sent') {
-      const tail = session.lines.unfinishedLine();
-      if (tail === PROMPT || tail === REFUSED) {
-        session.lines.dropUnfinished();
-        this.#onLoginLine(session, tail);
-      }
-    }
+    // The prompts may come without a line end.
+    if (session.phase === 'prompt' || session.phase === 'password-sent') this.#login.unfinishedLine(session);
   }
 
   #lineTooLong(session: Session): void {
-    this.#end(
+    endTcpSession(
       session,
       new RconBufferLimitError(
         `the telnet console of ${this.#label} sent a line longer than ${formatBytes(this.#maxLineBytes)} (maxLineBytes): dropping the connection; it is made again with the normal backoff`,
@@ -323,115 +255,17 @@ export class TelnetClient {
   }
 
   #onLine(session: Session, line: string): void {
-    switch (session.phase) {
-      case 'connecting':
-        return;
-      case 'prompt':
-      case 'password-sent':
-        this.#onLoginLine(session, line.trim().toLowerCase(), line);
-        return;
-      case 'banner':
-        if (this.#isPushed(line)) {
-          this.#pushed(line);
-          return;
-        }
-        if (BANNER_END.test(line)) this.#onLoggedIn(session);
-        else this.#armBannerEnd(session);
-        return;
-      case 'ready':
-        this.#onSessionLine(line);
-        return;
-    }
-  }
-
-  /** Before the login, a line is only compared: never logged (a server that echoes input would echo the password). */
-  #onLoginLine(session: Session, lower: string, raw?: string): void {
-    if (lower === REFUSED || (lower === PROMPT && session.phase === 'password-sent')) {
-      const error = new RconAuthFailedError(
-        `authentication failed: the telnet console of ${this.#label} refused the password: check ${this.#passwordKey} of adapter ${this.#label} against the server's TelnetPassword`,
-      );
-      this.#life.authFailed(error);
-      this.#end(session, error);
-      return;
-    }
-    if (lower === PROMPT) {
-      session.phase = 'password-sent';
-      session.socket.write(`${this.#options.password}\r\n`);
-      return;
-    }
-    if (lower === ACCEPTED) {
-      this.#startBanner(session);
-      return;
-    }
-    if (session.phase === 'prompt' && raw !== undefined && NO_PASSWORD_BANNER.test(raw)) {
-      this.#startBanner(session);
-    }
-  }
-
-  #startBanner(session: Session): void {
-    clearTimeout(session.loginTimer);
-    session.phase = 'banner';
-    this.#armBannerEnd(session);
-  }
-
-  /** The banner ends at its `Press 'help' …` line, or once it has been quiet for quietMs (builds differ). */
-  #armBannerEnd(session: Session): void {
-    clearTimeout(session.bannerTimer);
-    session.bannerTimer = setTimeout(() => {
-      if (this.#isLive(session) && session.phase === 'banner') this.#onLoggedIn(session);
-    }, this.#quietMs);
-  }
-
-  #onLoggedIn(session: Session): void {
-    clearTimeout(session.bannerTimer);
-    session.phase = 'ready';
-    this.#life.loggedIn();
-    this.#pump();
+    if (session.phase === 'ready') this.#onSessionLine(line);
+    else this.#login.line(session, line);
   }
 
   #onSessionLine(line: string): void {
     if (this.#isPushed(line)) {
-      const pending = this.#inFlight;
-      // The console's echo of the command proves it runs: its answer's quiet time starts again.
-      if (pending !== undefined && pending.endsAt === undefined && line.includes(`Executing command '${pending.text}'`)) this.#armQuiet(pending);
+      this.#commands.logLine(line);
       this.#pushed(line);
       return;
     }
-    const pending = this.#inFlight;
-    if (pending === undefined) {
-      if (this.#drainTimer !== undefined) {
-        this.#armDrain();
-        if (this.#strays.first('late_line')) this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a late answer line of a command that timed out, dropped`);
-        return;
-      }
-      // The banner's blank tail and answers no command waits for.
-      if (line.trim().length === 0) return;
-      if (this.#strays.first('unowned_line')) {
-        this.#logger.debug({ bytes: line.length }, `telnet ${this.#label}: a console line no command waits for, dropped (repeats are summed up every ${formatMs(this.#strays.intervalMs)})`);
-      }
-      return;
-    }
-    // Blank lines before an answer are the banner's tail or the console's spacing, not the answer.
-    if (pending.lines.length === 0 && line.trim().length === 0) return;
-    const bytes = Buffer.byteLength(line) + 1;
-    if (pending.bytes + bytes > this.#maxReplyBytes) {
-      const error = new RconReplyTooLargeError(
-        `the telnet console of ${this.#label} sent more than ${formatBytes(this.#maxReplyBytes)} (maxReplyBytes) for one command's answer: the answer was cut and the connection is dropped; it is made again with the normal backoff`,
-      );
-      this.#forget(pending);
-      pending.reject(error);
-      const session = this.#session;
-      if (session !== undefined) this.#end(session, error);
-      return;
-    }
-    pending.lines.push(line);
-    pending.bytes += bytes;
-    if (pending.endsAt !== undefined) {
-      pending.endsAt.lastIndex = 0;
-      if (pending.endsAt.test(line)) this.#finish(pending);
-      return;
-    }
-    this.#armQuiet(pending);
+    this.#commands.answerLine(line);
   }
 
   #pushed(line: string): void {
@@ -447,23 +281,17 @@ export class TelnetClient {
     return session === this.#session && session.endReason === undefined;
   }
 
-  /** Ends the session: marks why, destroys the socket; the rest happens once, on 'close'. */
-  #end(session: Session, reason: RconError): void {
-    endTcpSession(session, reason);
-  }
-
   #onClose(session: Session): void {
     if (session !== this.#session) return;
     this.#session = undefined;
     clearTimeout(session.connectTimer);
     clearTimeout(session.loginTimer);
     clearTimeout(session.bannerTimer);
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
+    this.#commands.sessionEnded();
     const wasReady = session.phase === 'ready';
-    const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#dropReason(session);
+    const reason = session.endReason ?? (session.phase === 'prompt' ? session.firstAnswer.atEnd() : undefined) ?? this.#login.dropReason(session);
     if (!this.#life.closed) {
-      this.#failAll((sent) =>
+      this.#commands.failAll((sent) =>
         new RconDisconnectedError(
           `the telnet connection to ${this.#label} ended before the answer (${reason.message})${sent ? '; the command may have run' : '; the command was not sent'}`,
           sent,
@@ -472,92 +300,5 @@ export class TelnetClient {
       );
     }
     this.#life.ended(reason, { wasReady });
-  }
-
-  #dropReason(session: Session): RconError {
-    const cause = session.socketError;
-    const detail = cause === undefined ? 'closed by the server' : describeSocketError(cause);
-    if (session.phase === 'connecting') {
-      return new RconConnectError(`cannot connect to the telnet port of ${this.#label} (${this.#options.host}:${this.#options.port}): ${detail}`, cause);
-    }
-    if (session.phase !== 'ready') {
-      return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped during the login (${detail}): trying again with the normal backoff`, false, cause);
-    }
-    return new RconDisconnectedError(`the telnet connection to ${this.#label} dropped: ${detail}`, false, cause);
-  }
-
-  // ---- commands ----
-
-  #pump(): void {
-    const session = this.#session;
-    if (!this.#life.ready || session === undefined || this.#inFlight !== undefined || this.#drainTimer !== undefined) return;
-    const pending = this.#queue.shift();
-    if (pending === undefined) return;
-    this.#inFlight = pending;
-    pending.sent = true;
-    session.socket.write(`${pending.text}\r\n`);
-    if (pending.endsAt === undefined) this.#armQuiet(pending);
-  }
-
-  #armQuiet(pending: PendingCommand): void {
-    clearTimeout(pending.quietTimer);
-    pending.quietTimer = setTimeout(() => {
-      pending.quietTimer = undefined;
-      this.#finish(pending);
-    }, this.#quietMs);
-  }
-
-  #armDrain(): void {
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = setTimeout(() => {
-      this.#drainTimer = undefined;
-      this.#pump();
-    }, this.#quietMs);
-  }
-
-  #finish(pending: PendingCommand): void {
-    if (pending.settled) return;
-    this.#forget(pending);
-    pending.resolve(pending.lines.join('\n'));
-    this.#pump();
-  }
-
-  #timeOut(pending: PendingCommand): void {
-    if (pending.settled) return;
-    const sent = pending.sent;
-    this.#forget(pending);
-    pending.reject(
-      new RconTimeoutError(
-        sent
-          ? `no complete answer from the telnet console of ${this.#label} within ${formatMs(pending.timeoutMs)}; the command may have run`
-          : `the command waited ${formatMs(pending.timeoutMs)} for its turn on ${this.#label} and was not sent`,
-      ),
-    );
-    // Its answer may still come: the next command waits until the console has been quiet.
-    if (sent && this.#session !== undefined) this.#armDrain();
-    else this.#pump();
-  }
-
-  /** Takes a command out of the queue or the flight, stops its timers, marks it settled. */
-  #forget(pending: PendingCommand): void {
-    pending.settled = true;
-    clearTimeout(pending.timer);
-    clearTimeout(pending.quietTimer);
-    if (this.#inFlight === pending) this.#inFlight = undefined;
-    const queued = this.#queue.indexOf(pending);
-    if (queued >= 0) this.#queue.splice(queued, 1);
-  }
-
-  #failAll(errorFor: (sent: boolean) => RconError): void {
-    const all = this.#inFlight === undefined ? [...this.#queue] : [this.#inFlight, ...this.#queue];
-    for (const pending of all) {
-      this.#forget(pending);
-      pending.reject(errorFor(pending.sent));
-    }
-  }
-
-  #summarizeStrays(report: RepeatSummaryReport<StrayKind>): void {
-    const what = report.kind === 'late_line' ? 'late answer lines of commands that timed out' : 'console lines no command waited for';
-    this.#logger.debug({ kind: report.kind, repeats: report.repeats, sinceMs: report.sinceMs }, `telnet ${this.#label}: ${report.repeats} more ${what} dropped in the last ${formatMs(report.sinceMs)}`);
   }
 }
