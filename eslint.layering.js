@@ -21,11 +21,11 @@ export const ELEMENTS = [
   // The adapters. The registry (type → schema + factory) sits above the transports; the contract they implement
   // sits below them.
   ['adapter-registry', ['adapters/index.ts']],
-  ['adapter-contract', ['adapters/registryTypes.ts', 'adapters/unattributedChat.ts']],
+  ['adapter-contract', ['adapters/base/**']],
   ['adapter-rcon', ['adapters/rcon/**']],
   ['adapter-websocket', ['adapters/websocket/**']],
   // The features: above the core, beside each other only along FEATURE_EDGES.
-  ['gsa-emulator', ['src/gsa/emulator/**']],
+  ['gsa-emulator', ['src/gsaEmulator/**']],
   ['game-emulator', ['src/gameEmulator/**']],
   ['config', ['src/config/**']],
   ['ops', ['src/ops/**']],

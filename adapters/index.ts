@@ -6,11 +6,11 @@ import type { Adapter } from '../src/bridge/port.js';
 import { endpointIdPart, type AdapterEndpoint } from '../src/net/endpoint.js';
 import { rconAdapterType } from './rcon/rconAdapterType.js';
 import { rconOptionsSchema } from './rcon/options.js';
-import type { AdapterContext, AdapterType } from './registryTypes.js';
+import type { AdapterContext, AdapterType } from './base/registryTypes.js';
 import { websocketAdapterType } from './websocket/websocketAdapterType.js';
 import { websocketOptionsSchema } from './websocket/options.js';
 
-export type { AdapterContext, AdapterEndpoint, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './registryTypes.js';
+export type { AdapterContext, AdapterEndpoint, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './base/registryTypes.js';
 export { RCON_PROFILES, type RconOptions, type RconProfileName } from './rcon/options.js';
 export type { WebsocketOptions } from './websocket/options.js';
 

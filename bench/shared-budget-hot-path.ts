@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketAdapter } from '../adapters/websocket/websocketAdapter.js';
 import { parseConfig } from '../src/app/config.js';
-import { GsaEmulator } from '../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../src/gsaEmulator/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../src/sidecar.js';
 import { load, startEchoServer, type LoadResult } from './chatTargets.js';

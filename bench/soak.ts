@@ -23,7 +23,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopStallRecorder } from './soak/loopStalls.js';
 import { coreWaitSummary } from './soak/coreWait.js';
 import { loopPauseSummary, readLoopProbe } from './soak/loopPauses.js';
-import { GsaEmulator, type WindowReport } from '../src/gsa/emulator/index.js';
+import { GsaEmulator, type WindowReport } from '../src/gsaEmulator/index.js';
 import {
   parseSoakOptions,
   quietLookupBoundMs,

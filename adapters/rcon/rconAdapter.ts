@@ -22,7 +22,7 @@ import {
   type UnattributedReason,
 } from '../../src/bridge/port.js';
 import type { Clock } from '../../src/time/clock.js';
-import type { ChatReviewCommand } from '../registryTypes.js';
+import type { ChatReviewCommand } from '../base/registryTypes.js';
 import { parseReviewCommand } from './chatCommand.js';
 import { isRconError } from './errors.js';
 import type { RconOptions } from './options.js';
@@ -35,7 +35,7 @@ import { openRconConnection } from './rconConnection.js';
 import { compileChatPattern } from './reading/chatPattern.js';
 import { LineReading } from './reading/lineReading.js';
 import { rconUnattributedFix } from './reading/unattributedFix.js';
-import { UnattributedChat } from '../unattributedChat.js';
+import { UnattributedChat } from '../base/unattributedChat.js';
 import { LogTail } from './sources/logTail.js';
 
 export interface RconAdapterOptions {

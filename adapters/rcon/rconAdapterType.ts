@@ -4,7 +4,7 @@
 // rcon adapter is built or probed: a mod-only host never loads them. The schema and the profiles stay eager (the
 // config file is validated against them).
 // Must never connect anywhere in create() (start() does); the probe's one-shot session always closes.
-import type { AdapterType } from '../registryTypes.js';
+import type { AdapterType } from '../base/registryTypes.js';
 import { rconOptionsSchema, type RconOptions } from './options.js';
 import { RCON_PROFILE_TABLE } from './profiles/index.js';
 

@@ -6,7 +6,7 @@
 // the password into a message (the clients keep it out; every message is scrubbed once more here, defence in depth).
 
 import { silentLogger } from '../../src/log/logger.js';
-import type { AdapterProbeResult } from '../registryTypes.js';
+import type { AdapterProbeResult } from '../base/registryTypes.js';
 import { isRconError, type RconErrorCode } from './errors.js';
 import type { RconOptions } from './options.js';
 import { RCON_PROFILE_TABLE } from './profiles/index.js';

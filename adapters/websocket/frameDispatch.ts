@@ -22,7 +22,7 @@ import {
   type ServerActionMessage,
 } from './protocol.js';
 import { refusalWireCode, resultWireCode } from './wireCodes.js';
-import type { UnattributedChat } from '../unattributedChat.js';
+import type { UnattributedChat } from '../base/unattributedChat.js';
 
 const ID_KEY = Buffer.from('"id"');
 const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';

@@ -33,7 +33,7 @@ import {
 } from './upgradeGate.js';
 import { UpgradeThrottle } from './upgradeThrottle.js';
 import { resultWireCode } from './wireCodes.js';
-import { UnattributedChat } from '../unattributedChat.js';
+import { UnattributedChat } from '../base/unattributedChat.js';
 
 export interface WebSocketAdapterOptions {
   /** host (default 127.0.0.1), port (0 = ephemeral, read it back from `port`), token?, maxFrameBytes, maxMessagesPerSecond,

@@ -2,7 +2,7 @@
 // the mod protocol) is imported when one is built: an rcon-only host never loads it. Must never start anything:
 // the composition root starts what the factory builds.
 import { probePort } from '../../src/net/portProbe.js';
-import type { AdapterType } from '../registryTypes.js';
+import type { AdapterType } from '../base/registryTypes.js';
 import { websocketOptionsSchema, type WebsocketOptions } from './options.js';
 
 export const websocketAdapterType: AdapterType<WebsocketOptions> = {

@@ -4,7 +4,7 @@
 // years, and wipes Redis (FLUSHALL) under load. Each act is recorded with its times on the soak's clock.
 // It judges nothing (multiNodeRows.ts does) and never writes a key outside the shared budget's name, except by
 // FLUSHALL, which is the point. It never prints the Redis URL: it may carry the password.
-import { connectSharedRedis, redisErrorText, redisUrlSecrets, type SharedRedis } from '../../src/gsa/sharedRedis.js';
+import { connectSharedRedis, redisErrorText, redisUrlSecrets, type SharedRedis } from '../../src/gsa/redis/sharedRedis.js';
 
 /** What the co-tenant does; each act is one of these. */
 export type CoTenantActKind = 'FLUSHALL' | 'forged claims' | 'forged hold 10 years ahead' | 'forged hold within the cap';

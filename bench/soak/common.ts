@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import type { FaultSpec, GsaEmulator } from '../../src/gsa/emulator/index.js';
+import type { FaultSpec, GsaEmulator } from '../../src/gsaEmulator/index.js';
 import type { ModFleet } from './modFleet.js';
 import type { HoldFault } from './invariants.js';
 import type { ListedReview } from './neighbourRows.js';

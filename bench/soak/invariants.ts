@@ -2,7 +2,7 @@
 // it was judged against), printed as a table. Pure: takes what the run measured, returns rows and text.
 // Must never loosen a bound because the machine was slow: the contract's numbers are the bounds; the table
 // prints the transport baseline next to them so a reader can tell the sidecar's share from the machine's.
-import type { WindowReport } from '../../src/gsa/emulator/index.js';
+import type { WindowReport } from '../../src/gsaEmulator/index.js';
 import type { SentAction, Timed } from './modFleet.js';
 import type { ReviewAudit } from './reviewAudit.js';
 import type { ResourceSample } from './sidecarProcess.js';

@@ -2,8 +2,8 @@
 // derived bounds the invariants are judged against. Must never read the environment or a config file: a soak
 // run is reproducible from its command line alone.
 import { parseArgs } from 'node:util';
-import { BUDGET_WEIGHTS } from '../../src/gsa/budgetShares.js';
-import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
+import { BUDGET_WEIGHTS } from '../../src/gsa/budget/budgetShares.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/slidingWindow.js';
 
 export interface SoakOptions {
   /** Length of the load phase; fractions allowed (0.5 = 30 s). */

@@ -7,12 +7,12 @@
 // It must cost next to nothing when nobody listens: publishers ask listens() before building an event, and an
 // emit with no listener is one array-length check. A listener that throws is ignored: it never changes an outcome.
 
-import type { RequestEvent } from '../gsa/requestEvent.js';
+import type { RequestEvent } from '../gsa/client/requestEvent.js';
 import type { AskedId } from './lookupIds.js';
 import type { UnattributedReason } from './chatAttribution.js';
 import type { PlayerIdentity } from './port.js';
 
-export type { RequestEvent } from '../gsa/requestEvent.js';
+export type { RequestEvent } from '../gsa/client/requestEvent.js';
 
 /** One chat line decided. */
 export interface VerdictEvent {

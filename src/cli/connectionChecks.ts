@@ -13,7 +13,7 @@ import { adapterIdOf, adapterTypeOf, type AdapterOptions } from '../../adapters/
 import { describeEndpoint } from '../net/endpoint.js';
 import { serviceClientOptions, sharedApiKeyOptions, systemClientOptions, type BridgeConfig, type ServerConfig } from '../app/config.js';
 import { fallbackShare, GsaClient, GsaError, QueueFullError, RetryLaterError, SharedApiKey, SystemApiClient, type CheckMutedOptions } from '../gsa/index.js';
-import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/sharedRedis.js';
+import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets } from '../gsa/redis/sharedRedis.js';
 import { probePort } from '../net/portProbe.js';
 
 export type CheckOutcome = 'ok' | 'fail' | 'skip';

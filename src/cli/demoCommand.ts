@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModClient, type Player } from '../../adapters/websocket/referenceClient.js';
 import { parseConfig } from '../app/config.js';
-import { GsaEmulator } from '../gsa/emulator/index.js';
+import { GsaEmulator } from '../gsaEmulator/index.js';
 import { startSidecar, type Sidecar } from '../sidecar.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';

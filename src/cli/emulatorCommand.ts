@@ -5,7 +5,7 @@
 // `--rate-limit` makes it enforce the service's API budget per key (off by default, as in tests and the demo).
 
 import { ConfigError, loadConfig } from '../app/config.js';
-import { GsaEmulator, type EmulatorOptions, type WindowSpec } from '../gsa/emulator/index.js';
+import { GsaEmulator, type EmulatorOptions, type WindowSpec } from '../gsaEmulator/index.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';

@@ -6,7 +6,7 @@
 
 import { DEFAULT_LOOKUP_IDS, LOOKUP_ID_RULES, askByEach, askedFields, idsToAsk, type LookupIdRule } from '../bridge/lookupIds.js';
 import type { MuteStatus } from '../gsa/index.js';
-import { validateMuteCheck } from '../gsa/validation.js';
+import { validateMuteCheck } from '../gsa/client/validation.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
 import { EXIT_OK } from './exitCodes.js';

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, collectSecrets, formatProblem, loadConfig, serviceClientOptions, sharedApiKeyOptions, type BridgeConfig } from '../app/config.js';
 import { GsaClient, GsaError, SharedApiKey, type CallOptions, type RetryNotice } from '../gsa/index.js';
-import { redisLabel } from '../gsa/sharedRedis.js';
+import { redisLabel } from '../gsa/redis/sharedRedis.js';
 import { commandLogger } from './commandLogger.js';
 import type { CliContext } from './context.js';
 import { EXIT_REFUSED, EXIT_USAGE } from './exitCodes.js';

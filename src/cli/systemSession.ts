@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { sharedSystemApiKeyOptions, systemClientOptions, type BridgeConfig } from '../app/config.js';
 import { SharedSystemApiKey, SystemApiClient } from '../gsa/index.js';
 import { cooldownMessage, type SystemSubject } from '../gsa/dialects/systemApiV2.js';
-import { redisLabel } from '../gsa/sharedRedis.js';
+import { redisLabel } from '../gsa/redis/sharedRedis.js';
 import type { CliContext } from './context.js';
 import { NoSystemKeyError } from './errors.js';
 import { withServiceSession, type ServiceSession, type ServiceSessionOptions } from './serviceSession.js';

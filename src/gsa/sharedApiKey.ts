@@ -1,12 +1,12 @@
 // What sidecars on one API key share through one Redis connection: the API budget (redisBudget.ts) and the webhook
 // spacing (redisWebhookSpacing.ts). One object, so a sidecar opens one connection for both, keeps them across the
 // clients a reload replaces, and closes them together. It decides nothing itself.
-import { DEMAND_GRACE_MS, LATE_GRANT_MS, RedisBudget, type RedisBudgetOptions } from './redisBudget.js';
-import { RedisWebhookSpacing } from './redisWebhookSpacing.js';
-import { guardedIntervalMs } from './slidingWindow.js';
-import { WEBHOOK_SPACING_MS } from './webhookSpacing.js';
-import { redisUrlSecrets } from './sharedRedis.js';
-import type { WebhookSpacing } from './webhookSpacing.js';
+import { DEMAND_GRACE_MS, LATE_GRANT_MS, RedisBudget, type RedisBudgetOptions } from './budget/shared/redisBudget.js';
+import { RedisWebhookSpacing } from './spacing/redisWebhookSpacing.js';
+import { guardedIntervalMs } from './budget/slidingWindow.js';
+import { WEBHOOK_SPACING_MS } from './spacing/webhookSpacing.js';
+import { redisUrlSecrets } from './redis/sharedRedis.js';
+import type { WebhookSpacing } from './spacing/webhookSpacing.js';
 
 export interface SharedApiKeyOptions extends RedisBudgetOptions {
   /**

@@ -10,8 +10,8 @@
 
 import { Pool } from '../net/undiciCore.js';
 import type { Logger } from 'pino';
-import { delay } from '../gsa/webhookSpacing.js';
-import { parseRetryAfter } from '../gsa/responses.js';
+import { delay } from '../gsa/spacing/webhookSpacing.js';
+import { parseRetryAfter } from '../gsa/client/responses.js';
 import { backoffDelayMs, type BackoffOptions } from '../time/backoff.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { withDeadline } from '../time/deadline.js';

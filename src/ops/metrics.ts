@@ -8,8 +8,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './promClientCore.js';
 import { UNATTRIBUTED_REASONS, type UnattributedReason } from '../bridge/chatAttribution.js';
 import type { BridgeEvents, ChatLineEvent, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
-import { BUDGET_CLASSES } from '../gsa/budgetShares.js';
-import type { BudgetState } from '../gsa/rateLimiter.js';
+import { BUDGET_CLASSES } from '../gsa/budget/budgetShares.js';
+import type { BudgetState } from '../gsa/budget/rateLimiter.js';
 import { HotHistogram } from './hotHistogram.js';
 
 /** One adapter as readiness and the adapter gauge see it. */

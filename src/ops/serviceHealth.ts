@@ -5,7 +5,7 @@
 // It never sends a request, never changes an outcome, and never logs a secret (event messages come scrubbed).
 
 import type { Logger } from 'pino';
-import type { RequestEvent } from '../gsa/requestEvent.js';
+import type { RequestEvent } from '../gsa/client/requestEvent.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
 /** A configured game server, so that a problem can name the exact key to fix. */

@@ -6,7 +6,7 @@
 
 import type { Logger } from 'pino';
 import type { BridgeEvents, VerdictEvent } from '../bridge/events.js';
-import type { BudgetState } from '../gsa/rateLimiter.js';
+import type { BudgetState } from '../gsa/budget/rateLimiter.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { ApiName } from './metrics.js';
 import { describeDuration } from './serviceHealth.js';

@@ -3,10 +3,10 @@
 // Time is fake (the client's timers and clock, and the emulator's clock): a request released at fake time t is
 // recorded at t however loaded the machine is, because fake time does not move while real I/O completes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { worstCaseWaitMs } from '../../src/gsa/budget/budgetShares.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
-import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/rateLimiter.js';
 import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';

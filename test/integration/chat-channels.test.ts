@@ -5,7 +5,7 @@
 // a channel outside the vocabulary is never gated and warned about once per connection; metrics count not_gated.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';

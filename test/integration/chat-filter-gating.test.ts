@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import type { PeriodCode } from '../../src/gsa/system/periods.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { ChatFilter, type MuteOutcome, type PlayerMuting } from '../../src/moderation/chatFilter.js';

@@ -6,7 +6,7 @@ import { ChatGate, type ChatGateOptions } from '../../src/bridge/chatGate.js';
 import { MuteCache, type MuteEntry } from '../../src/bridge/muteCache.js';
 import { DEFAULT_LOOKUP_IDS, askByEach, idsToAsk } from '../../src/bridge/lookupIds.js';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { PATIENT_DECISION_TIMEOUT_MS, patientMs } from '../fixtures/patience.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliContext } from '../../src/cli/context.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 import { tempDir } from '../fixtures/tempDir.js';
 

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, sharedApiKeyOptions, type BridgeConfig } from '../../src/app/config.js';
 import { serviceChecks, formatCheckLine } from '../../src/cli/connectionChecks.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, SharedApiKey } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';

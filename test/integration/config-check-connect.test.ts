@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 import { tempDir } from '../fixtures/tempDir.js';

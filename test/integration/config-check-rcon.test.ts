@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { FakeRustWebRconServer } from '../fixtures/fakeRustWebRconServer.js';
 import { ForeignProtocolServer, seededBytes } from '../fixtures/foreignProtocolServer.js';
 import { FakeSourceRconServer, type FakeRconQuirks } from '../fixtures/fakeSourceRconServer.js';

@@ -6,7 +6,7 @@
 // 503 at its first probe resumes by itself); a probe answered 403, 404 or 422 ends it: the credentials passed.
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, SystemApiClient } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';

@@ -6,7 +6,7 @@
 // No call waits for a cooldown: each rate-limited call has a target of its own (a server per action, a player per
 // mute), on the client's spacing and the emulator's alike.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GsaEmulator, type RecordedCall } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator, type RecordedCall } from '../../src/gsaEmulator/index.js';
 import { GsaClient, PERIOD_CODES, SERVER_ACTIONS, SYSTEM_SERVER_ACTIONS, SystemApiClient, BROADCAST_TYPES, type ApiFlavor } from '../../src/gsa/index.js';
 
 const SERVER = 'ovddykvbs';

@@ -4,7 +4,7 @@
 // a number the test sets, so no test waits on time.
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmulatorInputError, GsaEmulator, type EmulatorOptions } from '../../src/gsa/emulator/index.js';
+import { EmulatorInputError, GsaEmulator, type EmulatorOptions } from '../../src/gsaEmulator/index.js';
 
 const SERVER = 'ovddykvbs';
 const OTHER_SERVER = 'second';

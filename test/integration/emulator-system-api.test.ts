@@ -4,9 +4,9 @@
 // emulator's clocks are driven by one number the test sets, so no test waits on time.
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GsaEmulator, SYSTEM_BUDGET_KEY, type EmulatorOptions } from '../../src/gsa/emulator/index.js';
-import { dateEnd, periodEnd } from '../../src/gsa/emulator/systemPeriods.js';
-import { SystemState } from '../../src/gsa/emulator/systemState.js';
+import { GsaEmulator, SYSTEM_BUDGET_KEY, type EmulatorOptions } from '../../src/gsaEmulator/index.js';
+import { dateEnd, periodEnd } from '../../src/gsaEmulator/systemPeriods.js';
+import { SystemState } from '../../src/gsaEmulator/systemState.js';
 
 const ALPHA = { name: 'alpha', id: 4711 };
 const BETA = { name: 'beta', id: 4712 };

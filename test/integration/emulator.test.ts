@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { Agent, Pool, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CAPTIVE_PORTAL_PAGE, EmulatorInputError, GsaEmulator, type AlertKey, type FaultSpec } from '../../src/gsa/emulator/index.js';
+import { CAPTIVE_PORTAL_PAGE, EmulatorInputError, GsaEmulator, type AlertKey, type FaultSpec } from '../../src/gsaEmulator/index.js';
 import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';

@@ -16,7 +16,7 @@ import { TelnetClient } from '../../adapters/rcon/telnetClient.js';
 import { choosePassword, muteHint } from '../../src/cli/gameConsoleCommand.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
-import { GsaEmulator } from '../../src/gsa/emulator/server.js';
+import { GsaEmulator } from '../../src/gsaEmulator/server.js';
 import { ALICE, MALLORY, SCRIPT_LINES, startScriptedChat, type ChatStage, type ScriptedPlayer } from '../../src/gameEmulator/scriptedChat.js';
 import { ARK_NO_RESPONSE, CONAN_TOO_MANY } from '../../src/gameEmulator/sourceConsoleGames.js';
 import { SourceRconConsole, type SourceRconConsoleOptions } from '../../src/gameEmulator/sourceRconConsole.js';

@@ -3,10 +3,10 @@ import { inspect } from 'node:util';
 import { failureOf } from '../fixtures/failureOf.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, GsaError, type GsaClientOptions } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
-import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/rateLimiter.js';
 import { patientMs } from '../fixtures/patience.js';
 
 const SERVER = 'ovddykvbs';

@@ -24,7 +24,7 @@ import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import type { MinecraftChatStyle } from '../../src/gameEmulator/gameLogs.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
 import { SourceRconConsole } from '../../src/gameEmulator/sourceRconConsole.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, SystemApiClient, type MuteLookupKind, type MuteStatus } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';

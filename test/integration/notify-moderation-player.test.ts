@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
 import { sidecarOperationsSources } from '../../src/cli/runOperations.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import { startSidecar } from '../../src/sidecar.js';

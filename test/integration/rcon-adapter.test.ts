@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RconAdapter } from '../../adapters/rcon/rconAdapter.js';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { VerdictEvent } from '../../src/bridge/events.js';
 import { HostEventLog } from '../../src/ops/hostEvents.js';

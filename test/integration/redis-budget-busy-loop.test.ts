@@ -5,8 +5,8 @@
 // a millisecond, and their fallbacks on top of the shared window brought 429s.
 import { spawnSync } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
-import { RedisBudget } from '../../src/gsa/redisBudget.js';
-import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
+import { RedisBudget } from '../../src/gsa/budget/shared/redisBudget.js';
+import { sharedKeyName } from '../../src/gsa/redis/sharedKeyName.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 import { patientMs } from '../fixtures/patience.js';

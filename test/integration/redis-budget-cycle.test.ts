@@ -4,9 +4,9 @@
 // Windows here never fill (requests far above the steps), so only the cycle decides.
 import { afterEach, expect, it } from 'vitest';
 import { seededRandom } from '../../bench/seededRandom.js';
-import { LocalBudget } from '../../src/gsa/apiBudget.js';
-import { CALL_KINDS, type CallKind, type WaitingCalls } from '../../src/gsa/budgetShares.js';
-import { RedisBudget } from '../../src/gsa/redisBudget.js';
+import { LocalBudget } from '../../src/gsa/budget/apiBudget.js';
+import { CALL_KINDS, type CallKind, type WaitingCalls } from '../../src/gsa/budget/budgetShares.js';
+import { RedisBudget } from '../../src/gsa/budget/shared/redisBudget.js';
 import { patientMs } from '../fixtures/patience.js';
 import { describeWithRedis, startRedis } from '../fixtures/redisServer.js';
 

@@ -4,12 +4,12 @@
 // the waiting calls go, and a wiped window is rebuilt from each sidecar's own starts before it is trusted again.
 // Everything runs against a private redis-server; the co-tenant is this test writing under the same prefix.
 import { afterEach, expect, it } from 'vitest';
-import type { ApiBudget, BudgetDecision } from '../../src/gsa/apiBudget.js';
-import type { CallKind } from '../../src/gsa/budgetShares.js';
-import { RateLimiter } from '../../src/gsa/rateLimiter.js';
-import { DEMAND_GRACE_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, RedisBudget, REBUILD_GRACE_MS, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
-import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
-import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
+import type { ApiBudget, BudgetDecision } from '../../src/gsa/budget/apiBudget.js';
+import type { CallKind } from '../../src/gsa/budget/budgetShares.js';
+import { RateLimiter } from '../../src/gsa/budget/rateLimiter.js';
+import { DEMAND_GRACE_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, RedisBudget, REBUILD_GRACE_MS, type RedisBudgetOptions } from '../../src/gsa/budget/shared/redisBudget.js';
+import { sharedKeyName } from '../../src/gsa/redis/sharedKeyName.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 import { bulkStrings, integer, trusted, until, waitingOf } from '../fixtures/sharedBudgetProbes.js';

@@ -5,11 +5,11 @@
 // Redis's own clock decides the shared window and cannot be faked, so assertions here count starts (read from the
 // window itself) instead of timing them; local durations run on an injected clock.
 import { afterEach, expect, it } from 'vitest';
-import type { CallKind } from '../../src/gsa/budgetShares.js';
-import { RateLimiter } from '../../src/gsa/rateLimiter.js';
-import { HOLD_RECHECK_MS, RedisBudget, type RedisBudgetOptions } from '../../src/gsa/redisBudget.js';
-import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
-import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
+import type { CallKind } from '../../src/gsa/budget/budgetShares.js';
+import { RateLimiter } from '../../src/gsa/budget/rateLimiter.js';
+import { HOLD_RECHECK_MS, RedisBudget, type RedisBudgetOptions } from '../../src/gsa/budget/shared/redisBudget.js';
+import { sharedKeyName } from '../../src/gsa/redis/sharedKeyName.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/slidingWindow.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 import { bulkStrings, integer, trusted, until, waitingOf } from '../fixtures/sharedBudgetProbes.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ReviewJournal } from '../../src/reviews/reviewJournal.js';
 import { ReviewOutbox, type OutboxReview } from '../../src/reviews/reviewOutbox.js';
 import type { ReviewOutcome } from '../../src/bridge/port.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { patientMs } from '../fixtures/patience.js';

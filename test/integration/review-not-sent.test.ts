@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutboxContents } from '../../src/reviews/letters.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
 import { tempDir } from '../fixtures/tempDir.js';
 import { patientMs } from '../fixtures/patience.js';

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { PlayerIdentity, ReviewOutcome } from '../../src/bridge/port.js';
 import { readOutboxContents } from '../../src/reviews/letters.js';
 import { ReviewOutbox, ReviewOutboxError, type NewReview, type OutboxReview, type ReviewOutboxOptions } from '../../src/reviews/reviewOutbox.js';
-import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator, type FaultSpec, type RecordedCall } from '../../src/gsaEmulator/index.js';
 import { GsaClient, UnavailableError, type GsaClientOptions } from '../../src/gsa/index.js';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import { createLogger } from '../../src/log/logger.js';

@@ -9,7 +9,7 @@ import { DELIVERED_HISTORY, type FailureReason } from '../../src/reviews/journal
 import { ReviewJournal } from '../../src/reviews/reviewJournal.js';
 import { ReviewOutbox, type OutboxReview } from '../../src/reviews/reviewOutbox.js';
 import type { ReviewOutcome } from '../../src/bridge/port.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { tempDir } from '../fixtures/tempDir.js';

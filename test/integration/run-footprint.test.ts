@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { patientMs } from '../fixtures/patience.js';
 import { spawnSidecar, waitForOutput } from '../fixtures/sidecarProcess.js';
 import { tempDir } from '../fixtures/tempDir.js';
@@ -76,7 +76,7 @@ describe('gsa-bridge run with a websocket-only config', () => {
     // regular expression engine behind it is required only when a config gives a pattern.
     expect(loadedAny('/adapters/rcon/reading/chatPattern.js')).toHaveLength(1);
     expect(loadedAny('/node_modules/re2js/')).toEqual([]);
-    expect(loadedAny('/src/gsa/emulator/')).toEqual([]);
+    expect(loadedAny('/src/gsaEmulator/')).toEqual([]);
     expect(loadedAny('/src/gameEmulator/')).toEqual([]);
     expect(loadedAny('/src/cli/demoCommand.js')).toEqual([]);
     // Undici and prom-client are loaded from their lib files (src/net/undiciCore.ts, src/ops/promClientCore.ts), not

@@ -11,7 +11,7 @@ import type { Adapter, ReviewOutcome } from '../../src/bridge/port.js';
 import { ReviewOutbox } from '../../src/reviews/reviewOutbox.js';
 import { ServerBridge } from '../../src/bridge/serverBridge.js';
 import { parseConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startSidecar, type Sidecar } from '../../src/sidecar.js';

@@ -7,7 +7,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient, GsaError } from '../../src/gsa/index.js';
 import { patientMs } from '../fixtures/patience.js';
 

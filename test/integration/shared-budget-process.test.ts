@@ -16,12 +16,12 @@
 // at the scale the product is built for.
 import { performance } from 'node:perf_hooks';
 import { afterEach, expect, it, vi } from 'vitest';
-import { worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import type { RecordedCall } from '../../src/gsa/emulator/state.js';
-import { DEMAND_GRACE_MS, fallbackShare, LATE_GRANT_MS } from '../../src/gsa/redisBudget.js';
-import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
-import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
+import { worstCaseWaitMs } from '../../src/gsa/budget/budgetShares.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
+import type { RecordedCall } from '../../src/gsaEmulator/state.js';
+import { DEMAND_GRACE_MS, fallbackShare, LATE_GRANT_MS } from '../../src/gsa/budget/shared/redisBudget.js';
+import { sharedKeyName } from '../../src/gsa/redis/sharedKeyName.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/slidingWindow.js';
 import { countsPerWindow, isCallOf, maxInAnyWindow, useMultiNodeHarness, waitUntil, type NodeServer, type SidecarNode } from '../fixtures/multiNodeHarness.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 import { patientMs } from '../fixtures/patience.js';

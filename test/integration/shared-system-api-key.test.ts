@@ -1,9 +1,9 @@
 // The System API key shared across sidecars on one Redis: its own budget and its cooldowns under a hash of the key
 // (never the key, never the mod API key's names), and a game server's 60 s seen by a second sidecar before it calls.
 import { afterEach, expect, it } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { SharedSystemApiKey, SystemApiClient, systemKeyName } from '../../src/gsa/index.js';
-import { sharedKeyName } from '../../src/gsa/sharedKeyName.js';
+import { sharedKeyName } from '../../src/gsa/redis/sharedKeyName.js';
 import { failureOf } from '../fixtures/failureOf.js';
 import { describeWithRedis, startRedis, type PrivateRedis } from '../fixtures/redisServer.js';
 

@@ -2,8 +2,8 @@
 // what reaches the emulator: single flight, the decision timeout, stale-while-revalidate, the rate limit.
 import { describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
-import { guardedIntervalMs } from '../../src/gsa/rateLimiter.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/rateLimiter.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startSidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { WebSocketAdapter } from '../../adapters/websocket/websocketAdapter.js';
 import { parseConfig, type BridgeConfig } from '../../src/app/config.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { SidecarReloadError, startSidecar, type Sidecar } from '../../src/sidecar.js';
 import { connectMod, type ModSocket } from '../fixtures/modSocket.js';

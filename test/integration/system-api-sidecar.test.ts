@@ -13,7 +13,7 @@ import { parseConfig } from '../../src/app/config.js';
 import type { ModerationEvent, VerdictEvent } from '../../src/bridge/events.js';
 import { GAME_CONSOLES } from '../../src/gameEmulator/gameConsoles.js';
 import { ALICE, MALLORY } from '../../src/gameEmulator/scriptedChat.js';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { SystemApiClient } from '../../src/gsa/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { SidecarMetrics } from '../../src/ops/metrics.js';

@@ -2,9 +2,9 @@
 // sent together arrive at least 3 s apart (the service's rule, measured on arrival); a stop of that server and a
 // restart of another arrive before the second restart, as nothing holds them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { GsaEmulator } from '../../src/gsa/emulator/index.js';
+import { GsaEmulator } from '../../src/gsaEmulator/index.js';
 import { GsaClient } from '../../src/gsa/index.js';
-import { GSA_WEBHOOK_SPACING_MS } from '../../src/gsa/webhookSpacing.js';
+import { GSA_WEBHOOK_SPACING_MS } from '../../src/gsa/spacing/webhookSpacing.js';
 
 const SECRET = 'webhook-spacing-secret-42';
 let emulator: GsaEmulator | undefined;

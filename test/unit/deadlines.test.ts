@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SharedDeadlines } from '../../src/gsa/deadlines.js';
+import { SharedDeadlines } from '../../src/gsa/client/deadlines.js';
 
 describe('SharedDeadlines', () => {
   beforeEach(() => {

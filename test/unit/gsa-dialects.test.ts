@@ -2,12 +2,12 @@
 // dialect builds each documented request (method, path, headers, body) and reads every documented failure text,
 // the YAML's docblock artifact included, into its error class. Pure functions: no network.
 import { describe, expect, it } from 'vitest';
-import { Credentials, SecretKey } from '../../src/gsa/credentials.js';
+import { Credentials, SecretKey } from '../../src/gsa/client/credentials.js';
 import { modApiDialectOf, modApiV1, modApiV2 } from '../../src/gsa/dialects/modApi.js';
 import { classifySystemFailure, normalisedServiceText, systemApiV2, type SystemApiContext, type SystemSubject } from '../../src/gsa/dialects/systemApiV2.js';
 import { CooldownError, RateLimitedError } from '../../src/gsa/errors.js';
-import { muteCheckRequest, serverActionRequest } from '../../src/gsa/requests.js';
-import type { RawResponse } from '../../src/gsa/rawResponse.js';
+import { muteCheckRequest, serverActionRequest } from '../../src/gsa/client/requests.js';
+import type { RawResponse } from '../../src/gsa/client/rawResponse.js';
 
 const KEY = 'sys-k3y&=/+';
 const context: SystemApiContext = { key: new SecretKey(KEY), basePath: '', gsaId: 'gsa-bridge' };

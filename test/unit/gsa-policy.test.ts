@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Credentials } from '../../src/gsa/credentials.js';
+import { Credentials } from '../../src/gsa/client/credentials.js';
 import {
   NetworkError,
   RateLimitedError,
@@ -13,9 +13,9 @@ import {
   InvalidInputError,
   QueueFullError,
 } from '../../src/gsa/errors.js';
-import { muteCheckRequest, reviewRequest, serverActionRequest, type RequestContext } from '../../src/gsa/requests.js';
-import { isRetryable, retryDelayMs, REVIEW_MAX_WAIT_MS, withRetry } from '../../src/gsa/retryPolicy.js';
-import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction } from '../../src/gsa/validation.js';
+import { muteCheckRequest, reviewRequest, serverActionRequest, type RequestContext } from '../../src/gsa/client/requests.js';
+import { isRetryable, retryDelayMs, REVIEW_MAX_WAIT_MS, withRetry } from '../../src/gsa/client/retryPolicy.js';
+import { DEFAULT_REVIEW_LIMITS, validateMuteCheck, validateReview, validateServerAction } from '../../src/gsa/client/validation.js';
 import { inspect } from 'node:util';
 
 const STEAM = '76561198000000001';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse, parseMuteStatus, parseRetryAfter, parseReviewReceipt, serviceMessageOf } from '../../src/gsa/responses.js';
+import { errorFromResponse, parseMuteStatus, parseRetryAfter, parseReviewReceipt, serviceMessageOf } from '../../src/gsa/client/responses.js';
 import { BadResponseError, RateLimitedError, ValidationError } from '../../src/gsa/errors.js';
-import type { RawResponse } from '../../src/gsa/rawResponse.js';
+import type { RawResponse } from '../../src/gsa/client/rawResponse.js';
 
 const noScrub = (text: string): string => text;
 

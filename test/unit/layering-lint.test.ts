@@ -54,7 +54,7 @@ describe('the layering lint rule', () => {
   });
 
   it('fails an adapter reaching the service client, and src/ reaching into test/', async () => {
-    const adapter = await lint('adapters/rcon/plantedWrongWay.ts', "import type { GsaClientOptions } from '../../src/gsa/client.js';\nexport type Planted = GsaClientOptions;\n");
+    const adapter = await lint('adapters/rcon/plantedWrongWay.ts', "import type { GsaClientOptions } from '../../src/gsa/client/client.js';\nexport type Planted = GsaClientOptions;\n");
     expect(rules(adapter)).toEqual([RULE]);
     const intoTests = await lint('src/gsa/plantedWrongWay.ts', "import { tempDir } from '../../test/fixtures/tempDir.js';\nexport const planted = tempDir;\n");
     expect(rules(intoTests)).toEqual([RULE]);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
 import type { RequestEvent } from '../../src/gsa/index.js';
-import type { BudgetState } from '../../src/gsa/rateLimiter.js';
+import type { BudgetState } from '../../src/gsa/budget/rateLimiter.js';
 import { SidecarMetrics, statusLabel, type AdapterState, type ApiName } from '../../src/ops/metrics.js';
 
 const CONTRACT_METRICS = [

@@ -1,9 +1,9 @@
 // The API budget's scheduler with fake tasks and fake timers: the strict window, the guaranteed shares and their
 // computed bounds, first lookups before refreshes, the per-class queues and who gives way, holds and timer limits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { reviewConcurrency, shareCycle, worstCaseGrants, worstCaseWaitMs } from '../../src/gsa/budgetShares.js';
+import { reviewConcurrency, shareCycle, worstCaseGrants, worstCaseWaitMs } from '../../src/gsa/budget/budgetShares.js';
 import { GsaError, QueueFullError } from '../../src/gsa/errors.js';
-import { DEFAULT_MAX_QUEUED_PER_SOURCE, guardedIntervalMs, RateLimiter, type CallKind } from '../../src/gsa/rateLimiter.js';
+import { DEFAULT_MAX_QUEUED_PER_SOURCE, guardedIntervalMs, RateLimiter, type CallKind } from '../../src/gsa/budget/rateLimiter.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });

@@ -2,7 +2,7 @@
 // player is told.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REVIEW_COMMAND_OPTIONS, parseReviewCommand } from '../../adapters/rcon/chatCommand.js';
-import { cleanComment } from '../../src/gsa/validation.js';
+import { cleanComment } from '../../src/gsa/client/validation.js';
 
 const OPTIONS = DEFAULT_REVIEW_COMMAND_OPTIONS;
 

@@ -21,7 +21,7 @@ import {
 } from '../../adapters/rcon/commandText.js';
 import { compileNotifyTemplate } from '../../adapters/rcon/commandTemplate.js';
 import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from '../../adapters/rcon/errors.js';
-import { characterCount } from '../../src/gsa/validation.js';
+import { characterCount } from '../../src/gsa/client/validation.js';
 import { problemsWithCommand, splitConsoleArguments, splitConsoleCommands } from '../fixtures/consoleModel.js';
 import { createHostileTextGenerator, seededRandom } from '../fixtures/hostileText.js';
 

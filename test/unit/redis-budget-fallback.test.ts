@@ -2,8 +2,8 @@
 // the one warning line that names the Redis by host, port and database only (never its password), and the options
 // refused with a message naming what is wrong. The URL points at a port nothing listens on.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisBudget, fallbackShare } from '../../src/gsa/redisBudget.js';
-import { redisLabel } from '../../src/gsa/sharedRedis.js';
+import { RedisBudget, fallbackShare } from '../../src/gsa/budget/shared/redisBudget.js';
+import { redisLabel } from '../../src/gsa/redis/sharedRedis.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 import { unclaimedPort } from '../fixtures/ports.js';
 

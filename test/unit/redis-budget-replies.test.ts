@@ -2,7 +2,7 @@
 // range. Anything else (another program on the port, a proxy, a module rewriting replies) is undefined, which the
 // budget treats as Redis failing.
 import { describe, expect, it } from 'vitest';
-import { DOUBT, describeWindowSettings, doubtsOf, readDecideReply, readJoinReply, windowSettings } from '../../src/gsa/redisBudgetReplies.js';
+import { DOUBT, describeWindowSettings, doubtsOf, readDecideReply, readJoinReply, windowSettings } from '../../src/gsa/budget/shared/redisBudgetReplies.js';
 
 describe("the shared budget's script replies", () => {
   it('reads a grant, a wait and a rejoin, and nothing else', () => {

@@ -1,10 +1,10 @@
 // The service's own count on the key: reading X-RateLimit-Limit / -Remaining from an answer (serviceRateCount), and
 // what the local budget makes of it (LocalBudget.observeServiceCount), on a hand-set clock.
 import { describe, expect, it } from 'vitest';
-import { LocalBudget } from '../../src/gsa/apiBudget.js';
-import { serviceRateCount } from '../../src/gsa/responses.js';
-import { guardedIntervalMs } from '../../src/gsa/slidingWindow.js';
-import type { RawResponse } from '../../src/gsa/rawResponse.js';
+import { LocalBudget } from '../../src/gsa/budget/apiBudget.js';
+import { serviceRateCount } from '../../src/gsa/client/responses.js';
+import { guardedIntervalMs } from '../../src/gsa/budget/slidingWindow.js';
+import type { RawResponse } from '../../src/gsa/client/rawResponse.js';
 
 function answer(headers: RawResponse['headers']): RawResponse {
   return { status: 200, headers, text: '{}' };

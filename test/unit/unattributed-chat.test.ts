@@ -6,7 +6,7 @@ import type { UnattributedReason } from '../../src/bridge/port.js';
 import { rconUnattributedFix } from '../../adapters/rcon/reading/unattributedFix.js';
 import { minecraftProfile } from '../../adapters/rcon/profiles/minecraft.js';
 import { rustProfile } from '../../adapters/rcon/profiles/rust.js';
-import { UnattributedChat } from '../../adapters/unattributedChat.js';
+import { UnattributedChat } from '../../adapters/base/unattributedChat.js';
 import { captureLogger, type LogLine } from '../fixtures/capturedLogLines.js';
 
 function setup(profile = minecraftProfile) {

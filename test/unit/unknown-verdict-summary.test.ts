@@ -3,7 +3,7 @@
 // one line when it ends. Fake timers drive the minute; lines are captured through a pino destination.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BridgeEvents, type VerdictEvent } from '../../src/bridge/events.js';
-import type { BudgetState } from '../../src/gsa/rateLimiter.js';
+import type { BudgetState } from '../../src/gsa/budget/rateLimiter.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { ApiName } from '../../src/ops/metrics.js';
 import { UnknownVerdictSummary } from '../../src/ops/unknownVerdictSummary.js';

@@ -3,7 +3,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GsaClient } from '../../src/gsa/index.js';
-import { LocalWebhookSpacing, WEBHOOK_SPACING_MS } from '../../src/gsa/webhookSpacing.js';
+import { LocalWebhookSpacing, WEBHOOK_SPACING_MS } from '../../src/gsa/spacing/webhookSpacing.js';
 
 const ORIGIN = 'http://gsa.test';
 

@@ -4,7 +4,7 @@
 // A built request carries a credential: it must never be logged or attached to an error.
 
 import type { GsaError } from '../errors.js';
-import type { RawResponse } from '../rawResponse.js';
+import type { RawResponse } from '../client/rawResponse.js';
 import type { Endpoint } from '../types.js';
 
 export interface ApiRequest {

@@ -3,9 +3,9 @@
 // (secret as the raw body, client_id in the query): v2 has no webhook of its own. Answers read alike (responses.ts).
 // Pure: builds requests and reads answers, never sends. The requests they build carry the secret: never log them.
 
-import type { Credentials } from '../credentials.js';
-import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from '../responses.js';
-import type { RawResponse } from '../rawResponse.js';
+import type { Credentials } from '../client/credentials.js';
+import { errorFromResponse, parseMuteStatus, parseReviewReceipt } from '../client/responses.js';
+import type { RawResponse } from '../client/rawResponse.js';
 import type { ApiFlavor, MuteStatus, OnePlayerId, ReviewReceipt, ServerAction } from '../types.js';
 import type { ApiRequest, ClassifyFailure, Scrub } from './dialect.js';
 

@@ -6,10 +6,10 @@
 // the key: never log it, and never put it in an error.
 
 import { z } from 'zod';
-import type { SecretKey } from '../credentials.js';
+import type { SecretKey } from '../client/credentials.js';
 import { BadResponseError, CooldownError, ForbiddenError, type GsaError, NotFoundError, RefusedError, UnauthorizedError } from '../errors.js';
-import { errorFromResponse, serviceMessageOf } from '../responses.js';
-import type { RawResponse } from '../rawResponse.js';
+import { errorFromResponse, serviceMessageOf } from '../client/responses.js';
+import type { RawResponse } from '../client/rawResponse.js';
 import type { MuteDuration } from '../system/periods.js';
 import type { BroadcastType, LinkedGameIds, SystemActionOptions, SystemPlayerRef, SystemPlayerState, SystemReceipt, SystemServerAction } from '../system/types.js';
 import { checkPlayerId } from '../../ids/playerIds.js';

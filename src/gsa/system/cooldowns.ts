@@ -5,7 +5,7 @@
 // Names and numbers only; it never sends and never waits itself.
 
 import { GSA_PLAYER_COOLDOWN_MS, GSA_SERVER_COOLDOWN_MS } from '../dialects/systemApiV2.js';
-import { LocalWebhookSpacing, type WebhookSpacing } from '../webhookSpacing.js';
+import { LocalWebhookSpacing, type WebhookSpacing } from '../spacing/webhookSpacing.js';
 import type { Clock } from '../../time/clock.js';
 
 /** The margin over GSA's own figure: a slower first trip must not make the second arrive early. */

@@ -5,10 +5,10 @@
 // Redis. It decides nothing itself.
 
 import { createHash } from 'node:crypto';
-import { DEMAND_GRACE_MS, LATE_GRANT_MS, RedisBudget, type RedisBudgetOptions } from '../redisBudget.js';
-import { RedisWebhookSpacing } from '../redisWebhookSpacing.js';
-import { redisUrlSecrets } from '../sharedRedis.js';
-import { guardedIntervalMs } from '../slidingWindow.js';
+import { DEMAND_GRACE_MS, LATE_GRANT_MS, RedisBudget, type RedisBudgetOptions } from '../budget/shared/redisBudget.js';
+import { RedisWebhookSpacing } from '../spacing/redisWebhookSpacing.js';
+import { redisUrlSecrets } from '../redis/sharedRedis.js';
+import { guardedIntervalMs } from '../budget/slidingWindow.js';
 import { PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, type SystemCooldowns } from './cooldowns.js';
 
 export interface SharedSystemApiKeyOptions extends Omit<RedisBudgetOptions, 'clientId'> {

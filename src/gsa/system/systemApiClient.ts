@@ -9,16 +9,16 @@
 // shares of the budget cycle (budgetShares.ts) then keep a chat flood's lookups from starving a moderator's mute or
 // a host's restart: each class keeps its places in every cycle.
 
-import { CallPipeline, type CallOptions, type ServiceCallOptions } from '../callPipeline.js';
-import type { CheckMutedOptions } from '../client.js';
-import { SecretKey } from '../credentials.js';
-import { CredentialsBreaker } from '../credentialsBreaker.js';
+import { CallPipeline, type CallOptions, type ServiceCallOptions } from '../client/callPipeline.js';
+import type { CheckMutedOptions } from '../client/client.js';
+import { SecretKey } from '../client/credentials.js';
+import { CredentialsBreaker } from '../client/credentialsBreaker.js';
 import type { ApiRequest } from '../dialects/dialect.js';
 import { classifySystemFailure, cooldownMessage, isUnknownPlayerAnswer, systemApiV2, type SystemApiContext, type SystemSubject } from '../dialects/systemApiV2.js';
 import { CooldownError, InvalidInputError, NotFoundError, type GsaError } from '../errors.js';
-import type { CallKind } from '../rateLimiter.js';
+import type { CallKind } from '../budget/rateLimiter.js';
 import type { MuteStatus } from '../types.js';
-import type { WebhookSpacing } from '../webhookSpacing.js';
+import type { WebhookSpacing } from '../spacing/webhookSpacing.js';
 import { COOLDOWN_MARGIN_MS, PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, localSystemCooldowns, playerCooldownKey, serverCooldownKey, type SystemCooldowns } from './cooldowns.js';
 import { isPeriodCode, type MuteDuration } from './periods.js';
 import {

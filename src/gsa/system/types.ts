@@ -3,7 +3,7 @@
 // Mojang ids, the chat filter's mutes, the CLI's mute/unmute/broadcast/server commands) code against this, never
 // against the client class. Plain types only; nothing here talks to the network.
 
-import type { CallOptions, CheckMutedOptions } from '../client.js';
+import type { CallOptions, CheckMutedOptions } from '../client/client.js';
 import type { MuteStatus } from '../types.js';
 import type { MuteDuration } from './periods.js';
 

@@ -5,9 +5,9 @@
 // default) or a shared one (redisBudget.ts: every sidecar on the key, through Redis).
 // A budget never queues calls, never sends anything and never looks at what a call does.
 
-import { systemClock, type Clock } from '../time/clock.js';
-import { steadyClock } from '../time/steadyClock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { steadyClock } from '../../time/steadyClock.js';
+import { clampTimerMs } from '../../time/timerLimit.js';
 import { kindForPlace, shareCycle, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
 import { guardedIntervalMs, SlidingWindow } from './slidingWindow.js';
 

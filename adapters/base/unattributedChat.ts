@@ -5,8 +5,8 @@
 // It must never log more than one sample per warning, never print a control character or more than a short
 // sample of what a player typed, and never decide anything about the line (the adapter already has).
 
-import type { UnattributedReason } from '../src/bridge/port.js';
-import { printableText } from '../src/text/printableText.js';
+import type { UnattributedReason } from '../../src/bridge/port.js';
+import { printableText } from '../../src/text/printableText.js';
 
 /** The two levels it writes at (pino's logger is one). */
 export interface UnattributedChatLogger {

@@ -2,8 +2,8 @@
 // tracking, logging policy and metrics can listen without the client knowing about any of them.
 // Plain data: it never carries a credential, a request body or headers.
 
-import type { GsaErrorCode } from './errors.js';
-import type { Endpoint } from './types.js';
+import type { GsaErrorCode } from '../errors.js';
+import type { Endpoint } from '../types.js';
 
 export interface RequestEvent {
   readonly endpoint: Endpoint;

@@ -3,7 +3,7 @@
 // Never add a getter, toJSON or toString that returns the secret.
 
 import { inspect } from 'node:util';
-import { replaceForms, scrubbableForms } from '../log/secretForms.js';
+import { replaceForms, scrubbableForms } from '../../log/secretForms.js';
 
 export class Credentials {
   readonly clientId: string;

@@ -3,7 +3,7 @@
 // is not the reply a script of this version gives (another program on the port, a proxy, a Redis module) is
 // undefined here, which the budget treats as Redis failing: it decides on its local fallback.
 
-import { CALL_KINDS, type CallKind } from './budgetShares.js';
+import { CALL_KINDS, type CallKind } from '../budgetShares.js';
 
 /** The bits of a script's `doubts`: what it found in Redis and did not believe (each logged once, then ignored). */
 export const DOUBT = {

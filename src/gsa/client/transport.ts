@@ -10,10 +10,10 @@
 // code that only socket creation gives (EMFILE/ENFILE: this process or the host is out of file descriptors).
 // Anything else after dispatch may have reached the service.
 
-import { buildConnector, type Dispatcher } from '../net/undiciCore.js';
-import { NetworkError, TimeoutError, BadResponseError } from './errors.js';
+import { buildConnector, type Dispatcher } from '../../net/undiciCore.js';
+import { NetworkError, TimeoutError, BadResponseError } from '../errors.js';
 import type { SharedDeadlines } from './deadlines.js';
-import type { ApiRequest } from './dialects/dialect.js';
+import type { ApiRequest } from '../dialects/dialect.js';
 import type { RawResponse } from './rawResponse.js';
 
 /** Answers larger than this are not a GSA answer: the client's pool stops reading them (undici maxResponseSize). */

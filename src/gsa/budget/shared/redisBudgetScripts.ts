@@ -20,7 +20,7 @@
 // longer than its own caps: a wait on a hold is at most `holdRecheckMs` before asking again, on the window at most
 // one span, on another sidecar's turn `otherTurnMs`, on a rebuild its grace.
 
-import { redisScript as script } from './redisScript.js';
+import { redisScript as script } from '../../redis/redisScript.js';
 
 /** The keys above, under one name (sharedKeyName.ts). */
 export interface BudgetKeys {

@@ -1,9 +1,9 @@
 // Checks a call's input before any request is made, so a bad id or an out-of-range rating costs no API
 // budget and gets a message naming the field. It never calls the network and never echoes secrets.
 
-import { InvalidInputError } from './errors.js';
-import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../ids/playerIds.js';
-import type { OnePlayerId, PlayerIds } from './types.js';
+import { InvalidInputError } from '../errors.js';
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
+import type { OnePlayerId, PlayerIds } from '../types.js';
 
 // Re-exported: the package has exported both patterns from here since before the id module existed.
 export { EOS_ID_PATTERN, STEAM_ID_PATTERN };

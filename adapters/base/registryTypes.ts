@@ -2,12 +2,12 @@
 // outside world (its endpoint), and a factory that builds one adapter from them. Types only: the registry itself is
 // adapters/index.ts. Must never assume an adapter has a host and a port: each type says what its endpoint is.
 import type { z } from 'zod';
-import type { Adapter } from '../src/bridge/port.js';
-import type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
+import type { Adapter } from '../../src/bridge/port.js';
+import type { AdapterEndpoint, EndpointKeys } from '../../src/net/endpoint.js';
 import type { Logger } from 'pino';
-import type { Clock } from '../src/time/clock.js';
+import type { Clock } from '../../src/time/clock.js';
 
-export type { AdapterEndpoint, EndpointKeys } from '../src/net/endpoint.js';
+export type { AdapterEndpoint, EndpointKeys } from '../../src/net/endpoint.js';
 
 /** Everything an adapter gets from the composition root besides its own options. */
 export interface AdapterContext {

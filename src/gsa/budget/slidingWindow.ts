@@ -2,7 +2,7 @@
 // It only counts and answers "how long until the next start may go"; it never waits, never sets a timer and
 // never decides who goes next (the rate limiter does).
 
-import type { Clock } from '../time/clock.js';
+import type { Clock } from '../../time/clock.js';
 import { RingDeque } from './ringDeque.js';
 
 /**

@@ -6,11 +6,11 @@
 // pace (REJOIN_EVERY_MS), the heartbeat and the grace are the budget's options, used as given.
 
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../time/clock.js';
+import type { Clock } from '../../../time/clock.js';
 import { readJoinReply, type JoinReply } from './redisBudgetReplies.js';
 import { DEMAND_GRACE_MS, REJOIN_EVERY_MS } from './redisBudgetOptions.js';
 import { JOIN_SCRIPT } from './redisBudgetScripts.js';
-import type { RedisScript } from './redisScript.js';
+import type { RedisScript } from '../../redis/redisScript.js';
 
 export interface OwnStart {
   /** On the local (steady) clock. */

@@ -4,10 +4,10 @@
 // longer wait is handed back to the caller (the review outbox owns review timing) through the error's capped
 // `retryAfterMs`. It never sends anything itself and never changes an error's meaning.
 
-import { backoffDelayMs } from '../time/backoff.js';
-import { clampTimerMs } from '../time/timerLimit.js';
-import { GsaError, QueueFullError, RetryLaterError } from './errors.js';
-import type { Endpoint } from './types.js';
+import { backoffDelayMs } from '../../time/backoff.js';
+import { clampTimerMs } from '../../time/timerLimit.js';
+import { GsaError, QueueFullError, RetryLaterError } from '../errors.js';
+import type { Endpoint } from '../types.js';
 
 export interface RetryOptions {
   /** Further attempts after the first. Default 5. */

@@ -7,7 +7,7 @@
  * Must never echo the client secret, and must never change state unless every check passed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
+import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../ids/playerIds.js';
 import { UNAUTHENTICATED_REPLY, type AcceptedCredentials } from './auth.js';
 import { firstHeader, jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState, NamedPlayer } from './state.js';

@@ -9,7 +9,7 @@
  * on sight are capped (the oldest forgotten first; being derived, they come back with the same uuid).
  */
 import { createHash } from 'node:crypto';
-import { EOS_ID_PATTERN, GSA_PLAYER_UUID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
+import { EOS_ID_PATTERN, GSA_PLAYER_UUID_PATTERN, STEAM_ID_PATTERN } from '../ids/playerIds.js';
 import { EmulatorInputError } from './errors.js';
 
 /** `PlayerServiceUser.type` as the System API documents it. */

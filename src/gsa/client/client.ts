@@ -5,14 +5,14 @@
 
 import { Credentials } from './credentials.js';
 import { CredentialsBreaker } from './credentialsBreaker.js';
-import { TimeoutError, UnauthorizedError } from './errors.js';
-import type { BudgetState, CallKind } from './rateLimiter.js';
+import { TimeoutError, UnauthorizedError } from '../errors.js';
+import type { BudgetState, CallKind } from '../budget/rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
-import { modApiDialectOf, type ModApiContext, type ModApiDialect } from './dialects/modApi.js';
+import { modApiDialectOf, type ModApiContext, type ModApiDialect } from '../dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
-import type { ApiFlavor, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+import type { ApiFlavor, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from '../types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
-import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from './webhookSpacing.js';
+import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from '../spacing/webhookSpacing.js';
 
 export type { CallOptions, RetryNotice } from './callPipeline.js';
 

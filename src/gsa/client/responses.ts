@@ -16,9 +16,9 @@ import {
   UnauthorizedError,
   UnavailableError,
   ValidationError,
-} from './errors.js';
+} from '../errors.js';
 import type { RawResponse } from './rawResponse.js';
-import type { MuteStatus, OnePlayerId, ReviewReceipt } from './types.js';
+import type { MuteStatus, OnePlayerId, ReviewReceipt } from '../types.js';
 
 export type Scrub = (text: string) => string;
 

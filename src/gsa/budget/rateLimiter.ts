@@ -14,11 +14,11 @@
 //   caps it).
 // It never decides whether to retry and never looks at what a request does. docs/api-budget.md has the numbers.
 
-import { systemClock, type Clock } from '../time/clock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { clampTimerMs } from '../../time/timerLimit.js';
 import { LocalBudget, type ApiBudget, type BudgetDecision } from './apiBudget.js';
 import { CALL_KINDS, type BudgetClass, type CallKind, type WaitingCalls } from './budgetShares.js';
-import { QueueFullError } from './errors.js';
+import { QueueFullError } from '../errors.js';
 import { RingDeque } from './ringDeque.js';
 import { SourceTurns } from './sourceTurns.js';
 

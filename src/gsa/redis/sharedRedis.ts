@@ -7,7 +7,7 @@
 
 import { createRequire } from 'node:module';
 import type { RedisClientType, createClient as CreateClient } from '@redis/client';
-import { backoffDelayMs } from '../time/backoff.js';
+import { backoffDelayMs } from '../../time/backoff.js';
 
 /** The client both shared parts use (node-redis, default commands, RESP3). */
 export type SharedRedis = RedisClientType;

@@ -11,7 +11,7 @@ import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { KeyBudget } from './keyBudget.js';
 import { SystemState, type SystemSnapshot } from './systemState.js';
-import { SERVER_ACTIONS, type ServerAction } from '../types.js';
+import { SERVER_ACTIONS, type ServerAction } from '../gsa/types.js';
 
 /** The player ids a mod API body names, as sent (both when both came, which validation then refuses): for the call log. */
 export interface NamedPlayer {

@@ -3,8 +3,8 @@
 // are in redisBudget.ts's header and docs/api-budget.md.
 // Must never connect to anything or read a config file: the composition root maps config onto these options.
 
-import type { Clock } from '../time/clock.js';
-import type { SharedRedisLogger } from './sharedRedis.js';
+import type { Clock } from '../../../time/clock.js';
+import type { SharedRedisLogger } from '../../redis/sharedRedis.js';
 
 export interface RedisBudgetOptions {
   /** The Redis every sidecar on the key uses (redis:// or rediss://; a password in it is a secret). */

@@ -4,22 +4,22 @@
 // no path, no body and no credential (a planned call brings its built request, its parser and its classifier).
 // It never logs a request's headers or body, and passes every text from the service through `scrub`.
 
-import { Pool, type Dispatcher } from '../net/undiciCore.js';
+import { Pool, type Dispatcher } from '../../net/undiciCore.js';
 import type { Logger } from 'pino';
-import { silentLogger } from '../log/logger.js';
+import { silentLogger } from '../../log/logger.js';
 import { SharedDeadlines } from './deadlines.js';
-import { systemClock, type Clock } from '../time/clock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
-import { GsaError, RateLimitedError, RetryLaterError } from './errors.js';
-import { LONG_HOLD_MS, type ApiBudget } from './apiBudget.js';
-import { RateLimiter, DEFAULT_RATE_LIMIT, type BudgetState, type CallKind, type RateLimitOptions } from './rateLimiter.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { clampTimerMs } from '../../time/timerLimit.js';
+import { GsaError, RateLimitedError, RetryLaterError } from '../errors.js';
+import { LONG_HOLD_MS, type ApiBudget } from '../budget/apiBudget.js';
+import { RateLimiter, DEFAULT_RATE_LIMIT, type BudgetState, type CallKind, type RateLimitOptions } from '../budget/rateLimiter.js';
 import type { RequestObserver } from './requestEvent.js';
-import type { ApiRequest, ClassifyFailure, Scrub } from './dialects/dialect.js';
+import type { ApiRequest, ClassifyFailure, Scrub } from '../dialects/dialect.js';
 import { serviceRateCount } from './responses.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retryPolicy.js';
 import type { RawResponse } from './rawResponse.js';
 import { MAX_RESPONSE_BYTES, notSentMarkingConnector, sendRequest, type TransportOptions } from './transport.js';
-import type { WebhookSpacing, WebhookTurn } from './webhookSpacing.js';
+import type { WebhookSpacing, WebhookTurn } from '../spacing/webhookSpacing.js';
 import type { CredentialsBreaker } from './credentialsBreaker.js';
 
 /** What the client tells a call's onRetry before it waits for the next attempt. */

@@ -14,11 +14,11 @@
 // sends a webhook and never decides whether a call is allowed, only when.
 
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../time/clock.js';
-import { steadyClock } from '../time/steadyClock.js';
-import { NoAnswerError, redisScript, runRedisScript, type RedisCommander, type RedisScript } from './redisScript.js';
-import { sharedKeyName } from './sharedKeyName.js';
-import { redisErrorText } from './sharedRedis.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { steadyClock } from '../../time/steadyClock.js';
+import { NoAnswerError, redisScript, runRedisScript, type RedisCommander, type RedisScript } from '../redis/redisScript.js';
+import { sharedKeyName } from '../redis/sharedKeyName.js';
+import { redisErrorText } from '../redis/sharedRedis.js';
 import { delay, LocalWebhookSpacing, waitFor, WEBHOOK_SPACING_MS, type WebhookSpacing, type WebhookTurn } from './webhookSpacing.js';
 
 /**

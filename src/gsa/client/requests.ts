@@ -2,10 +2,10 @@
 // where the credentials go and the webhook form). Kept as functions over a RequestContext for callers that build a
 // request without a client. Pure: no I/O, no retries. A built request carries the secret: never log it.
 
-import { modApiDialectOf, type ModApiContext } from './dialects/modApi.js';
-import type { ApiFlavor, OnePlayerId, ServerAction } from './types.js';
+import { modApiDialectOf, type ModApiContext } from '../dialects/modApi.js';
+import type { ApiFlavor, OnePlayerId, ServerAction } from '../types.js';
 
-import type { ApiRequest } from './dialects/dialect.js';
+import type { ApiRequest } from '../dialects/dialect.js';
 
 export type { ApiRequest };
 

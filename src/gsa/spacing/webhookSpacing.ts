@@ -8,8 +8,8 @@
 // The mechanism is not webhook-specific: any "one call per key every N ms" rule takes it with its own `spacingMs`
 // (the System API's cooldowns, 120 s per player and 60 s per game server, are two more instances).
 
-import { systemClock, type Clock } from '../time/clock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { clampTimerMs } from '../../time/timerLimit.js';
 
 /** GSA's minimum time between two calls of the same webhook, as the service measures it (on arrival). */
 export const GSA_WEBHOOK_SPACING_MS = 3000;

@@ -6,8 +6,8 @@
 // It never sends, waits or logs: the call pipeline asks it before a call takes a place in the budget and tells it
 // what the service answered.
 
-import { systemClock, type Clock } from '../time/clock.js';
-import { CredentialsRefusedError } from './errors.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import { CredentialsRefusedError } from '../errors.js';
 
 /** How long calls are refused after a 401 before one goes through as a probe, in ms. */
 export const DEFAULT_PROBE_INTERVAL_MS = 60_000;

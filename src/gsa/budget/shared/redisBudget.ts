@@ -23,14 +23,14 @@
 //   within holdRecheckMs. Values it cannot believe are logged once (redisBudgetReplies.ts names them).
 
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../time/clock.js';
-import { steadyClock } from '../time/steadyClock.js';
-import { clampTimerMs } from '../time/timerLimit.js';
-import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from './apiBudget.js';
-import { CALL_KINDS, shareCycle, type WaitingCalls } from './budgetShares.js';
+import { systemClock, type Clock } from '../../../time/clock.js';
+import { steadyClock } from '../../../time/steadyClock.js';
+import { clampTimerMs } from '../../../time/timerLimit.js';
+import { LocalBudget, LONG_HOLD_MS, type ApiBudget, type BudgetDecision } from '../apiBudget.js';
+import { CALL_KINDS, shareCycle, type WaitingCalls } from '../budgetShares.js';
 import { DOUBT_TEXT, describeWindowSettings, doubtsOf, readDecideReply, windowSettings, type Doubt } from './redisBudgetReplies.js';
 import { DECIDE_SCRIPT, HOLD_SCRIPT, OBSERVE_SCRIPT, budgetKeys, type BudgetKeys } from './redisBudgetScripts.js';
-import { NoAnswerError, runRedisScript, type RedisScript } from './redisScript.js';
+import { NoAnswerError, runRedisScript, type RedisScript } from '../../redis/redisScript.js';
 import {
   DEFAULT_MAX_HOLD_MS,
   DEMAND_GRACE_MS,
@@ -46,10 +46,10 @@ import {
   wholeNumber,
   type RedisBudgetOptions,
 } from './redisBudgetOptions.js';
-import { sharedKeyName } from './sharedKeyName.js';
-import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from './sharedRedis.js';
+import { sharedKeyName } from '../../redis/sharedKeyName.js';
+import { connectSharedRedis, redisErrorText, redisLabel, redisUrlSecrets, type SharedRedis, type SharedRedisLogger } from '../../redis/sharedRedis.js';
 import { SharedBudgetMembership, type BudgetMode, type OwnStart } from './sharedBudgetMembership.js';
-import { guardedIntervalMs } from './slidingWindow.js';
+import { guardedIntervalMs } from '../slidingWindow.js';
 
 // Callers find the budget's options and protocol timings here, though they have a module of their own.
 export { DEFAULT_MAX_HOLD_MS, DEMAND_GRACE_MS, HEARTBEAT_MS, HOLD_RECHECK_MS, LATE_GRANT_MS, OTHER_TURN_MS, REBUILD_GRACE_MS, fallbackShare, type RedisBudgetOptions };
