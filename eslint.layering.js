@@ -8,9 +8,9 @@ import boundaries from 'eslint-plugin-boundaries';
 
 /**
  * Every element: its name and the files it holds, as globs from the repository root. The first element whose
- * globs match a file owns it, so a sub-folder that is its own element (the emulator inside src/gsa) comes first.
- * A move is a change of one line here: e.g. the adapters' contract into adapters/contract/**, or the emulator out
- * of src/gsa into src/gsaEmulator/**.
+ * globs match a file owns it, so a sub-folder that is its own element comes before its parent.
+ * A move is a change of one line here: e.g. the adapters' contract (adapters/base/**), or the GSA emulator
+ * (src/gsaEmulator/**).
  * @type {ReadonlyArray<readonly [string, readonly string[]]>}
  */
 export const ELEMENTS = [
