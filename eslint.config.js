@@ -2,6 +2,7 @@
 import eslint from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import { layering } from './eslint.layering.js';
 
 export default defineConfig(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
@@ -28,6 +29,8 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', setTimeout: 'readonly' } },
   },
+  // The floors of src/ and adapters/: an import that goes the wrong way fails the lint (docs/development.md, "The layers").
+  ...layering,
   {
     // These tools only read a default export.
     files: ['eslint.config.js', 'vitest.config.ts'],
