@@ -68,7 +68,7 @@ describe('the layering lint rule', () => {
   it('passes right-way imports, runtime and type-only, and the one allowed file of another element', async () => {
     const core = await lint(
       'src/bridge/plantedRightWay.ts',
-      "import type { GsaClientOptions } from '../gsa/client.js';\nimport { systemClock } from '../time/clock.js';\nexport type Planted = GsaClientOptions;\nexport const clock = systemClock;\n",
+      "import type { GsaClientOptions } from '../gsa/client/client.js';\nimport { systemClock } from '../time/clock.js';\nexport type Planted = GsaClientOptions;\nexport const clock = systemClock;\n",
     );
     expect(core).toEqual([]);
     const codec = await lint('src/gameEmulator/plantedRightWay.ts', "export * from '../../adapters/rcon/sourceRconCodec.js';\n");
