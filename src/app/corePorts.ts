@@ -33,7 +33,7 @@ export function corePorts(systemApi: SystemApiAccess, bridges: ReadonlyMap<strin
 }
 
 /** A Mojang id's mute status through the System API in force; undefined while there is no key. */
-export function systemApiMojangMuteCheck(systemApi: SystemApiAccess): MojangMuteCheck {
+function systemApiMojangMuteCheck(systemApi: SystemApiAccess): MojangMuteCheck {
   return {
     checkMuted: (mojangId, kind, source) => systemApi.system?.checkMuted(mojangId, { kind, source }),
   };

@@ -76,15 +76,20 @@ export function checkPlayerId<K extends PlayerIdKind>(id: string, accept: readon
  * that an EOS id in upper case is lowered here, as the mute cache always did.
  */
 export function playerKey(identity: PlayerId): string {
-  switch (identity.kind) {
+  return idKey(identity.kind, identity.id);
+}
+
+/** playerKey's one format, by kind and id: callers on the chat path build no PlayerId to ask it. */
+function idKey(kind: PlayerIdKind, id: string): string {
+  switch (kind) {
     case 'steam':
-      return identity.id;
+      return id;
     case 'eos':
-      return identity.id.toLowerCase();
+      return id.toLowerCase();
     case '7dtd':
-      return `7dtd:${identity.id}`;
+      return `7dtd:${id}`;
     case 'mojang':
-      return `mojang:${identity.id}`;
+      return `mojang:${id}`;
   }
 }
 
@@ -101,8 +106,9 @@ export interface KnownPlayerIds {
  * every such player would share one key). Undefined when it has none.
  */
 export function playerKeyOf(player: KnownPlayerIds): string | undefined {
-  if (player.steamId !== undefined) return playerKey({ kind: 'steam', id: player.steamId });
-  if (player.eosId !== undefined) return playerKey({ kind: 'eos', id: player.eosId });
-  if (player.mojangId !== undefined) return playerKey({ kind: 'mojang', id: player.mojangId });
+  // Read on every verdict once someone is muted (the muted-players list): no PlayerId is made per call.
+  if (player.steamId !== undefined) return idKey('steam', player.steamId);
+  if (player.eosId !== undefined) return idKey('eos', player.eosId);
+  if (player.mojangId !== undefined) return idKey('mojang', player.mojangId);
   return undefined;
 }
