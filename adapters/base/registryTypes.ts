@@ -30,6 +30,12 @@ export interface AdapterContext {
    */
   readonly gatedChannels?: (() => readonly string[]) | undefined;
   /**
+   * The shop chat commands (`shop.chatCommand`, `shop.buyCommand`), read at each chat line so a reload applies; undefined
+   * while the server's `allowRequests` does not name `shop` (the words are then ordinary chat). For adapters that read
+   * chat themselves and can whisper to a player (rcon). Absent: no shop in chat.
+   */
+  readonly shopCommand?: (() => ChatShopCommand | undefined) | undefined;
+  /**
    * The clock game consoles are paced on (Conan's one command per 3 s), in milliseconds. Tests of what a sidecar does
    * with the answers give one that is always a pace ahead, so they need not wait it out. @default performance.now()
    */
@@ -42,6 +48,16 @@ export interface ChatReviewCommand {
   readonly command: string;
   readonly minStars: number;
   readonly maxStars: number;
+}
+
+/** The shop typed in game chat: `<list> [search]` whispers the first items numbered, `<buy> <n>` orders one. */
+export interface ChatShopCommand {
+  /** One word, matched case-insensitively, e.g. `!shop`. */
+  readonly list: string;
+  /** One word, e.g. `!buy`. */
+  readonly buy: string;
+  /** Most items one `!shop` whispers. */
+  readonly maxListed: number;
 }
 
 /** The options every adapter type has, whatever else its schema adds (where it connects is its type's business: endpointOf). */

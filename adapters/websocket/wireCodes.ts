@@ -12,6 +12,8 @@ export const REFUSAL_WIRE_CODES: { readonly [Code in BridgeRefusalCode]: Protoco
   cooldown: 'rate_limited',
   // The host did not allow it: `forbidden` means exactly this and nothing else on the wire.
   action_not_allowed: 'forbidden',
+  // A Mod API request outside the server's allowRequests: the host did not allow it either.
+  request_not_allowed: 'forbidden',
   no_gameserver_id: 'unavailable',
   unavailable: 'unavailable',
 };

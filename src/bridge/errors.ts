@@ -5,7 +5,7 @@
 // the composition root or the CLI adds that context for hosts.
 
 /** Every refusal code the bridge uses. Never reuse or rename one: adapters map them to their wire codes. */
-export type BridgeRefusalCode = 'bad_input' | 'cooldown' | 'action_not_allowed' | 'no_gameserver_id' | 'unavailable';
+export type BridgeRefusalCode = 'bad_input' | 'cooldown' | 'action_not_allowed' | 'no_gameserver_id' | 'unavailable' | 'request_not_allowed';
 
 /** The bridge refused an adapter's request; nothing was stored or sent. */
 export abstract class BridgeRefusal extends Error {
@@ -33,6 +33,11 @@ export class CooldownRefusal extends BridgeRefusal {
 /** The host did not allow this server action. */
 export class ActionNotAllowedRefusal extends BridgeRefusal {
   readonly code = 'action_not_allowed';
+}
+
+/** The server's allowRequests does not name this request's group (the message names the group and the key). */
+export class RequestNotAllowedRefusal extends BridgeRefusal {
+  readonly code = 'request_not_allowed';
 }
 
 /** Server actions need the server's GAMESERVER_ID, and none is set (the CLI names the key: servers[].id). */

@@ -6,6 +6,7 @@
 // This file holds types only (and re-exports the refusals): the bridge imports no adapter, and adapters import nothing else of the bridge.
 
 import type { UnattributedReason } from './chatAttribution.js';
+import type { ModApiSink, RemovalReason, ReportOutcome } from './modApiPort.js';
 
 /** A player as the game knows them: at least one of the ids; the display name is for logs and commands. */
 export interface PlayerIdentity {
@@ -82,6 +83,22 @@ export { UNATTRIBUTED_REASONS, isUnattributedReason, type UnattributedReason } f
 // The one word for each service error code, as reasons are stored and as the mod protocol names them.
 export { reviewReasonCode as serviceCodeWord } from './reviewReasons.js';
 
+// GSA's Mod API v2 features beyond the mute check and the review (modApiPort.ts).
+export {
+  DEFAULT_ALLOWED_REQUESTS,
+  MOD_REQUEST_GROUPS,
+  type AccessVerdict,
+  type ModApiSink,
+  type ModRequestGroup,
+  type MoneyOrigin,
+  type MoneyOutcome,
+  type RemovalReason,
+  type ReportOutcome,
+  type ReportRequest,
+  type ReportSettingsView,
+  type ShopQuery,
+} from './modApiPort.js';
+
 // The refusals a BridgeSink rejects with live in errors.ts (one class per code); re-exported for adapters.
 export { BridgeRefusal, type BridgeRefusalCode } from './errors.js';
 
@@ -126,6 +143,11 @@ export interface BridgeSink {
    * (gsa_bridge_chat_lines_total, gsa_bridge_chat_unattributed_total); optional, so a sink without it is fine.
    */
   chatLineRead?(unattributed?: UnattributedReason): void;
+  /**
+   * GSA's Mod API v2 features (access, reports, shop, tokens, UI) for this server, each checked against the
+   * server's `allowRequests`. Absent on a sink that offers none (a test's own sink).
+   */
+  readonly modApi?: ModApiSink | undefined;
 }
 
 /** What the bridge calls on an adapter. Both must return at once and never throw. */
@@ -133,6 +155,8 @@ export interface AdapterPushes {
   muteChanged(player: PlayerIdentity, muted: boolean, alert: string | undefined): void;
   /** `player` is the reviewer: an adapter that talks to players itself (rcon) tells them the outcome. */
   reviewResult(origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void;
+  /** A report's fate, routed like a review's. Optional: an adapter that takes no reports (rcon) lacks it. */
+  reportResult?(origin: ReviewOrigin, outcome: ReportOutcome, player: PlayerIdentity): void;
 }
 
 /** A way the game talks to the sidecar: the mod WebSocket, RCON. */
@@ -164,6 +188,13 @@ export interface Adapter extends AdapterPushes {
    * Absent on adapters that listen on nothing; the startup line, the demo and tests read it.
    */
   listeningAddress?(): ListeningAddress;
+  /**
+   * The "remove this player" capability, for access.enforce: a player GSA does not allow is removed with GSA's
+   * message, through the game's kick command (rcon) or by telling the mod unasked (websocket: `player.access.result`
+   * with `allowed: false`, and the mod removes the player). Resolves once done; rejects when the game refused it.
+   * Absent when the adapter cannot.
+   */
+  removePlayer?(player: PlayerIdentity, reason: RemovalReason): Promise<void>;
 }
 
 /** Where a listening adapter can be reached. */

@@ -4,7 +4,24 @@ export { GSA_WEBHOOK_SPACING_MS, LocalWebhookSpacing, WEBHOOK_SPACING_MS, webhoo
 export * from './errors.js';
 export { CredentialsBreaker, DEFAULT_PROBE_INTERVAL_MS, type BreakerAdmission, type CredentialsBreakerOptions } from './client/credentialsBreaker.js';
 export type { RequestEvent, RequestObserver } from './client/requestEvent.js';
-export type { ApiFlavor, Endpoint, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from './types.js';
+export type {
+  AccessAnswer,
+  ApiFlavor,
+  Endpoint,
+  MuteLookupKind,
+  MuteStatus,
+  OnePlayerId,
+  OrderReceipt,
+  PlayerIds,
+  ReportFields,
+  ReportReceipt,
+  ReportSettingsAnswer,
+  ReviewReceipt,
+  ServerAction,
+  ServerActionResult,
+  ShopSearch,
+  TokenReceipt,
+} from './types.js';
 export { SERVER_ACTIONS } from './types.js';
 export { DEFAULT_RATE_LIMIT, type BudgetState, type RateLimitOptions } from './budget/rateLimiter.js';
 export { apiKeyDigest } from './redis/sharedKeyName.js';

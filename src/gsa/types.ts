@@ -56,3 +56,56 @@ export type MuteLookupKind = 'first' | 'refresh';
 export type Endpoint = 'mute' | 'review' | 'webhook' | 'system-read' | 'system-write';
 
 export type ApiFlavor = 'v1' | 'v2';
+
+/** GSA's access check (`integration-mod`): whether the player may play on the server, and their custom roles. */
+export interface AccessAnswer {
+  readonly allowed: boolean;
+  /** GSA's `username_accepted`. */
+  readonly usernameAccepted: boolean;
+  /** GSA's words ("You are not on the whitelist"); null when it sent none or an empty one. */
+  readonly message: string | null;
+  /** `custom_roles`: role id → ISO expiry; `{}` when GSA sent `[]` or none. */
+  readonly roles: Readonly<Record<string, string>>;
+}
+
+/** GSA's report form for a server (`GET …/report`), its placeholder player (user_id 0) left out. */
+export interface ReportSettingsAnswer {
+  readonly title: string;
+  readonly description: string;
+  readonly players: readonly { readonly user_id: number; readonly name: string }[];
+  readonly types: readonly { readonly id: number | string; readonly name: string }[];
+}
+
+/** A report's fields as GSA's `POST …/report` takes them. */
+export interface ReportFields {
+  readonly comment: string;
+  /** The reporter's in-game character id (an integer). */
+  readonly characterId: number;
+  /** `X_<n> Y_<n> Z_<n>`. */
+  readonly coords: string;
+  readonly type: number | string;
+  /** A GSA `user_id` from the settings' players. */
+  readonly reportedPlayer?: number | undefined;
+}
+
+export interface ReportReceipt {
+  /** GSA's `message`, or its `data` text; '' when it sent none. */
+  readonly message: string;
+}
+
+/** GSA's answer to a shop order: `success` false is GSA's refusal (no credit, out of stock), with its message. */
+export interface OrderReceipt {
+  readonly success: boolean;
+  readonly message: string;
+}
+
+export interface TokenReceipt {
+  /** GSA's `data` ("Done!"). */
+  readonly message: string;
+}
+
+/** A shop index query. */
+export interface ShopSearch {
+  readonly search?: string | undefined;
+  readonly filter?: string | undefined;
+}

@@ -10,7 +10,23 @@ import type { BudgetState, CallKind } from '../budget/rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from '../dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
-import type { ApiFlavor, MuteLookupKind, MuteStatus, OnePlayerId, PlayerIds, ReviewReceipt, ServerAction, ServerActionResult } from '../types.js';
+import type {
+  AccessAnswer,
+  ApiFlavor,
+  MuteLookupKind,
+  MuteStatus,
+  OnePlayerId,
+  OrderReceipt,
+  PlayerIds,
+  ReportFields,
+  ReportReceipt,
+  ReportSettingsAnswer,
+  ReviewReceipt,
+  ServerAction,
+  ServerActionResult,
+  ShopSearch,
+  TokenReceipt,
+} from '../types.js';
 import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
 import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from '../spacing/webhookSpacing.js';
 
@@ -161,6 +177,56 @@ export class GsaClient {
           ),
       },
     });
+  }
+
+  // GSA's Mod API v2, the rest of it (reference/gsa-api.md). Always /mod-api/v2 with header credentials, whatever
+  // `flavor` says: v1 has none of these. Reads are mute-class lookups (`kind`, `source` as for checkMuted); a report is
+  // a review-class call, re-sent only when surely not processed; an order or a token spend is an action-class call
+  // sent once and never retried (an ambiguous failure has maybeProcessed: true).
+
+  /** `POST …/integration-mod`: the access check (whitelist, bans, roles). */
+  checkAccess(_server: string, _player: OnePlayerId, _options: CheckMutedOptions = {}): Promise<AccessAnswer> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `GET …/report`: the report form. */
+  reportSettings(_server: string, _player: OnePlayerId, _options: CheckMutedOptions = {}): Promise<ReportSettingsAnswer> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `POST …/report`: not idempotent, like a review. */
+  submitReport(_server: string, _player: OnePlayerId, _report: ReportFields, _options: CallOptions = {}): Promise<ReportReceipt> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `GET game-shop/{name}`: GSA's answer as parsed JSON. */
+  shopIndex(_server: string, _player: OnePlayerId, _search: ShopSearch, _options: CheckMutedOptions = {}): Promise<unknown> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `GET game-shop/{name}/pack/{id}`: GSA's answer as parsed JSON. */
+  shopPack(_server: string, _player: OnePlayerId, _packId: number, _options: CheckMutedOptions = {}): Promise<unknown> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `POST game-shop/{name}/pack/{id}/order`: spends the player's credit; sent once, never retried. */
+  orderPack(_server: string, _player: OnePlayerId, _packId: number, _options: CallOptions = {}): Promise<OrderReceipt> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `POST …/consume-token`: spends tokens; sent once, never retried. */
+  consumeTokens(_server: string, _player: OnePlayerId, _amount: number, _options: CallOptions = {}): Promise<TokenReceipt> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `GET …/settings`: the dashboard's mod settings, as parsed JSON. */
+  modSettings(_server: string, _options: CheckMutedOptions = {}): Promise<unknown> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  /** `GET …/button-modal`: the vote screen, as parsed JSON. */
+  buttonModal(_server: string, _options: CheckMutedOptions = {}): Promise<unknown> {
+    return Promise.reject(new Error('not implemented yet'));
   }
 
   start(serverId: number): Promise<ServerActionResult> {
