@@ -117,6 +117,23 @@ export interface ChatLineEvent {
   readonly unattributed?: UnattributedReason | undefined;
 }
 
+/**
+ * A join checked against GSA's access list (access.enforce), or a mod's `player.access`: what was decided. No player:
+ * it feeds gsa_bridge_access_decisions_total{server,decision}. `allow`/`deny`: GSA's answer (cached or fresh);
+ * `unknown_admit`/`unknown_deny`: GSA could not be asked and access.onUnknown (or a transport error) decided.
+ */
+export interface AccessEvent {
+  readonly server: string;
+  readonly decision: 'allow' | 'deny' | 'unknown_admit' | 'unknown_deny';
+}
+
+/** A shop order or token spend settled: it feeds gsa_bridge_money_requests_total{kind,state}. No player, no item. */
+export interface MoneyEvent {
+  readonly server: string;
+  readonly kind: 'order' | 'tokens';
+  readonly state: 'done' | 'refused' | 'unconfirmed';
+}
+
 export interface BridgeEventMap {
   readonly request: RequestEvent;
   readonly verdict: VerdictEvent;
@@ -127,6 +144,8 @@ export interface BridgeEventMap {
   readonly reviewsDamaged: ReviewsDamagedEvent;
   readonly moderation: ModerationEvent;
   readonly chatLine: ChatLineEvent;
+  readonly access: AccessEvent;
+  readonly money: MoneyEvent;
 }
 
 export type BridgeEventName = keyof BridgeEventMap;
@@ -136,7 +155,7 @@ export type BridgeEventListener<K extends BridgeEventName> = (event: BridgeEvent
 type ListenerLists = { [K in BridgeEventName]: BridgeEventListener<K>[] };
 
 export class BridgeEvents {
-  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [] };
+  readonly #listeners: ListenerLists = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [], access: [], money: [] };
   /** Anyone listening to verdicts or cache hits: the one field a cache-hot chat line reads when nobody does. */
   #chatHeard = false;
 

@@ -3,7 +3,7 @@
 // Types only; must never import src/config.
 
 import type { LookupIdRule } from './lookupIds.js';
-import type { ChatChannel, ServerActionName } from './port.js';
+import type { ChatChannel, ModRequestGroup, ServerActionName } from './port.js';
 
 /** One game server as the bridge knows it. */
 export interface ServerOptions {
@@ -20,7 +20,37 @@ export interface ServerOptions {
    * @default 'steam-first'
    */
   readonly lookupIds?: LookupIdRule | undefined;
+  /**
+   * Which groups of GSA's Mod API v2 requests this server's mods may make (`access`, `reports`, `shop`, `tokens`,
+   * `ui`); a request outside them is refused. @default DEFAULT_ALLOWED_REQUESTS (access, reports, ui)
+   */
+  readonly allowRequests?: readonly ModRequestGroup[] | undefined;
+  /** GSA's access check at the door for this server. @default ACCESS_DEFAULTS (not enforced) */
+  readonly access?: AccessOptions | undefined;
 }
+
+/** GSA's access check (whitelist, bans) at every join an adapter sees. */
+export interface AccessOptions {
+  /** Check every join and remove a player GSA does not allow. @default false */
+  readonly enforce: boolean;
+  /**
+   * When GSA cannot be asked: `admit`, or `kick` (only when GSA answered and the answer was unusable: a transport
+   * error alone, no answer at all, never removes anyone). @default 'admit'
+   */
+  readonly onUnknown: 'admit' | 'kick';
+  /** How long GSA's answer for a player is reused (a rejoin loop costs nothing). @default 300000 */
+  readonly cacheMs: number;
+}
+
+export const ACCESS_DEFAULTS: AccessOptions = Object.freeze({ enforce: false, onUnknown: 'admit', cacheMs: 300_000 });
+
+/** How mods' money requests are paced (the shop, tokens). */
+export interface ModApiOptions {
+  /** One shop order or token spend per player per this period (a mod's loop cannot order twice). @default 10000 */
+  readonly orderCooldownMs: number;
+}
+
+export const MOD_API_DEFAULTS: ModApiOptions = Object.freeze({ orderCooldownMs: 10_000 });
 
 /** How chat is gated. */
 export interface MuteOptions {

@@ -11,6 +11,8 @@
 // A reload changes its options in place (reconfigure, useClient): its mute cache and cooldowns live on.
 // Each attached adapter gets its own view of the bridge (attach() returns it), which names the chat source
 // `<server>/<adapter id>` on every lookup it causes, so one adapter's flood takes only its own turns in the API budget.
+// GSA's Mod API v2 features (access at the door, reports, the shop, tokens, UI settings) live in serverModApi.ts:
+// each sink carries them as `modApi`, and every join an adapter sees passes its door.
 // Which id GSA is asked by is chosen here and nowhere else (#lookup, by servers[].lookupIds: lookupIds.ts): the
 // client and its dialect send the one id they are given.
 
@@ -20,21 +22,27 @@ import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
 import { ChatGate } from './chatGate.js';
 import { ChatLineEvents } from './chatLineEvents.js';
 import { MojangMuteLookup, type MojangMuteCheck } from './mojangMuteLookup.js';
-import type { BridgeEvents, MuteCacheEvent } from './events.js';
-import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
+import type { BridgeEvents } from './events.js';
+import { VerdictEvents } from './verdictEvents.js';
+import { AttachedAdapters, canTellPlayers, shownToPlayers, type PlayerTeller } from './attachedAdapters.js';
 import type { LineFilter } from './lineFilter.js';
 import { DEFAULT_LOOKUP_IDS, askByEach, askedFields, describeAsked, idsToAsk, type AskedAnswer, type AskedId } from './lookupIds.js';
 import { MuteCache, type MuteEntry } from './muteCache.js';
-import type { MuteOptions, ReviewOptions, ServerOptions } from './options.js';
+import type { ModApiOptions, MuteOptions, ReviewOptions, ServerOptions } from './options.js';
+import type { MoneyLedger } from './moneyLedger.js';
+import type { ReportStore } from './reportStore.js';
+import { ServerModApi } from './serverModApi.js';
 import { BadInputRefusal, UnavailableRefusal } from './errors.js';
 import {
   type Adapter,
   type BridgeSink,
   type ChatVerdict,
+  type ModApiSink,
   type MuteVerdict,
   type PlayerIdentity,
   type PlayerJoinOptions,
   type ReviewOrigin,
+  type ReportOutcome,
   type ReviewOutcome,
   type ReviewRequest,
   type ServerActionName,
@@ -51,6 +59,8 @@ export interface ServerBridgeSettings {
   readonly server: ServerOptions;
   readonly mute: MuteOptions;
   readonly reviews: ReviewOptions;
+  /** How mods' money requests are paced. @default MOD_API_DEFAULTS */
+  readonly modApi?: ModApiOptions | undefined;
 }
 
 export interface ServerBridgeOptions extends ServerBridgeSettings {
@@ -82,10 +92,13 @@ export interface ServerBridgeOptions extends ServerBridgeSettings {
    * before the mute gate. A reload swaps it with useFilter(). @default none
    */
   readonly filter?: LineFilter | undefined;
+  /** Where mods' reports wait for GSA (durably); absent: reports are refused as unavailable. @default none */
+  readonly reports?: ReportStore | undefined;
+  /** Where shop orders and token spends are recorded before they are sent; absent: they are refused. @default none */
+  readonly money?: MoneyLedger | undefined;
 }
 
-/** An adapter that has the "tell this player" capability. */
-export type PlayerTeller = Adapter & Required<Pick<Adapter, 'tellPlayer'>>;
+export type { PlayerTeller } from './attachedAdapters.js';
 
 /** The verdict for a line on a channel that is not gated: made once, so the hot path allocates nothing. */
 const NOT_GATED: ChatVerdict = Object.freeze({ allow: true, reason: 'not_gated' });
@@ -107,16 +120,19 @@ export class ServerBridge implements BridgeSink {
   readonly #logger: Logger;
   #settings: ServerBridgeSettings;
   #client: GsaClient;
-  readonly #adapters: Adapter[] = [];
+  readonly #adapters: AttachedAdapters;
   readonly #events: BridgeEvents | undefined;
-  /** Made once: a cache hit is published for every chat line someone listens to. */
-  readonly #cacheHit: MuteCacheEvent;
-  readonly #cacheMiss: MuteCacheEvent;
+  /** Publishes verdicts and cache hits from events made once (verdictEvents.ts). */
+  readonly #verdicts: VerdictEvents;
   /** The chatLine events of lines reported to the bridge directly (no adapter's sink). */
   readonly #chatLines: ChatLineEvents;
   #closed = false;
   readonly #mojangLookup: MojangMuteLookup;
   #filter: LineFilter | undefined;
+  /** GSA's Mod API v2 features: access at the door, and the requests mods make (serverModApi.ts). */
+  readonly #modApi: ServerModApi;
+  /** The Mod API requests made on the bridge directly (no adapter's sink). */
+  readonly modApi: ModApiSink;
 
   constructor(options: ServerBridgeOptions) {
     const { server } = options;
@@ -125,6 +141,7 @@ export class ServerBridge implements BridgeSink {
     this.#client = options.client;
     this.#logger = options.logger.child({ server: server.name });
     this.#outbox = options.outbox;
+    this.#adapters = new AttachedAdapters(this.#logger);
     this.#cache = new MuteCache({
       mutedTtlMs: options.mute.mutedTtlMs,
       unmutedTtlMs: options.mute.unmutedTtlMs,
@@ -146,9 +163,20 @@ export class ServerBridge implements BridgeSink {
     this.#actions = new ServerActions(server, this.#client, options.systemApi);
     this.#events = options.events;
     this.#filter = options.filter;
-    this.#cacheHit = Object.freeze({ server: server.name, hit: true });
-    this.#cacheMiss = Object.freeze({ server: server.name, hit: false });
+    this.#verdicts = new VerdictEvents(server.name, (player) => this.#cache.mutedBy(player));
     this.#chatLines = new ChatLineEvents(server.name, undefined);
+    this.#modApi = new ServerModApi({
+      server: () => this.#settings.server,
+      settings: () => this.#settings.modApi,
+      client: () => this.#client,
+      reports: options.reports,
+      money: options.money,
+      closed: () => this.#closed,
+      logger: this.#logger,
+      events: this.#events,
+      clock,
+    });
+    this.modApi = this.#modApi.requests.sinkFor(server.name);
   }
 
   /**
@@ -189,7 +217,7 @@ export class ServerBridge implements BridgeSink {
 
   /** The adapters attached now, in attach order. */
   get adapters(): readonly Adapter[] {
-    return this.#adapters;
+    return this.#adapters.list;
   }
 
   /**
@@ -198,14 +226,13 @@ export class ServerBridge implements BridgeSink {
    * directly names the server alone).
    */
   attach(adapter: Adapter): BridgeSink {
-    this.#adapters.push(adapter);
+    this.#adapters.attach(adapter);
     return this.#sinkFor(`${this.serverName}/${adapter.id}`, adapter);
   }
 
   /** The adapter was stopped by a reload: it gets no more pushes. */
   detach(adapter: Adapter): void {
-    const index = this.#adapters.indexOf(adapter);
-    if (index >= 0) this.#adapters.splice(index, 1);
+    this.#adapters.detach(adapter);
   }
 
   /**
@@ -229,7 +256,10 @@ export class ServerBridge implements BridgeSink {
   useClient(client: GsaClient, keyChanged: boolean): void {
     this.#client = client;
     this.#actions.reconfigure(this.#settings.server, client);
-    if (keyChanged) this.#cache.clear();
+    if (keyChanged) {
+      this.#cache.clear();
+      this.#modApi.clear();
+    }
   }
 
   /** A reload turned the chat filter on, off or swapped it (its strikes live in the filter, not here). */
@@ -256,7 +286,10 @@ export class ServerBridge implements BridgeSink {
   }
 
   #chatNow(player: PlayerIdentity, channel: string, text: string, adapter: Adapter | undefined): ChatVerdict | undefined {
-    if (!this.#gatedChannels.has(channel)) return this.#notGated(player, adapter);
+    if (!this.#gatedChannels.has(channel)) {
+      this.#verdicts.notGated(this.#events, player, adapter);
+      return NOT_GATED;
+    }
     const filter = this.#filter;
     // Before the mute gate: a filtered line is blocked (and counts a strike) whatever the player's mute status.
     if (filter !== undefined && !filter.dryRun) {
@@ -269,7 +302,7 @@ export class ServerBridge implements BridgeSink {
     // A dry run lets every line through, so its check waits until the line is decided here: on a miss chat() takes
     // it, and a line counts one strike, never one here and one there.
     if (filter?.dryRun === true) this.#filtered(filter, player, text, adapter);
-    if (this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'cache', 0, adapter);
+    if (this.#events?.chatHeard === true) this.#verdicts.publish(this.#events, player, verdict, 'cache', 0, adapter);
     return verdict;
   }
 
@@ -290,7 +323,7 @@ export class ServerBridge implements BridgeSink {
   #chat(player: PlayerIdentity, channel: string, text: string, source: string, adapter?: Adapter): Promise<ChatVerdict> {
     // Before the cache: a line that is not gated costs no cache read, no lookup and no budget.
     if (!this.#gatedChannels.has(channel)) {
-      this.#notGated(player, adapter);
+      this.#verdicts.notGated(this.#events, player, adapter);
       return NOT_GATED_ANSWER;
     }
     if (this.#filter !== undefined) {
@@ -308,7 +341,7 @@ export class ServerBridge implements BridgeSink {
     const events = this.#events;
     if (events?.listens('muteCache') !== true) return status;
     return status.then((verdict) => {
-      events.emit('muteCache', verdict.source === 'cache' ? this.#cacheHit : this.#cacheMiss);
+      events.emit('muteCache', verdict.source === 'cache' ? this.#verdicts.cacheHit : this.#verdicts.cacheMiss);
       return verdict;
     });
   }
@@ -341,11 +374,14 @@ export class ServerBridge implements BridgeSink {
   }
 
   playerJoined(player: PlayerIdentity, options?: PlayerJoinOptions): void {
-    this.#playerJoined(player, options, this.serverName);
+    this.#playerJoined(player, options, this.serverName, undefined);
   }
 
-  #playerJoined(player: PlayerIdentity, options: PlayerJoinOptions | undefined, source: string): void {
-    this.#cache.refresh(player, { lowPriority: options?.lowPriority === true, source });
+  /** Warms the mute cache and, with access.enforce, checks the player at the door of the adapter that saw the join. */
+  #playerJoined(player: PlayerIdentity, options: PlayerJoinOptions | undefined, source: string, adapter: Adapter | undefined): void {
+    const lowPriority = options?.lowPriority === true;
+    this.#cache.refresh(player, { lowPriority, source });
+    this.#modApi.door.joined(player, adapter, lowPriority, source);
   }
 
   playerLeft(player: PlayerIdentity): void {
@@ -360,40 +396,27 @@ export class ServerBridge implements BridgeSink {
 
   /** Whether an adapter can send a player a private message (the "tell this player" capability). */
   canTellPlayers(adapter: Adapter): adapter is PlayerTeller {
-    return typeof adapter.tellPlayer === 'function';
+    return canTellPlayers(adapter);
   }
 
   /**
    * Tells one player something privately, through the named adapter or else the first that can. False when no
    * adapter of this server can (a websocket mod shows verdicts itself); never rejects.
    */
-  async tellPlayer(player: PlayerIdentity, text: string, adapterId?: string): Promise<boolean> {
-    const tellers = this.#adapters.filter((adapter): adapter is PlayerTeller => this.canTellPlayers(adapter));
-    const teller = tellers.find((adapter) => adapter.id === adapterId) ?? tellers[0];
-    if (teller === undefined) return false;
-    try {
-      await teller.tellPlayer(player, text);
-      return true;
-    } catch (error) {
-      this.#logger.warn({ adapter: teller.id, player: describePlayer(player), err: error }, 'could not tell a player');
-      return false;
-    }
+  tellPlayer(player: PlayerIdentity, text: string, adapterId?: string): Promise<boolean> {
+    return this.#adapters.tell(player, text, adapterId);
   }
 
-  /**
-   * The outbox learned a review's fate: tell the one adapter that received it (by its stable id), or, when that
-   * adapter is gone since (or the review predates adapter ids), the server's first adapter (a mod reconnecting
-   * there still gets its result).
-   */
+  /** The outbox learned a review's fate: to the adapter that received it (AttachedAdapters.forResult). */
   deliverReviewResult(origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void {
-    const adapter = this.#adapters.find((candidate) => candidate.id === origin.adapter) ?? this.#adapters[0];
-    if (adapter === undefined) {
-      this.#logger.warn({ adapter: origin.adapter }, 'review result has no adapter to go to; the review itself was handled');
-      return;
-    }
-    // A refusal caused by the host's setup (401, 404) is told to the host in the log, not in the service's words to the player.
-    const shown = outcome.ok || !isHostSideCode(outcome.error.code) ? outcome : { ok: false as const, error: { code: outcome.error.code, message: HOST_SIDE_MESSAGE } };
-    adapter.reviewResult(origin, shown, player);
+    this.#adapters.forResult(origin, 'review')?.reviewResult(origin, shownToPlayers(outcome), player);
+  }
+
+  /** The report outbox learned a report's fate: routed as a review's is. */
+  deliverReportResult(origin: ReviewOrigin, outcome: ReportOutcome, player: PlayerIdentity): void {
+    const adapter = this.#adapters.forResult(origin, 'report');
+    if (adapter !== undefined && adapter.reportResult === undefined) this.#logger.warn({ adapter: adapter.id }, 'report result: the adapter takes no reports');
+    adapter?.reportResult?.(origin, shownToPlayers(outcome), player);
   }
 
   /** Refuses new reviews and actions (chat keeps being answered until the adapters stop). */
@@ -414,7 +437,7 @@ export class ServerBridge implements BridgeSink {
       checkMute: (player) => this.#checkMute(player, source),
       submitReview: (review) => this.submitReview(review),
       playerJoined: (player, options) => {
-        this.#playerJoined(player, options, source);
+        this.#playerJoined(player, options, source, adapter);
       },
       playerLeft: (player) => {
         this.playerLeft(player);
@@ -423,6 +446,7 @@ export class ServerBridge implements BridgeSink {
       chatLineRead: (unattributed) => {
         this.#chatLineRead(chatLines, unattributed);
       },
+      modApi: this.#modApi.requests.sinkFor(source),
     };
   }
 
@@ -430,12 +454,12 @@ export class ServerBridge implements BridgeSink {
   async #observedChat(events: BridgeEvents, player: PlayerIdentity, source: string, adapter: Adapter | undefined): Promise<ChatVerdict> {
     const known = this.#gate.decideNow(player);
     if (known !== undefined) {
-      this.#publishVerdict(events, player, known, 'cache', 0, adapter);
+      this.#verdicts.publish(events, player, known, 'cache', 0, adapter);
       return known;
     }
     const started = performance.now();
     const verdict = await this.#gate.decide(player, source);
-    this.#publishVerdict(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started, adapter);
+    this.#verdicts.publish(events, player, verdict, verdict.reason === 'unknown' ? 'policy' : 'service', performance.now() - started, adapter);
     return verdict;
   }
 
@@ -444,45 +468,8 @@ export class ServerBridge implements BridgeSink {
     // A mod shows the verdict's alert itself; an RCON adapter (the line already shown) tells it where it can.
     const alertDelivered = adapter === undefined ? undefined : adapter.chatAlreadyShown !== true || this.canTellPlayers(adapter);
     const verdict = filter.check(player, text, this, adapter?.id, alertDelivered);
-    if (verdict !== undefined && this.#events?.chatHeard === true) this.#publishVerdict(this.#events, player, verdict, 'filter', 0, adapter);
+    if (verdict !== undefined && this.#events?.chatHeard === true) this.#verdicts.publish(this.#events, player, verdict, 'filter', 0, adapter);
     return verdict;
-  }
-
-  /** A line on a channel that is not gated: published (no cache event: the cache was not read), then NOT_GATED. */
-  #notGated(player: PlayerIdentity, adapter: Adapter | undefined): ChatVerdict {
-    const events = this.#events;
-    if (events?.chatHeard === true && events.listens('verdict')) {
-      events.emit('verdict', { server: this.serverName, adapter: adapter?.id, player, verdict: 'allow', reason: 'not_gated', source: 'channel', durationMs: 0 });
-    }
-    return NOT_GATED;
-  }
-
-  /** `adapter`: the one whose line it was, when it came through its sink, so a listener can say what a block did. */
-  #publishVerdict(
-    events: BridgeEvents,
-    player: PlayerIdentity,
-    verdict: ChatVerdict,
-    source: 'cache' | 'service' | 'policy' | 'filter',
-    durationMs: number,
-    adapter: Adapter | undefined,
-  ): void {
-    // The filter decided without reading the mute cache: no hit or miss to count.
-    if (source !== 'filter' && events.listens('muteCache')) events.emit('muteCache', source === 'cache' ? this.#cacheHit : this.#cacheMiss);
-    if (!events.listens('verdict')) return;
-    events.emit('verdict', {
-      server: this.serverName,
-      adapter: adapter?.id,
-      alreadyShown: adapter?.chatAlreadyShown === true,
-      tellsSpeaker: adapter !== undefined && this.canTellPlayers(adapter),
-      player,
-      verdict: verdict.allow ? 'allow' : 'block',
-      reason: verdict.reason,
-      source,
-      durationMs,
-      alert: verdict.allow ? undefined : verdict.alert,
-      // Only a mute GSA called has an id it was asked by (read from the cache: muted lines are few).
-      asked: verdict.reason === 'muted' ? this.#cache.mutedBy(player) : undefined,
-    });
   }
 
   #muteChanged(player: PlayerIdentity, entry: MuteEntry): void {
@@ -492,6 +479,6 @@ export class ServerBridge implements BridgeSink {
     const how = asked.length === 0 ? 'a mute this sidecar made, GSA not asked' : `GSA asked by ${describeAsked(asked)}`;
     this.#logger.info({ player: describePlayer(player), asked: askedFields(asked), muted: entry.muted }, `mute status changed (${how})`);
     const alert = entry.muted ? (entry.alert ?? this.#settings.mute.defaultAlert) : undefined;
-    for (const adapter of this.#adapters) adapter.muteChanged(player, entry.muted, alert);
+    for (const adapter of this.#adapters.list) adapter.muteChanged(player, entry.muted, alert);
   }
 }

@@ -27,7 +27,7 @@ const { sidecars, sockets } = world;
 type Recorded = { [K in BridgeEventName]: BridgeEventMap[K][] };
 
 function record(events: BridgeEvents): Recorded {
-  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [] };
+  const recorded: Recorded = { request: [], verdict: [], muteCache: [], outbox: [], review: [], reviewResent: [], reviewsDamaged: [], moderation: [], chatLine: [], access: [], money: [] };
   events.on('request', (event) => recorded.request.push(event));
   events.on('verdict', (event) => recorded.verdict.push(event));
   events.on('muteCache', (event) => recorded.muteCache.push(event));
@@ -37,6 +37,8 @@ function record(events: BridgeEvents): Recorded {
   events.on('reviewsDamaged', (event) => recorded.reviewsDamaged.push(event));
   events.on('moderation', (event) => recorded.moderation.push(event));
   events.on('chatLine', (event) => recorded.chatLine.push(event));
+  events.on('access', (event) => recorded.access.push(event));
+  events.on('money', (event) => recorded.money.push(event));
   return recorded;
 }
 
