@@ -10,7 +10,7 @@ import type { AdapterContext, AdapterType } from './base/registryTypes.js';
 import { websocketAdapterType } from './websocket/websocketAdapterType.js';
 import { websocketOptionsSchema } from './websocket/options.js';
 
-export type { AdapterContext, AdapterEndpoint, AdapterProbeResult, AdapterType, CommonAdapterOptions } from './base/registryTypes.js';
+export type { AdapterContext, AdapterEndpoint, AdapterProbeResult, AdapterType, ChatShopCommand, CommonAdapterOptions } from './base/registryTypes.js';
 export { RCON_PROFILES, type RconOptions, type RconProfileName } from './rcon/options.js';
 export type { WebsocketOptions } from './websocket/options.js';
 

@@ -10,7 +10,7 @@
 
 import type { Logger } from 'pino';
 import type { Clock } from './time/clock.js';
-import type { AdapterOptions } from '../adapters/index.js';
+import type { AdapterOptions, ChatShopCommand } from '../adapters/index.js';
 import { changedSettings, type BridgeConfig, type ServerConfig } from './app/config.js';
 import type { GsaClient } from './gsa/index.js';
 import type { ReviewOptions, MuteOptions, ServerOptions } from './bridge/options.js';
@@ -144,8 +144,20 @@ export interface Sidecar {
 
 // ---- Mapping the config onto the core's options -------------------------------------------------------------------
 
-function serverOptionsOf(server: ServerConfig): ServerOptions {
-  return { name: server.name, id: server.id, allowActions: server.allowActions, lookupIds: server.lookupIds };
+function serverOptionsOf(config: BridgeConfig, server: ServerConfig): ServerOptions {
+  return {
+    name: server.name,
+    id: server.id,
+    allowActions: server.allowActions,
+    lookupIds: server.lookupIds,
+    allowRequests: server.allowRequests,
+    // The top level's access, each key the server gives overriding it.
+    access: {
+      enforce: server.access?.enforce ?? config.access.enforce,
+      onUnknown: server.access?.onUnknown ?? config.access.onUnknown,
+      cacheMs: server.access?.cacheMs ?? config.access.cacheMs,
+    },
+  };
 }
 
 function muteOptionsOf(config: BridgeConfig): MuteOptions {
@@ -159,7 +171,14 @@ function reviewOptionsOf(config: BridgeConfig): ReviewOptions {
 }
 
 function bridgeSettingsOf(config: BridgeConfig, server: ServerConfig): ServerBridgeSettings {
-  return { server: serverOptionsOf(server), mute: muteOptionsOf(config), reviews: reviewOptionsOf(config) };
+  return { server: serverOptionsOf(config, server), mute: muteOptionsOf(config), reviews: reviewOptionsOf(config), modApi: { orderCooldownMs: config.shop.orderCooldownMs } };
+}
+
+/** The shop chat commands of a server: undefined unless its allowRequests names `shop`. */
+function shopCommandOf(config: BridgeConfig, serverName: string): ChatShopCommand | undefined {
+  const server = config.servers.find((candidate) => candidate.name === serverName);
+  if (server?.allowRequests.includes('shop') !== true) return undefined;
+  return { list: config.shop.chatCommand, buy: config.shop.buyCommand, maxListed: config.shop.maxListed };
 }
 
 // ---- The assembly -------------------------------------------------------------------------------------------------
@@ -265,6 +284,8 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
         gatedChannels: () => inForce.config.mute.gatedChannels,
         paceClock: options.paceClock,
       },
+      // Read at each chat line: a reload that allows or forbids `shop`, or renames the words, applies at once.
+      shopCommandOf: (name) => shopCommandOf(inForce.config, name),
     });
     closes.defer('adapters', () => slots.stopAll());
     // The bridges stop taking events before the adapters go.

@@ -4,7 +4,7 @@
 // before (fresh instances of the ones it stopped). Must never decide what changed (reloadPlan.ts does) and never
 // leave an adapter it started running after a failed reload.
 import type { Logger } from 'pino';
-import { createAdapter, type AdapterContext } from '../../adapters/index.js';
+import { createAdapter, type AdapterContext, type ChatShopCommand } from '../../adapters/index.js';
 import type { Adapter } from '../bridge/port.js';
 import type { ServerBridge } from '../bridge/serverBridge.js';
 import type { PlannedAdapter, ReloadPlan } from './reloadPlan.js';
@@ -18,7 +18,9 @@ export interface AdapterSlot extends PlannedAdapter {
 /** What the slots need of the sidecar around them. */
 export interface AdapterSlotsOptions {
   /** The context every adapter is built with, besides its server, id and logger. */
-  readonly context: Omit<AdapterContext, 'serverName' | 'id' | 'logger'>;
+  readonly context: Omit<AdapterContext, 'serverName' | 'id' | 'logger' | 'shopCommand'>;
+  /** The shop chat commands of a server's adapters, read at each chat line (undefined while the server's allowRequests lacks `shop`). */
+  readonly shopCommandOf?: ((server: string) => ChatShopCommand | undefined) | undefined;
   /** The bridge of a server in the running config (a removed adapter is detached from it). */
   readonly bridgeOf: (server: string) => ServerBridge | undefined;
 }
@@ -113,7 +115,9 @@ export class AdapterSlots {
   /** Builds a slot's adapter through the registry; undefined when its type skips it. */
   async #build(slot: PlannedAdapter, logger: Logger): Promise<AdapterSlot> {
     const { key, server, id, type, options, fingerprint } = slot;
-    const adapter = await createAdapter(options, { ...this.#options.context, serverName: server, id, logger: logger.child({ server, adapter: id }) });
+    const { shopCommandOf } = this.#options;
+    const shopCommand = shopCommandOf === undefined ? undefined : () => shopCommandOf(server);
+    const adapter = await createAdapter(options, { ...this.#options.context, serverName: server, id, logger: logger.child({ server, adapter: id }), shopCommand });
     return { key, server, id, type, options, fingerprint, adapter };
   }
 

@@ -25,8 +25,8 @@ export interface ServerOptions {
    * `ui`); a request outside them is refused. @default DEFAULT_ALLOWED_REQUESTS (access, reports, ui)
    */
   readonly allowRequests?: readonly ModRequestGroup[] | undefined;
-  /** GSA's access check at the door for this server. @default ACCESS_DEFAULTS (not enforced) */
-  readonly access?: AccessOptions | undefined;
+  /** GSA's access check at the door for this server; a key not given takes ACCESS_DEFAULTS' (not enforced). */
+  readonly access?: AccessOverrides | undefined;
 }
 
 /** GSA's access check (whitelist, bans) at every join an adapter sees. */
@@ -40,6 +40,18 @@ export interface AccessOptions {
   readonly onUnknown: 'admit' | 'kick';
   /** How long GSA's answer for a player is reused (a rejoin loop costs nothing). @default 300000 */
   readonly cacheMs: number;
+}
+
+/** AccessOptions with any key left out. */
+export type AccessOverrides = { readonly [Key in keyof AccessOptions]?: AccessOptions[Key] | undefined };
+
+/** The access settings in force: each key given overrides the default. */
+export function accessOptionsOf(overrides: AccessOverrides | undefined): AccessOptions {
+  return {
+    enforce: overrides?.enforce ?? ACCESS_DEFAULTS.enforce,
+    onUnknown: overrides?.onUnknown ?? ACCESS_DEFAULTS.onUnknown,
+    cacheMs: overrides?.cacheMs ?? ACCESS_DEFAULTS.cacheMs,
+  };
 }
 
 export const ACCESS_DEFAULTS: AccessOptions = Object.freeze({ enforce: false, onUnknown: 'admit', cacheMs: 300_000 });

@@ -13,7 +13,7 @@ import { DEFAULT_LOOKUP_IDS, reviewIdOf } from './lookupIds.js';
 import { ModApiRequests } from './modApiRequests.js';
 import type { MoneyLedger } from './moneyLedger.js';
 import { MoneyRequests } from './moneyRequests.js';
-import { ACCESS_DEFAULTS, MOD_API_DEFAULTS, type ModApiOptions, type ServerOptions } from './options.js';
+import { MOD_API_DEFAULTS, accessOptionsOf, type ModApiOptions, type ServerOptions } from './options.js';
 import type { ReportStore } from './reportStore.js';
 
 export interface ServerModApiOptions {
@@ -36,7 +36,7 @@ export class ServerModApi {
 
   constructor(options: ServerModApiOptions) {
     const { server, client, logger, events, clock } = options;
-    const accessSettings = () => server().access ?? ACCESS_DEFAULTS;
+    const accessSettings = () => accessOptionsOf(server().access);
     const settings = () => options.settings() ?? MOD_API_DEFAULTS;
     this.access = new AccessChecks({
       server: server().name,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import { DEFAULT_LOOKUP_IDS, LOOKUP_ID_RULES } from '../bridge/lookupIds.js';
+import { DEFAULT_ALLOWED_REQUESTS, MOD_REQUEST_GROUPS } from '../bridge/modApiPort.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 import { periodProblem } from '../gsa/system/periods.js';
 import { isLoopbackHost } from '../net/loopback.js';
@@ -185,8 +186,53 @@ const serverFields = {
   lookupIds: z.enum(LOOKUP_ID_RULES, { error: `must be one of ${LOOKUP_ID_RULES.map((rule) => `"${rule}"`).join(', ')}` }).default(DEFAULT_LOOKUP_IDS),
 };
 
+export const ACCESS_UNKNOWN_POLICIES = ['admit', 'kick'] as const;
+
+const accessFields = {
+  // Check every join an adapter sees with GSA's access check (whitelist, bans) and remove a player GSA does not allow.
+  enforce: z.boolean(),
+  // When GSA's answer cannot be used; a transport error alone (no answer at all) always admits.
+  onUnknown: z.enum(ACCESS_UNKNOWN_POLICIES, { error: 'must be "admit" or "kick"' }),
+  // GSA's answer for a player is reused this long (a rejoin loop costs nothing); 0 asks at every join.
+  cacheMs: integer(0, MAX_TIMER_MS, `must be 0 or a positive integer (milliseconds, at most ${MAX_TIMER_MS})`),
+};
+
+/** `access` at the top level: every key defaulted (enforcement off). */
+export const accessSchema = z.strictObject({
+  enforce: accessFields.enforce.default(false),
+  onUnknown: accessFields.onUnknown.default('admit'),
+  cacheMs: accessFields.cacheMs.default(300_000),
+});
+
+/** `servers[].access`: any key given overrides the top level's for that server. */
+export const serverAccessSchema = z.strictObject({
+  enforce: accessFields.enforce.optional(),
+  onUnknown: accessFields.onUnknown.optional(),
+  cacheMs: accessFields.cacheMs.optional(),
+});
+
+/** The shop in game chat (RCON games that can whisper), and the pacing of mods' money requests. */
+export const shopSchema = z.strictObject({
+  chatCommand: z.string().regex(/^\S+$/, 'must be one word without spaces, like "!shop"').default('!shop'),
+  buyCommand: z.string().regex(/^\S+$/, 'must be one word without spaces, like "!buy"').default('!buy'),
+  // Items one `!shop` whispers (each a line the game shows).
+  maxListed: integer(1, 20, 'must be an integer from 1 to 20').default(5),
+  // One shop order or token spend per player per this period, so a mod's loop cannot order twice.
+  orderCooldownMs: integer(0, MAX_TIMER_MS, `must be 0 or a positive integer (milliseconds, at most ${MAX_TIMER_MS})`).default(10_000),
+});
+
 export function serverSchemaOf<Options>(adapter: z.ZodType<Options>) {
-  return z.strictObject({ ...serverFields, adapters: z.array(adapter) });
+  return z.strictObject({
+    ...serverFields,
+    // Which of GSA's Mod API v2 requests this server's mods may make; shop orders and token spends move money: opt-in.
+    allowRequests: z
+      .array(z.enum(MOD_REQUEST_GROUPS, { error: `must be one of ${MOD_REQUEST_GROUPS.map((group) => `"${group}"`).join(', ')}` }), {
+        error: `must be an array like ["access", "reports", "ui"] (the names: ${MOD_REQUEST_GROUPS.join(', ')})`,
+      })
+      .default(() => [...DEFAULT_ALLOWED_REQUESTS]),
+    access: serverAccessSchema.optional(),
+    adapters: z.array(adapter),
+  });
 }
 
 export const muteSchema = z.strictObject({
@@ -317,6 +363,8 @@ export function fileShapeOf<Options>(adapter: z.ZodType<Options>) {
     mute: muteSchema.prefault({}),
     reviews: reviewsSchema.prefault({}),
     moderation: moderationSchema.prefault({}),
+    access: accessSchema.prefault({}),
+    shop: shopSchema.prefault({}),
     http: httpSchema.prefault({}),
     log: logSchema.prefault({}),
     notify: notifySchema.optional(),
@@ -340,6 +388,8 @@ export type ModerationConfig = AnyBridgeConfig['moderation'];
 export type ChatFilterConfig = NonNullable<ModerationConfig['filter']>;
 export type LadderStep = ChatFilterConfig['ladder'][number];
 export type NotifyConfig = NonNullable<AnyBridgeConfig['notify']>;
+export type AccessConfig = AnyBridgeConfig['access'];
+export type ShopConfig = AnyBridgeConfig['shop'];
 
 /** The schema of a whole config file whose adapters the catalog describes. */
 export type ConfigSchema<Options> = z.ZodType<BridgeConfigOf<Options>>;

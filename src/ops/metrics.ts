@@ -7,7 +7,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './promClientCore.js';
 import { UNATTRIBUTED_REASONS, type UnattributedReason } from '../bridge/chatAttribution.js';
-import type { BridgeEvents, ChatLineEvent, ModerationEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
+import type { AccessEvent, BridgeEvents, ChatLineEvent, ModerationEvent, MoneyEvent, RequestEvent, VerdictEvent } from '../bridge/events.js';
 import { BUDGET_CLASSES } from '../gsa/budget/budgetShares.js';
 import type { BudgetState } from '../gsa/budget/rateLimiter.js';
 import { HotHistogram } from './hotHistogram.js';
@@ -67,6 +67,10 @@ export const VERDICT_REASONS: readonly VerdictReason[] = ['ok', 'muted', 'unknow
 /** A chat filter step and what it came to, for gsa_bridge_moderation_actions_total{action,result}. */
 export const MODERATION_ACTION_LABELS: readonly ModerationEvent['action'][] = ['block', 'warn', 'mute', 'unmute'];
 export const MODERATION_RESULT_LABELS: readonly ModerationEvent['result'][] = ['ok', 'refused', 'failed', 'dry_run', 'not_supported'];
+
+/** A money request's kind and fate, for gsa_bridge_money_requests_total{kind,state}. */
+export const MONEY_KIND_LABELS: readonly MoneyEvent['kind'][] = ['order', 'tokens'];
+export const MONEY_STATE_LABELS: readonly MoneyEvent['state'][] = ['done', 'refused', 'unconfirmed'];
 
 /** The outcome of a SIGHUP, for gsa_bridge_config_reloads_total{result}. */
 export type ReloadResult = 'success' | 'invalid' | 'failed';
@@ -284,6 +288,19 @@ export class SidecarMetrics {
       registers,
     });
     for (const action of MODERATION_ACTION_LABELS) for (const result of MODERATION_RESULT_LABELS) moderation.inc({ action, result }, 0);
+    const accessDecisions = new Counter({
+      name: 'gsa_bridge_access_decisions_total',
+      help: "GSA's access check at joins (access.enforce) and for mods' player.access, by server and decision: allow, deny (GSA does not allow the player), unknown_admit / unknown_deny (GSA could not be asked: access.onUnknown, or a transport error, decided).",
+      labelNames: ['server', 'decision'],
+      registers,
+    });
+    const money = new Counter({
+      name: 'gsa_bridge_money_requests_total',
+      help: 'Shop orders and token spends mods asked for, by kind (order, tokens) and state: done, refused (nothing spent), unconfirmed (sent, answer lost, never resent: see gsa-bridge orders list).',
+      labelNames: ['kind', 'state'],
+      registers,
+    });
+    for (const kind of MONEY_KIND_LABELS) for (const state of MONEY_STATE_LABELS) money.inc({ kind, state }, 0);
     this.#reloads = new Counter({
       name: 'gsa_bridge_config_reloads_total',
       help: 'Config reloads (SIGHUP or gsa-bridge reload) by result: success (applied), invalid (refused, old config kept), failed (could not be applied, rolled back).',
@@ -321,6 +338,12 @@ export class SidecarMetrics {
       }),
       events.on('moderation', (event: ModerationEvent) => {
         moderation.inc({ action: event.action, result: event.result });
+      }),
+      events.on('access', (event: AccessEvent) => {
+        accessDecisions.inc({ server: event.server, decision: event.decision });
+      }),
+      events.on('money', (event: MoneyEvent) => {
+        money.inc({ kind: event.kind, state: event.state });
       }),
       events.on('chatLine', (event: ChatLineEvent) => {
         chatLines.count(event);

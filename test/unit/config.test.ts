@@ -128,7 +128,7 @@ describe('parseConfig', () => {
         retry: { retries: 5, minDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 },
         wipePath: 'wipe',
       },
-      servers: [{ name: 'ovddykvbs', allowActions: [], lookupIds: 'steam-first', adapters: [] }],
+      servers: [{ name: 'ovddykvbs', allowActions: [], lookupIds: 'steam-first', allowRequests: ['access', 'reports', 'ui'], adapters: [] }],
       mute: {
         mutedTtlMs: 60000,
         unmutedTtlMs: 300000,
@@ -139,6 +139,8 @@ describe('parseConfig', () => {
       },
       reviews: { dataDir: './data', minStars: 1, maxStars: 5, maxCommentLength: 500, cooldownMs: 600000, chatCommand: '!review' },
       moderation: {},
+      access: { enforce: false, onUnknown: 'admit', cacheMs: 300000 },
+      shop: { chatCommand: '!shop', buyCommand: '!buy', maxListed: 5, orderCooldownMs: 10000 },
       http: { host: '127.0.0.1', port: 9464, readiness: { unreachableForMs: 60000, outboxPendingMax: 1000 } },
       log: { level: 'info' },
     } satisfies BridgeConfig);
