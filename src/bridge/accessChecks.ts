@@ -49,6 +49,8 @@ export class AccessChecks {
   readonly #options: AccessChecksOptions;
   readonly #cache: LRUCache<string, AccessVerdict>;
   readonly #inFlight = new Map<string, Promise<AccessVerdict>>();
+  /** Whether the host was told that players without a Steam64 or EOS id cannot be checked (once). */
+  #saidNoId = false;
 
   constructor(options: AccessChecksOptions) {
     this.#options = options;
@@ -65,6 +67,13 @@ export class AccessChecks {
     const key = playerKeyOf(player);
     // GSA's access check takes a Steam64 or an EOS id: a player with neither (a Mojang id) cannot be checked.
     if (key === undefined || (player.steamId === undefined && player.eosId === undefined)) {
+      if (!this.#saidNoId) {
+        this.#saidNoId = true;
+        this.#options.logger.warn(
+          { player: describePlayer(player) },
+          "GSA's access check takes a Steam64 or an EOS id, and this player has neither (a Minecraft Java player's Mojang id): such players are admitted without asking (said once)",
+        );
+      }
       return Promise.resolve(this.#decided({ allowed: true, roles: {}, source: 'policy' }));
     }
     const cached = this.#cache.get(key);
