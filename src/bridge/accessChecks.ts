@@ -58,7 +58,8 @@ export class AccessChecks {
     this.#cache = new LRUCache<string, AccessVerdict>({
       max: options.maxEntries ?? 50_000,
       ttlAutopurge: false,
-      ...(clock === undefined ? {} : { perf: { now: () => clock.now() } }),
+      // ttlResolution 0: lru-cache would otherwise reuse a reading for 1 ms of real time, whatever the injected clock says.
+      ...(clock === undefined ? {} : { perf: clock, ttlResolution: 0 }),
     });
   }
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { SERVER_ACTIONS, type ApiFlavor } from '../gsa/types.js';
 import { CHAT_CHANNELS, DEFAULT_GATED_CHANNELS } from '../bridge/chatChannels.js';
 import { DEFAULT_LOOKUP_IDS, LOOKUP_ID_RULES } from '../bridge/lookupIds.js';
-import { DEFAULT_ALLOWED_REQUESTS, MOD_REQUEST_GROUPS } from '../bridge/modApiPort.js';
+import { DEFAULT_ALLOWED_REQUESTS, MOD_REQUEST_GROUPS } from '../bridge/port.js';
 import type { AdapterEndpoint, EndpointKeys } from '../net/endpoint.js';
 import { periodProblem } from '../gsa/system/periods.js';
 import { isLoopbackHost } from '../net/loopback.js';
