@@ -162,7 +162,15 @@ describe('AccessDoor', () => {
   it('survives an adapter that cannot remove anyone, or whose kick fails', async () => {
     const { checks, current, asked } = rig(() => Promise.resolve(DENIED));
     const door = new AccessDoor({ checks, settings: () => current.settings, logger: silentLogger() });
-    const unable: Adapter = { ...removingAdapter([]), removePlayer: undefined };
+    const unable: Adapter = {
+      type: 'test',
+      id: 'no-kick',
+      ready: true,
+      start: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+      muteChanged: () => undefined,
+      reviewResult: () => undefined,
+    };
     door.joined(MALLORY, unable, false, undefined);
     door.joined(MALLORY, removingAdapter([], new Error('console refused')), false, undefined);
     await settled();
