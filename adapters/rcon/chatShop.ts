@@ -34,9 +34,10 @@ const LISTING_TTL_MS = 15 * 60_000;
 const MAX_WHISPER_LENGTH = 100;
 const MAX_NAME_LENGTH = 40;
 
+// The player's words hold no `;`, `|` or `"`: the tell's cleaning would change them (a `;` becomes `,`).
 /** Said to the player when their order's answer was lost (MoneyOutcome `unconfirmed`). */
-export const ORDER_UNCONFIRMED = 'Your order was sent but its answer was lost; it will not be sent again - ask an admin to check it.';
-export const SHOP_UNREACHABLE = 'The shop cannot be reached right now; please try again later.';
+export const ORDER_UNCONFIRMED = 'Your order was sent but its answer was lost. It will not be sent again: ask an admin to check it.';
+export const SHOP_UNREACHABLE = 'The shop cannot be reached right now. Please try again later.';
 
 /** What the player is told when the bridge refused their shop request before anything was sent. */
 function refusalText(error: BridgeRefusal): string {
@@ -120,7 +121,7 @@ export class ChatShop {
     if (parsed.kind === 'not-command') return false;
     const key = playerKeyOf(player);
     if (key === undefined) {
-      void this.#config.tell(player, 'The shop cannot tell who you are yet; please try again in a moment.');
+      void this.#config.tell(player, 'The shop cannot tell who you are yet. Please try again in a moment.');
       return true;
     }
     const busy = this.#busy.get(key);
