@@ -7,7 +7,9 @@
 // never produce a control character, an unbalanced quote or a command separator.
 import { RUST_TEXT_RULES, cleanCommandText, requirePlayerId, type CommandTextRules } from './commandText.js';
 import { checkPlayerId as checkAnyPlayerId } from '../../src/ids/playerIds.js';
-import { InvalidCommandTemplateError, InvalidPlayerIdError } from './errors.js';
+import { InvalidCommandTemplateError, InvalidPlayerIdError, UnaddressableNameError } from './errors.js';
+import type { PlayerIdentity } from '../../src/bridge/port.js';
+import type { ListedPlayer } from './profiles/parsedLines.js';
 
 /** Every placeholder a template may use (interfaces.md, "Game adapters"). */
 export const TEMPLATE_PLACEHOLDERS = ['steamId', 'eosId', 'playerId', 'name', 'entityId', 'message'] as const;
@@ -52,6 +54,16 @@ function playerIdOrThrow(value: string | undefined): string {
   return valid.id;
 }
 
+/** How a template's values are placed, beyond the checks every template gets. */
+export interface TemplateCompileOptions {
+  /**
+   * `{name}` must address exactly the player (a kick must never reach a namesake): a name the cleaning would change is
+   * refused, and so is a name holding a space where the template puts `{name}` outside quotes (the game would take
+   * the rest as another argument). UnaddressableNameError, and no command. @default false (a message may go astray)
+   */
+  readonly exactName?: boolean | undefined;
+}
+
 /**
  * Checks a template once (at config load) and returns its expander:
  * - only the placeholders in TEMPLATE_PLACEHOLDERS (each may appear more than once); `{message}` when `requireMessage`;
@@ -62,7 +74,7 @@ function playerIdOrThrow(value: string | undefined): string {
  * @param key the config key, named in every message (the template is config, not a secret).
  * @throws InvalidCommandTemplateError naming what is wrong.
  */
-export function compileCommandTemplate(template: string, key: string, rules: CommandTextRules, requireMessage: boolean): CommandTemplate {
+export function compileCommandTemplate(template: string, key: string, rules: CommandTextRules, requireMessage: boolean, options: TemplateCompileOptions = {}): CommandTemplate {
   const used = [...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
   const unknown = used.filter((name) => !(TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
   const known = TEMPLATE_PLACEHOLDERS.map((name) => `{${name}}`).join(', ');
@@ -80,9 +92,13 @@ export function compileCommandTemplate(template: string, key: string, rules: Com
     throw new InvalidCommandTemplateError(`${key} must address the player: use {steamId}, {eosId}, {playerId}, {entityId} or {name}`);
   }
 
+  const exactName = options.exactName === true && placeholders.has('name');
+  const bareName = exactName && nameOutsideQuotes(template);
+
   return {
     placeholders,
     expand(values) {
+      if (exactName) checkExactName(values.name ?? '', rules, bareName);
       // Every value is computed (and validated) before any is placed, so a bad id builds no partial command.
       const filled: Record<TemplatePlaceholder, string> = {
         steamId: placeholders.has('steamId') ? requirePlayerId(values.steamId ?? '', ['steam']).id : '',
@@ -96,6 +112,37 @@ export function compileCommandTemplate(template: string, key: string, rules: Com
       // A cleaned value may start or end with `/`, and the template may put a `/` beside it: break the pair here.
       return command.replace(/\/(?=\/)/g, '/ ');
     },
+  };
+}
+
+/** Whether some `{name}` of the template stands outside a pair of the template's own quotes. */
+function nameOutsideQuotes(template: string): boolean {
+  let quoted = false;
+  for (let index = 0; index < template.length; index++) {
+    if (template[index] === '"') quoted = !quoted;
+    else if (!quoted && template.startsWith('{name}', index)) return true;
+  }
+  return false;
+}
+
+/** A name that reaches the game exactly as the player list printed it, as one argument; else UnaddressableNameError. */
+function checkExactName(name: string, rules: CommandTextRules, bare: boolean): void {
+  const cleaned = cleanCommandText(name, { ...rules, maxLength: Math.max(rules.maxLength, name.length), fallback: NAME_FALLBACK });
+  if (name.length === 0 || cleaned !== name || (bare && /\s/.test(name))) throw new UnaddressableNameError(name.length);
+}
+
+/**
+ * The values a template takes for one player: the ids and name the caller has, completed from the game's player
+ * list (`listed`: the game's own platform id and entity id come only from there).
+ */
+export function templateValuesOf(player: PlayerIdentity, listed: ListedPlayer | undefined, message: string): TemplateValues {
+  return {
+    steamId: player.steamId ?? listed?.steamId,
+    eosId: player.eosId ?? listed?.eosId,
+    playerId: listed?.platformId ?? player.steamId ?? player.eosId ?? player.mojangId ?? listed?.mojangId,
+    name: player.name ?? listed?.name,
+    entityId: listed?.entityId,
+    message,
   };
 }
 

@@ -48,6 +48,9 @@ export const SQUAD_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: f
 /** Rust: text only reaches a plugin's private-message command (notifyCommand); Unicode works. */
 export const RUST_TEXT_RULES: CommandTextRules = { maxLength: 240, asciiOnly: false, fallback: 'You are muted.' };
 
+/** 7 Days to Die: the console takes Unicode; a chat box shows about two lines. */
+export const SEVEN_DAYS_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.' };
+
 /**
  * Minecraft: `tellraw` shows a chat line to one player; Unicode works. The command line is one RCON packet, and the
  * vanilla server reads at most 1460 bytes of one: 200 code points of at most 4 UTF-8 bytes, JSON-escaped, fit.
@@ -174,7 +177,8 @@ function toAscii(text: string): string {
   return out.replace(NON_ASCII, '');
 }
 
-function cutToCodePoints(text: string, max: number): string {
+/** The text cut to at most `max` code points, never inside a surrogate pair. */
+export function cutToCodePoints(text: string, max: number): string {
   let count = 0;
   for (let index = 0; index < text.length; index++) {
     const unit = text.charCodeAt(index);
@@ -255,7 +259,7 @@ export function minecraftTellraw(name: string, text: string, rules: CommandTextR
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Kicks: only for the optional escalation of the RCON adapter (`kickAfterAlerts`, off by default).
+// Kicks: for access at the door (the adapter's removePlayer) and the optional escalation (`kickAfterAlerts`).
 
 /** ARK (ASE Steam64, ASA EOS): `KickPlayer <id>`. ARK takes no reason; the id goes bare, as the game documents it. */
 export function arkKickPlayer(id: string): string {
@@ -270,4 +274,25 @@ export function squadAdminKick(id: string, reason: string, rules: CommandTextRul
 /** Rust: `kick <steamid> "<reason>"`; Steam64 only. The cleaned reason holds no `"`, so the quotes stay balanced. */
 export function rustKick(steamId: string, reason: string, rules: CommandTextRules = RUST_TEXT_RULES): string {
   return `kick ${requirePlayerId(steamId, ['steam']).id} "${cleanCommandText(reason, rules)}"`;
+}
+
+/**
+ * 7 Days to Die: `kick "<platform>_<id>" "<reason>"`. The console takes a cross-platform id (`EOS_<32 hex>`) or a
+ * platform id (`Steam_<17 digits>`): a player without an EOS id (no `crossid` listed yet) is kicked by Steam64. The
+ * prefix follows the id's kind, so an id is never given another platform's prefix.
+ */
+export function sevenDaysKick(id: string, reason: string, rules: CommandTextRules = SEVEN_DAYS_TEXT_RULES): string {
+  const valid = requirePlayerId(id);
+  const prefix = valid.kind === 'eos' ? 'EOS' : 'Steam';
+  return `kick "${prefix}_${valid.id}" "${cleanCommandText(reason, rules)}"`;
+}
+
+/**
+ * Minecraft: `kick <name> <reason>`. Commands address names, so the name must match MINECRAFT_NAME_PATTERN as written
+ * (else UnaddressableNameError and no command: a name is never cleaned into another player's, nor into a selector).
+ * The reason is cleaned with the game's rules (`@` broken, so it expands no selector; `§` dropped).
+ */
+export function minecraftKick(name: string, reason: string, rules: CommandTextRules = MINECRAFT_TEXT_RULES): string {
+  if (!MINECRAFT_NAME_PATTERN.test(name)) throw new UnaddressableNameError(name.length);
+  return `kick ${name} ${cleanCommandText(reason, rules)}`;
 }

@@ -28,7 +28,13 @@ export type RconErrorCode =
   /** A configured command template (notifyCommand) cannot be expanded safely. */
   | 'invalid_command_template'
   /** The host's chatPattern cannot be used (reading/chatPattern.ts): refused at load. */
-  | 'invalid_chat_pattern';
+  | 'invalid_chat_pattern'
+  /** No kick command can address this player (no valid id of the kind the kick takes, a name the game's rule refuses). */
+  | 'unkickable_player'
+  /** The game answered the kick with its words for "not done" (no such player online, an unknown command). */
+  | 'kick_refused'
+  /** The kick did not reach the game or got no answer (the session is down, the answer timed out): it may have run. */
+  | 'kick_not_delivered';
 
 export abstract class RconError extends Error {
   /** The code every instance of a subclass carries; callers read the instance's `code`. */
@@ -181,6 +187,33 @@ export class ChatPatternError extends RconError {
   constructor(
     readonly problem: ChatPatternProblem,
     message: string,
+    cause?: unknown,
+  ) {
+    super(message, cause);
+  }
+}
+
+// ---- Removing a player (the "remove this player" capability, playerKick.ts) -----------------------------------------
+
+/** No kick command could be built for this player: nothing was sent. The message names the adapter and why. */
+export class UnkickablePlayerError extends RconError {
+  static override readonly errorCode = 'unkickable_player';
+}
+
+/** The game answered the kick with its words for "not done": the player was not removed. */
+export class KickRefusedError extends RconError {
+  static override readonly errorCode = 'kick_refused';
+}
+
+/**
+ * The kick did not reach the game, or its answer did not come: the session is down, or the command timed out (it may
+ * have run). `sessionCode`: the session's own error code (not_connected, timeout, disconnected, …).
+ */
+export class KickNotDeliveredError extends RconError {
+  static override readonly errorCode = 'kick_not_delivered';
+  constructor(
+    message: string,
+    readonly sessionCode: RconErrorCode | undefined,
     cause?: unknown,
   ) {
     super(message, cause);

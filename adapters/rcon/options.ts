@@ -86,9 +86,16 @@ const rconFields = z.strictObject({
   /** A template that lifts it when the service says the mute is over. @default unset */
   unmuteCommand: commandTemplate('unmuteCommand', false).optional(),
   /**
+   * How a player is removed (access at the door, kickAfterAlerts): a template with the same placeholders ({message},
+   * GSA's reason, optional), e.g. `kickplayer platformid {steamId} {message}`. Replaces the profile's kick; the only
+   * kick on conan. A {name} must reach the game unchanged (else that player is not kicked): quote it in the
+   * template when names may hold spaces. @default unset (the profile's kick)
+   */
+  kickCommand: commandTemplate('kickCommand', false).optional(),
+  /**
    * Repeat offenders: after this many alerts to one muted player (each at most one per alertCooldownMs), the
-   * profile's kick command runs with the alert as the reason (ark `KickPlayer`, squad `AdminKick`, rust `kick`),
-   * and the count starts again. 0: never. @default 0
+   * adapter's kick runs with the alert as the reason (kickCommand, else ark `KickPlayer`, squad `AdminKick`, rust
+   * `kick`, 7dtd `kick`, minecraft `kick`), and the count starts again. 0: never. @default 0
    */
   kickAfterAlerts: countOrZero().default(0),
 });

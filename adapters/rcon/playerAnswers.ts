@@ -8,9 +8,10 @@
 import type { Logger } from 'pino';
 import type { PlayerIdentity } from '../../src/bridge/port.js';
 import { playerKeyOf } from '../../src/ids/playerIds.js';
-import { compileCommandTemplate, type CommandTemplate, type TemplateValues } from './commandTemplate.js';
+import { compileCommandTemplate, templateValuesOf, type CommandTemplate } from './commandTemplate.js';
 import { checkPlayerId, commandPlayerId } from './commandText.js';
 import type { RconOptions } from './options.js';
+import type { PlayerKick } from './playerKick.js';
 import type { PlayerRoster } from './playerRoster.js';
 import type { RconProfile } from './profiles/profile.js';
 
@@ -19,6 +20,8 @@ export interface PlayerAnswersOptions {
   readonly profile: RconProfile;
   readonly options: RconOptions;
   readonly roster: PlayerRoster;
+  /** The adapter's one kick (kickCommand or the profile's), for kickAfterAlerts. */
+  readonly kick: PlayerKick;
   /** Sends a command; a failure is logged there, never thrown. `what` names it in the log (never the text). */
   readonly send: (command: string, what: string) => Promise<void>;
   /** Sends a command and rejects when it failed (a private message the caller must know about). */
@@ -111,11 +114,16 @@ export class PlayerAnswers {
     this.#muteInGame(player, alert);
     await this.tellQuietly(player, alert);
     const kickAfter = this.#config.options.kickAfterAlerts;
-    const kick = this.#config.profile.commands.kick;
-    if (kickAfter > 0 && offender.alerts >= kickAfter && kick !== undefined) {
+    const kick = this.#config.kick;
+    if (kickAfter > 0 && offender.alerts >= kickAfter && kick.source !== undefined) {
       offender.alerts = 0;
-      const id = this.#commandId(player);
-      if (id !== undefined) await this.#config.send(kick(id, alert), 'kick');
+      let command: string | undefined;
+      try {
+        command = kick.build(player, alert).command;
+      } catch (error) {
+        this.#config.logger.debug({ err: error }, 'a repeat offender cannot be kicked');
+      }
+      if (command !== undefined) await this.#config.send(command, 'kick');
     }
   }
 
@@ -229,17 +237,8 @@ export class PlayerAnswers {
 
   /** A template filled for one player; undefined when a value it needs is missing or invalid (logged at debug). */
   #expand(template: CommandTemplate, player: PlayerIdentity, message: string): string | undefined {
-    const listed = this.#config.roster.find(player);
-    const values: TemplateValues = {
-      steamId: player.steamId ?? listed?.steamId,
-      eosId: player.eosId ?? listed?.eosId,
-      playerId: listed?.platformId ?? player.steamId ?? player.eosId ?? player.mojangId ?? listed?.mojangId,
-      name: player.name ?? listed?.name,
-      entityId: listed?.entityId,
-      message,
-    };
     try {
-      return template.expand(values);
+      return template.expand(templateValuesOf(player, this.#config.roster.find(player), message));
     } catch (error) {
       this.#config.logger.debug({ err: error }, 'a command template could not address this player');
       return undefined;

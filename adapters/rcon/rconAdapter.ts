@@ -4,7 +4,8 @@
 // list is read, and which builder makes each command; this file is the same for every game (composition, never a
 // subclass). It reads the player list (playerRoster.ts: joins warm the mute cache at the lowest budget priority,
 // leaves are reported), reads chat, asks the bridge about each player's line, and has the game answer a muted
-// speaker (playerAnswers.ts); a `!review` line becomes a review.
+// speaker (playerAnswers.ts); a `!review` line becomes a review, `!shop` / `!buy` lines the shop (chatShop.ts); a
+// player GSA does not admit is kicked (removePlayer, playerKick.ts).
 // It must never: block start() on the game (a game server that is down must not stop the sidecar: readiness shows
 // it), gate the server's own lines, guess a speaker (two players with one name), act on a verdict the service did
 // not give (the policy's "unknown"), read chat from the console when a log file is configured, or throw out of a
@@ -12,21 +13,24 @@
 
 import type { Logger } from 'pino';
 import {
-  BridgeRefusal,
   type Adapter,
   type BridgeSink,
   type ChatVerdict,
   type PlayerIdentity,
+  type RemovalReason,
   type ReviewOrigin,
   type ReviewOutcome,
   type UnattributedReason,
 } from '../../src/bridge/port.js';
 import type { Clock } from '../../src/time/clock.js';
-import type { ChatReviewCommand } from '../base/registryTypes.js';
+import type { ChatReviewCommand, ChatShopCommand } from '../base/registryTypes.js';
 import { parseReviewCommand } from './chatCommand.js';
+import { reviewResultText, submitChatReview } from './chatReview.js';
+import { ChatShop } from './chatShop.js';
 import { isRconError } from './errors.js';
 import type { RconOptions } from './options.js';
 import { PlayerAnswers } from './playerAnswers.js';
+import { PlayerKick } from './playerKick.js';
 import { PlayerRoster, identityOf, type SpeakerLookup } from './playerRoster.js';
 import type { PlayerListParse } from './profiles/parsedLines.js';
 import type { RconChatLine, RconProfile } from './profiles/profile.js';
@@ -47,27 +51,12 @@ export interface RconAdapterOptions {
   readonly logger: Logger;
   /** The review chat command, read at each line (a reload may change it); absent: chat reviews are off. */
   readonly reviewCommand?: (() => ChatReviewCommand) | undefined;
+  /** The shop chat commands, read at each line; undefined while the server does not allow `shop`. Absent: no shop in chat. */
+  readonly shopCommand?: (() => ChatShopCommand | undefined) | undefined;
   /** The alert cooldown's clock. @default Date.now */
   readonly now?: (() => number) | undefined;
   /** The clock the console's pace is measured on (rconConnection.ts). @default performance.now() */
   readonly paceClock?: Clock | undefined;
-}
-
-/** What the player is told after typing the review command. Short: a chat box shows a line or two. */
-const REVIEW_QUEUED = 'Thanks! Your review was received and will be sent to GameServerApp.';
-const REVIEW_DELIVERED = 'Your review was delivered. Thank you!';
-
-function refusalText(error: BridgeRefusal): string {
-  switch (error.code) {
-    case 'bad_input':
-      return `Review not taken: ${error.message}.`;
-    case 'cooldown':
-      return `Review not taken: you reviewed recently (${error.message.replace(/^this player reviewed recently; /, '')}).`;
-    case 'unavailable':
-      return 'Review not taken right now; please try again later.';
-    default:
-      return 'Review not taken.';
-  }
 }
 
 /** Why a speaker was not found, as the unattributed-chat counter names it. */
@@ -98,12 +87,21 @@ export class RconAdapter implements Adapter {
   readonly chatAlreadyShown = true;
   /** The "tell this player" capability; absent where the game has no private message and no notifyCommand is set. */
   readonly tellPlayer?: (player: PlayerIdentity, text: string) => Promise<void>;
+  /**
+   * The "remove this player" capability (access.enforce): the host's kickCommand, else the profile's kick. Absent
+   * where there is neither (Conan without kickCommand), so the bridge can say once that this adapter cannot enforce.
+   */
+  readonly removePlayer?: (player: PlayerIdentity, reason: RemovalReason) => Promise<void>;
 
   readonly #options: RconOptions;
   readonly #profile: RconProfile;
   readonly #logger: Logger;
   readonly #connection: RconConnection;
   readonly #reviewCommand: (() => ChatReviewCommand) | undefined;
+  readonly #shopCommand: (() => ChatShopCommand | undefined) | undefined;
+  readonly #kick: PlayerKick;
+  /** Absent when the adapter cannot whisper: the shop's words are then ordinary chat. */
+  readonly #shop: ChatShop | undefined;
   readonly #roster: PlayerRoster;
   readonly #answers: PlayerAnswers;
   readonly #logTail: LogTail | undefined;
@@ -126,6 +124,7 @@ export class RconAdapter implements Adapter {
     this.#profile = config.profile;
     this.#logger = config.logger;
     this.#reviewCommand = config.reviewCommand;
+    this.#shopCommand = config.shopCommand;
     const consoleChat = config.options.logFile === undefined ? config.profile.chat.console : undefined;
     // Checked at load already: compiling it again cannot fail. The engine is loaded only when a pattern is set.
     const chatPattern = config.options.chatPattern === undefined ? undefined : compileChatPattern(config.options.chatPattern);
@@ -174,11 +173,20 @@ export class RconAdapter implements Adapter {
         }
       },
     });
+    this.#kick = new PlayerKick({
+      adapterId: config.id,
+      profile: config.profile,
+      options: config.options,
+      listed: (player) => this.#roster.find(player),
+      command: (text) => this.#connection.command(text, { silentOk: true }),
+      tell: (player, text) => this.#answers.tellQuietly(player, text),
+    });
     this.#answers = new PlayerAnswers({
       adapterId: config.id,
       profile: config.profile,
       options: config.options,
       roster: this.#roster,
+      kick: this.#kick,
       send: (command, what) => this.#send(command, what),
       // Nothing is read from the answer; Rust answers a working command with nothing at all.
       sendOrThrow: async (command) => {
@@ -203,6 +211,10 @@ export class RconAdapter implements Adapter {
       });
     }
     if (this.#answers.canTell) this.tellPlayer = (player, text) => this.#answers.tell(player, text);
+    if (this.#kick.source !== undefined) this.removePlayer = (player, reason) => this.#kick.remove(player, reason.message);
+    this.#shop = this.#answers.canTell
+      ? new ChatShop({ adapterId: config.id, tell: (player, text) => this.#answers.tellQuietly(player, text), logger: config.logger })
+      : undefined;
     const now = config.now ?? (() => Date.now());
     this.#unattributed = new UnattributedChat({
       logger: config.logger,
@@ -229,8 +241,9 @@ export class RconAdapter implements Adapter {
     const consoleChat = this.#profile.chat.console;
     if (this.#logTail === undefined && consoleChat?.kind === 'poll') this.#every(this.#options.pollChatMs ?? 1_000, () => this.#pollChat());
     const tell = this.tellPlayer === undefined ? 'no private messages (set notifyCommand)' : 'private messages';
+    const kick = this.#kick.source === undefined ? 'no kick (set kickCommand)' : `kicks by ${this.#kick.source === 'kickCommand' ? 'kickCommand' : 'the game\'s own command'}`;
     const source = this.#logTail === undefined ? `chat from the ${this.#profile.transport.kind} console` : 'chat from the game log';
-    this.#logger.info(`rcon adapter ${this.id}: profile ${this.#profile.name} on ${this.#options.host}:${String(this.#options.port)}, ${source}, ${tell}`);
+    this.#logger.info(`rcon adapter ${this.id}: profile ${this.#profile.name} on ${this.#options.host}:${String(this.#options.port)}, ${source}, ${tell}, ${kick}`);
     const warning = this.#profile.chat.consoleWarning;
     if (this.#logTail === undefined && warning !== undefined) this.#logger.warn(`rcon adapter ${this.id}: ${warning}`);
     // Starting the tail only takes the file's current end (or notes that it is absent): it never waits on the game.
@@ -258,8 +271,7 @@ export class RconAdapter implements Adapter {
   }
 
   reviewResult(_origin: ReviewOrigin, outcome: ReviewOutcome, player: PlayerIdentity): void {
-    const text = outcome.ok ? REVIEW_DELIVERED : `Your review was not accepted: ${outcome.error.message}`;
-    void this.#answers.tellQuietly(player, text);
+    void this.#answers.tellQuietly(player, reviewResultText(outcome));
   }
 
   // ---- Polls ------------------------------------------------------------------------------------------------------
@@ -408,10 +420,15 @@ export class RconAdapter implements Adapter {
         return;
       }
       if (review.kind === 'review') {
-        await this.#submitReview(sink, player, review.stars, review.comment);
+        const tell = (to: PlayerIdentity, text: string): Promise<void> => this.#answers.tellQuietly(to, text);
+        await submitChatReview({ sink, adapterId: this.id, player, stars: review.stars, comment: review.comment, tell, logger: this.#logger });
         return;
       }
     }
+    // The shop is not chat either: taken here like a review, answered in the background (a GSA call must not hold up
+    // the lines read after it). Without the shop allowed, a whisper, or the bridge's Mod API, the words are chat.
+    const shopCommand = this.#shopCommand?.();
+    if (shopCommand !== undefined && this.#shop !== undefined && sink.modApi !== undefined && this.#shop.take(sink.modApi, player, text, shopCommand)) return;
 
     const verdict: ChatVerdict = sink.chatNow?.(player, line.channel, text) ?? (await sink.chat(player, line.channel, text));
     if (verdict.allow || this.#isStopped()) return;
@@ -425,24 +442,6 @@ export class RconAdapter implements Adapter {
     // line the bridge did not gate ("not_gated": team chat, by default) is allowed like any other.
     if (verdict.reason !== 'muted') return;
     await this.#answers.mutedSpeaker(player, verdict.alert);
-  }
-
-  // ---- Reviews ----------------------------------------------------------------------------------------------------
-
-  async #submitReview(sink: BridgeSink, player: PlayerIdentity, stars: number, comment: string): Promise<void> {
-    const ref = player.steamId ?? player.eosId ?? player.mojangId ?? '';
-    try {
-      await sink.submitReview({ player, stars, comment, origin: { adapter: this.id, ref } });
-    } catch (error) {
-      if (error instanceof BridgeRefusal) {
-        await this.#answers.tellQuietly(player, refusalText(error));
-        return;
-      }
-      this.#logger.error({ err: error }, 'a chat review could not be submitted');
-      await this.#answers.tellQuietly(player, 'Review not taken right now; please try again later.');
-      return;
-    }
-    await this.#answers.tellQuietly(player, REVIEW_QUEUED);
   }
 
   // ---- Commands ---------------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ export const rconAdapterType: AdapterType<RconOptions> = {
       profile: RCON_PROFILE_TABLE[options.profile],
       logger: context.logger,
       reviewCommand: context.reviewCommand,
+      shopCommand: context.shopCommand,
       paceClock: context.paceClock,
     });
   },

@@ -73,6 +73,8 @@ export const arkProfile: RconProfile = {
   commands: {
     tell: (id, text) => arkServerChatTo(id, text),
     kick: (id) => arkKickPlayer(id),
+    // `KickPlayer <id>` carries no reason: the player is told it with ServerChatTo first.
+    kickWithoutReason: true,
     gsaModMute: (id, muted, alert) => arkGsaMute(id, muted, alert),
   },
   textRules: ARK_TEXT_RULES,

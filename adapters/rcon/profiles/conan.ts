@@ -51,7 +51,11 @@ export const conanProfile: RconProfile = {
     logFile: { newReader: () => chatLineOf, messageOf: conanMessageOf, example: 'ConanSandbox/Saved/Logs/ConanSandbox.log' },
   },
   commandIds: ['steam'],
-  commands: {},
+  // No kick by default: not every host's console takes one by id; a host sets kickCommand (a mod's or the console's).
+  commands: {
+    // The console's words for a command it does not know, also for the host's kickCommand.
+    kickRefused: /^Couldn't find the command/,
+  },
   // Unreal's console: the shared cleaning (no `|`, `//`, quotes or line breaks) applies; Unicode reaches the chat.
   textRules: { maxLength: 200, asciiOnly: false, fallback: 'You are muted.' },
 };

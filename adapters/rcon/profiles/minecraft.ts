@@ -10,7 +10,7 @@
 // What the log says reaches the adapter as: chat (`<name> text` from any thread, `/me` of a known name) → a player's
 // line; `/say` (the console's, RCON's or an operator's) → the server's, never gated; joins, leaves and login UUID lines
 // → roster lines with who came or went; a line that looks like chat but cannot be tied to anyone → unparsed.
-import { MINECRAFT_TEXT_RULES, minecraftTellraw } from '../commandText.js';
+import { MINECRAFT_TEXT_RULES, minecraftKick, minecraftTellraw } from '../commandText.js';
 import { KnownMinecraftNames, minecraftMessageOf, parseMinecraftLogLine, parseMinecraftPlayerList, type MinecraftLogParse } from './minecraftLines.js';
 import type { RconChatLine, RconLineReader, RconProfile } from './profile.js';
 
@@ -95,6 +95,9 @@ export const minecraftProfile: RconProfile = {
   needsSystemApi: "Minecraft players have Mojang ids, which GSA's mod API cannot check for a mute; only GSA's System API can",
   commands: {
     tellByName: (name, text) => minecraftTellraw(name, text),
+    kickByName: (name, reason) => minecraftKick(name, reason),
+    // Vanilla's words when the name matches nobody online, and for a command the console does not know.
+    kickRefused: /^(No player was found|Unknown or incomplete command)/,
   },
   textRules: MINECRAFT_TEXT_RULES,
 };

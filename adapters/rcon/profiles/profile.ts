@@ -157,8 +157,23 @@ export interface RconProfileCommands {
    * Used when `tell` is absent. @throws UnaddressableNameError for a name the game's name rule refuses.
    */
   readonly tellByName?: ((name: string, text: string) => string) | undefined;
-  /** Removes a player from the server, with a reason they see: for the optional escalation (`kickAfterAlerts`). */
+  /**
+   * Removes a player from the server, with a reason they see: for access at the door (the adapter's removePlayer) and
+   * the optional escalation (`kickAfterAlerts`). `id` as commandIds choose. The host's `kickCommand` replaces it.
+   */
   readonly kick?: ((id: string, reason: string) => string) | undefined;
+  /**
+   * A kick addressed by the player's name, for a game whose commands take names (Minecraft's `kick`). Used when `kick`
+   * is absent. @throws UnaddressableNameError for a name the game's name rule refuses.
+   */
+  readonly kickByName?: ((name: string, reason: string) => string) | undefined;
+  /** The kick shows the player no reason (ARK's `KickPlayer <id>`): they are told it privately first, where the game can. */
+  readonly kickWithoutReason?: true | undefined;
+  /**
+   * The game's words for "not kicked" in a kick's answer (no such player online, an unknown command), also for the
+   * host's `kickCommand`. Absent: the game's answer says nothing either way, and only a failed send rejects.
+   */
+  readonly kickRefused?: RegExp | undefined;
   /** The server's own chat mute (Rust): the game then drops the player's chat itself. Steam64 ids. */
   readonly mute?: ((steamId: string) => string) | undefined;
   readonly unmute?: ((steamId: string) => string) | undefined;

@@ -52,6 +52,8 @@ export const rustProfile: RconProfile = {
   commandIds: ['steam'],
   commands: {
     kick: (id, reason) => rustKick(id, reason),
+    // The server's `kick` answers "Player not found" when nobody online has that Steam64.
+    kickRefused: /player not found/i,
     mute: (steamId) => rustMute(steamId),
     unmute: (steamId) => rustUnmute(steamId),
   },

@@ -6,13 +6,10 @@
 // are the server's own; the reader (sevenDaysReader.ts) reads a message a mod logged twice once. Vanilla has no
 // private message and no mute: a server mod's command goes in notifyCommand (e.g. `pm {entityId} "{message}"`).
 
-import { cleanCommandText, requirePlayerId, type CommandTextRules } from '../commandText.js';
+import { SEVEN_DAYS_TEXT_RULES, sevenDaysKick } from '../commandText.js';
 import type { RconProfile } from './profile.js';
 import { parseSevenDaysPlayerList, splitSevenDaysLogLine } from './sevenDaysLines.js';
 import { newSevenDaysReader } from './sevenDaysReader.js';
-
-/** The console takes Unicode; a chat box shows about two lines. */
-const SEVEN_DAYS_TEXT_RULES: CommandTextRules = { maxLength: 200, asciiOnly: false, fallback: 'You are muted.' };
 
 export const sevenDaysProfile: RconProfile = {
   name: '7dtd',
@@ -26,10 +23,13 @@ export const sevenDaysProfile: RconProfile = {
   },
   players: { command: 'lp', read: parseSevenDaysPlayerList },
   chat: { console: { kind: 'stream', newReader: newSevenDaysReader, messageOf: (line) => splitSevenDaysLogLine(line)?.message } },
-  commandIds: ['eos'],
+  // The kick takes the EOS id (`crossid`), or the Steam64 of a player listed without one.
+  commandIds: ['eos', 'steam'],
   commands: {
-    // `kick "EOS_<id>" "<reason>"`: the id validated, the reason cleaned (it holds no `"` after cleaning).
-    kick: (id, reason) => `kick "EOS_${requirePlayerId(id, ['eos']).id}" "${cleanCommandText(reason, SEVEN_DAYS_TEXT_RULES)}"`,
+    // `kick "EOS_<id>" "<reason>"` (or `"Steam_<id>"`): the id validated, the reason cleaned (no `"` left in it).
+    kick: (id, reason) => sevenDaysKick(id, reason),
+    // `*** ERROR: …` (an unknown command, a bad argument) and "… not found" (nobody online has that id).
+    kickRefused: /\*\*\* ERROR|not found/i,
   },
   textRules: SEVEN_DAYS_TEXT_RULES,
 };
