@@ -10,9 +10,10 @@
 // that frees up). A cut that fails, or a directory fsync that fails after a compaction's rename, leaves the file in a
 // state only a restart (which re-reads and repairs it) can trust: it then takes no more appends.
 
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { appendDurably, describeError, makeDataDir, removeIfPresent, replaceByRename, syncDirectory } from '../reviews/durableFiles.js';
+import { appendDurably, describeError, isErrnoCode, makeDataDir, removeIfPresent, replaceByRename, syncDirectory } from '../reviews/durableFiles.js';
 import { readIfPresent, splitLedger, type DamagedLine, type LedgerLine, type LineParse } from './ledgerLines.js';
 import { cutTo, repairLedger } from './ledgerRepair.js';
 
@@ -182,6 +183,12 @@ export class LedgerFile {
 
   /** After a failed append, removes any part of it that reached the file, so later appends start on a line boundary. */
   async #cutBack(): Promise<void> {
+    try {
+      // Nothing reached the file (the open failed: out of descriptors, say): nothing to cut, and no reason to stop.
+      if ((await stat(this.#path)).size === this.#size) return;
+    } catch (error) {
+      if (isErrnoCode(error, 'ENOENT') && this.#size === 0) return;
+    }
     try {
       await cutTo(this.#path, this.#size);
     } catch (error) {
