@@ -31,6 +31,7 @@ export const ELEMENTS = [
   ['ops', ['src/ops/**']],
   ['notify', ['src/notify/**']],
   ['reviews', ['src/reviews/**']],
+  ['ledger', ['src/ledger/**']],
   ['moderation', ['src/moderation/**']],
   ['datadir', ['src/datadir/**']],
   // The core, then the service client.
@@ -53,7 +54,7 @@ export const ELEMENTS = [
   ['tools', ['tools/**']],
 ];
 
-const FEATURES = ['gsa-emulator', 'game-emulator', 'config', 'ops', 'notify', 'reviews', 'moderation', 'datadir'];
+const FEATURES = ['gsa-emulator', 'game-emulator', 'config', 'ops', 'notify', 'reviews', 'ledger', 'moderation', 'datadir'];
 const ADAPTERS = ['adapter-registry', 'adapter-contract', 'adapter-rcon', 'adapter-websocket'];
 const LEAVES = ['version'];
 const FLOOR = ['time', 'ids', 'types'];
@@ -71,6 +72,8 @@ const FEATURE_MAY_IMPORT = ['bridge', ...CORE_MAY_IMPORT];
 const FEATURE_EDGES = {
   moderation: ['reviews'],
   datadir: ['reviews'],
+  // The report outbox and the money ledger write their files with the review journal's durable steps (durableFiles.ts).
+  ledger: ['reviews'],
   notify: ['config', 'ops'],
 };
 

@@ -33,6 +33,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<LoadedCommand>>> = {
   review: async () => import('./reviewCommand.js').then((m) => ({ run: m.reviewCommand, spec: m.REVIEW_COMMAND })),
   config: async () => import('./configCheckCommand.js').then((m) => ({ run: m.configCommand, spec: m.CONFIG_COMMANDS })),
   reviews: async () => import('./reviewsCommand.js').then((m) => ({ run: m.reviewsCommand, spec: m.REVIEWS_COMMANDS })),
+  reports: async () => import('./reportsCommand.js').then((m) => ({ run: m.reportsCommand, spec: m.REPORTS_COMMANDS })),
+  orders: async () => import('./ordersCommand.js').then((m) => ({ run: m.ordersCommand, spec: m.ORDERS_COMMANDS })),
   rcon: async () => import('./rconCommand.js').then((m) => ({ run: m.rconCommand, spec: m.RCON_COMMAND })),
   moderation: async () => import('./moderationCommand.js').then((m) => ({ run: m.moderationCommand, spec: m.MODERATION_COMMANDS })),
   mute: async () => import('./muteCommand.js').then((m) => ({ run: m.muteCommand, spec: m.MUTE_COMMAND })),
