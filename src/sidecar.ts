@@ -28,6 +28,7 @@ import { DisposalStack, type DisposalLogger } from './app/disposalStack.js';
 import { planReload, plannedAdapters } from './app/reloadPlan.js';
 import { ServiceConnection } from './app/serviceConnection.js';
 import { openSidecarOutbox } from './app/sidecarOutbox.js';
+import { openSidecarLedger, type SidecarLedger } from './app/sidecarLedger.js';
 
 export interface SidecarOptions {
   readonly logger: Logger;
@@ -221,6 +222,8 @@ interface SidecarParts {
   readonly events: BridgeEvents;
   readonly service: ServiceConnection;
   readonly outbox: ReviewOutbox;
+  /** Reports waiting for GSA, and the record of shop orders and token spends (GSA's Mod API v2). */
+  readonly ledger: SidecarLedger;
   /** The running bridges by server name: a reload adds and removes servers here. */
   readonly bridges: Map<string, ServerBridge>;
   readonly slots: AdapterSlots;
@@ -230,11 +233,13 @@ interface SidecarParts {
 }
 
 function newBridge(parts: SidecarParts, config: BridgeConfig, server: ServerConfig, logger: Logger): ServerBridge {
-  const { service, outbox, events, filter, ports } = parts;
+  const { service, outbox, ledger, events, filter, ports } = parts;
   return new ServerBridge({
     ...bridgeSettingsOf(config, server),
     client: service.client,
     outbox,
+    reports: ledger.reports,
+    money: ledger.money,
     logger,
     events,
     filter: filter.active,
@@ -274,6 +279,9 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     const credentialSources = options.credentialSources ?? 'api.clientId / api.clientSecret';
     const outbox = await openSidecarOutbox(config, { logger, events, credentialSources, service, bridges });
     senders.defer('review outbox', () => outbox.close());
+    const ledger = await openSidecarLedger(config, { logger, service, bridges });
+    senders.defer('report outbox', () => ledger.reports.close());
+    senders.defer('money ledger', () => ledger.money.close());
     await filter.follow(config, logger);
     const slots = new AdapterSlots({
       bridgeOf: (server) => bridges.get(server),
@@ -292,11 +300,12 @@ export async function startSidecar(config: BridgeConfig, options: SidecarOptions
     closes.defer('bridges', () => {
       for (const bridge of bridges.values()) bridge.close();
     });
-    const parts: SidecarParts = { events, service, outbox, bridges, slots, filter, ports, portOverrides };
+    const parts: SidecarParts = { events, service, outbox, ledger, bridges, slots, filter, ports, portOverrides };
     for (const server of config.servers) bridges.set(server.name, newBridge(parts, config, server, logger));
     await slots.build(plannedAdapters(config, portOverrides), logger);
     await slots.start();
     outbox.start();
+    ledger.reports.start();
     return new RunningSidecar(parts, inForce, closes);
   });
 }

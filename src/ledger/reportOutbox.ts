@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { ReportOutcome } from '../bridge/modApiPort.js';
+import type { ReportOutcome } from '../bridge/port.js';
 import type { ReportStore, ReportToStore } from '../bridge/reportStore.js';
 import { describeError } from '../reviews/durableFiles.js';
 import { backoffDelayMs } from '../time/backoff.js';
