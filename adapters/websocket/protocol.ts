@@ -1,7 +1,8 @@
 // Mod protocol v1, the wire format between a game mod and the sidecar: zod schemas for every message a mod
 // sends, TypeScript types for every message the sidecar sends, and parseModMessage, which turns one text frame
-// into a typed message or exactly one protocol error. The names here (steam_id, stars, chat.verdict) are a public
-// contract: add fields, never rename or remove one.
+// into a typed message or exactly one protocol error. GSA's Mod API requests have their own file (modApiMessages.ts),
+// the fields messages share theirs (wireFields.ts); this one parses them all. The names here (steam_id, stars,
+// chat.verdict) are a public contract: add fields, never rename or remove one.
 // Must never do I/O or know about the bridge's configuration: range checks that depend on the config (stars,
 // comment length, allowed actions) belong to the bridge.
 import { z } from 'zod';
