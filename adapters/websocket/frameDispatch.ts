@@ -1,6 +1,7 @@
 // The websocket adapter's frame dispatch: one text frame from a mod, checked (shutdown, the per-connection rate,
 // binary, UTF-8, the protocol's shape), then answered through the bridge sink: a cached chat verdict in the same
-// tick, everything else through one awaited reply. Every chat frame is reported to the bridge as a chat line read
+// tick, everything else through one awaited reply (GSA's Mod API requests built by modApiDispatch.ts). A
+// `player.join` is noted on its connection, so an access refusal at the door reaches that mod. Every chat frame is reported to the bridge as a chat line read
 // (chatLineRead): a valid one as attributed (it carries its player's ids), one refused for its `player` field as
 // `unreadable`, so a mod that sends bad players shows up in gsa_bridge_chat_unattributed_total.
 // Must never throw into ws, never answer a request twice, and never hold connection or listener state of its own
@@ -8,23 +9,18 @@
 import { isUtf8 } from 'node:buffer';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
-import { BridgeRefusal, CHAT_CHANNELS, isChatChannel, type BridgeSink, type ChatVerdict, type PlayerIdentity } from '../../src/bridge/port.js';
+import { BridgeRefusal, CHAT_CHANNELS, isChatChannel, type BridgeSink, type ChatVerdict } from '../../src/bridge/port.js';
+import { modApiReply, NoModApiError } from './modApiDispatch.js';
 import { admitFrame, type ModConnection } from './modConnection.js';
-import {
-  parseModMessage,
-  validIdOf,
-  type ChatMessage,
-  type ModMessage,
-  type ModPlayer,
-  type MuteCheckMessage,
-  type ProtocolErrorCode,
-  type ReviewMessage,
-  type ServerActionMessage,
-} from './protocol.js';
+import { parseModMessage, validIdOf, type ModMessage, type PingMessage, type PlayerJoinMessage, type PlayerLeaveMessage, type ProtocolErrorCode } from './protocol.js';
 import { refusalWireCode, resultWireCode } from './wireCodes.js';
+import { toPlayerIdentity } from './wireFields.js';
 import type { UnattributedChat } from '../base/unattributedChat.js';
 
 const ID_KEY = Buffer.from('"id"');
+
+/** Every message that is answered by asking the bridge: all but ping, player.join and player.leave. */
+type BridgeRequest = Exclude<ModMessage, PingMessage | PlayerJoinMessage | PlayerLeaveMessage>;
 const INTERNAL_ERROR_MESSAGE = 'internal error in the sidecar; the details are in its log';
 
 /** What dispatch needs of the adapter around it. */
@@ -107,12 +103,19 @@ export class FrameDispatch {
       case 'ping':
         this.#context.send(connection, JSON.stringify({ type: 'pong', id: message.id }));
         return;
-      case 'player.join':
-        sink.playerJoined(toPlayerIdentity(message.player));
+      case 'player.join': {
+        const player = toPlayerIdentity(message.player);
+        // Before the bridge hears of it: an access check at the join may answer this connection unasked.
+        connection.joined.add(player);
+        sink.playerJoined(player);
         return;
-      case 'player.leave':
-        sink.playerLeft(toPlayerIdentity(message.player));
+      }
+      case 'player.leave': {
+        const player = toPlayerIdentity(message.player);
+        connection.joined.delete(player);
+        sink.playerLeft(player);
         return;
+      }
       case 'chat': {
         sink.chatLineRead?.();
         // The common case, a cached player, is answered in this tick: no promise, no await.
@@ -126,9 +129,8 @@ export class FrameDispatch {
         void this.#answer(connection, sink, message);
         return;
       }
-      case 'mute.check':
-      case 'review':
-      case 'server.action':
+      default:
+        // mute.check, review, server.action and GSA's Mod API requests: each asks the bridge and gets one reply.
         this.#context.requestStarted();
         void this.#answer(connection, sink, message);
         return;
@@ -152,7 +154,7 @@ export class FrameDispatch {
   }
 
   /** Asks the bridge and sends the one reply; never rejects. */
-  async #answer(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<void> {
+  async #answer(connection: ModConnection, sink: BridgeSink, message: BridgeRequest): Promise<void> {
     let reply: string;
     try {
       reply = await this.#replyTo(connection, sink, message);
@@ -168,7 +170,7 @@ export class FrameDispatch {
     }
   }
 
-  async #replyTo(connection: ModConnection, sink: BridgeSink, message: ChatMessage | MuteCheckMessage | ReviewMessage | ServerActionMessage): Promise<string> {
+  async #replyTo(connection: ModConnection, sink: BridgeSink, message: BridgeRequest): Promise<string> {
     switch (message.type) {
       case 'chat': {
         const verdict = await sink.chat(toPlayerIdentity(message.player), message.channel, message.text);
@@ -203,6 +205,8 @@ export class FrameDispatch {
             : { type: 'server.action.result', id: message.id, ok: false, error: { code: resultWireCode(outcome.error.code), message: outcome.error.message } },
         );
       }
+      default:
+        return modApiReply(sink, message, { adapterId: this.#context.adapterId, connectionId: connection.id });
     }
   }
 
@@ -211,6 +215,7 @@ export class FrameDispatch {
       this.#context.logger.debug({ connectionId: connection.id, type: message.type, code: error.code, path: error.path }, 'request refused');
       return errorFrame(refusalWireCode(error.code), error.message, message.id, error.path);
     }
+    if (error instanceof NoModApiError) return errorFrame(error.wireCode, error.message, message.id);
     this.#context.logger.error({ connectionId: connection.id, type: message.type, err: error }, 'mod request failed');
     return errorFrame('internal', INTERNAL_ERROR_MESSAGE, message.id);
   }
@@ -263,8 +268,4 @@ export function errorFrame(code: ProtocolErrorCode, message: string, id?: string
 /** A mod's channel string in a log line: the mod may send anything, of any length. */
 export function clipChannel(channel: string): string {
   return channel.length > 32 ? `${channel.slice(0, 32)}…` : channel;
-}
-
-export function toPlayerIdentity(player: ModPlayer): PlayerIdentity {
-  return { steamId: player.steam_id, eosId: player.eos_id, name: player.name };
 }

@@ -4,6 +4,7 @@
 import type { Duplex } from 'node:stream';
 import { setImmediate as afterThisTurn } from 'node:timers';
 import type { WebSocket } from 'ws';
+import { JoinedPlayers } from './joinedPlayers.js';
 
 /** The per-connection message window of maxMessagesPerSecond. */
 const RATE_WINDOW_MS = 1_000;
@@ -21,6 +22,8 @@ export class ModConnection {
   framesInWindow = 0;
   /** Told the host once that this mod sends a channel outside the vocabulary (its lines are never gated). */
   warnedChannel = false;
+  /** The players this mod said joined (and has not said left): an unasked access refusal goes to this mod. */
+  readonly joined = new JoinedPlayers();
   /** The one send callback of this connection: a per-message closure would cost an allocation on the hot path. */
   readonly afterSend: (error?: Error) => void;
   /** The TCP socket under `socket`, corked while one turn of the event loop piles up replies. */

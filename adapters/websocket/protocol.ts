@@ -1,12 +1,15 @@
 // Mod protocol v1, the wire format between a game mod and the sidecar: zod schemas for every message a mod
 // sends, TypeScript types for every message the sidecar sends, and parseModMessage, which turns one text frame
-// into a typed message or exactly one protocol error. The names here (steam_id, stars, chat.verdict) are a public
-// contract: add fields, never rename or remove one.
+// into a typed message or exactly one protocol error. GSA's Mod API requests have their own file (modApiMessages.ts),
+// the fields messages share theirs (wireFields.ts); this one parses them all. The names here (steam_id, stars,
+// chat.verdict) are a public contract: add fields, never rename or remove one.
 // Must never do I/O or know about the bridge's configuration: range checks that depend on the config (stars,
 // comment length, allowed actions) belong to the bridge.
 import { z } from 'zod';
 import type { ServerActionName } from '../../src/bridge/port.js';
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../src/ids/playerIds.js';
+import { MOD_API_MESSAGE_SCHEMAS, type ModApiMessage, type ModApiReplyMessage } from './modApiMessages.js';
+import { idSchema, MAX_ID_LENGTH, MAX_NAME_LENGTH, playerSchema, requiredOr, type ModPlayer } from './wireFields.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -22,30 +25,6 @@ const SERVER_ACTION_SET: Readonly<Record<ServerActionName, true>> = {
 };
 /** Server actions a mod may ask for; whether one is allowed is the bridge's decision (servers[].allowActions). */
 export const MOD_SERVER_ACTIONS = Object.keys(SERVER_ACTION_SET) as [ServerActionName, ...ServerActionName[]];
-
-export const MAX_ID_LENGTH = 64;
-export const MAX_NAME_LENGTH = 64;
-
-// Error texts are built only when a frame is bad, so they cost nothing on the hot path.
-function requiredOr(expected: string) {
-  return (issue: { readonly input?: unknown }) => (issue.input === undefined ? `required (${expected})` : `must be ${expected}`);
-}
-
-const idSchema = z
-  .string({ error: `must be a string of 1–${MAX_ID_LENGTH} characters` })
-  .min(1, `must be a string of 1–${MAX_ID_LENGTH} characters`)
-  .max(MAX_ID_LENGTH, `must be a string of 1–${MAX_ID_LENGTH} characters`);
-
-const playerSchema = z
-  .object(
-    {
-      steam_id: z.string({ error: 'must be a string of 17 digits (a Steam64 id)' }).regex(STEAM_ID_PATTERN, 'must be 17 digits (a Steam64 id)').optional(),
-      eos_id: z.string({ error: 'must be a string of 32 hexadecimal characters (an EOS id)' }).regex(EOS_ID_PATTERN, 'must be 32 hexadecimal characters (an EOS id)').optional(),
-      name: z.string({ error: 'must be a string' }).max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`).optional(),
-    },
-    { error: requiredOr('an object with steam_id and/or eos_id') },
-  )
-  .refine((player) => player.steam_id !== undefined || player.eos_id !== undefined, 'needs a steam_id or an eos_id');
 
 const chatSchema = z.object({
   type: z.literal('chat'),
@@ -117,6 +96,8 @@ const MESSAGE_SCHEMAS = {
   'player.leave': playerLeaveSchema,
   'server.action': serverActionSchema,
   ping: pingSchema,
+  // GSA's Mod API v2 features (modApiMessages.ts), asked for on a player's behalf.
+  ...MOD_API_MESSAGE_SCHEMAS,
 } as const;
 
 // A Map, not the object above, so that "constructor" or "__proto__" as a type is just an unknown type.
@@ -127,8 +108,7 @@ export const MOD_MESSAGE_TYPES = Object.keys(MESSAGE_SCHEMAS) as readonly ModMes
 
 // ---- Mod → sidecar ----------------------------------------------------------------------------------------------
 
-/** A player on the wire: at least one of steam_id / eos_id; the name is for logs. */
-export type ModPlayer = z.output<typeof playerSchema>;
+export { MAX_ID_LENGTH, MAX_NAME_LENGTH, type ModPlayer } from './wireFields.js';
 export type ChatMessage = z.output<typeof chatSchema>;
 export type MuteCheckMessage = z.output<typeof muteCheckSchema>;
 export type ReviewMessage = z.output<typeof reviewSchema>;
@@ -144,7 +124,8 @@ export type ModMessage =
   | PlayerJoinMessage
   | PlayerLeaveMessage
   | ServerActionMessage
-  | PingMessage;
+  | PingMessage
+  | ModApiMessage;
 export type ModMessageType = ModMessage['type'];
 
 // ---- Sidecar → mod ----------------------------------------------------------------------------------------------
@@ -252,7 +233,8 @@ export type SidecarMessage =
   | MuteChangedMessage
   | ServerActionResultMessage
   | PongMessage
-  | ErrorMessage;
+  | ErrorMessage
+  | ModApiReplyMessage;
 
 // ---- Parsing ----------------------------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 // ModClient: a small reference client for mod protocol v1, for mod authors to read and copy. It connects to the
 // sidecar's mod WebSocket, matches replies to requests by id, reconnects with backoff, and keeps waiting for review
-// results across reconnects. Compiled (dist/adapters/websocket/referenceClient.js) it needs nothing but `ws` and the
-// project's one backoff rule (dist/src/time/backoff.js, itself dependency-free): the protocol types below are
-// imported as types only and vanish from the JavaScript.
+// and report results across reconnects. Compiled (dist/adapters/websocket/referenceClient.js) it needs nothing but `ws`,
+// its words (referenceClientTypes.js) and the project's one backoff rule (dist/src/time/backoff.js, itself
+// dependency-free): the protocol types below are imported as types only and vanish from the JavaScript.
 // Must never hide a failure: every request either resolves with the sidecar's answer or rejects with a ModClientError.
 //
 //   const client = new ModClient({ url: 'ws://127.0.0.1:8787/', token: 'change-me', onMuteChanged: (e) => … });
@@ -13,77 +13,40 @@ import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { backoffDelayMs } from '../../src/time/backoff.js';
 import type {
+  ModApiDataMessage,
+  MoneyResultMessage,
+  PlayerAccessResultMessage,
+  ReportResultMessage,
+  ReportSettingsResultMessage,
+} from './modApiMessages.js';
+import type {
   ChatVerdictMessage,
   ErrorMessage,
-  ModPlayer,
-  MuteChangedMessage,
   MuteStatusMessage,
-  ReviewResultMessage,
   ServerActionResultMessage,
   SidecarMessage,
   WelcomeMessage,
 } from './protocol.js';
+import {
+  ModClientError,
+  type AccessResult,
+  type ChatVerdict,
+  type ModClientOptions,
+  type MoneyResult,
+  type MuteStatus,
+  type Player,
+  type ReportFields,
+  type ReportReceipt,
+  type ReportResult,
+  type ReportSettings,
+  type ReviewReceipt,
+  type ReviewResult,
+  type ServerAction,
+  type ServerActionResult,
+  type ShopQuery,
+} from './referenceClientTypes.js';
 
-/** A player as the protocol names them: at least one of steam_id (17 digits) / eos_id (32 hex). */
-export type Player = ModPlayer;
-export type ServerAction = 'start' | 'stop' | 'restart' | 'update' | 'wipe' | 'cancel-scheduled' | 'broadcast';
-
-// Omit that keeps each member of a union apart (plain Omit would merge `{ok: true}` and `{ok: false, error}`).
-type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-export type ChatVerdict = Without<ChatVerdictMessage, 'type' | 'id'>;
-export type MuteStatus = Without<MuteStatusMessage, 'type' | 'id'>;
-export type ReviewResult = Without<ReviewResultMessage, 'type'>;
-export type ServerActionResult = Without<ServerActionResultMessage, 'type' | 'id'>;
-export type MuteChange = Without<MuteChangedMessage, 'type'>;
-
-export interface ReviewReceipt {
-  /** The sidecar stored the review durably: it will reach GSA even if the sidecar restarts. */
-  readonly queued: true;
-  /** Resolves when GSA answered (ok or not); survives reconnects. Rejects only when the client is closed first. */
-  readonly result: Promise<ReviewResult>;
-}
-
-/**
- * `code` is the sidecar's wire code (bad_message, forbidden, rate_limited, not_eligible, …), or one of the client's own:
- * `timeout` (no reply in time), `not_connected` (sent while disconnected), `disconnected` (the connection
- * dropped before the reply), `closed` (close() was called).
- */
-export class ModClientError extends Error {
-  readonly code: string;
-  /** For bad_message: the offending field, like `stars` or `player.steam_id`. */
-  readonly path: string | undefined;
-
-  constructor(code: string, message: string, path?: string) {
-    super(path === undefined ? `${code}: ${message}` : `${code} at ${path}: ${message}`);
-    this.name = 'ModClientError';
-    this.code = code;
-    this.path = path;
-  }
-}
-
-export interface ModClientOptions {
-  /** The sidecar's mod WebSocket, e.g. 'ws://127.0.0.1:8787/'. */
-  readonly url: string;
-  /** Sent as `Authorization: Bearer <token>`. Leave it out when the sidecar has no token (loopback only). */
-  readonly token?: string | undefined;
-  /** How long a request waits for its reply. Default 5000 ms. */
-  readonly requestTimeoutMs?: number | undefined;
-  /** First reconnect delay; it doubles on each failed attempt. Default 250 ms. */
-  readonly reconnectMinDelayMs?: number | undefined;
-  /** Longest reconnect delay. Default 10000 ms. */
-  readonly reconnectMaxDelayMs?: number | undefined;
-  /** A refresh found a player's mute status changed: block or unblock their chat at once. */
-  readonly onMuteChanged?: ((change: MuteChange) => void) | undefined;
-  /** Every review.result, including those for reviews this process did not send (it restarted meanwhile). */
-  readonly onReviewResult?: ((result: ReviewResult) => void) | undefined;
-  /** Each (re)connection, after the sidecar's welcome. */
-  readonly onConnected?: ((welcome: WelcomeMessage) => void) | undefined;
-  /** Connection problems (refused, 401, dropped); the client keeps reconnecting. */
-  readonly onConnectionError?: ((error: Error) => void) | undefined;
-  /** `error` frames that answer no pending request, e.g. a join with a bad player (join and leave have no reply). */
-  readonly onUnmatchedError?: ((error: ModClientError) => void) | undefined;
-}
+export * from './referenceClientTypes.js';
 
 interface PendingRequest {
   readonly resolve: (reply: SidecarMessage) => void;
@@ -91,19 +54,20 @@ interface PendingRequest {
   readonly timer: NodeJS.Timeout;
 }
 
-interface PendingReviewResult {
-  readonly resolve: (result: ReviewResult) => void;
+/** A review's or a report's result, awaited by the id of its request. */
+interface PendingResult {
+  readonly resolve: (result: ReviewResult | ReportResult) => void;
   readonly reject: (error: Error) => void;
 }
 
 export class ModClient {
   readonly #options: ModClientOptions;
   readonly #requestTimeoutMs: number;
-  /** Unique per client instance, so ids stay unique across reconnects and the sidecar's routing of review results. */
+  /** Unique per client instance, so ids stay unique across reconnects and the sidecar's routing of review and report results. */
   readonly #idPrefix = randomBytes(6).toString('hex');
   #nextId = 1;
   readonly #pending = new Map<string, PendingRequest>();
-  readonly #reviewResults = new Map<string, PendingReviewResult>();
+  readonly #results = new Map<string, PendingResult>();
   #socket: WebSocket | undefined;
   #welcome: WelcomeMessage | undefined;
   #waitingForWelcome: ((welcome: WelcomeMessage) => void)[] = [];
@@ -151,20 +115,7 @@ export class ModClient {
    * `timeout` or `disconnected` the review may have been stored anyway: its result then reaches onReviewResult only.
    */
   async review(player: Player, stars: number, comment: string): Promise<ReviewReceipt> {
-    const id = this.#newId();
-    // Registered before sending: on a fast service the result can arrive right behind review.queued.
-    const result = new Promise<ReviewResult>((resolve, reject) => {
-      this.#reviewResults.set(id, { resolve, reject });
-    });
-    // A caller that only awaits `queued` must not get an unhandled rejection when close() cancels the result.
-    result.catch(() => undefined);
-    try {
-      await this.#request('review.queued', { type: 'review', player, stars, comment }, id);
-    } catch (error) {
-      this.#reviewResults.delete(id);
-      throw error;
-    }
-    return { queued: true, result };
+    return this.#queue<ReviewResult>('review.queued', { type: 'review', player, stars, comment });
   }
 
   /** Tells the sidecar a player joined, which warms their mute status. No reply. */
@@ -186,6 +137,58 @@ export class ModClient {
     return reply.ok ? { ok: true, status: reply.status, message: reply.message } : { ok: false, error: reply.error };
   }
 
+  // ---- GSA's Mod API features: each needs the host's `allowRequests` to name its group, else `forbidden` -----------
+
+  /** GSA's access check (whitelist, bans, custom roles). Group `access`. */
+  async playerAccess(player: Player): Promise<AccessResult> {
+    const reply = await this.#request<PlayerAccessResultMessage>('player.access.result', { type: 'player.access', player });
+    return { player: reply.player, allowed: reply.allowed, message: reply.message, roles: reply.roles, source: reply.source };
+  }
+
+  /** The report form as GSA configured it: the players that may be reported and the report types. Group `reports`. */
+  async reportSettings(player: Player): Promise<ReportSettings> {
+    const reply = await this.#request<ReportSettingsResultMessage>('report.settings.result', { type: 'report.settings', player });
+    return { title: reply.title, description: reply.description, players: reply.players, types: reply.types };
+  }
+
+  /** As review(): resolves once the report is stored durably; `result` later with GSA's answer. Group `reports`. */
+  async report(report: ReportFields): Promise<ReportReceipt> {
+    return this.#queue<ReportResult>('report.queued', { type: 'report', ...report });
+  }
+
+  /** GSA's shop index for the player, as GSA sent it. Group `shop`. */
+  async shopList(player: Player, query: ShopQuery = {}): Promise<unknown> {
+    return (await this.#request<ModApiDataMessage>('shop.list.result', { type: 'shop.list', player, ...query })).data;
+  }
+
+  /** One pack (GSA's pack id), as GSA sent it. Group `shop`. */
+  async shopItem(player: Player, item: number | string): Promise<unknown> {
+    return (await this.#request<ModApiDataMessage>('shop.item.result', { type: 'shop.item', player, item })).data;
+  }
+
+  /**
+   * Orders a pack for the player. Group `shop`. Never call it again for an `unconfirmed` result, nor after a `timeout`
+   * or `disconnected` rejection: the order may have gone through, and money moves at most once.
+   */
+  async shopOrder(player: Player, item: number | string): Promise<MoneyResult> {
+    return moneyResult(await this.#request<MoneyResultMessage>('shop.order.result', { type: 'shop.order', player, item }));
+  }
+
+  /** Spends the player's tokens. Group `tokens`. The same rule as shopOrder: never resend one whose fate is unknown. */
+  async consumeTokens(player: Player, amount: number): Promise<MoneyResult> {
+    return moneyResult(await this.#request<MoneyResultMessage>('token.consume.result', { type: 'token.consume', player, amount }));
+  }
+
+  /** The dashboard's key bindings and radial menu settings, as GSA sent them. Group `ui`. */
+  async uiSettings(): Promise<unknown> {
+    return (await this.#request<ModApiDataMessage>('ui.settings.result', { type: 'ui.settings' })).data;
+  }
+
+  /** The vote screen (title, description, buttons), as GSA sent it. Group `ui`. */
+  async uiModal(): Promise<unknown> {
+    return (await this.#request<ModApiDataMessage>('ui.modal.result', { type: 'ui.modal' })).data;
+  }
+
   /** A JSON-level ping, for engines whose WebSocket cannot send ping frames; resolves with the round trip in ms. */
   async ping(): Promise<number> {
     const started = performance.now();
@@ -193,14 +196,14 @@ export class ModClient {
     return performance.now() - started;
   }
 
-  /** Closes for good: pending requests and review results reject with code `closed`; no reconnect. */
+  /** Closes for good: pending requests and review and report results reject with code `closed`; no reconnect. */
   close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
     const closedError = (): ModClientError => new ModClientError('closed', 'the client was closed');
     this.#failPending(closedError);
-    for (const [id, waiter] of this.#reviewResults) {
-      this.#reviewResults.delete(id);
+    for (const [id, waiter] of this.#results) {
+      this.#results.delete(id);
       waiter.reject(closedError());
     }
     const socket = this.#socket;
@@ -238,7 +241,7 @@ export class ModClient {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
       this.#welcome = undefined;
-      // Replies to requests on this connection can never arrive; review results can (on the next connection).
+      // Replies to requests on this connection can never arrive; review and report results can (on the next connection).
       this.#failPending(() => new ModClientError('disconnected', 'the connection to the sidecar dropped before the reply'));
       this.#scheduleReconnect();
     });
@@ -273,8 +276,22 @@ export class ModClient {
       case 'mute.changed':
         this.#options.onMuteChanged?.({ player: message.player, muted: message.muted, alert: message.alert });
         return;
-      case 'review.result':
-        this.#onReviewResult(message);
+      case 'review.result': {
+        const result: ReviewResult = message.ok ? { id: message.id, ok: true } : { id: message.id, ok: false, error: message.error };
+        this.#options.onReviewResult?.(result);
+        this.#resolveResult(message.id, result);
+        return;
+      }
+      case 'report.result': {
+        const result = reportResult(message);
+        this.#options.onReportResult?.(result);
+        this.#resolveResult(message.id, result);
+        return;
+      }
+      case 'player.access.result':
+        // Without an id it was not asked for: the host refuses a player this mod said joined.
+        if (message.id !== undefined) this.#settle(message.id, message, undefined);
+        else this.#options.onAccessRefused?.({ player: message.player, allowed: message.allowed, message: message.message, roles: message.roles, source: message.source });
         return;
       case 'error': {
         const error = errorFrom(message);
@@ -295,13 +312,10 @@ export class ModClient {
     this.#options.onConnected?.(welcome);
   }
 
-  #onReviewResult(message: ReviewResultMessage): void {
-    const result: ReviewResult = message.ok ? { id: message.id, ok: true } : { id: message.id, ok: false, error: message.error };
-    this.#options.onReviewResult?.(result);
-    if (message.id === undefined) return;
-    const waiter = this.#reviewResults.get(message.id);
-    if (waiter === undefined) return;
-    this.#reviewResults.delete(message.id);
+  #resolveResult(id: string | undefined, result: ReviewResult | ReportResult): void {
+    const waiter = id === undefined ? undefined : this.#results.get(id);
+    if (id === undefined || waiter === undefined) return;
+    this.#results.delete(id);
     waiter.resolve(result);
   }
 
@@ -346,6 +360,28 @@ export class ModClient {
     });
   }
 
+  /** A request the sidecar stores durably (review, report): `queued` once stored, `result` when GSA answered. */
+  async #queue<Result extends ReviewResult | ReportResult>(
+    expected: 'review.queued' | 'report.queued',
+    message: Record<string, unknown>,
+  ): Promise<{ readonly queued: true; readonly result: Promise<Result> }> {
+    const id = this.#newId();
+    // Registered before sending: on a fast service the result can arrive right behind the `queued` reply. Only the
+    // matching result type arrives for an id: its `queued` reply's type named which.
+    const result = new Promise<Result>((resolve, reject) => {
+      this.#results.set(id, { resolve: resolve as (result: ReviewResult | ReportResult) => void, reject });
+    });
+    // A caller that only awaits `queued` must not get an unhandled rejection when close() cancels the result.
+    result.catch(() => undefined);
+    try {
+      await this.#request(expected, message, id);
+    } catch (error) {
+      this.#results.delete(id);
+      throw error;
+    }
+    return { queued: true, result };
+  }
+
   #fireAndForget(message: Record<string, unknown>): void {
     if (this.#closed) throw new ModClientError('closed', 'the client was closed');
     const socket = this.#socket;
@@ -366,4 +402,12 @@ export class ModClient {
 
 function errorFrom(message: ErrorMessage): ModClientError {
   return new ModClientError(message.code, message.message, message.path);
+}
+
+function reportResult(message: ReportResultMessage): ReportResult {
+  return message.ok ? { id: message.id, ok: true, message: message.message } : { id: message.id, ok: false, error: message.error };
+}
+
+function moneyResult(reply: MoneyResultMessage): MoneyResult {
+  return { ok: reply.ok, state: reply.state, message: reply.message };
 }

@@ -1,6 +1,7 @@
 // The mod WebSocket listener (mod protocol v1) of one game server: authenticates mods at the HTTP upgrade (the
 // gate's pieces in upgradeGate.ts), keeps its connections (modConnection.ts), hands their frames to the dispatch
-// (frameDispatch.ts), sends with backpressure, and pushes mute changes and review results back.
+// (frameDispatch.ts), sends with backpressure, and hands what mods are told unasked to modPushes.ts (mute changes,
+// review and report results, access refusals at the door).
 // Must never let a frame crash the process or close a connection (only a bad token and an oversize frame end
 // one), never log the token, and never let a peer that does not read make memory grow without bound.
 import { randomUUID } from 'node:crypto';
@@ -14,10 +15,11 @@ import { hostForAddress } from '../../src/net/endpoint.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
 import { describeListenError } from '../../src/net/listenFailure.js';
 import { systemClock, type Clock } from '../../src/time/clock.js';
-import type { Adapter, BridgeSink, ListeningAddress, PlayerIdentity, ReviewOrigin, ReviewOutcome } from '../../src/bridge/port.js';
+import type { Adapter, BridgeSink, ListeningAddress, PlayerIdentity, RemovalReason, ReportOutcome, ReviewOrigin, ReviewOutcome } from '../../src/bridge/port.js';
 import { FrameDispatch } from './frameDispatch.js';
 import { ModConnection } from './modConnection.js';
-import { PROTOCOL_VERSION, type ModPlayer } from './protocol.js';
+import { ModPushes } from './modPushes.js';
+import { PROTOCOL_VERSION } from './protocol.js';
 import type { WebsocketOptions } from './options.js';
 import { UnauthenticatedConnections } from './unauthenticatedConnections.js';
 import {
@@ -32,7 +34,6 @@ import {
   sha256,
 } from './upgradeGate.js';
 import { UpgradeThrottle } from './upgradeThrottle.js';
-import { resultWireCode } from './wireCodes.js';
 import { UnattributedChat } from '../base/unattributedChat.js';
 
 export interface WebSocketAdapterOptions {
@@ -70,8 +71,6 @@ const DROP_PEER_BYTES = 8 * 1024 * 1024;
 const STOP_GRACE_MS = 2_000;
 /** stop() waits this long for peers to acknowledge the close before cutting them off. */
 const CLOSE_GRACE_MS = 1_000;
-/** Review results kept while no mod is connected; beyond that the oldest are dropped (the reviews themselves were handled). */
-const MAX_UNDELIVERED_RESULTS = 10_000;
 const LISTEN_BACKLOG = 4096;
 const CLOSE_GOING_AWAY = 1001;
 
@@ -93,8 +92,8 @@ export class WebSocketAdapter implements Adapter {
   readonly #unauthenticated: UnauthenticatedConnections;
   /** Open connections in connection order: the last one is the newest. */
   readonly #connections = new Map<string, ModConnection>();
-  /** Serialized review.result frames waiting for a connection. */
-  readonly #undeliveredResults: string[] = [];
+  /** Mute changes, review and report results, access refusals: what the mods are told unasked. */
+  readonly #pushes: ModPushes;
   readonly #http: Server;
   readonly #wss: WebSocketServer;
   #sink: BridgeSink | undefined;
@@ -182,6 +181,7 @@ export class WebSocketAdapter implements Adapter {
         if (this.#inFlight === 0 && this.#onIdle !== undefined) this.#onIdle();
       },
     });
+    this.#pushes = new ModPushes({ adapterId: this.id, connections: this.#connections, send: (connection, frame) => this.#send(connection, frame), logger: this.#logger });
   }
 
   /** The port actually bound (differs from the config when it asked for 0); the configured port before start(). */
@@ -251,31 +251,25 @@ export class WebSocketAdapter implements Adapter {
   }
 
   muteChanged(player: PlayerIdentity, muted: boolean, alert: string | undefined): void {
-    try {
-      if (this.#connections.size === 0) return;
-      const frame = JSON.stringify({ type: 'mute.changed', player: toModPlayer(player), muted, alert: muted ? alert : undefined });
-      for (const connection of this.#connections.values()) this.#send(connection, frame);
-    } catch (error) {
-      this.#logger.error({ err: error }, 'could not push mute.changed');
-    }
+    this.#pushes.muteChanged(player, muted, alert);
   }
 
   reviewResult(origin: ReviewOrigin, outcome: ReviewOutcome): void {
-    try {
-      const frame = JSON.stringify(
-        outcome.ok
-          ? { type: 'review.result', id: origin.requestId, ok: true }
-          : { type: 'review.result', id: origin.requestId, ok: false, error: { code: resultWireCode(outcome.error.code), message: outcome.error.message } },
-      );
-      const original = this.#connections.get(origin.ref);
-      if (original !== undefined && this.#send(original, frame)) return;
-      // The mod reconnected (or restarted): its new connection is the one that cares.
-      const newest = this.#newestConnection();
-      if (newest !== undefined && this.#send(newest, frame)) return;
-      this.#keepUndelivered(frame);
-    } catch (error) {
-      this.#logger.error({ err: error }, 'could not deliver review.result');
-    }
+    this.#pushes.reviewResult(origin, outcome);
+  }
+
+  /** AdapterPushes.reportResult: routed as a review's result is. */
+  reportResult(origin: ReviewOrigin, outcome: ReportOutcome): void {
+    this.#pushes.reportResult(origin, outcome);
+  }
+
+  /**
+   * Adapter.removePlayer: the mods that said the player joined (else every one) are told unasked, with a
+   * `player.access.result` of `allowed: false`, and remove the player. Rejects with NoModConnectionError when no mod is
+   * connected.
+   */
+  removePlayer(player: PlayerIdentity, reason: RemovalReason): Promise<void> {
+    return this.#pushes.removePlayer(player, reason);
   }
 
   // ---- HTTP and the upgrade ---------------------------------------------------------------------------------------
@@ -334,10 +328,11 @@ export class WebSocketAdapter implements Adapter {
     });
     socket.on('close', (code: number) => {
       this.#connections.delete(connection.id);
+      connection.joined.clear();
       this.#logger.info({ connectionId: connection.id, remote: connection.remote, code }, 'mod disconnected');
     });
     this.#send(connection, this.#welcome);
-    this.#flushUndelivered(connection);
+    this.#pushes.flushTo(connection);
   }
 
 
@@ -368,28 +363,6 @@ export class WebSocketAdapter implements Adapter {
     if (!connection.paused || this.#stopping || connection.socket.bufferedAmount >= LOW_WATER_BYTES) return;
     connection.paused = false;
     connection.socket.resume();
-  }
-
-  #newestConnection(): ModConnection | undefined {
-    let newest: ModConnection | undefined;
-    for (const connection of this.#connections.values()) if (connection.socket.readyState === WebSocket.OPEN) newest = connection;
-    return newest;
-  }
-
-  #keepUndelivered(frame: string): void {
-    if (this.#undeliveredResults.length >= MAX_UNDELIVERED_RESULTS) {
-      this.#undeliveredResults.shift();
-      this.#logger.warn({ kept: MAX_UNDELIVERED_RESULTS }, 'too many review results waiting for a mod to connect; dropped the oldest');
-    }
-    this.#undeliveredResults.push(frame);
-  }
-
-  #flushUndelivered(connection: ModConnection): void {
-    while (this.#undeliveredResults.length > 0) {
-      const frame = this.#undeliveredResults[0];
-      if (frame === undefined || !this.#send(connection, frame)) return;
-      this.#undeliveredResults.shift();
-    }
   }
 
   // ---- Liveness and shutdown --------------------------------------------------------------------------------------
@@ -469,10 +442,4 @@ export class WebSocketAdapter implements Adapter {
       };
     });
   }
-}
-
-// ---- Small pure helpers -------------------------------------------------------------------------------------------
-
-function toModPlayer(player: PlayerIdentity): ModPlayer {
-  return { steam_id: player.steamId, eos_id: player.eosId, name: player.name };
 }

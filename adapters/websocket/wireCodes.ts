@@ -18,7 +18,7 @@ export const REFUSAL_WIRE_CODES: { readonly [Code in BridgeRefusalCode]: Protoco
   unavailable: 'unavailable',
 };
 
-/** The `error.code` of a `review.result` or `server.action.result` with `ok: false`. */
+/** The `error.code` of a `review.result`, `report.result` or `server.action.result` with `ok: false`. */
 export type ResultWireCode =
   | 'not_eligible'
   | 'invalid'

@@ -24,8 +24,25 @@ function errorOf(frame: unknown): ModMessageError {
 }
 
 describe('parseModMessage: valid messages', () => {
-  it('knows the seven message types of protocol v1', () => {
-    expect(MOD_MESSAGE_TYPES).toEqual(['chat', 'mute.check', 'review', 'player.join', 'player.leave', 'server.action', 'ping']);
+  it('knows the message types of protocol v1: the seven first ones, then the Mod API requests', () => {
+    expect(MOD_MESSAGE_TYPES).toEqual([
+      'chat',
+      'mute.check',
+      'review',
+      'player.join',
+      'player.leave',
+      'server.action',
+      'ping',
+      'player.access',
+      'report.settings',
+      'report',
+      'shop.list',
+      'shop.item',
+      'shop.order',
+      'token.consume',
+      'ui.settings',
+      'ui.modal',
+    ]);
   });
 
   it('parses chat', () => {

@@ -7,6 +7,7 @@ import {
   BadInputRefusal,
   CooldownRefusal,
   NoGameserverIdRefusal,
+  RequestNotAllowedRefusal,
   UnavailableRefusal,
   type BridgeRefusal,
 } from '../../src/bridge/errors.js';
@@ -17,14 +18,18 @@ describe('refusals → error frame codes', () => {
     [new BadInputRefusal('stars must be 1–5', 'stars'), 'bad_message'],
     [new CooldownRefusal('try again in 5 s'), 'rate_limited'],
     [new ActionNotAllowedRefusal('not allowed', 'action'), 'forbidden'],
+    [new RequestNotAllowedRefusal('shop requests are not allowed'), 'forbidden'],
     [new NoGameserverIdRefusal('no id'), 'unavailable'],
     [new UnavailableRefusal('shutting down'), 'unavailable'],
   ])('%s → %s', (refusal, wire) => {
     expect(refusalWireCode(refusal.code)).toBe(wire);
   });
 
-  it('gives forbidden to the host refusing an action and to nothing else', () => {
-    expect(Object.entries(REFUSAL_WIRE_CODES).filter(([, wire]) => wire === 'forbidden')).toEqual([['action_not_allowed', 'forbidden']]);
+  it('gives forbidden to the host refusing an action or a Mod API request (allowRequests) and to nothing else', () => {
+    expect(Object.entries(REFUSAL_WIRE_CODES).filter(([, wire]) => wire === 'forbidden')).toEqual([
+      ['action_not_allowed', 'forbidden'],
+      ['request_not_allowed', 'forbidden'],
+    ]);
   });
 
   it('each refusal class carries its own code', () => {
