@@ -1,7 +1,7 @@
 // The shapes of GSA's Mod API v2 feature answers (reference/gsa-api.md), as zod schemas the feature dialect reads
 // bodies with, and the identifiers each answer must carry. Lenient where PHP is loose (a boolean may come as 0/1 or
 // "true"; an empty map as `[]`; an id as a numeric string), strict where a wrong answer would be trusted.
-// Schemas only: no I/O, no decisions about what a body means (modApiFeatures.ts makes them).
+// Schemas only: it must never do I/O nor decide what a body means (modApiFeatures.ts does).
 
 import { z } from 'zod';
 
