@@ -31,7 +31,17 @@ export { RedisWebhookSpacing, type RedisWebhookSpacingOptions } from './spacing/
 export { SharedApiKey, type SharedApiKeyOptions } from './sharedApiKey.js';
 export { BUDGET_WEIGHTS, CALL_KINDS, reviewConcurrency, worstCaseWaitMs, type BudgetClass, type CallKind, type WaitingCalls } from './budget/budgetShares.js';
 export { DEFAULT_RETRY, type RetryOptions } from './client/retryPolicy.js';
-export { DEFAULT_REVIEW_LIMITS, EOS_ID_PATTERN, STEAM_ID_PATTERN, characterCount, cleanComment, type ReviewLimits } from './client/validation.js';
+export {
+  DEFAULT_REVIEW_LIMITS,
+  EOS_ID_PATTERN,
+  REPORT_COMMENT_MAX_LENGTH,
+  REPORT_COORDS_PATTERN,
+  SHOP_QUERY_MAX_LENGTH,
+  STEAM_ID_PATTERN,
+  characterCount,
+  cleanComment,
+  type ReviewLimits,
+} from './client/validation.js';
 export { SystemApiClient, type SystemApiClientOptions } from './system/systemApiClient.js';
 export { SharedSystemApiKey, systemKeyName, type SharedSystemApiKeyOptions } from './system/sharedSystemApiKey.js';
 export { PLAYER_COOLDOWN_MS, SERVER_COOLDOWN_MS, type SystemCooldowns } from './system/cooldowns.js';

@@ -51,9 +51,24 @@ export type MuteLookupKind = 'first' | 'refresh';
 /**
  * Which call a request is: decides its retry rule (and labels metrics). `system-read` is a System API read
  * (players/find, player/{uuid}: retried like a mute check), `system-write` a System API action (mute, unmute, a game
- * server's action or broadcast: like a webhook, re-sent only when surely not sent).
+ * server's action or broadcast: like a webhook, re-sent only when surely not sent). The Mod API v2 features:
+ * `access` (integration-mod), `report-settings` (the report form), `shop` (index and pack) and `ui` (settings,
+ * button modal) are reads, retried like a mute check; `report` is not idempotent, retried like a review;
+ * `shop-order` and `tokens` spend money and are never retried.
  */
-export type Endpoint = 'mute' | 'review' | 'webhook' | 'system-read' | 'system-write';
+export type Endpoint =
+  | 'mute'
+  | 'review'
+  | 'webhook'
+  | 'system-read'
+  | 'system-write'
+  | 'access'
+  | 'report-settings'
+  | 'report'
+  | 'shop'
+  | 'shop-order'
+  | 'tokens'
+  | 'ui';
 
 export type ApiFlavor = 'v1' | 'v2';
 

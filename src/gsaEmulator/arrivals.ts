@@ -5,7 +5,7 @@
  * the watch keeps only the arrivals inside the current interval and the last `requests + 1` times.
  * Must never do I/O, and never keep a per-request record beyond those bounds.
  */
-import type { CallEndpoint } from './faults.js';
+import { FAULT_ENDPOINTS, type CallEndpoint } from './faults.js';
 
 /** The window a client promised to keep: at most `requests` arrivals in any `intervalMs`. */
 export interface WindowSpec {
@@ -172,5 +172,5 @@ export class ArrivalWindow {
 }
 
 function emptyEndpoints(): Record<CallEndpoint, number> {
-  return { mute: 0, review: 0, webhook: 0, system: 0, other: 0 };
+  return Object.fromEntries([...FAULT_ENDPOINTS, 'other'].map((endpoint) => [endpoint, 0])) as Record<CallEndpoint, number>;
 }

@@ -9,12 +9,24 @@
  *   POST /_emulator/system-unmute   {uuid}
  *   GET  /_emulator/system-actions  the accepted game-server actions and broadcasts, oldest first
  * `reset` clears System API mutes, cooldowns, offline marks and actions, and keeps its players.
+ * For the Mod API v2 features (featureState.ts, shopState.ts; `reset` puts every one back to its defaults):
+ *   POST /_emulator/access          {player, allowed, message?, roles?, usernameAccepted?}: the player's access check
+ *   POST /_emulator/report-settings {server, title?, description?, players?, types?}: the server's report form
+ *   GET  /_emulator/reports         the reports stored, oldest first
+ *   POST /_emulator/catalogue       {server, items: [{id, name, price, description?, category?}]}: the server's shop
+ *   GET  /_emulator/wallet          players whose credit or tokens were set or spent
+ *   POST /_emulator/wallet          {player, credit?, tokens?}
+ *   GET  /_emulator/orders          every shop order that arrived (faulted, refused, unanswered too), oldest first
+ *   GET  /_emulator/token-spends    every token spend that arrived, as orders
+ *   POST /_emulator/ui              {server, settings?, buttonModal?}: the bodies of settings and button-modal
+ * Faults aim at them by endpoint: access, report-settings, report, shop, shop-order, tokens, ui.
  * It takes no credentials, so it is for local use only: never expose an emulator beyond loopback.
  * Must never record its own calls, take faults, or answer with the client secret.
  */
 import { z } from 'zod';
 import { describeIssues, EmulatorInputError } from './errors.js';
 import { parseFaultSpec, parseWindowSpec } from './faults.js';
+import { setAccess, setCatalogue, setReportSettings, setUi, setWallet } from './featureControl.js';
 import { jsonReply, messageReply, type Reply } from './httpIo.js';
 import type { EmulatorState } from './state.js';
 import { SERVICE_TYPES } from './systemState.js';
@@ -49,7 +61,6 @@ const playerBody = z.strictObject({
 const serverOnlineBody = z.strictObject({ id: z.int(), online: z.boolean() });
 const systemMuteBody = z.strictObject({ uuid: z.string(), until: z.iso.datetime({ offset: true }).nullable().optional(), note: z.string().optional() });
 const systemUnmuteBody = z.strictObject({ uuid: z.string() });
-
 const OK: Reply = jsonReply(200, { ok: true });
 
 type Handler = (ctx: ControlContext, body: () => unknown) => Reply;
@@ -158,6 +169,40 @@ const ROUTES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
     },
   },
   'system-actions': { GET: (ctx) => jsonReply(200, ctx.state.system.actions) },
+  access: {
+    POST: (ctx, body) => {
+      setAccess(ctx.state, body());
+      return OK;
+    },
+  },
+  'report-settings': {
+    POST: (ctx, body) => {
+      setReportSettings(ctx.state, body());
+      return OK;
+    },
+  },
+  reports: { GET: (ctx) => jsonReply(200, ctx.state.features.reports) },
+  catalogue: {
+    POST: (ctx, body) => {
+      setCatalogue(ctx.state, body());
+      return OK;
+    },
+  },
+  wallet: {
+    GET: (ctx) => jsonReply(200, ctx.state.shop.wallets),
+    POST: (ctx, body) => {
+      setWallet(ctx.state, body());
+      return OK;
+    },
+  },
+  orders: { GET: (ctx) => jsonReply(200, ctx.state.shop.orders) },
+  'token-spends': { GET: (ctx) => jsonReply(200, ctx.state.shop.tokenSpends) },
+  ui: {
+    POST: (ctx, body) => {
+      setUi(ctx.state, body());
+      return OK;
+    },
+  },
   reset: {
     POST: (ctx) => {
       ctx.state.reset();

@@ -6,8 +6,14 @@
 import { z } from 'zod';
 import { describeIssues, EmulatorInputError } from './errors.js';
 
-/** The service endpoints a fault can be aimed at. */
-export type Endpoint = 'mute' | 'review' | 'webhook' | 'system';
+/**
+ * The service endpoints a fault can be aimed at (and the call log and counters name): the mod API's mute check and
+ * review, the webhooks, the System API, and the Mod API v2 features, named as the client's endpoints are: `access`
+ * (integration-mod), `report-settings` (GET report), `report` (POST report), `shop` (index and pack), `shop-order`,
+ * `tokens` (consume-token) and `ui` (settings, button-modal).
+ */
+export const FAULT_ENDPOINTS = ['mute', 'review', 'webhook', 'system', 'access', 'report-settings', 'report', 'shop', 'shop-order', 'tokens', 'ui'] as const;
+export type Endpoint = (typeof FAULT_ENDPOINTS)[number];
 
 /** What a recorded request was; 'other' is any non-control route that is not a service endpoint. */
 export type CallEndpoint = Endpoint | 'other';
@@ -48,7 +54,7 @@ export const CAPTIVE_PORTAL_PAGE =
   '<!DOCTYPE html><html><head><title>Sign in to the network</title></head>' +
   '<body><h1>Welcome</h1><p>Please accept the terms of use to continue.</p></body></html>';
 
-const endpointSchema = z.enum(['mute', 'review', 'webhook', 'system']);
+const endpointSchema = z.enum(FAULT_ENDPOINTS);
 // -1 is the JSON spelling of Infinity, which JSON cannot carry.
 const countSchema = z.union([z.literal(-1), z.int().min(1)], { error: 'must be a positive integer, or -1 for "until cleared"' });
 // Node throws on control characters in header values; rejecting them here keeps that throw out of request handling.

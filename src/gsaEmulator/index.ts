@@ -15,6 +15,7 @@ export {
   CAPTIVE_PORTAL_PAGE,
   MAX_FAULT_BODY_CHARS,
   MAX_FAULT_LATENCY_MS,
+  FAULT_ENDPOINTS,
   type CallEndpoint,
   type Endpoint,
   type FaultSpec,
@@ -24,6 +25,31 @@ export type { CallCounters, WindowReport, WindowSpec } from './arrivals.js';
 export type { BudgetKeyReport, BudgetReport } from './keyBudget.js';
 export type { AlertKey } from './modApi.js';
 export { MAX_BODY_BYTES } from './httpIo.js';
+export type { AccessInput, CatalogueInput, ReportSettingsInput, UiInput, WalletInput } from './featureControl.js';
+export {
+  DEFAULT_ACCESS,
+  DEFAULT_BUTTON_MODAL,
+  DEFAULT_MOD_SETTINGS,
+  DEFAULT_REPORT_SETTINGS,
+  type AccessRecord,
+  type FeatureSnapshot,
+  type PlayerRef,
+  type ReportPlayer,
+  type ReportSettings,
+  type ReportType,
+  type StoredReport,
+} from './featureState.js';
+export {
+  DEFAULT_CATALOGUE,
+  DEFAULT_CREDIT,
+  DEFAULT_TOKENS,
+  MONEY_RECORD_LIMIT,
+  type OrderRecord,
+  type ShopItem,
+  type TokenSpendRecord,
+  type WalletRecord,
+} from './shopState.js';
+export { REPORT_COMMENT_MAX_CHARS, REPORT_COORDS_PATTERN } from './featureCall.js';
 export { CONTROL_PREFIX } from './controlApi.js';
 export { SYSTEM_BUDGET_KEY, SYSTEM_PREFIX } from './systemApi.js';
 export {

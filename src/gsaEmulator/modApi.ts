@@ -44,7 +44,8 @@ export const STARS_MIN = 1;
 export const STARS_MAX = 5;
 export const COMMENT_MAX_CHARS = 500;
 
-interface Player {
+/** The one player a mod API request named, after validation. */
+export interface Player {
   readonly kind: 'steam' | 'eos';
   readonly id: string;
 }
@@ -109,9 +110,13 @@ function muteReply(ctx: ModApiContext, server: string, player: Player): Reply {
 /** What a mod API body names as the player; undefined when it names no id or cannot be read. */
 export function namedPlayer(contentType: string | undefined, body: Buffer): NamedPlayer | undefined {
   const parsed = parseBody(contentType, body);
-  if (!parsed.ok) return undefined;
-  const steam = parsed.fields.get('steam_id');
-  const eos = parsed.fields.get('eos_id');
+  return parsed.ok ? namedPlayerIn(parsed.fields) : undefined;
+}
+
+/** What a request's fields name as the player; undefined when they name no id. */
+export function namedPlayerIn(fields: InputFields): NamedPlayer | undefined {
+  const steam = fields.get('steam_id');
+  const eos = fields.get('eos_id');
   const named: NamedPlayer = {
     ...(typeof steam === 'string' ? { steam_id: steam } : {}),
     ...(typeof eos === 'string' ? { eos_id: eos } : {}),
@@ -119,13 +124,13 @@ export function namedPlayer(contentType: string | undefined, body: Buffer): Name
   return Object.keys(named).length === 0 ? undefined : named;
 }
 
-type ParsedBody = { readonly ok: true; readonly fields: InputFields } | { readonly ok: false; readonly reply: Reply };
+export type ParsedBody = { readonly ok: true; readonly fields: InputFields } | { readonly ok: false; readonly reply: Reply };
 
 /**
  * Form bodies are what the service documents; JSON is accepted because Laravel reads either. Other
  * media types get a 415 that says what to send, where the real service would silently see no fields.
  */
-function parseBody(contentType: string | undefined, body: Buffer): ParsedBody {
+export function parseBody(contentType: string | undefined, body: Buffer): ParsedBody {
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const text = body.toString('utf8');
   if (mediaType === '' || mediaType === 'application/x-www-form-urlencoded') {
@@ -151,7 +156,7 @@ function parseBody(contentType: string | undefined, body: Buffer): ParsedBody {
 }
 
 /** Exactly one of steam_id / eos_id, in its format; rules and wording as Laravel's required_without, prohibits and regex. */
-function validatePlayer(fields: InputFields, errors: ValidationErrors): Player | undefined {
+export function validatePlayer(fields: InputFields, errors: ValidationErrors): Player | undefined {
   const steam = fields.get('steam_id');
   const eos = fields.get('eos_id');
   if (steam === undefined && eos === undefined) {

@@ -1,6 +1,7 @@
 /**
  * Request handling for the emulator: classifies each request, logs it, reads its body, applies the
- * next matching fault, and hands it to the mod, webhook, System API v2 or control API.
+ * next matching fault, and hands it to the mod, Mod API v2 feature, webhook, System API v2 or control API.
+ * Shop orders and token spends are recorded on arrival, before any fault, so every one that came shows.
  * Must never let a request crash the process, and never record or fault control calls.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,7 +9,10 @@ import type { AcceptedCredentials, AcceptedSystemKey } from './auth.js';
 import { CONTROL_PREFIX, handleControl } from './controlApi.js';
 import { CAPTIVE_PORTAL_PAGE, type FaultSpec } from './faults.js';
 import { firstHeader, MAX_BODY_BYTES, messageReply, readBody, sendHtml, sendReply, TOO_LARGE_REPLY, type Reply } from './httpIo.js';
-import { handleModApi, namedPlayer, type AlertKey } from './modApi.js';
+import { handleModApi, namedPlayer, namedPlayerIn, type AlertKey, type ParsedBody } from './modApi.js';
+import { classifyFeature, featureFields, handleFeature, type FeatureRoute } from './modFeatures.js';
+import { openMoneyArrivals } from './shopApi.js';
+import type { MoneyArrivals } from './featureCall.js';
 import { WEBHOOK_ACTIONS, type CallHandle, type EmulatorState, type RecordedCall, type WebhookAction } from './state.js';
 import { handleSystemApi, SYSTEM_PREFIX } from './systemApi.js';
 import { handleWebhook } from './webhookApi.js';
@@ -29,6 +33,7 @@ type Route =
   | { readonly kind: 'mod'; readonly flavor: 'v1' | 'v2'; readonly op: 'mute' | 'review'; readonly server: string }
   | { readonly kind: 'webhook'; readonly serverSegment: string; readonly action: WebhookAction }
   | { readonly kind: 'system'; readonly route: string; readonly server: string | null }
+  | FeatureRoute
   | { readonly kind: 'control'; readonly route: string }
   | { readonly kind: 'other' };
 
@@ -57,7 +62,7 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
   const queryStart = target.indexOf('?');
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
-  const route = classify(path);
+  const route = classify(path, method);
 
   if (route.kind === 'control') {
     const read = await readBody(req, MAX_BODY_BYTES);
@@ -76,12 +81,23 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
   });
   const read = await readBody(req, MAX_BODY_BYTES);
   if (read.kind === 'aborted') return;
+  const fields: ParsedBody | undefined =
+    route.kind === 'feature' && read.kind === 'ok' ? featureFields(method, firstHeader(req.headers, 'content-type'), query, read.body) : undefined;
+  const money: MoneyArrivals =
+    route.kind === 'feature'
+      ? openMoneyArrivals(options.state.shop, { op: route.op, server: route.server, packId: route.packId, fields: fields?.ok === true ? fields.fields : undefined, at }, call)
+      : {};
   if (read.kind === 'too-large') {
     answer(options.state, res, call, TOO_LARGE_REPLY);
     return;
   }
   // Which id a client asked by, for tests and /_emulator/calls (before a fault, so a failed call still says it).
-  const named = route.kind === 'mod' ? namedPlayer(firstHeader(req.headers, 'content-type'), read.body) : undefined;
+  const named =
+    route.kind === 'mod'
+      ? namedPlayer(firstHeader(req.headers, 'content-type'), read.body)
+      : fields?.ok === true
+        ? namedPlayerIn(fields.fields)
+        : undefined;
   if (named !== undefined) call.player = named;
 
   const fault = options.state.faults.take(described.endpoint);
@@ -100,7 +116,10 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
   }
 
   // Processing happens before a latency wait or a drop, so those faults leave their side effects behind.
-  const reply = processRequest(options, route, method, req, query, read.body, at);
+  const reply =
+    route.kind === 'feature'
+      ? handleFeature(options, { route, method, headers: req.headers, fields: fields ?? { ok: false, reply: TOO_LARGE_REPLY }, at, money })
+      : processRequest(options, route, method, req, query, read.body, at);
 
   if (fault?.kind === 'drop' || fault?.kind === 'reset') {
     cut(req, fault.kind);
@@ -117,7 +136,7 @@ async function handle(options: RequestHandlerOptions, req: IncomingMessage, res:
 
 function processRequest(
   options: RequestHandlerOptions,
-  route: Exclude<Route, { kind: 'control' }>,
+  route: Exclude<Route, { kind: 'control' | 'feature' }>,
   method: string,
   req: IncomingMessage,
   query: URLSearchParams,
@@ -162,7 +181,7 @@ function statusFaultReply(fault: Extract<FaultSpec, { kind: 'status' }>): Reply 
   return messageReply(fault.status, message, fault.retryAfter === undefined ? undefined : { 'retry-after': fault.retryAfter });
 }
 
-function classify(path: string): Route {
+function classify(path: string, method: string): Route {
   if (path.startsWith(CONTROL_PREFIX)) return { kind: 'control', route: path.slice(CONTROL_PREFIX.length) };
   if (path.startsWith(SYSTEM_PREFIX)) {
     const route = path.slice(SYSTEM_PREFIX.length);
@@ -170,6 +189,11 @@ function classify(path: string): Route {
     return { kind: 'system', route, server: collection === 'gameserver' && target !== undefined && target !== '' ? target : null };
   }
   const segments = path.split('/');
+  if (segments[0] === '' && segments[1] === 'mod-api' && segments[2] === 'v2' && segments.length >= 5) {
+    const server = decodeSegment(segments[4] ?? '');
+    const feature = server === undefined ? undefined : classifyFeature(segments[3] ?? '', server, segments.slice(5), method);
+    if (feature !== undefined) return feature;
+  }
   if (segments.length !== 6 || segments[0] !== '') return { kind: 'other' };
   const [, root, version, collection, rawTarget, leaf] = segments;
   const target = decodeSegment(rawTarget ?? '');
@@ -191,6 +215,8 @@ function describe(route: Exclude<Route, { kind: 'control' }>): Pick<RecordedCall
   switch (route.kind) {
     case 'mod':
       return { endpoint: route.op, flavor: route.flavor, server: route.server };
+    case 'feature':
+      return { endpoint: route.endpoint, flavor: 'v2', server: route.server };
     case 'webhook':
       return { endpoint: 'webhook', flavor: 'webhook', server: route.serverSegment };
     case 'system':

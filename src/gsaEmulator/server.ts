@@ -23,6 +23,20 @@ import {
   type StoredReview,
 } from './state.js';
 import type { ServiceIdentity, SystemActionRecord } from './systemState.js';
+import {
+  setAccess as applyAccess,
+  setCatalogue as applyCatalogue,
+  setReportSettings as applyReportSettings,
+  setUi as applyUi,
+  setWallet as applyWallet,
+  type AccessInput,
+  type CatalogueInput,
+  type ReportSettingsInput,
+  type UiInput,
+  type WalletInput,
+} from './featureControl.js';
+import type { StoredReport } from './featureState.js';
+import type { OrderRecord, TokenSpendRecord, WalletRecord } from './shopState.js';
 
 export interface EmulatorOptions {
   /** Interface to listen on. Default '127.0.0.1'; the control surface is unauthenticated, keep it local. */
@@ -279,13 +293,63 @@ export class GsaEmulator {
     return this.#state.system.actions;
   }
 
+  /**
+   * What the access check (`integration-mod`) answers for a player (steam_id or eos_id) on every server; until set,
+   * GSA's answer for an unrestricted server: allowed, no message, no roles. A player not allowed also has their
+   * reports refused (`allowed: false` with this message). @throws EmulatorInputError
+   */
+  setAccess(playerId: string, access: Omit<AccessInput, 'player'>): void {
+    applyAccess(this.#state, { player: playerId, ...access });
+  }
+
+  /** Replaces parts of a server's report form (title, description, players, types). @throws EmulatorInputError */
+  setReportSettings(server: string, settings: Omit<ReportSettingsInput, 'server'>): void {
+    applyReportSettings(this.#state, { server, ...settings });
+  }
+
+  /** The reports stored, oldest first. */
+  get reports(): readonly StoredReport[] {
+    return this.#state.features.reports;
+  }
+
+  /** Replaces a server's shop catalogue. @throws EmulatorInputError for a bad item, a repeated id or an unknown server. */
+  setCatalogue(server: string, items: CatalogueInput['items']): void {
+    applyCatalogue(this.#state, { server, items });
+  }
+
+  /** Sets a player's credit and/or tokens (defaults 1000 and 100). @throws EmulatorInputError */
+  setWallet(playerId: string, money: Omit<WalletInput, 'player'>): void {
+    applyWallet(this.#state, { player: playerId, ...money });
+  }
+
+  /** A player's credit and tokens now. */
+  wallet(playerId: string): WalletRecord {
+    return this.#state.shop.wallet(playerId);
+  }
+
+  /** Every shop order that arrived (faulted, refused and unanswered ones too), oldest first, with what became of it. */
+  orders(): readonly OrderRecord[] {
+    return this.#state.shop.orders;
+  }
+
+  /** Every token spend that arrived, as `orders`. */
+  tokenSpends(): readonly TokenSpendRecord[] {
+    return this.#state.shop.tokenSpends;
+  }
+
+  /** Replaces what a server's `settings` and/or `button-modal` answer (their identifier aside). @throws EmulatorInputError */
+  setUi(server: string, ui: Omit<UiInput, 'server'>): void {
+    applyUi(this.#state, { server, ...ui });
+  }
+
   #requireServerId(serverId: number): void {
     if (this.#state.serverById(serverId) === undefined) throw new EmulatorInputError(`serverId: ${serverId} is not the id of a known server`);
   }
 
-  /** Clears mutes, reviews, calls, counters, faults, actions, locks and ineligibility, and the System API's mutes,
-   * cooldowns, offline marks and actions; keeps servers, System API players, credentials and the watched window's
-   * spec (its count starts over). */
+  /** Clears mutes, reviews, calls, counters, faults, actions, locks and ineligibility, the System API's mutes,
+   * cooldowns, offline marks and actions, and the Mod API v2 features' reports, orders and spends (access, report
+   * forms, catalogues, credit, tokens and UI settings back to their defaults); keeps servers, System API players,
+   * credentials and the watched window's spec (its count starts over). */
   reset(): void {
     this.#state.reset();
   }

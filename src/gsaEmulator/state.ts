@@ -1,7 +1,9 @@
 /**
  * Everything the emulator remembers: known servers, mutes, review eligibility, stored reviews, queued
  * server actions, locks, pending faults, the log of the latest calls, counters for all of them, the API
- * budget it enforces per key (when set), and the System API's players, mutes and actions (`system`, systemState.ts).
+ * budget it enforces per key (when set), the System API's players, mutes and actions (`system`, systemState.ts), and
+ * the Mod API v2 features: access, report forms, reports and UI settings (`features`, featureState.ts), the shop and
+ * tokens (`shop`, shopState.ts).
  * Must never do I/O or know about HTTP; request handlers read and change it through these methods.
  * Must never grow without bound per request: the call log keeps the latest `callLogLimit` calls, and
  * counters (ArrivalWatch) cover the rest, so an emulator can serve a soak for hours.
@@ -11,6 +13,8 @@ import { EmulatorInputError } from './errors.js';
 import { FaultQueue, type CallEndpoint, type PendingFault } from './faults.js';
 import { KeyBudget } from './keyBudget.js';
 import { SystemState, type SystemSnapshot } from './systemState.js';
+import { FeatureState, type FeatureSnapshot } from './featureState.js';
+import { ShopState, type OrderRecord, type TokenSpendRecord, type WalletRecord } from './shopState.js';
 import { SERVER_ACTIONS, type ServerAction } from '../gsa/types.js';
 
 /** The player ids a mod API body names, as sent (both when both came, which validation then refuses): for the call log. */
@@ -92,6 +96,9 @@ export interface EmulatorSnapshot {
   readonly faults: PendingFault[];
   /** The System API's players, dashboard-wide mutes in force, offline servers and accepted actions. */
   readonly system: SystemSnapshot;
+  /** The Mod API v2 features: access set per player, stored reports, orders and token spends as they arrived, and
+   * the players whose money was set or spent. */
+  readonly features: FeatureSnapshot & { readonly orders: OrderRecord[]; readonly tokenSpends: TokenSpendRecord[]; readonly wallets: WalletRecord[] };
 }
 
 /** A call whose status is filled in once the answer goes out. */
@@ -122,6 +129,10 @@ export class EmulatorState {
   readonly budget = new KeyBudget();
   /** What the System API v2 models: players, dashboard-wide mutes, cooldowns, online flags, accepted actions. */
   readonly system = new SystemState();
+  /** The Mod API v2's access, report forms, reports and UI settings. */
+  readonly features = new FeatureState();
+  /** The Mod API v2's shop catalogues, credit, tokens, and the orders and spends that arrived. */
+  readonly shop = new ShopState();
 
   /** @throws EmulatorInputError when `callLogLimit` is not a positive integer. */
   constructor(callLogLimit = DEFAULT_CALL_LOG_LIMIT) {
@@ -250,8 +261,11 @@ export class EmulatorState {
 
   /** Forgets everything but the servers, the System API's players, the watched window's spec and the enforced budget
    * (their counts start over), and, outside this class, the credentials. System mutes, cooldowns, offline marks and
-   * recorded System API actions go. */
+   * recorded System API actions go, and every feature's state is back to its defaults (access, report forms, UI
+   * settings, catalogues, credit and tokens), its reports, orders and spends forgotten. */
   reset(): void {
+    this.features.reset();
+    this.shop.reset();
     this.#mutes.clear();
     this.#ineligible.clear();
     this.#reviews = [];
@@ -275,6 +289,7 @@ export class EmulatorState {
       locks: [...this.#locks].sort((a, b) => a - b),
       faults: this.faults.list(),
       system: this.system.snapshot(wallNow),
+      features: { ...this.features.snapshot(), orders: this.shop.orders, tokenSpends: this.shop.tokenSpends, wallets: this.shop.wallets },
     };
   }
 

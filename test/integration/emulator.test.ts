@@ -14,6 +14,10 @@ const EOS = '0123456789abcdef0123456789abcdef';
 const SECRET = 'demo-secret';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
 const UNAUTHENTICATED = { message: 'Unauthenticated.' };
+/** The Mod API v2 features' endpoints, none of them called (their own tests: emulator-mod-features.test.ts). */
+const NO_FEATURE_CALLS = { access: 0, 'report-settings': 0, report: 0, shop: 0, 'shop-order': 0, tokens: 0, ui: 0 };
+/** The features' part of a snapshot with nothing set, stored or spent. */
+const NO_FEATURES = { access: {}, reports: [], orders: [], tokenSpends: [], wallets: [] };
 
 interface Answer {
   readonly status: number;
@@ -614,7 +618,7 @@ describe('control surface over HTTP', () => {
     expect((await v1('review', { steam_id: STEAM, stars: '5' })).text).toBe(CAPTIVE_PORTAL_PAGE);
     const stats = await control('GET', 'stats');
     expect(stats.json).toStrictEqual({
-      counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, system: 0, other: 0 }, byStatus: { '200': 1 } },
+      counters: { total: 1, byEndpoint: { mute: 0, review: 1, webhook: 0, system: 0, ...NO_FEATURE_CALLS, other: 0 }, byStatus: { '200': 1 } },
       window: { requests: 100, intervalMs: 60_000, arrivals: 1, maxInWindow: 1, maxAt: expect.any(Number) as unknown, minSpanMs: null, violations: 0 },
       budget: null,
     });
@@ -639,6 +643,7 @@ describe('control surface over HTTP', () => {
       faults: [{ kind: 'drop', count: -1, remaining: -1 }],
       // The players the controls made on sight; the System API's state is asserted in emulator-system-api.test.ts.
       system: { players: expect.any(Array) as unknown, mutes: [], offline: [], actions: [] },
+      features: NO_FEATURES,
     });
     emu.clearFaults();
 
@@ -696,9 +701,9 @@ describe('long runs: a capped call log, counters and the window watch', () => {
       for (let i = 0; i < 7; i += 1) await v1('mute', { steam_id: STEAM }, { target: capped });
       await send('/nowhere', { method: 'GET' }, capped);
       expect(capped.calls.map((c) => c.endpoint)).toStrictEqual(['mute', 'mute', 'other']);
-      expect(capped.counters()).toStrictEqual({ total: 8, byEndpoint: { mute: 7, review: 0, webhook: 0, system: 0, other: 1 }, byStatus: { '200': 5, '404': 1, '503': 2 } });
+      expect(capped.counters()).toStrictEqual({ total: 8, byEndpoint: { mute: 7, review: 0, webhook: 0, system: 0, ...NO_FEATURE_CALLS, other: 1 }, byStatus: { '200': 5, '404': 1, '503': 2 } });
       capped.reset();
-      expect(capped.counters()).toStrictEqual({ total: 0, byEndpoint: { mute: 0, review: 0, webhook: 0, system: 0, other: 0 }, byStatus: {} });
+      expect(capped.counters()).toStrictEqual({ total: 0, byEndpoint: { mute: 0, review: 0, webhook: 0, system: 0, ...NO_FEATURE_CALLS, other: 0 }, byStatus: {} });
     } finally {
       await capped.close();
     }
@@ -769,6 +774,7 @@ describe('reset', () => {
       faults: [],
       // System API players are identities, like servers: reset keeps them (emulator-system-api.test.ts).
       system: { players: expect.any(Array) as unknown, mutes: [], offline: [], actions: [] },
+      features: NO_FEATURES,
     });
     expect(emu.calls).toStrictEqual([]);
     expect((await v1('mute', { steam_id: STEAM })).json).toMatchObject({ muted: false });

@@ -53,6 +53,21 @@ describe('isRetryable', () => {
     for (const error of [reset, timeout, tooMany, maintenance, badGateway, internal, ...refusals]) expect(isRetryable(error, 'webhook')).toBe(false);
   });
 
+  it('retries the Mod API v2 reads as mute checks, a report as a review', () => {
+    for (const endpoint of ['access', 'report-settings', 'shop', 'ui'] as const) {
+      for (const error of [notSent, reset, timeout, tooMany, maintenance, badGateway, gatewayTimeout]) expect(isRetryable(error, endpoint)).toBe(true);
+      for (const error of [internal, ...refusals]) expect(isRetryable(error, endpoint)).toBe(false);
+    }
+    for (const error of [notSent, tooMany, maintenance]) expect(isRetryable(error, 'report')).toBe(true);
+    for (const error of [reset, timeout, badGateway, gatewayTimeout, internal, ...refusals]) expect(isRetryable(error, 'report')).toBe(false);
+  });
+
+  it('never retries a shop order or a token spend, not even one that surely never left', () => {
+    for (const endpoint of ['shop-order', 'tokens'] as const) {
+      for (const error of [notSent, reset, timeout, tooMany, maintenance, badGateway, gatewayTimeout, internal, ...refusals]) expect(isRetryable(error, endpoint)).toBe(false);
+    }
+  });
+
   it('never retries something that is not a GsaError', () => {
     expect(isRetryable(new Error('bug'), 'mute')).toBe(false);
   });
@@ -88,7 +103,7 @@ describe('retryDelayMs', () => {
 describe('withRetry', () => {
   const options = { retries: 5, minDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 60_000 };
 
-  async function run(endpoint: 'mute' | 'review', failures: Error[]): Promise<{ slept: number[]; attempts: number; result: unknown }> {
+  async function run(endpoint: 'mute' | 'review' | 'report', failures: Error[]): Promise<{ slept: number[]; attempts: number; result: unknown }> {
     const slept: number[] = [];
     let attempts = 0;
     const result = await withRetry(
@@ -112,6 +127,12 @@ describe('withRetry', () => {
     expect(await run('review', [new RateLimitedError('429', REVIEW_MAX_WAIT_MS)])).toEqual({ slept: [1000], attempts: 2, result: 'ok' });
     const asked = new UnavailableError('503', 60_000);
     expect(await run('review', [asked])).toEqual({ slept: [], attempts: 1, result: asked });
+  });
+
+  it('holds a report to the same in-send wait as a review: its outbox owns the timing', async () => {
+    expect(await run('report', [new RateLimitedError('429', REVIEW_MAX_WAIT_MS)])).toEqual({ slept: [1000], attempts: 2, result: 'ok' });
+    const asked = new UnavailableError('503', 60_000);
+    expect(await run('report', [asked])).toEqual({ slept: [], attempts: 1, result: asked });
   });
 
   it('stops when a wait is cancelled (the client closed), with the last error', async () => {

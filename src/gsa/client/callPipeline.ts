@@ -78,6 +78,11 @@ export interface PlannedCall<T> {
    * the budget (and again at its start, for a call that waited while a 401 came), told every answer.
    */
   readonly breaker?: CredentialsBreaker | undefined;
+  /**
+   * False for calls that move money (shop orders, token spends): the breaker never makes them its probe, and refuses
+   * them while open (nothing sent). Default true.
+   */
+  readonly mayProbe?: boolean | undefined;
 }
 
 /** One attempt's standing with the credentials breaker: whether it goes as the probe, and whether it was answered. */
@@ -255,7 +260,7 @@ export class CallPipeline {
     // reported to onRequest: no request was made).
     const pass: BreakerPass = { probe: false, answered: false };
     if (breaker !== undefined) {
-      const admission = breaker.admit();
+      const admission = breaker.admit(call.mayProbe !== false);
       if (!admission.pass) throw admission.error;
       pass.probe = admission.probe;
     }
@@ -272,7 +277,7 @@ export class CallPipeline {
     return this.#limiter.schedule(call.kind, async (start) => {
       // A 401 came while this call waited for the budget: it is not sent (its place is spent; nothing reaches GSA).
       if (breaker !== undefined && !pass.probe && breaker.open) {
-        const admission = breaker.admit();
+        const admission = breaker.admit(call.mayProbe !== false);
         if (!admission.pass) throw admission.error;
         pass.probe = admission.probe;
       }

@@ -1,6 +1,7 @@
 // The GameServerApp service client: one object per API key covering every documented call (mute check,
-// review, the six server webhooks) in the v1 or v2 flavour. Each call is validated, rate-limited, sent,
-// retried by the policy for its kind, and answered with a typed result or a GsaError with a stable code.
+// review, the six server webhooks) in the v1 or v2 flavour, and the Mod API v2 features (access, reports, shop,
+// tokens, UI settings: always v2, modFeatureCalls.ts). Each call is validated, rate-limited, sent, retried by the
+// policy for its kind, and answered with a typed result or a GsaError with a stable code.
 // It knows nothing of games, chat or adapters, and never logs or throws a credential.
 
 import { Credentials } from './credentials.js';
@@ -10,6 +11,7 @@ import type { BudgetState, CallKind } from '../budget/rateLimiter.js';
 import { CallPipeline, type CallOptions, type PlannedCall, type ServiceCallOptions } from './callPipeline.js';
 import { modApiDialectOf, type ModApiContext, type ModApiDialect } from '../dialects/modApi.js';
 import { serviceMessageOf } from './responses.js';
+import { ModFeatureCalls } from './modFeatureCalls.js';
 import type {
   AccessAnswer,
   ApiFlavor,
@@ -82,6 +84,8 @@ export class GsaClient {
   readonly #webhookSpacing: WebhookSpacing;
   /** Pauses lookups and reviews after a 401 (one probe a minute); webhooks pass, their 401 may mean an unbound server. */
   readonly #breaker: CredentialsBreaker;
+  /** The Mod API v2 feature calls (access, reports, shop, tokens, ui), on this client's pipeline and breaker. */
+  readonly #features: ModFeatureCalls;
   /** Masks the secret in text that came from the service before it reaches a result or an error. */
   readonly #scrub = (text: string): string => this.#credentials.scrub(text);
 
@@ -93,6 +97,12 @@ export class GsaClient {
     this.#reviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.reviewLimits };
     this.#webhookSpacing = options.webhookSpacing ?? new LocalWebhookSpacing({ clock: this.#pipeline.clock });
     this.#breaker = new CredentialsBreaker({ clock: this.#pipeline.clock });
+    this.#features = new ModFeatureCalls({
+      context: this.#context,
+      breaker: this.#breaker,
+      scrub: this.#scrub,
+      call: (call) => this.#call(call),
+    });
   }
 
   /**
@@ -184,49 +194,60 @@ export class GsaClient {
   // a review-class call, re-sent only when surely not processed; an order or a token spend is an action-class call
   // sent once and never retried (an ambiguous failure has maybeProcessed: true).
 
-  /** `POST …/integration-mod`: the access check (whitelist, bans, roles). */
-  checkAccess(_server: string, _player: OnePlayerId, _options: CheckMutedOptions = {}): Promise<AccessAnswer> {
-    return Promise.reject(new Error('not implemented yet'));
+  /**
+   * `POST …/integration-mod`: whether the player may play on the server (whitelist, bans) and their custom roles. Its
+   * identifier must be `gsamod-general` (else bad_response). A lookup like checkMuted (`kind`, `source`), retried alike.
+   */
+  async checkAccess(server: string, player: OnePlayerId, options: CheckMutedOptions = {}): Promise<AccessAnswer> {
+    return this.#features.checkAccess(server, player, options);
   }
 
-  /** `GET …/report`: the report form. */
-  reportSettings(_server: string, _player: OnePlayerId, _options: CheckMutedOptions = {}): Promise<ReportSettingsAnswer> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `GET …/report`: the report form, GSA's " - Select player - " placeholder (user_id 0) left out. A lookup. */
+  async reportSettings(server: string, player: OnePlayerId, options: CheckMutedOptions = {}): Promise<ReportSettingsAnswer> {
+    return this.#features.reportSettings(server, player, options);
   }
 
-  /** `POST …/report`: not idempotent, like a review. */
-  submitReport(_server: string, _player: OnePlayerId, _report: ReportFields, _options: CallOptions = {}): Promise<ReportReceipt> {
-    return Promise.reject(new Error('not implemented yet'));
+  /**
+   * `POST …/report`: not idempotent, sent like a review (re-sent only when surely not processed; an ambiguous failure
+   * has maybeProcessed: true). The comment is cleaned by `cleanComment` and must be 1 to 1000 characters; `coords`
+   * must read `X_<n> Y_<n> Z_<n>`. GSA's `allowed: false` is a `refused` error carrying GSA's message.
+   */
+  async submitReport(server: string, player: OnePlayerId, report: ReportFields, options: CallOptions = {}): Promise<ReportReceipt> {
+    return this.#features.submitReport(server, player, report, options);
   }
 
-  /** `GET game-shop/{name}`: GSA's answer as parsed JSON. */
-  shopIndex(_server: string, _player: OnePlayerId, _search: ShopSearch, _options: CheckMutedOptions = {}): Promise<unknown> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `GET game-shop/{name}`: GSA's answer as parsed JSON (a JSON object, else bad_response). A lookup. */
+  async shopIndex(server: string, player: OnePlayerId, search: ShopSearch, options: CheckMutedOptions = {}): Promise<unknown> {
+    return this.#features.shopIndex(server, player, search, options);
   }
 
-  /** `GET game-shop/{name}/pack/{id}`: GSA's answer as parsed JSON. */
-  shopPack(_server: string, _player: OnePlayerId, _packId: number, _options: CheckMutedOptions = {}): Promise<unknown> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `GET game-shop/{name}/pack/{id}`: GSA's answer as parsed JSON. `packId` a positive whole number. A lookup. */
+  async shopPack(server: string, player: OnePlayerId, packId: number, options: CheckMutedOptions = {}): Promise<unknown> {
+    return this.#features.shopPack(server, player, packId, options);
   }
 
-  /** `POST game-shop/{name}/pack/{id}/order`: spends the player's credit; sent once, never retried. */
-  orderPack(_server: string, _player: OnePlayerId, _packId: number, _options: CallOptions = {}): Promise<OrderReceipt> {
-    return Promise.reject(new Error('not implemented yet'));
+  /**
+   * `POST game-shop/{name}/pack/{id}/order`: spends the player's credit. Sent once and never retried, whatever the
+   * failure; one that may have reached GSA has maybeProcessed: true. `success: false` is GSA's refusal (a receipt).
+   * Refused at once (`credentials_refused`, nothing sent) while GSA refuses the credentials: never the probe.
+   */
+  async orderPack(server: string, player: OnePlayerId, packId: number, options: CallOptions = {}): Promise<OrderReceipt> {
+    return this.#features.orderPack(server, player, packId, options);
   }
 
-  /** `POST …/consume-token`: spends tokens; sent once, never retried. */
-  consumeTokens(_server: string, _player: OnePlayerId, _amount: number, _options: CallOptions = {}): Promise<TokenReceipt> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `POST …/consume-token`: spends `amount` tokens (a whole number, 1 or more). Sent once and never retried, as orderPack. */
+  async consumeTokens(server: string, player: OnePlayerId, amount: number, options: CallOptions = {}): Promise<TokenReceipt> {
+    return this.#features.consumeTokens(server, player, amount, options);
   }
 
-  /** `GET …/settings`: the dashboard's mod settings, as parsed JSON. */
-  modSettings(_server: string, _options: CheckMutedOptions = {}): Promise<unknown> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `GET …/settings`: the dashboard's mod settings, as parsed JSON. A lookup; caching them is the caller's. */
+  async modSettings(server: string, options: CheckMutedOptions = {}): Promise<unknown> {
+    return this.#features.modSettings(server, options);
   }
 
-  /** `GET …/button-modal`: the vote screen, as parsed JSON. */
-  buttonModal(_server: string, _options: CheckMutedOptions = {}): Promise<unknown> {
-    return Promise.reject(new Error('not implemented yet'));
+  /** `GET …/button-modal`: the vote screen, as parsed JSON. A lookup; caching it is the caller's. */
+  async buttonModal(server: string, options: CheckMutedOptions = {}): Promise<unknown> {
+    return this.#features.buttonModal(server, options);
   }
 
   start(serverId: number): Promise<ServerActionResult> {

@@ -52,16 +52,24 @@ export class CredentialsBreaker {
     return Math.max(0, this.#probeAt - this.#clock.now());
   }
 
-  /** Asked before a call takes a place in the budget. A probe admitted must be answered by `observe` or `probeEnded`. */
-  admit(): BreakerAdmission {
+  /**
+   * Asked before a call takes a place in the budget. A probe admitted must be answered by `observe` or `probeEnded`.
+   * `mayProbe` false (a shop order, a token spend) never makes the call the probe: while open it is refused, so
+   * money never rides on a check of the credentials and a refusal of it always means nothing was sent.
+   */
+  admit(mayProbe = true): BreakerAdmission {
     if (this.#openedAt === undefined) return { pass: true, probe: false };
-    if (!this.#probing && this.#clock.now() >= this.#probeAt) {
+    if (mayProbe && !this.#probing && this.#clock.now() >= this.#probeAt) {
       this.#probing = true;
       return { pass: true, probe: true };
     }
-    const inMs = this.#probing ? 0 : this.#probeAt - this.#clock.now();
+    const inMs = this.#probing ? 0 : Math.max(0, this.#probeAt - this.#clock.now());
     const since = new Date(this.#openedAt).toISOString();
-    const next = this.#probing ? 'a probe is on its way' : `the next call goes through as a probe in ${Math.ceil(inMs / 1000)} s`;
+    const next = this.#probing
+      ? 'a probe is on its way'
+      : mayProbe
+        ? `the next call goes through as a probe in ${Math.ceil(inMs / 1000)} s`
+        : `a lookup or a review goes through as the probe ${inMs === 0 ? 'now' : `in ${Math.ceil(inMs / 1000)} s`}; a shop order or a token spend is never the probe`;
     return {
       pass: false,
       error: new CredentialsRefusedError(`not sent: GSA refused these API credentials (401) at ${since}, so calls with them are paused; ${next} (or at once after a reload)`),

@@ -59,7 +59,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   return Math.max(0, date - nowMs);
 }
 
-function parseJson(text: string): unknown {
+/** The body as JSON; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -184,7 +185,7 @@ export function parseMuteStatus(response: RawResponse, asked: OnePlayerId): Mute
 const MAX_QUOTED_BODY_LENGTH = 200;
 
 /** The answer's body as an error quotes it: scrubbed, on one line, cut short. */
-function quotedBody(text: string, scrub: Scrub): string {
+export function quotedBody(text: string, scrub: Scrub): string {
   const oneLine = scrub(text).replace(/\s+/g, ' ').trim();
   if (oneLine.length === 0) return 'an empty body';
   return oneLine.length > MAX_QUOTED_BODY_LENGTH ? `${oneLine.slice(0, MAX_QUOTED_BODY_LENGTH)}…` : oneLine;

@@ -41,6 +41,9 @@ const RETRYABLE_STATUSES = new Set([502, 504]);
  *   that never carried the request.
  * - webhooks and System API actions: never once the request was sent; only a connection that never carried it.
  * - System API reads: as mute checks. A `cooldown` (GSA's per-target 429) is never retried: it holds one target.
+ * - the Mod API v2 reads (access, report settings, shop, ui): as mute checks; a report: as a review.
+ * - shop orders and token spends: never, not even a connection that surely never carried them. Money moves at most
+ *   once, and which failure surely left nothing behind is the caller's to judge (it records the order first).
  * A call the local rate limiter refused (QueueFullError) is never retried here: its queue just said no.
  */
 export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
@@ -48,6 +51,10 @@ export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
   switch (endpoint) {
     case 'mute':
     case 'system-read':
+    case 'access':
+    case 'report-settings':
+    case 'shop':
+    case 'ui':
       return (
         error.code === 'network' ||
         error.code === 'timeout' ||
@@ -56,10 +63,14 @@ export function isRetryable(error: unknown, endpoint: Endpoint): boolean {
         (error.code === 'server_error' && error.status !== undefined && RETRYABLE_STATUSES.has(error.status))
       );
     case 'review':
+    case 'report':
       return !error.maybeProcessed && (error.code === 'network' || error.code === 'rate_limited' || error.code === 'unavailable');
     case 'webhook':
     case 'system-write':
       return error.code === 'network' && !error.maybeProcessed;
+    case 'shop-order':
+    case 'tokens':
+      return false;
   }
 }
 
@@ -76,7 +87,8 @@ export function retryDelayMs(error: unknown, attemptNumber: number, options: Ret
 
 /** The longest wait between attempts inside one call of this kind; a longer one ends the call with its error. */
 export function maxWaitInCallMs(endpoint: Endpoint): number {
-  return endpoint === 'review' ? REVIEW_MAX_WAIT_MS : Infinity;
+  // A report has its durable outbox too, which owns its timing as the review outbox owns a review's.
+  return endpoint === 'review' || endpoint === 'report' ? REVIEW_MAX_WAIT_MS : Infinity;
 }
 
 export interface RetryHooks {

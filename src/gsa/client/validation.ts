@@ -3,7 +3,7 @@
 
 import { InvalidInputError } from '../errors.js';
 import { EOS_ID_PATTERN, STEAM_ID_PATTERN } from '../../ids/playerIds.js';
-import type { OnePlayerId, PlayerIds } from '../types.js';
+import type { OnePlayerId, PlayerIds, ReportFields, ShopSearch } from '../types.js';
 
 // Re-exported: the package has exported both patterns from here since before the id module existed.
 export { EOS_ID_PATTERN, STEAM_ID_PATTERN };
@@ -81,11 +81,89 @@ function onePlayerIdOf(player: PlayerIds): OnePlayerId {
 
 /** Checks a mute check's input; returns the player as the one id to send. */
 export function validateMuteCheck(server: string, player: PlayerIds): OnePlayerId {
+  return validatePlayerCall(server, player);
+}
+
+/** Checks a server and one player, as every Mod API v2 call about a player takes them; returns the id to send. */
+export function validatePlayerCall(server: string, player: PlayerIds, more?: (problems: Record<string, string[]>) => void): OnePlayerId {
   const problems: Problems = {};
   checkServerName(problems, server);
   checkPlayer(problems, player);
+  more?.(problems);
   throwIfAny(problems);
   return onePlayerIdOf(player);
+}
+
+/** Checks a server name alone (the dashboard's settings and button modal name no player). */
+export function validateServer(server: string): void {
+  const problems: Problems = {};
+  checkServerName(problems, server);
+  throwIfAny(problems);
+}
+
+/** Longest report comment sent, in characters after cleaning (GSA documents none; a report is a paragraph). */
+export const REPORT_COMMENT_MAX_LENGTH = 1000;
+
+/** GSA's coordinates as the ASA mod sends them: `X_123 Y_-4.5 Z_789`. */
+export const REPORT_COORDS_PATTERN = /^X_-?\d+(\.\d+)? Y_-?\d+(\.\d+)? Z_-?\d+(\.\d+)?$/;
+
+/** Longest shop search or filter sent: a player types a word or two, never a page. */
+export const SHOP_QUERY_MAX_LENGTH = 200;
+
+/** A report type as GSA lists them: a whole number, or a short printable text. */
+const TYPE_TEXT = /^[^\p{Cc}]{1,100}$/u;
+
+/**
+ * Checks a report's input; returns the player as the one id to send and the fields as sent, the comment cleaned by
+ * `cleanComment` (idempotent, so a report cleaned at admission is sent byte-exact).
+ */
+export function validateReport(server: string, player: PlayerIds, report: ReportFields): { readonly asked: OnePlayerId; readonly report: ReportFields } {
+  const comment = cleanComment(report.comment);
+  const asked = validatePlayerCall(server, player, (problems) => {
+    const length = characterCount(comment.trim());
+    if (length < 1 || characterCount(comment) > REPORT_COMMENT_MAX_LENGTH) {
+      add(problems, 'comment', `must be 1 to ${REPORT_COMMENT_MAX_LENGTH} characters (after control characters are removed)`);
+    }
+    if (!Number.isSafeInteger(report.characterId)) add(problems, 'character_id', "must be a whole number (the reporter's in-game character id)");
+    if (!REPORT_COORDS_PATTERN.test(report.coords)) add(problems, 'coords', 'must read X_<n> Y_<n> Z_<n>, like "X_123 Y_-45.5 Z_789"');
+    const { type } = report;
+    if (typeof type === 'number' ? !Number.isSafeInteger(type) || type < 0 : !TYPE_TEXT.test(type)) {
+      add(problems, 'type', 'must be one of the report settings\' type ids (a whole number, or a short text)');
+    }
+    const reported = report.reportedPlayer;
+    if (reported !== undefined && (!Number.isSafeInteger(reported) || reported < 1)) {
+      add(problems, 'reported_player', "must be a user_id from the report settings' players (a whole number of 1 or more)");
+    }
+  });
+  return { asked, report: { ...report, comment } };
+}
+
+/** Checks a shop index query: the player, and a search and filter of at most SHOP_QUERY_MAX_LENGTH characters. */
+export function validateShopSearch(server: string, player: PlayerIds, search: ShopSearch): OnePlayerId {
+  return validatePlayerCall(server, player, (problems) => {
+    for (const [field, value] of [
+      ['search', search.search],
+      ['filter', search.filter],
+    ] as const) {
+      if (value !== undefined && (typeof value !== 'string' || characterCount(value) > SHOP_QUERY_MAX_LENGTH)) {
+        add(problems, field, `must be a text of at most ${SHOP_QUERY_MAX_LENGTH} characters`);
+      }
+    }
+  });
+}
+
+/** Checks a call about one shop pack (its detail, an order). */
+export function validatePackCall(server: string, player: PlayerIds, packId: number): OnePlayerId {
+  return validatePlayerCall(server, player, (problems) => {
+    if (!Number.isSafeInteger(packId) || packId < 1) add(problems, 'pack', 'must be a positive whole number (the id of a pack in the shop index)');
+  });
+}
+
+/** Checks a token spend: a whole number of tokens, 1 or more. */
+export function validateTokenSpend(server: string, player: PlayerIds, amount: number): OnePlayerId {
+  return validatePlayerCall(server, player, (problems) => {
+    if (!Number.isSafeInteger(amount) || amount < 1) add(problems, 'token_amount', 'must be a whole number of tokens, 1 or more');
+  });
 }
 
 /** Checks a review's input; returns the player as the one id to send. */
