@@ -64,7 +64,8 @@ async function replyOf(api: ModApiSink, message: ModApiMessage, context: ModApiR
         player: toPlayerIdentity(message.player),
         characterId: message.character_id,
         coords: message.coords,
-        type: message.report_type,
+        // The schema makes sure one of them is there.
+        type: message.report_type ?? message.reportType ?? message.type_id ?? '',
         reportedPlayer: message.reported_player,
         comment: message.comment,
         origin: { adapter: context.adapterId, ref: context.connectionId, requestId: id },

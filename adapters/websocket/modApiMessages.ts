@@ -29,6 +29,11 @@ const reportSettingsSchema = z.object({
 });
 
 const REPORT_TYPE_EXPECTED = `one of the report settings' type ids: a whole number, or a string of 1–${MAX_REPORT_TYPE_LENGTH} characters`;
+const reportTypeSchema = z.union(
+  [z.string().min(1, `must be ${REPORT_TYPE_EXPECTED}`).max(MAX_REPORT_TYPE_LENGTH, `must be ${REPORT_TYPE_EXPECTED}`), z.int({ error: `must be ${REPORT_TYPE_EXPECTED}` })],
+  { error: `must be ${REPORT_TYPE_EXPECTED}` },
+);
+
 const reportSchema = z.object({
   type: z.literal('report'),
   id: idSchema.optional(),
@@ -38,10 +43,11 @@ const reportSchema = z.object({
     .string({ error: requiredOr('a string like "X_123 Y_456 Z_789"') })
     .max(MAX_COORDS_LENGTH, `must be at most ${MAX_COORDS_LENGTH} characters`)
     .regex(COORDS_PATTERN, 'must be GSA\'s form "X_<n> Y_<n> Z_<n>", like "X_123 Y_-45.5 Z_789"'),
-  // `type` names the message, so the report's type id (GSA's form field `type`) travels as `report_type`.
-  report_type: z.union([z.string().min(1, `must be ${REPORT_TYPE_EXPECTED}`).max(MAX_REPORT_TYPE_LENGTH, `must be ${REPORT_TYPE_EXPECTED}`), z.int({ error: `must be ${REPORT_TYPE_EXPECTED}` })], {
-    error: requiredOr(REPORT_TYPE_EXPECTED),
-  }),
+  // `type` names the message, so the report's type id (GSA's form field `type`) travels as `report_type`; `reportType`
+  // and `type_id` are taken too (the spec's table could only be read so), `report_type` first when several are sent.
+  report_type: reportTypeSchema.optional(),
+  reportType: reportTypeSchema.optional(),
+  type_id: reportTypeSchema.optional(),
   reported_player: z
     .int({ error: "must be a positive whole number (a user_id from the report settings' players)" })
     .positive("must be a positive whole number (a user_id from the report settings' players)")
@@ -50,6 +56,9 @@ const reportSchema = z.object({
     .string({ error: requiredOr(`a string of 1–${MAX_REPORT_COMMENT_LENGTH} characters`) })
     .min(1, `must be a string of 1–${MAX_REPORT_COMMENT_LENGTH} characters`)
     .max(MAX_REPORT_COMMENT_LENGTH, `must be a string of 1–${MAX_REPORT_COMMENT_LENGTH} characters`),
+}).refine((report) => report.report_type !== undefined || report.reportType !== undefined || report.type_id !== undefined, {
+  message: `required (${REPORT_TYPE_EXPECTED})`,
+  path: ['report_type'],
 });
 
 const shopQueryText = z

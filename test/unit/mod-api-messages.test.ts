@@ -25,6 +25,9 @@ describe('Mod API requests: valid messages', () => {
     expect(parsed({ type: 'report.settings', player: PLAYER })).toEqual({ type: 'report.settings', player: PLAYER });
     expect(parsed({ ...REPORT, reported_player: 17, type_of_day: 1 })).toEqual({ ...REPORT, reported_player: 17 });
     expect(parsed({ ...REPORT, report_type: 3 })).toMatchObject({ report_type: 3 });
+    // The spec's table names the field `type`, which the message's own `type` takes: `reportType` and `type_id` are read too.
+    expect(parsed({ ...REPORT, report_type: undefined, reportType: 2 })).toMatchObject({ reportType: 2 });
+    expect(parsed({ ...REPORT, report_type: undefined, type_id: 'spam' })).toMatchObject({ type_id: 'spam' });
     expect(parsed({ type: 'shop.list', player: PLAYER })).toEqual({ type: 'shop.list', player: PLAYER });
     expect(parsed({ type: 'shop.list', player: PLAYER, search: '', filter: 'f'.repeat(100) })).toMatchObject({ search: '', filter: 'f'.repeat(100) });
     expect(parsed({ type: 'token.consume', player: PLAYER, amount: 1_000_000 })).toMatchObject({ amount: 1_000_000 });
