@@ -108,7 +108,7 @@ export class SidecarMetrics {
     const { sources } = options;
     const requests = new Counter({
       name: 'gsa_bridge_api_requests_total',
-      help: 'Attempts at requests to GSA, by endpoint (mute, review, webhook) and HTTP status ("none": no answer).',
+      help: 'Attempts at requests to GSA, by endpoint (mute, review, webhook, system-read, system-write; access, report-settings, report, shop, shop-order, tokens, ui) and HTTP status ("none": no answer).',
       labelNames: ['endpoint', 'status'],
       registers,
     });

@@ -202,7 +202,7 @@ describe('SidecarMetrics', () => {
     expect(value(lines, 'gsa_bridge_api_requests_total{endpoint="mute",status="other"}')).toBe(715);
     // Every label value in the whole scrape comes from a fixed set or the configured servers and adapters.
     const labelValues = new Set([...text.matchAll(/(\w+)="([^"]*)"/g)].map((match) => `${match[1]}=${match[2]}`));
-    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated|filtered)|result=(success|invalid|failed|ok|refused|dry_run|not_supported)|action=(block|warn|mute|unmute)|endpoint=(mute|review|webhook)|status=(\d{3}|none|other)|api=(mod|system)|class=(mute|review|action))$/);
+    for (const label of labelValues) expect(label).toMatch(/^(le=[\d.+Inf]+|verdict=(allow|block|not_gated)|reason=(ok|muted|unknown|not_gated|filtered)|result=(success|invalid|failed|ok|refused|dry_run|not_supported)|action=(block|warn|mute|unmute)|endpoint=(mute|review|webhook)|kind=(order|tokens)|state=(done|refused|unconfirmed)|status=(\d{3}|none|other)|api=(mod|system)|class=(mute|review|action))$/);
   });
 
   it('stops counting once closed', async () => {
