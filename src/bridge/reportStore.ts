@@ -3,21 +3,13 @@
 // it is acknowledged and is never sent twice when a first send may have landed (it is listed instead).
 // It must never describe how a report is stored or delivered: that is the store's job.
 
-import type { PlayerIdentity, ReviewOrigin } from './port.js';
+import type { ReportRequest } from './port.js';
 import { ReviewNotStoredError } from './reviewStore.js';
 
-/** A report the bridge admitted, to be stored byte-exact and sent as it is. */
-export interface ReportToStore {
+/** A report the bridge admitted (its comment cleaned), to be stored byte-exact and sent as it is; routed back by `origin`. */
+export interface ReportToStore extends ReportRequest {
   /** GSA container name. */
   readonly server: string;
-  readonly player: PlayerIdentity;
-  readonly characterId: number;
-  readonly coords: string;
-  readonly type: number | string;
-  readonly reportedPlayer?: number | undefined;
-  readonly comment: string;
-  /** Routed back with the result. */
-  readonly origin: ReviewOrigin;
 }
 
 export interface ReportStore {
