@@ -314,3 +314,30 @@ describe('credentials', () => {
     }
   });
 });
+
+describe('the budget classes of the Mod API v2 calls', () => {
+  it('takes reports at review places and orders and token spends at action places, never behind waiting reads and lookups', async () => {
+    const client = makeClient({ rateLimit: { requests: 1, intervalMs: 150 } });
+    const busy = client.checkMuted(SERVER, { steamId: ALICE });
+    const order = client.orderPack(SERVER, { steamId: ALICE }, 1);
+    const report = client.submitReport(SERVER, { steamId: ALICE }, REPORT);
+    // Chat's lookups and the reads (access, the shop, the report form) share the mute places, queued before the spend.
+    const reads = [
+      client.checkAccess(SERVER, { steamId: MALLORY }),
+      client.shopIndex(SERVER, { steamId: MALLORY }, {}),
+      client.checkMuted(SERVER, { steamId: MALLORY }),
+      client.reportSettings(SERVER, { steamId: MALLORY }),
+    ];
+    const spend = client.consumeTokens(SERVER, { steamId: MALLORY }, 1);
+    await Promise.all([busy, order, report, spend, ...reads]);
+    // The cycle of places (budgetShares.ts): mute review mute mute review mute action mute review mute. A place whose
+    // class has nothing waiting passes to the next place whose class has: so the report takes the first review place
+    // and the two spends the action places, whatever waits in the mute share (a spend sent as a lookup would have
+    // waited behind the reads; which read goes first inside the mute share is sourceTurns.ts's business).
+    const classOf = (endpoint: CallEndpoint): string =>
+      endpoint === 'report' ? 'review' : endpoint === 'shop-order' || endpoint === 'tokens' ? 'action' : 'mute';
+    const sent = endpoints();
+    expect(sent.map(classOf)).toEqual(['mute', 'review', 'mute', 'mute', 'mute', 'action', 'mute', 'action']);
+    expect(sent.filter((endpoint) => classOf(endpoint) === 'action')).toEqual(['shop-order', 'tokens']);
+  });
+});
