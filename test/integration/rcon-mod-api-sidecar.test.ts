@@ -79,10 +79,18 @@ describe('the Mod API v2 on an RCON game, through the sidecar', () => {
     await until(() => whispers().some((text) => text.endsWith('Type !buy <n> to order.')), 'the listing');
     const listed = whispers().length;
     expect(whispers()[0]).toMatch(/^AdminWarn "[^"]+" 1\) Starter kit \(100\)/);
-    game.say(ALICE, '!buy 1');
-    await until(() => whispers().length === listed + 1, "GSA's answer to the order");
+    // The listing stays Alice's request in flight until the game answered its last whisper: a `!buy` typed in that
+    // moment is told to wait and orders nothing (one request per player at a time), so it is typed again.
+    let asked = listed;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      game.say(ALICE, '!buy 1');
+      await until(() => whispers().length > asked, "the answer to '!buy 1'");
+      asked = whispers().length;
+      if (!whispers()[asked - 1]!.includes('One moment')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     expect(emulator.orders().map((order) => ({ packId: order.packId, processed: order.processed, success: order.success }))).toEqual([{ packId: '1', processed: true, success: true }]);
-    expect(whispers()[listed]).toContain('Thank you for your order');
+    expect(whispers()[asked - 1]).toContain('Thank you for your order');
   });
 
   it('leaves !shop as ordinary chat where shop is not allowed', async () => {
