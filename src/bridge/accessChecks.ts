@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { AccessAnswer, PlayerIds } from '../gsa/index.js';
 import { GsaError } from '../gsa/index.js';
-import { playerKeyOf } from '../ids/playerIds.js';
+import { playerKeyOf, playerLogId } from '../ids/playerIds.js';
 import type { Clock } from '../time/clock.js';
 import type { AccessEvent, BridgeEvents } from './events.js';
 import type { AccessOptions } from './options.js';
@@ -41,10 +41,6 @@ export interface AccessChecksOptions {
   readonly maxEntries?: number | undefined;
 }
 
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
-}
-
 export class AccessChecks {
   readonly #options: AccessChecksOptions;
   readonly #cache: LRUCache<string, AccessVerdict>;
@@ -71,7 +67,7 @@ export class AccessChecks {
       if (!this.#saidNoId) {
         this.#saidNoId = true;
         this.#options.logger.warn(
-          { player: describePlayer(player) },
+          { player: playerLogId(player) },
           "GSA's access check takes a Steam64 or an EOS id, and this player has neither (a Minecraft Java player's Mojang id): such players are admitted without asking (said once)",
         );
       }
@@ -117,7 +113,7 @@ export class AccessChecks {
     const code = error instanceof GsaError ? error.code : 'internal';
     const why = error instanceof Error ? error.message : String(error);
     this.#options.logger.warn(
-      { player: describePlayer(player), code, err: error instanceof GsaError ? undefined : error },
+      { player: playerLogId(player), code, err: error instanceof GsaError ? undefined : error },
       admit
         ? `GSA's access check could not be made (${why}); the player is admitted${answered ? ' (access.onUnknown is "admit")' : ' (no answer from GSA never removes a player)'}`
         : `GSA's access check could not be used (${why}); the player is refused (access.onUnknown is "kick")`,

@@ -4,9 +4,9 @@
 // anyone is named once, with the key that gives it the capability.
 // It never decides who is allowed (AccessChecks does) and never builds a game command (the adapter does).
 
+import { playerLogId } from '../ids/playerIds.js';
 import type { Logger } from 'pino';
-import type { AccessChecks } from './accessChecks.js';
-import { DEFAULT_DENIAL } from './accessChecks.js';
+import { DEFAULT_DENIAL, type AccessChecks } from './accessChecks.js';
 import type { AccessOptions } from './options.js';
 import type { Adapter, PlayerIdentity } from './port.js';
 
@@ -15,10 +15,6 @@ export interface AccessDoorOptions {
   /** The access settings in force, read at each join. */
   readonly settings: () => AccessOptions;
   readonly logger: Logger;
-}
-
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
 export class AccessDoor {
@@ -60,11 +56,11 @@ export class AccessDoor {
     try {
       await remove(player, { message, verdict });
       this.#options.logger.info(
-        { player: describePlayer(player), name: player.name, adapter: adapterId, source: verdict.source },
+        { player: playerLogId(player), name: player.name, adapter: adapterId, source: verdict.source },
         `player removed at the door: ${verdict.source === 'policy' ? 'GSA could not be asked and access.onUnknown is "kick"' : 'GSA does not allow them'} (${message})`,
       );
     } catch (error) {
-      this.#options.logger.warn({ player: describePlayer(player), adapter: adapterId, err: error }, 'a player GSA does not allow could not be removed');
+      this.#options.logger.warn({ player: playerLogId(player), adapter: adapterId, err: error }, 'a player GSA does not allow could not be removed');
     }
   }
 }

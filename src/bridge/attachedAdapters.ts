@@ -4,6 +4,7 @@
 // A result's refusal caused by the host's setup (401, 404) reaches players as the generic line, never GSA's words.
 // It never decides what is said or to whom: the bridge does.
 
+import { playerLogId } from '../ids/playerIds.js';
 import type { Logger } from 'pino';
 import { HOST_SIDE_MESSAGE, isHostSideCode } from './hostSideErrors.js';
 import type { Adapter, PlayerIdentity, ReportOutcome, ReviewOrigin, ReviewOutcome } from './port.js';
@@ -19,10 +20,6 @@ export function canTellPlayers(adapter: Adapter): adapter is PlayerTeller {
 /** The outcome as players may see it: a host-side refusal's text replaced by the generic line. */
 export function shownToPlayers<Outcome extends ReviewOutcome | ReportOutcome>(outcome: Outcome): Outcome {
   return outcome.ok || !isHostSideCode(outcome.error.code) ? outcome : { ...outcome, error: { code: outcome.error.code, message: HOST_SIDE_MESSAGE } };
-}
-
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
 export class AttachedAdapters {
@@ -51,7 +48,7 @@ export class AttachedAdapters {
       await teller.tellPlayer(player, text);
       return true;
     } catch (error) {
-      this.#logger.warn({ adapter: teller.id, player: describePlayer(player), err: error }, 'could not tell a player');
+      this.#logger.warn({ adapter: teller.id, player: playerLogId(player), err: error }, 'could not tell a player');
       return false;
     }
   }

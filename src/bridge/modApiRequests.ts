@@ -6,6 +6,7 @@
 // stored durably before it is acknowledged (ReportStore); an order or a token spend moves money at most once
 // (moneyRequests.ts). It imports no adapter and no storage module: the stores are ports.
 
+import { playerLogId } from '../ids/playerIds.js';
 import type { Logger } from 'pino';
 import type { GsaClient, OnePlayerId } from '../gsa/index.js';
 import { characterCount, cleanComment } from '../gsa/index.js';
@@ -37,10 +38,6 @@ export interface ModApiRequestsOptions {
   readonly logger: Logger;
   readonly moneyRequests: MoneyRequests;
   readonly clock: Clock;
-}
-
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
 }
 
 export class ModApiRequests {
@@ -155,7 +152,7 @@ export class ModApiRequests {
       this.#options.logger.error({ err: error }, 'a report could not be stored');
       throw new UnavailableRefusal('the report could not be stored right now; send it again later');
     }
-    this.#options.logger.info({ report: queued.id, player: describePlayer(report.player), adapter: report.origin.adapter }, 'report queued');
+    this.#options.logger.info({ report: queued.id, player: playerLogId(report.player), adapter: report.origin.adapter }, 'report queued');
   }
 
   // The one refusal that names a config key: the contract asks for it, and the key is what the host must change.

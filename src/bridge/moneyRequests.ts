@@ -7,13 +7,14 @@
 
 import type { Logger } from 'pino';
 import { GsaError, type GsaClient, type OnePlayerId } from '../gsa/index.js';
-import { playerKeyOf } from '../ids/playerIds.js';
+import { playerLogId } from '../ids/playerIds.js';
 import type { Clock } from '../time/clock.js';
 import { CooldownRefusal, UnavailableRefusal } from './errors.js';
 import type { BridgeEvents } from './events.js';
 import { messageForPlayers } from './hostSideErrors.js';
 import { MoneyNotRecordedError, type MoneyLedger, type MoneyRequest } from './moneyLedger.js';
 import type { ModApiOptions } from './options.js';
+import { PlayerCooldowns } from './playerCooldowns.js';
 import type { MoneyOutcome, PlayerIdentity } from './port.js';
 
 export interface MoneyRequestsOptions {
@@ -29,20 +30,17 @@ export interface MoneyRequestsOptions {
 /** What to send, once the request is on disk. */
 export type MoneySend = (client: GsaClient, asked: OnePlayerId) => Promise<{ readonly ok: boolean; readonly message: string }>;
 
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
-}
-
 /** The words a mod is told for an outcome with no message of GSA's. */
 const UNCONFIRMED_MESSAGE = 'the request was sent but its answer was lost; it will not be sent again: ask an admin to check it in GSA';
 
 export class MoneyRequests {
   readonly #options: MoneyRequestsOptions;
-  /** Player key → when their last money request was admitted (bounded: the oldest are forgotten first). */
-  readonly #lastAt = new Map<string, number>();
+  /** One money request per player per orderCooldownMs. */
+  readonly #cooldowns: PlayerCooldowns;
 
   constructor(options: MoneyRequestsOptions) {
     this.#options = options;
+    this.#cooldowns = new PlayerCooldowns(() => options.clock.now());
   }
 
   /**
@@ -66,7 +64,7 @@ export class MoneyRequests {
     await ledger.settle(id, outcome);
     const what = request.kind === 'order' ? `shop order of pack ${request.item}` : `token spend of ${request.amount}`;
     logger.info(
-      { record: id, player: describePlayer(request.player), adapter: request.origin.adapter, state: outcome.state },
+      { record: id, player: playerLogId(request.player), adapter: request.origin.adapter, state: outcome.state },
       `${what}: ${outcome.state}${outcome.message === undefined ? '' : ` (${outcome.message})`}`,
     );
     this.#options.events?.emit('money', { server: this.#options.server, kind: request.kind, state: outcome.state });
@@ -89,22 +87,11 @@ export class MoneyRequests {
 
   /** Takes the player's cooldown now (synchronously: a second request arriving meanwhile is refused); returns its release. */
   #reserve(player: PlayerIdentity): () => void {
-    const key = playerKeyOf(player) ?? '';
-    const now = this.#options.clock.now();
     const { orderCooldownMs } = this.#options.settings();
-    const last = this.#lastAt.get(key);
-    if (last !== undefined && now - last < orderCooldownMs) {
-      const seconds = Math.ceil((orderCooldownMs - (now - last)) / 1000);
-      throw new CooldownRefusal(`one order or token spend per player every ${Math.ceil(orderCooldownMs / 1000)} s: try again in ${seconds} s`);
+    const leftMs = this.#cooldowns.leftMs(player, orderCooldownMs);
+    if (leftMs > 0) {
+      throw new CooldownRefusal(`one order or token spend per player every ${Math.ceil(orderCooldownMs / 1000)} s: try again in ${Math.ceil(leftMs / 1000)} s`);
     }
-    this.#lastAt.delete(key);
-    this.#lastAt.set(key, now);
-    if (this.#lastAt.size > 10_000) {
-      const oldest = this.#lastAt.keys().next().value;
-      if (oldest !== undefined) this.#lastAt.delete(oldest);
-    }
-    return () => {
-      if (this.#lastAt.get(key) === now) this.#lastAt.delete(key);
-    };
+    return this.#cooldowns.reserve(player, orderCooldownMs);
   }
 }

@@ -8,13 +8,8 @@ import { characterCount, cleanComment } from '../gsa/index.js';
 import type { ReviewOptions } from './options.js';
 import { BadInputRefusal, CooldownRefusal } from './errors.js';
 import type { PlayerIdentity } from './port.js';
-import { playerKeyOf } from '../ids/playerIds.js';
+import { PlayerCooldowns } from './playerCooldowns.js';
 
-
-/** The key a player's cooldown is kept under: the project's one player key; '' for a player with no id. */
-function cooldownKey(player: PlayerIdentity): string {
-  return playerKeyOf(player) ?? '';
-}
 
 /** An admitted review: its comment as stored and sent, and how to give the cooldown back if storing fails. */
 export interface Admission {
@@ -25,13 +20,11 @@ export interface Admission {
 
 export class ReviewPolicy {
   #config: ReviewOptions;
-  readonly #now: () => number;
-  /** Player key → when their last review was accepted (an object, so a release can tell its own slot). Pruned as entries expire. */
-  readonly #lastAccepted = new Map<string, { readonly at: number }>();
+  readonly #cooldowns: PlayerCooldowns;
 
   constructor(config: ReviewOptions, now: () => number = Date.now) {
     this.#config = config;
-    this.#now = now;
+    this.#cooldowns = new PlayerCooldowns(now);
   }
 
   /** New limits (a config reload); the players' cooldowns so far are kept and measured against the new period. */
@@ -52,47 +45,15 @@ export class ReviewPolicy {
     if (characterCount(cleaned) > maxCommentLength) {
       throw new BadInputRefusal(`comment must be at most ${maxCommentLength} characters`, 'comment');
     }
-    const key = cooldownKey(player);
-    const waitMs = this.#cooldownLeftMs(key);
+    const waitMs = this.#cooldowns.leftMs(player, this.#config.cooldownMs);
     if (waitMs > 0) {
       throw new CooldownRefusal(`this player reviewed recently; try again in ${Math.ceil(waitMs / 1000)} s`);
     }
-    if (this.#config.cooldownMs === 0) return { comment: cleaned, release: () => undefined };
-    const slot = { at: this.#now() };
-    this.#record(key, slot);
-    return {
-      comment: cleaned,
-      release: () => {
-        if (this.#lastAccepted.get(key) === slot) this.#lastAccepted.delete(key);
-      },
-    };
+    return { comment: cleaned, release: this.#cooldowns.reserve(player, this.#config.cooldownMs) };
   }
 
   /** A review accepted at `at` (from the journal, after a restart or a reload) counts for the player's cooldown. */
   restore(player: PlayerIdentity, at: number): void {
-    if (this.#config.cooldownMs === 0 || at + this.#config.cooldownMs <= this.#now()) return;
-    const key = cooldownKey(player);
-    const known = this.#lastAccepted.get(key);
-    if (known === undefined || known.at < at) this.#record(key, { at });
-  }
-
-  #record(key: string, slot: { readonly at: number }): void {
-    // Deleting first moves the key to the end, keeping the map ordered by time for #prune (restore() feeds it oldest first).
-    this.#lastAccepted.delete(key);
-    this.#lastAccepted.set(key, slot);
-    this.#prune(this.#now());
-  }
-
-  #cooldownLeftMs(key: string): number {
-    const last = this.#lastAccepted.get(key);
-    return last === undefined ? 0 : last.at + this.#config.cooldownMs - this.#now();
-  }
-
-  /** Keeps the map from growing with every player who ever reviewed: Map iterates oldest first. */
-  #prune(now: number): void {
-    for (const [key, { at }] of this.#lastAccepted) {
-      if (at + this.#config.cooldownMs > now) break;
-      this.#lastAccepted.delete(key);
-    }
+    this.#cooldowns.restore(player, at, this.#config.cooldownMs);
   }
 }

@@ -16,6 +16,7 @@
 // Which id GSA is asked by is chosen here and nowhere else (#lookup, by servers[].lookupIds: lookupIds.ts): the
 // client and its dialect send the one id they are given.
 
+import { playerLogId } from '../ids/playerIds.js';
 import type { Logger } from 'pino';
 import type { GsaClient, MuteLookupKind, PlayerIds } from '../gsa/index.js';
 import { DEFAULT_GATED_CHANNELS } from './chatChannels.js';
@@ -103,10 +104,6 @@ export type { PlayerTeller } from './attachedAdapters.js';
 /** The verdict for a line on a channel that is not gated: made once, so the hot path allocates nothing. */
 const NOT_GATED: ChatVerdict = Object.freeze({ allow: true, reason: 'not_gated' });
 const NOT_GATED_ANSWER: Promise<ChatVerdict> = Promise.resolve(NOT_GATED);
-
-function describePlayer(player: PlayerIdentity): string {
-  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
-}
 
 export class ServerBridge implements BridgeSink {
   readonly serverName: string;
@@ -366,7 +363,7 @@ export class ServerBridge implements BridgeSink {
       this.#logger.error({ err: error }, 'a review could not be stored');
       throw new UnavailableRefusal('the review could not be stored right now; send it again later');
     }
-    this.#logger.info({ review: queued.id, player: describePlayer(review.player), stars: review.stars, adapter: review.origin.adapter }, 'review queued');
+    this.#logger.info({ review: queued.id, player: playerLogId(review.player), stars: review.stars, adapter: review.origin.adapter }, 'review queued');
     if (this.#events !== undefined) {
       this.#events.emit('review', { server: this.serverName, review: queued.id, result: 'queued' });
       this.#events.emit('outbox', { pending: this.#outbox.pending });
@@ -385,7 +382,7 @@ export class ServerBridge implements BridgeSink {
   }
 
   playerLeft(player: PlayerIdentity): void {
-    this.#logger.debug({ player: describePlayer(player) }, 'player left');
+    this.#logger.debug({ player: playerLogId(player) }, 'player left');
   }
 
   serverAction(action: ServerActionName, countdownMinutes?: number, message?: string): Promise<ServerActionOutcome> {
@@ -477,7 +474,7 @@ export class ServerBridge implements BridgeSink {
     // mute the sidecar made itself (rememberMuteStatus), which asked nobody.
     const asked = entry.mutedBy !== undefined ? [entry.mutedBy] : entry.muted ? [] : this.#askedIds(player);
     const how = asked.length === 0 ? 'a mute this sidecar made, GSA not asked' : `GSA asked by ${describeAsked(asked)}`;
-    this.#logger.info({ player: describePlayer(player), asked: askedFields(asked), muted: entry.muted }, `mute status changed (${how})`);
+    this.#logger.info({ player: playerLogId(player), asked: askedFields(asked), muted: entry.muted }, `mute status changed (${how})`);
     const alert = entry.muted ? (entry.alert ?? this.#settings.mute.defaultAlert) : undefined;
     for (const adapter of this.#adapters.list) adapter.muteChanged(player, entry.muted, alert);
   }

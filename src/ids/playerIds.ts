@@ -105,6 +105,11 @@ export interface KnownPlayerIds {
  * playerKey of the first id it has of Steam64, EOS, Mojang (a Minecraft player has the Mojang id alone: without it
  * every such player would share one key). Undefined when it has none.
  */
+/** The id a log line names a player by: the first of the Steam64, the EOS id and the Mojang id; `?` when none. */
+export function playerLogId(player: KnownPlayerIds): string {
+  return player.steamId ?? player.eosId ?? player.mojangId ?? '?';
+}
+
 export function playerKeyOf(player: KnownPlayerIds): string | undefined {
   // Read on every verdict once someone is muted (the muted-players list): no PlayerId is made per call.
   if (player.steamId !== undefined) return idKey('steam', player.steamId);

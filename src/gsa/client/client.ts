@@ -29,7 +29,7 @@ import type {
   ShopSearch,
   TokenReceipt,
 } from '../types.js';
-import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, type ReviewLimits } from './validation.js';
+import { DEFAULT_REVIEW_LIMITS, cleanComment, validateMuteCheck, validateReview, validateServerAction, describePlayerId, type ReviewLimits } from './validation.js';
 import { LocalWebhookSpacing, webhookKey, type WebhookSpacing } from '../spacing/webhookSpacing.js';
 
 export type { CallOptions, RetryNotice } from './callPipeline.js';
@@ -68,11 +68,6 @@ export interface CheckMutedOptions extends CallOptions {
    * one busy source cannot fill the queue. Default: one unnamed source shared by every caller that gives none.
    */
   readonly source?: string | undefined;
-}
-
-/** The id a call sends, with its kind, as every line about the call names it: `steam_id 76561198000000001`. */
-function describePlayer(player: OnePlayerId): string {
-  return player.steamId !== undefined ? `steam_id ${player.steamId}` : `eos_id ${player.eosId}`;
 }
 
 export class GsaClient {
@@ -117,7 +112,7 @@ export class GsaClient {
     return this.#call({
       request: this.#dialect.muteCheckRequest(this.#context, server, asked),
       kind,
-      what: `mute check ${server}/${describePlayer(asked)}`,
+      what: `mute check ${server}/${describePlayerId(asked)}`,
       parse: (response) => this.#dialect.parseMuteStatus(response, asked),
       classify: this.#dialect.classify,
       target: server,
@@ -139,7 +134,7 @@ export class GsaClient {
     return this.#call({
       request: this.#dialect.reviewRequest(this.#context, server, asked, stars, cleaned),
       kind: 'review',
-      what: `review ${server}/${describePlayer(asked)}`,
+      what: `review ${server}/${describePlayerId(asked)}`,
       parse: (response) => this.#dialect.parseReviewReceipt(response, this.#scrub),
       classify: this.#dialect.classify,
       target: server,

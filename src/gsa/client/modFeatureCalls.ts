@@ -29,7 +29,7 @@ import {
   type FeatureContext,
 } from '../dialects/modApiFeatures.js';
 import type { AccessAnswer, MuteLookupKind, OnePlayerId, OrderReceipt, ReportFields, ReportReceipt, ReportSettingsAnswer, ShopSearch, TokenReceipt } from '../types.js';
-import { validatePackCall, validatePlayerCall, validateReport, validateServer, validateShopSearch, validateTokenSpend } from './validation.js';
+import { describePlayerId, validatePackCall, validatePlayerCall, validateReport, validateServer, validateShopSearch, validateTokenSpend } from './validation.js';
 
 /** The read options every feature read takes: as a mute check's (CheckMutedOptions), declared here to avoid a cycle. */
 export interface FeatureReadOptions extends CallOptions {
@@ -43,11 +43,6 @@ export interface ModFeatureCallsOptions {
   readonly scrub: Scrub;
   /** The client's pipeline. */
   readonly call: <T>(call: PlannedCall<T>) => Promise<T>;
-}
-
-/** The one id a call sends, as every line about it names it. */
-function describePlayer(player: OnePlayerId): string {
-  return player.steamId !== undefined ? `steam_id ${player.steamId}` : `eos_id ${player.eosId}`;
 }
 
 function readKind(options: FeatureReadOptions): CallKind {
@@ -77,7 +72,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: accessRequest(this.#context, server, asked),
       kind: readKind(options),
-      what: `access check ${server}/${describePlayer(asked)}`,
+      what: `access check ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseAccessAnswer(response, asked, this.#scrub),
       classify: errorFromResponse,
       target: server,
@@ -91,7 +86,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: reportSettingsRequest(this.#context, server, asked),
       kind: readKind(options),
-      what: `report settings ${server}/${describePlayer(asked)}`,
+      what: `report settings ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseReportSettings(response, this.#scrub),
       classify: errorFromResponse,
       target: server,
@@ -105,7 +100,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: reportRequest(this.#context, server, asked, cleaned),
       kind: 'review',
-      what: `report ${server}/${describePlayer(asked)}`,
+      what: `report ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseReportReceipt(response, this.#scrub),
       classify: errorFromResponse,
       target: server,
@@ -119,7 +114,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: shopIndexRequest(this.#context, server, asked, search),
       kind: readKind(options),
-      what: `shop index ${server}/${describePlayer(asked)}`,
+      what: `shop index ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseShopIndex(response, this.#scrub),
       classify: errorFromResponse,
       target: server,
@@ -133,7 +128,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: shopPackRequest(this.#context, server, asked, packId),
       kind: readKind(options),
-      what: `shop pack ${packId} ${server}/${describePlayer(asked)}`,
+      what: `shop pack ${packId} ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseShopPack(response, this.#scrub),
       classify: classifyPackFailure,
       target: server,
@@ -147,7 +142,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: orderRequest(this.#context, server, asked, packId),
       kind: 'action',
-      what: `shop order of pack ${packId} ${server}/${describePlayer(asked)}`,
+      what: `shop order of pack ${packId} ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseOrderReceipt(response, this.#scrub),
       classify: classifyPackFailure,
       target: server,
@@ -163,7 +158,7 @@ export class ModFeatureCalls {
     return this.#call({
       request: tokenRequest(this.#context, server, asked, amount),
       kind: 'action',
-      what: `token spend of ${amount} ${server}/${describePlayer(asked)}`,
+      what: `token spend of ${amount} ${server}/${describePlayerId(asked)}`,
       parse: (response) => parseTokenReceipt(response, this.#scrub),
       classify: errorFromResponse,
       target: server,

@@ -195,3 +195,8 @@ export function validateServerAction(serverId: number, countdownMinutes: number 
   }
   throwIfAny(problems);
 }
+
+/** The one id a call sends, with its kind, as every line about the call names it: `steam_id 76561198000000001`. */
+export function describePlayerId(player: OnePlayerId): string {
+  return player.steamId !== undefined ? `steam_id ${player.steamId}` : `eos_id ${player.eosId}`;
+}
